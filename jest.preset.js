@@ -1,0 +1,31 @@
+// Shared Jest settings for every project. SWC compiles TypeScript (with decorator metadata for
+// NestJS) and also turns the ESM-only pkijs/asn1js/jose packages into CommonJS for Jest's loader.
+const path = require('node:path');
+const { compilerOptions } = require('./tsconfig.base.json');
+
+const esmOnly = ['pkijs', 'asn1js', 'jose', 'pvtsutils', 'pvutils', 'bytestreamjs', '@noble', '@peculiar'];
+const swc = {
+  jsc: {
+    parser: { syntax: 'typescript', decorators: true },
+    transform: { legacyDecorator: true, decoratorMetadata: true },
+    target: 'es2022',
+  },
+  module: { type: 'commonjs' },
+  sourceMaps: 'inline',
+};
+
+const moduleNameMapper = Object.fromEntries(
+  Object.entries(compilerOptions.paths).map(([alias, [target]]) => [
+    `^${alias.replace('*', '(.*)')}$`,
+    path.join(__dirname, target.replace('*', '$1')),
+  ]),
+);
+
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.(t|j|mj)s$': ['@swc/jest', swc] },
+  transformIgnorePatterns: [`node_modules/(?!(${esmOnly.join('|')})/)`],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  moduleNameMapper,
+  testMatch: ['**/?(*.)+(spec|int-spec).ts'],
+};

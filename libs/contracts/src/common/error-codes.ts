@@ -1,0 +1,21 @@
+/**
+ * Machine-readable error codes that cross the transport unchanged (spec 7.1 `code`).
+ * The gateway maps each to an HTTP status and a Problem Details document at the edge.
+ */
+export const ErrorCode = {
+  ValidationFailed: 'VALIDATION_FAILED',
+  NotFound: 'NOT_FOUND',
+  Forbidden: 'FORBIDDEN',
+  Conflict: 'CONFLICT',
+  CertificateLimitReached: 'CERTIFICATE_LIMIT_REACHED',
+  InvalidToken: 'invalid_token',
+  ExpiredToken: 'expired_token',
+  RateLimited: 'RATE_LIMITED',
+  ServiceUnavailable: 'SERVICE_UNAVAILABLE',
+  Internal: 'INTERNAL_ERROR',
+} as const;
+
+export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
+
+export const isErrorCode = (value: unknown): value is ErrorCode =>
+  typeof value === 'string' && (Object.values(ErrorCode) as string[]).includes(value);

@@ -1,0 +1,10 @@
+/** Durable event types (past tense). The JetStream subject is `<prefix>.<type>`. */
+export const EventType = {
+  CaInitialized: 'ca.initialized',
+  CertificateIssued: 'certificate.issued',
+  CertificateRevoked: 'certificate.revoked',
+  CrlPublished: 'crl.published',
+  OcspSignerIssued: 'ocsp-signer.issued',
+} as const;
+
+export type EventType = (typeof EventType)[keyof typeof EventType];

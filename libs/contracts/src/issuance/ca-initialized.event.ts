@@ -1,0 +1,9 @@
+/** Payload of `ca.initialized`: what the public surface needs to serve the CA certificate. */
+export interface CaInitializedPayload {
+  tenantId: string;
+  caId: string;
+  /** DER of the CA certificate, base64. */
+  certificateDer: string;
+  notBefore: string;
+  notAfter: string;
+}

@@ -1,0 +1,97 @@
+import type { webcrypto } from 'node:crypto';
+
+import { ECDSA_P256, ECDSA_P256_ALGORITHM } from '../ecdsa-p256';
+import { KeyCustodyError } from '../key-custody.error';
+import { type CustodiedKey, type CustodyKeyContext, KeyCustody } from '../key-custody.port';
+import { unwrapPrivateKey, WRAPPED_KEY_VERSION, wrappedKeyVersion, wrapPrivateKey } from './aes-gcm-key-wrap';
+import { associatedData } from './associated-data';
+
+const KEK_OCTETS = 32;
+
+/**
+ * `KEY_CUSTODY=local`: envelope encryption. Each private key is stored wrapped with AES-256-GCM
+ * under one key-encryption key (CA_KEK), bound to its tenant and key id, and opened as a
+ * non-extractable WebCrypto key only when something is to be signed.
+ */
+export class LocalKeyCustody extends KeyCustody {
+  private readonly kek: Promise<webcrypto.CryptoKey>;
+
+  /** @param kek the 32-octet key-encryption key, e.g. from `loadOrCreateLocalKek` */
+  constructor(kek: Uint8Array) {
+    super();
+    if (kek.length !== KEK_OCTETS) {
+      throw new KeyCustodyError('invalid-argument', `The key-encryption key must be ${KEK_OCTETS} bytes`);
+    }
+    // Imported once, non-extractable, usable only to wrap and unwrap keys.
+    this.kek = globalThis.crypto.subtle.importKey('raw', Uint8Array.from(kek), 'AES-GCM', false, [
+      'wrapKey',
+      'unwrapKey',
+    ]);
+  }
+
+  async generateSigningKey(
+    ctx: CustodyKeyContext,
+  ): Promise<{ key: CustodiedKey; publicKey: webcrypto.CryptoKey }> {
+    assertContext(ctx);
+    // Extractable only so that `wrapKey` can export it; the object is dropped right after.
+    const pair = await globalThis.crypto.subtle.generateKey(ECDSA_P256, true, ['sign', 'verify']);
+    const publicKeySpki = new Uint8Array(await globalThis.crypto.subtle.exportKey('spki', pair.publicKey));
+    const aad = associatedData(ctx, {
+      version: WRAPPED_KEY_VERSION,
+      algorithm: ECDSA_P256_ALGORITHM,
+      publicKeySpki,
+    });
+    const key: CustodiedKey = {
+      keyId: ctx.keyId,
+      algorithm: ECDSA_P256_ALGORITHM,
+      publicKeySpki,
+      wrapped: await wrapPrivateKey(await this.kek, pair.privateKey, aad),
+    };
+    // Prove the blob opens before anyone stores it and signs with the key.
+    await this.openSigningKey(ctx, key);
+    return { key, publicKey: pair.publicKey };
+  }
+
+  async openSigningKey(
+    ctx: CustodyKeyContext,
+    key: CustodiedKey,
+  ): Promise<{ privateKey: webcrypto.CryptoKey; publicKey: webcrypto.CryptoKey }> {
+    assertContext(ctx);
+    const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
+    if (key.algorithm !== ECDSA_P256_ALGORITHM) {
+      throw new KeyCustodyError(
+        'unsupported-key',
+        `Cannot open ${which}: algorithm ${key.algorithm} not supported`,
+      );
+    }
+    if (key.keyId !== ctx.keyId) {
+      throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the stored key is ${key.keyId}`);
+    }
+    const version = wrappedKeyVersion(key.wrapped);
+    const aad = associatedData(ctx, { version, algorithm: key.algorithm, publicKeySpki: key.publicKeySpki });
+    try {
+      const privateKey = await unwrapPrivateKey(await this.kek, key.wrapped, aad);
+      const publicKey = await globalThis.crypto.subtle.importKey(
+        'spki',
+        key.publicKeySpki,
+        ECDSA_P256,
+        true,
+        ['verify'],
+      );
+      return { privateKey, publicKey };
+    } catch (error) {
+      if (error instanceof KeyCustodyError) throw error;
+      // The cause is deliberately dropped: a GCM failure says nothing more, and nothing leaks.
+      throw new KeyCustodyError(
+        'key-unavailable',
+        `Cannot open ${which}: the wrapped key was altered, belongs to another tenant or key, or was wrapped under another CA_KEK`,
+      );
+    }
+  }
+}
+
+function assertContext(ctx: CustodyKeyContext): void {
+  if (!ctx.tenantId || !ctx.keyId) {
+    throw new KeyCustodyError('invalid-argument', 'A custody context needs a tenantId and a keyId');
+  }
+}

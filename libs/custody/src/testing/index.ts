@@ -1,0 +1,1 @@
+export { describeKeyCustodyContract } from './key-custody.contract';

@@ -1,0 +1,74 @@
+import { KeyCustodyError } from '../key-custody.error';
+import type { CustodyKeyContext, KeyCustody } from '../key-custody.port';
+
+const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' };
+const subtle = globalThis.crypto.subtle;
+
+/**
+ * What every `KeyCustody` backend promises (local now, PKCS#11 later): run it against each one.
+ * `custody` is called once per test and may return the same instance.
+ */
+export function describeKeyCustodyContract(
+  backend: string,
+  custody: () => KeyCustody | Promise<KeyCustody>,
+): void {
+  describe(`KeyCustody contract: ${backend}`, () => {
+    const ctx: CustodyKeyContext = { tenantId: '6f1c2c52-5a4b-4f3e-9d59-1f6a0e2b7c11', keyId: 'ca-key-1' };
+
+    it('generates a P-256 key whose opened private key signs what the public key verifies', async () => {
+      const keys = await custody();
+      const { key, publicKey } = await keys.generateSigningKey(ctx);
+      expect(key).toEqual({
+        keyId: ctx.keyId,
+        algorithm: 'ECDSA-P256',
+        publicKeySpki: expect.any(Uint8Array),
+        wrapped: expect.any(Uint8Array),
+      });
+      expect(new Uint8Array(await subtle.exportKey('spki', publicKey))).toEqual(key.publicKeySpki);
+
+      const opened = await keys.openSigningKey(ctx, key);
+      const data = new TextEncoder().encode('to be signed');
+      const signature = await subtle.sign(ECDSA_SHA256, opened.privateKey, data);
+      expect(await subtle.verify(ECDSA_SHA256, publicKey, signature, data)).toBe(true);
+      expect(await subtle.verify(ECDSA_SHA256, opened.publicKey, signature, data)).toBe(true);
+      expect(new Uint8Array(await subtle.exportKey('spki', opened.publicKey))).toEqual(key.publicKeySpki);
+    });
+
+    it('hands out the private key non-extractable, for signing only', async () => {
+      const keys = await custody();
+      const { privateKey } = await keys.openSigningKey(ctx, (await keys.generateSigningKey(ctx)).key);
+      expect(privateKey.extractable).toBe(false);
+      expect(privateKey.usages).toEqual(['sign']);
+      expect(privateKey.algorithm).toEqual({ name: 'ECDSA', namedCurve: 'P-256' });
+      await expect(subtle.exportKey('pkcs8', privateKey)).rejects.toThrow();
+      await expect(subtle.exportKey('jwk', privateKey)).rejects.toThrow();
+    });
+
+    it('opens a stored key again and again, and makes a new key every time', async () => {
+      const keys = await custody();
+      const first = await keys.generateSigningKey(ctx);
+      const second = await keys.generateSigningKey(ctx);
+      expect(second.key.publicKeySpki).not.toEqual(first.key.publicKeySpki);
+      await expect(keys.openSigningKey(ctx, first.key)).resolves.toBeDefined();
+      await expect(keys.openSigningKey(ctx, first.key)).resolves.toBeDefined();
+    });
+
+    it.each([
+      ['another tenant', { tenantId: '0b8a7d3e-2f41-4c55-8e6a-9c3d2b1a0f99' }],
+      ['another key id', { keyId: 'ca-key-2' }],
+    ])('refuses to open the key for %s', async (_case, other) => {
+      const keys = await custody();
+      const { key } = await keys.generateSigningKey(ctx);
+      const elsewhere = { ...ctx, ...other };
+      await expect(keys.openSigningKey(elsewhere, { ...key, keyId: elsewhere.keyId })).rejects.toThrow(
+        KeyCustodyError,
+      );
+    });
+
+    it('refuses an empty tenantId or keyId', async () => {
+      const keys = await custody();
+      await expect(keys.generateSigningKey({ tenantId: '', keyId: 'k' })).rejects.toThrow(KeyCustodyError);
+      await expect(keys.generateSigningKey({ tenantId: 't', keyId: '' })).rejects.toThrow(KeyCustodyError);
+    });
+  });
+}

@@ -1,0 +1,28 @@
+import { EventEnvelope } from '@ca/contracts';
+
+export type EventHandler = (event: EventEnvelope) => Promise<void>;
+
+export interface EventSubscription {
+  /** Stops delivery; events published meanwhile wait for the next subscription of the same name. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Durable publish/subscribe with JetStream semantics: events are kept in an ordered stream;
+ * each durable consumer (one name per consuming service) resumes where it stopped and gets
+ * every event at least once; the handler's effect must be idempotent (see applyOnce).
+ * A handler that throws gets the event again later; nothing after it overtakes it.
+ */
+export abstract class EventBus {
+  abstract publish(event: EventEnvelope): Promise<void>;
+  abstract subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription>;
+  abstract close(): Promise<void>;
+}
+
+/** Routes events by type to handlers; types a service does not handle are acknowledged and skipped. */
+export function routeByType(handlers: Record<string, EventHandler>): EventHandler {
+  return async (event) => {
+    const handler = handlers[event.type];
+    if (handler) await handler(event);
+  };
+}

@@ -1,0 +1,119 @@
+import { EventEmitter } from 'node:events';
+import { Logger } from '@nestjs/common';
+import { EventEnvelope } from '@ca/contracts';
+import { Pool } from 'pg';
+import { EventBus, EventHandler, EventSubscription } from './event-bus';
+
+const BATCH = 100;
+
+/**
+ * EventBus for embedded mode with JetStream's semantics, kept in the embedded database:
+ * `messaging.stream` is the ordered, de-duplicated log and `messaging.consumers` holds each
+ * durable consumer's position. So an event survives a restart and reaches a consumer that
+ * was stopped when it was published, exactly as with NATS.
+ */
+export class InProcessEventBus extends EventBus {
+  private readonly logger = new Logger('InProcessEventBus');
+  private readonly wake = new EventEmitter().setMaxListeners(0);
+  private readonly subscriptions = new Set<EventSubscription>();
+
+  private constructor(
+    private readonly pool: Pool,
+    private readonly pollMs: number,
+    private readonly retryDelayMs: number,
+  ) {
+    super();
+  }
+
+  static async open(databaseUrl: string, options: { pollMs?: number; retryDelayMs?: number } = {}): Promise<InProcessEventBus> {
+    const pool = new Pool({ connectionString: databaseUrl, max: 3 });
+    await pool.query(`CREATE SCHEMA IF NOT EXISTS messaging`);
+    await pool.query(`CREATE TABLE IF NOT EXISTS messaging.stream (
+      seq bigserial PRIMARY KEY, id uuid NOT NULL UNIQUE, type text NOT NULL,
+      body jsonb NOT NULL, stored_at timestamptz NOT NULL DEFAULT now())`);
+    await pool.query(`CREATE TABLE IF NOT EXISTS messaging.consumers (
+      durable_name text PRIMARY KEY, last_seq bigint NOT NULL DEFAULT 0)`);
+    return new InProcessEventBus(pool, options.pollMs ?? 1_000, options.retryDelayMs ?? 1_000);
+  }
+
+  async publish(event: EventEnvelope): Promise<void> {
+    const client = await this.pool.connect();
+    try {
+      // The lock makes commit order equal sequence order, so no consumer skips a late commit.
+      await client.query('BEGIN');
+      await client.query('LOCK TABLE messaging.stream IN EXCLUSIVE MODE');
+      await client.query(
+        `INSERT INTO messaging.stream (id, type, body) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
+        [event.id, event.type, JSON.stringify(event)],
+      );
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => undefined);
+      throw error;
+    } finally {
+      client.release();
+    }
+    this.wake.emit('published');
+  }
+
+  async subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription> {
+    await this.pool.query(
+      `INSERT INTO messaging.consumers (durable_name) VALUES ($1) ON CONFLICT (durable_name) DO NOTHING`,
+      [durableName],
+    );
+    let running = true;
+    let nudge: () => void = () => undefined;
+    const onPublished = () => nudge();
+    this.wake.on('published', onPublished);
+    const sleep = (ms: number) =>
+      new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, ms);
+        nudge = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    const loop = (async () => {
+      while (running) {
+        const delivered = await this.deliverBatch(durableName, handler, () => running).catch((err: unknown) => {
+          this.logger.warn({ err, durableName }, 'event delivery failed; will retry');
+          return -1;
+        });
+        if (!running) break;
+        if (delivered === 0) await sleep(this.pollMs);
+        else if (delivered < 0) await sleep(this.retryDelayMs);
+      }
+    })();
+    const subscription: EventSubscription = {
+      stop: async () => {
+        running = false;
+        this.wake.off('published', onPublished);
+        nudge();
+        await loop;
+        this.subscriptions.delete(subscription);
+      },
+    };
+    this.subscriptions.add(subscription);
+    return subscription;
+  }
+
+  /** Delivers the next events after the consumer's position; returns how many, -1 on a handler failure. */
+  private async deliverBatch(durableName: string, handler: EventHandler, isRunning: () => boolean): Promise<number> {
+    const { rows } = await this.pool.query<{ seq: string; body: EventEnvelope }>(
+      `SELECT s.seq, s.body FROM messaging.stream s, messaging.consumers c
+        WHERE c.durable_name = $1 AND s.seq > c.last_seq ORDER BY s.seq LIMIT ${BATCH}`,
+      [durableName],
+    );
+    for (const row of rows) {
+      if (!isRunning()) return 0;
+      await handler(row.body);
+      await this.pool.query(`UPDATE messaging.consumers SET last_seq = $2 WHERE durable_name = $1`, [durableName, row.seq]);
+    }
+    return rows.length;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await this.pool.end();
+  }
+}

@@ -1,0 +1,215 @@
+import { randomUUID } from 'node:crypto';
+import { Controller, INestMicroservice, Module } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { NestFactory } from '@nestjs/core';
+import { CaError, ErrorCode, EventEnvelope } from '@ca/contracts';
+import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
+import { DataSource } from 'typeorm';
+import { Messaging, RpcReplyInterceptor, applyOnce, inboxTableSql, outboxTableSql, OutboxRelay, recordEvent } from './index';
+import { TestMessaging, createTestMessaging, transportKinds } from './testing';
+
+/**
+ * The messaging contract, run unchanged on NATS (when NATS_URL is set) and on the in-process
+ * transport: what every service relies on, whichever mode it runs in.
+ */
+type TestApi = {
+  'test.echo': [{ text: string }, { echoed: string; at: string }];
+  'test.not-found': [Record<string, never>, never];
+  'test.crash': [Record<string, never>, never];
+  'test.slow': [{ ms: number }, string];
+  'test.nobody': [Record<string, never>, never];
+};
+
+@Controller()
+class TestController {
+  @MessagePattern('test.echo')
+  echo(@Payload() body: { text: string }) {
+    return { echoed: body.text, at: new Date(0) };
+  }
+
+  @MessagePattern('test.not-found')
+  notFound(): never {
+    throw CaError.notFound('No such thing.');
+  }
+
+  @MessagePattern('test.crash')
+  crash(): never {
+    throw new Error('secret internal detail');
+  }
+
+  @MessagePattern('test.slow')
+  async slow(@Payload() body: { ms: number }) {
+    await new Promise((r) => setTimeout(r, body.ms));
+    return 'late';
+  }
+}
+
+@Module({ controllers: [TestController] })
+class TestModule {}
+
+const kinds = transportKinds();
+if (!process.env.NATS_URL) console.warn('messaging contract: NATS_URL not set, NATS transport skipped');
+
+describe.each(kinds)('messaging contract on %s', (kind) => {
+  let db: TestDatabase;
+  let testMessaging: TestMessaging;
+  let messaging: Messaging;
+  let server: INestMicroservice;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    db = await createTestDatabase(process.env.DATABASE_URL && kind === 'nats' ? 'postgres' : 'embedded');
+    testMessaging = createTestMessaging(kind, db.url);
+    messaging = await testMessaging.open('contract-test');
+    server = await NestFactory.createMicroservice(TestModule, { ...messaging.serverOptions('test'), logger: false });
+    server.useGlobalInterceptors(new RpcReplyInterceptor());
+    await server.listen();
+    dataSource = new DataSource({ type: 'postgres', url: db.url });
+    await dataSource.initialize();
+    await dataSource.query('CREATE SCHEMA producer');
+    await dataSource.query('CREATE SCHEMA consumer');
+    for (const sql of [...outboxTableSql('producer'), ...inboxTableSql('consumer')]) await dataSource.query(sql);
+    await dataSource.query('CREATE TABLE consumer.applied (n serial primary key, event_id uuid not null)');
+  }, 60_000);
+
+  afterAll(async () => {
+    await server?.close();
+    await messaging?.close();
+    await dataSource?.destroy();
+    await testMessaging?.cleanup();
+    await db?.drop();
+  }, 60_000);
+
+  describe('request/reply', () => {
+    it('answers with the handler value, copied as JSON (dates become strings)', async () => {
+      const client = messaging.rpcClient<TestApi>();
+      await expect(client.send('test.echo', { text: 'hi' })).resolves.toEqual({
+        echoed: 'hi',
+        at: '1970-01-01T00:00:00.000Z',
+      });
+      await client.close();
+    });
+
+    it('carries a CaError as the same typed error', async () => {
+      const client = messaging.rpcClient<TestApi>();
+      const error = await client.send('test.not-found', {}).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(CaError);
+      expect(error).toMatchObject({ code: ErrorCode.NotFound, message: 'No such thing.' });
+      await client.close();
+    });
+
+    it('turns an unexpected failure into INTERNAL_ERROR without leaking its message', async () => {
+      const client = messaging.rpcClient<TestApi>();
+      const error = (await client.send('test.crash', {}).catch((e: unknown) => e)) as CaError;
+      expect(error.code).toBe(ErrorCode.Internal);
+      expect(error.message).not.toContain('secret');
+      await client.close();
+    });
+
+    it('times out with SERVICE_UNAVAILABLE when the answer is late', async () => {
+      const client = messaging.rpcClient<TestApi>();
+      const started = Date.now();
+      const error = (await client.send('test.slow', { ms: 7_000 }).catch((e: unknown) => e)) as CaError;
+      expect(error.code).toBe(ErrorCode.ServiceUnavailable);
+      expect(Date.now() - started).toBeLessThan(6_900);
+      await client.close();
+    }, 15_000);
+
+    it('reports SERVICE_UNAVAILABLE when nobody serves the pattern', async () => {
+      const client = messaging.rpcClient<TestApi>();
+      const error = (await client.send('test.nobody', {}).catch((e: unknown) => e)) as CaError;
+      expect(error.code).toBe(ErrorCode.ServiceUnavailable);
+      await client.close();
+    }, 15_000);
+  });
+
+  describe('durable events', () => {
+    const consume = (durable: string, seen: EventEnvelope[]) =>
+      messaging.events.subscribe(durable, async (event) => {
+        await applyOnce(dataSource, 'consumer', event, async (m) => {
+          await m.query('INSERT INTO consumer.applied (event_id) VALUES ($1)', [event.id]);
+        });
+        seen.push(event);
+      });
+
+    const waitFor = async (check: () => boolean, ms = 10_000) => {
+      const until = Date.now() + ms;
+      while (!check()) {
+        if (Date.now() > until) throw new Error('condition not met in time');
+        await new Promise((r) => setTimeout(r, 50));
+      }
+    };
+
+    it('delivers an event recorded while the consumer was down once it comes back', async () => {
+      const tenantId = randomUUID();
+      const event = await dataSource.transaction((m) => recordEvent(m, 'producer', 'thing.happened', { tenantId, n: 1 }));
+      const relay = new OutboxRelay(dataSource, 'producer', messaging.events, 100);
+      await relay.drain();
+
+      const seen: EventEnvelope[] = [];
+      const subscription = await consume('late-consumer', seen);
+      await waitFor(() => seen.some((e) => e.id === event.id));
+      await subscription.stop();
+      expect(seen.find((e) => e.id === event.id)).toMatchObject({ type: 'thing.happened', tenantId, payload: { n: 1 } });
+    }, 20_000);
+
+    it('resumes after a restart of the consumer (and of the connection) without losing or repeating', async () => {
+      const seen: EventEnvelope[] = [];
+      let subscription = await consume('restarting-consumer', seen);
+      const first = await publishNew(messaging, 'first');
+      await waitFor(() => seen.some((e) => e.id === first.id));
+      await subscription.stop();
+
+      const second = await publishNew(messaging, 'second');
+      const reopened = await testMessaging.open('contract-test-restarted');
+      subscription = await reopened.events.subscribe('restarting-consumer', async (e) => void seen.push(e));
+      await waitFor(() => seen.some((e) => e.id === second.id));
+      await subscription.stop();
+      await reopened.close();
+      expect(seen.filter((e) => e.id === first.id)).toHaveLength(1);
+    }, 20_000);
+
+    it('applies a duplicate delivery once', async () => {
+      const event = await publishNew(messaging, 'dup');
+      const seen: EventEnvelope[] = [];
+      const subscription = await consume('dup-consumer', seen);
+      await waitFor(() => seen.some((e) => e.id === event.id));
+      await subscription.stop();
+
+      // The same event again, as a redelivery after a lost acknowledgement would bring it.
+      const again = await applyOnce(dataSource, 'consumer', event, async (m) => {
+        await m.query('INSERT INTO consumer.applied (event_id) VALUES ($1)', [event.id]);
+      });
+      expect(again).toBe(false);
+      const rows = await dataSource.query('SELECT count(*)::int AS n FROM consumer.applied WHERE event_id = $1', [event.id]);
+      expect(rows[0].n).toBe(1);
+    }, 20_000);
+
+    it('redelivers an event whose handler failed, before any later event', async () => {
+      const first = await publishNew(messaging, 'fails-once');
+      const second = await publishNew(messaging, 'after');
+      const order: string[] = [];
+      let failures = 0;
+      const subscription = await messaging.events.subscribe('retrying-consumer', async (e) => {
+        if (e.id === first.id && failures++ === 0) throw new Error('transient');
+        order.push(e.id);
+      });
+      await waitFor(() => order.includes(second.id));
+      await subscription.stop();
+      expect(order.indexOf(first.id)).toBeLessThan(order.indexOf(second.id));
+      expect(failures).toBe(2);
+    }, 20_000);
+  });
+});
+
+async function publishNew(messaging: Messaging, label: string): Promise<EventEnvelope> {
+  const event: EventEnvelope = {
+    id: randomUUID(),
+    type: 'thing.happened',
+    tenantId: randomUUID(),
+    occurredAt: new Date().toISOString(),
+    payload: { label },
+  };
+  await messaging.events.publish(event);
+  return event;
+}

@@ -1,0 +1,74 @@
+import { ClientProxyFactory, MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { NatsConnection, connect } from 'nats';
+import { EventBus } from './events/event-bus';
+import { InProcessEventBus } from './events/in-process.event-bus';
+import { JetStreamEventBus } from './events/jetstream.event-bus';
+import { InProcessClient } from './rpc/in-process.client';
+import { InProcessRegistry } from './rpc/in-process.registry';
+import { InProcessServer } from './rpc/in-process.server';
+import { DEFAULT_RPC_TIMEOUT_MS, RpcApi, RpcClient } from './rpc/rpc-client';
+
+export interface MessagingOptions {
+  /** Real NATS with JetStream; unset means the in-process transport of embedded mode. */
+  natsUrl?: string;
+  /** Where the in-process event stream is kept (embedded mode only). */
+  databaseUrl?: string;
+  streamName?: string;
+  subjectPrefix?: string;
+  rpcTimeoutMs?: number;
+  /** Client name shown by NATS monitoring. */
+  name?: string;
+}
+
+/**
+ * The transport choice, made once per process: request/reply and durable events over NATS
+ * (JetStream) or in process. Nothing else in the code knows which one it got.
+ */
+export interface Messaging {
+  readonly kind: 'nats' | 'in-process';
+  readonly events: EventBus;
+  /** Options for `NestFactory.createMicroservice`/`connectMicroservice`; `queue` balances replicas. */
+  serverOptions(queue: string): MicroserviceOptions;
+  rpcClient<Api extends RpcApi>(): RpcClient<Api>;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_STREAM = 'CA_EVENTS';
+export const DEFAULT_SUBJECT_PREFIX = 'ca.events';
+
+export async function openMessaging(options: MessagingOptions): Promise<Messaging> {
+  const timeoutMs = options.rpcTimeoutMs ?? DEFAULT_RPC_TIMEOUT_MS;
+  if (options.natsUrl) return openNatsMessaging(options.natsUrl, options, timeoutMs);
+  if (!options.databaseUrl) throw new Error('in-process messaging needs the embedded database URL');
+  const registry = new InProcessRegistry();
+  const events = await InProcessEventBus.open(options.databaseUrl);
+  return {
+    kind: 'in-process',
+    events,
+    serverOptions: () => ({ strategy: new InProcessServer(registry) }),
+    rpcClient: <Api extends RpcApi>() => new RpcClient<Api>(new InProcessClient(registry), timeoutMs),
+    close: () => events.close(),
+  };
+}
+
+async function openNatsMessaging(url: string, options: MessagingOptions, timeoutMs: number): Promise<Messaging> {
+  const servers = url.split(',').map((s) => s.trim());
+  // Reconnect forever: a NATS restart must not take a service down (outbox and durable consumers catch up).
+  const connection = { servers, maxReconnectAttempts: -1, reconnectTimeWait: 500 };
+  const nc: NatsConnection = await connect({ ...connection, name: options.name });
+  const events = await JetStreamEventBus.connect(nc, {
+    streamName: options.streamName ?? DEFAULT_STREAM,
+    subjectPrefix: options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX,
+  });
+  return {
+    kind: 'nats',
+    events,
+    serverOptions: (queue) => ({ transport: Transport.NATS, options: { ...connection, queue, gracefulShutdown: true, gracePeriod: 2_000 } }),
+    rpcClient: <Api extends RpcApi>() =>
+      new RpcClient<Api>(ClientProxyFactory.create({ transport: Transport.NATS, options: connection }), timeoutMs),
+    close: async () => {
+      await events.close();
+      await nc.drain();
+    },
+  };
+}

@@ -1,0 +1,29 @@
+/**
+ * DDL of the transactional outbox that every producing schema holds (written by that
+ * service's migration, so the table is owned by its schema).
+ */
+export function outboxTableSql(schema: string): string[] {
+  return [
+    `CREATE TABLE ${schema}.outbox (
+      seq bigserial PRIMARY KEY,
+      id uuid NOT NULL UNIQUE,
+      type text NOT NULL,
+      tenant_id uuid NOT NULL,
+      payload jsonb NOT NULL,
+      occurred_at timestamptz NOT NULL,
+      published_at timestamptz
+    )`,
+    `CREATE INDEX outbox_unpublished ON ${schema}.outbox (seq) WHERE published_at IS NULL`,
+  ];
+}
+
+/** DDL of the inbox that makes a consumer idempotent: one row per applied event id. */
+export function inboxTableSql(schema: string): string[] {
+  return [
+    `CREATE TABLE ${schema}.inbox (
+      event_id uuid PRIMARY KEY,
+      type text NOT NULL,
+      applied_at timestamptz NOT NULL DEFAULT now()
+    )`,
+  ];
+}

@@ -1,0 +1,27 @@
+import { randomUUID } from 'node:crypto';
+import { EventEnvelope } from '@ca/contracts';
+import { EntityManager } from 'typeorm';
+
+/**
+ * Records an event in the producing schema's outbox inside the caller's transaction, so the
+ * state change and its event commit together or not at all (transactional outbox).
+ */
+export async function recordEvent<T extends { tenantId: string }>(
+  manager: EntityManager,
+  schema: string,
+  type: string,
+  payload: T,
+): Promise<EventEnvelope<T>> {
+  const event: EventEnvelope<T> = {
+    id: randomUUID(),
+    type,
+    tenantId: payload.tenantId,
+    occurredAt: new Date().toISOString(),
+    payload,
+  };
+  await manager.query(
+    `INSERT INTO ${schema}.outbox (id, type, tenant_id, payload, occurred_at) VALUES ($1, $2, $3, $4, $5)`,
+    [event.id, event.type, event.tenantId, JSON.stringify(event.payload), event.occurredAt],
+  );
+  return event;
+}

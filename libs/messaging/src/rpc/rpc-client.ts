@@ -1,0 +1,44 @@
+import { ClientProxy } from '@nestjs/microservices';
+import { CaError, ErrorCode, RpcReply } from '@ca/contracts';
+import { TimeoutError, firstValueFrom, timeout } from 'rxjs';
+import { NO_RESPONDERS } from './in-process.client';
+
+/** A map from pattern to [request, response] types, declared once per context in libs/contracts. */
+export type RpcApi = Record<string, [unknown, unknown]>;
+
+export const DEFAULT_RPC_TIMEOUT_MS = 10_000;
+
+/**
+ * Typed request/reply over whichever ClientProxy the process uses (NATS or in-process).
+ * Every failure surfaces as a CaError: the remote service's own, or SERVICE_UNAVAILABLE when
+ * nobody answered in time.
+ */
+export class RpcClient<Api extends RpcApi> {
+  constructor(
+    private readonly proxy: ClientProxy,
+    private readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
+  ) {}
+
+  async send<P extends keyof Api & string>(pattern: P, payload: Api[P][0]): Promise<Api[P][1]> {
+    let reply: RpcReply<Api[P][1]>;
+    try {
+      reply = await firstValueFrom(this.proxy.send<RpcReply<Api[P][1]>>(pattern, payload).pipe(timeout(this.timeoutMs)));
+    } catch (error) {
+      throw toTransportError(error);
+    }
+    if (reply?.ok === true) return reply.value;
+    throw CaError.fromWire(reply?.error);
+  }
+
+  close(): Promise<void> | void {
+    return this.proxy.close();
+  }
+}
+
+function toTransportError(error: unknown): CaError {
+  const text = error instanceof Error ? `${error.name} ${error.message}` : String(error);
+  if (error instanceof TimeoutError || error === NO_RESPONDERS || /no responders|no subscribers|503|TIMEOUT|CONNECTION_CLOSED|DISCONNECT/i.test(text)) {
+    return new CaError(ErrorCode.ServiceUnavailable, 'A backing service is not available right now; retry shortly.');
+  }
+  return CaError.fromWire(error);
+}

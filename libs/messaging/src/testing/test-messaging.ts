@@ -1,0 +1,41 @@
+import { randomBytes } from 'node:crypto';
+import { connect } from 'nats';
+import { Messaging, openMessaging } from '../messaging';
+
+export type TransportKind = 'in-process' | 'nats';
+
+/** The transports a suite runs on: always in-process, and NATS when NATS_URL is set. */
+export function transportKinds(): TransportKind[] {
+  return process.env.NATS_URL ? ['in-process', 'nats'] : ['in-process'];
+}
+
+export interface TestMessaging {
+  /** Opens a connection to this suite's messaging (call again to simulate a restarted service). */
+  open(name?: string): Promise<Messaging>;
+  /** Removes the suite's JetStream stream. */
+  cleanup(): Promise<void>;
+}
+
+/**
+ * Messaging that belongs to one suite: on NATS its own stream and subject prefix (deleted
+ * afterwards); in process, its stream lives in the suite's own database.
+ */
+export function createTestMessaging(kind: TransportKind, databaseUrl: string): TestMessaging {
+  const id = randomBytes(5).toString('hex');
+  const natsUrl = kind === 'nats' ? process.env.NATS_URL : undefined;
+  const streamName = `TEST_${id.toUpperCase()}`;
+  const subjectPrefix = `test.${id}`;
+  return {
+    open: (name?: string) => openMessaging({ natsUrl, databaseUrl, streamName, subjectPrefix, rpcTimeoutMs: 5_000, name }),
+    cleanup: async () => {
+      if (!natsUrl) return;
+      const nc = await connect({ servers: natsUrl });
+      try {
+        const jsm = await nc.jetstreamManager();
+        await jsm.streams.delete(streamName).catch(() => undefined);
+      } finally {
+        await nc.close();
+      }
+    },
+  };
+}

@@ -1,0 +1,3 @@
+export * from './embedded-postgres';
+export * from './schema-data-source';
+export * from './is-unique-violation';

@@ -1,0 +1,53 @@
+import { Client } from 'pg';
+import { DataSource, EntitySchema, MixedList } from 'typeorm';
+import { isUniqueViolation } from './is-unique-violation';
+
+export interface SchemaDataSourceOptions {
+  url: string;
+  /** The Postgres schema this service owns; its migrations table lives inside it. */
+  schema: string;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function | string | EntitySchema>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function | string>;
+  poolSize?: number;
+}
+
+const SCHEMA_NAME = /^[a-z_][a-z0-9_]*$/;
+
+/**
+ * One DataSource per bounded context, bound to its own schema. The schema is created before
+ * the first migration (TypeORM does not), then the migrations run; never `synchronize`.
+ */
+export async function openSchemaDataSource(options: SchemaDataSourceOptions): Promise<DataSource> {
+  if (!SCHEMA_NAME.test(options.schema)) throw new Error(`invalid schema name: ${options.schema}`);
+  await ensureSchema(options.url, options.schema);
+  const dataSource = new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    synchronize: false,
+    logging: false,
+    // No search_path: PGlite serves every connection from one session, so SQL names its schema.
+    extra: { max: options.poolSize ?? 5 },
+  });
+  await dataSource.initialize();
+  await dataSource.runMigrations({ transaction: 'each' });
+  return dataSource;
+}
+
+async function ensureSchema(url: string, schema: string): Promise<void> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
+  } catch (error) {
+    // Two replicas starting together can race on IF NOT EXISTS; the loser sees 23505.
+    if (!isUniqueViolation(error)) throw error;
+  } finally {
+    await client.end();
+  }
+}

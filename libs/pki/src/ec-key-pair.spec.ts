@@ -1,0 +1,33 @@
+import { exportSpkiDer, generateEcKeyPair } from './ec-key-pair';
+
+describe('generateEcKeyPair', () => {
+  it('makes an ECDSA P-256 pair that signs and verifies', async () => {
+    const { publicKey, privateKey } = await generateEcKeyPair(false);
+    expect(privateKey.algorithm).toEqual({ name: 'ECDSA', namedCurve: 'P-256' });
+    const data = new TextEncoder().encode('tbs');
+    const signature = await crypto.subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, privateKey, data);
+    expect(await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, publicKey, signature, data)).toBe(
+      true,
+    );
+  });
+
+  it('keeps the private key inside unless asked otherwise', async () => {
+    const kept = await generateEcKeyPair(false);
+    expect(kept.privateKey.extractable).toBe(false);
+    await expect(crypto.subtle.exportKey('pkcs8', kept.privateKey)).rejects.toThrow();
+    const exportable = await generateEcKeyPair(true);
+    await expect(crypto.subtle.exportKey('pkcs8', exportable.privateKey)).resolves.toBeDefined();
+  });
+});
+
+describe('exportSpkiDer', () => {
+  it('exports a P-256 SubjectPublicKeyInfo: 91 octets ending in the 65-octet uncompressed point', async () => {
+    const spki = await exportSpkiDer((await generateEcKeyPair(false)).publicKey);
+    expect(spki).toBeInstanceOf(Uint8Array);
+    expect(spki).toHaveLength(91);
+    expect(Buffer.from(spki.subarray(0, 27)).toString('hex')).toBe(
+      // SEQUENCE { SEQUENCE { id-ecPublicKey, prime256v1 }, BIT STRING { 0x04 (uncompressed) … } }
+      '3059301306072a8648ce3d020106082a8648ce3d03010703420004',
+    );
+  });
+});

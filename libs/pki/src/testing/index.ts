@@ -1,0 +1,1 @@
+export { describeIfOpenssl, hasOpenssl, runOpenssl } from './openssl';

@@ -1,0 +1,29 @@
+import { spawnSync } from 'node:child_process';
+
+let available: boolean | undefined;
+
+/** Whether the `openssl` CLI can be run; checked once per process. */
+export function hasOpenssl(): boolean {
+  available ??= spawnSync('openssl', ['version'], { stdio: 'ignore' }).status === 0;
+  return available;
+}
+
+/**
+ * `describe` when the `openssl` CLI is installed, else `describe.skip` with a visible warning
+ * (CONTRACT section 1: tests that need a system program say so and skip where it is absent).
+ */
+export function describeIfOpenssl(name: string, suite: () => void): void {
+  if (hasOpenssl()) return describe(name, suite);
+  console.warn(`Skipping "${name}": the openssl program is not installed (install it to run these tests)`);
+  describe.skip(name, suite);
+}
+
+/** Runs `openssl` with arguments and optional stdin; throws with its stderr if it fails. */
+export function runOpenssl(args: readonly string[], input?: string | Uint8Array): string {
+  const result = spawnSync('openssl', args, { input, encoding: 'utf8' });
+  if (result.error) throw result.error;
+  if (result.status !== 0) {
+    throw new Error(`openssl ${args.join(' ')} exited with ${result.status}: ${result.stderr}`);
+  }
+  return result.stdout;
+}
