@@ -7,3 +7,5 @@ export * from './events/event-types';
 export * from './issuance/issuance.patterns';
 export * from './issuance/initialize-ca.dto';
 export * from './issuance/ca-initialized.event';
+export * from './common/validate-dto';
+export * from './issuance/issuance.api';

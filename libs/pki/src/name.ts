@@ -42,7 +42,10 @@ export function encodeName(name: DistinguishedName): pkijs.RelativeDistinguished
   return pkijs.RelativeDistinguishedNames.fromBER(new asn1js.Sequence({ value: rdns }).toBER(false));
 }
 
-/** Reads the attributes this CA knows from a Name, whatever the RDN layout; others are ignored. */
+/**
+ * Reads the attributes this CA knows from a Name, whatever the RDN layout (the first value of each
+ * wins; other attributes are ignored). `commonName` is '' when the Name has none.
+ */
 export function decodeName(rdns: pkijs.RelativeDistinguishedNames): DistinguishedName {
   const name: DistinguishedName = { commonName: '' };
   for (const attribute of [...RDN_ORDER].reverse()) {

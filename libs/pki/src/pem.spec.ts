@@ -15,13 +15,15 @@ describe('derToPem', () => {
   });
 
   it('uses the given label', () => {
+    expect(derToPem(Uint8Array.of(1), 'NEW-STYLE LABEL')).toMatch(/^-----BEGIN NEW-STYLE LABEL-----\n/);
     expect(derToPem(Uint8Array.of(1), 'X509 CRL')).toBe(
       '-----BEGIN X509 CRL-----\nAQ==\n-----END X509 CRL-----\n',
     );
   });
 
   it('rejects a label RFC 7468 does not allow', () => {
-    expect(() => derToPem(der, 'BAD-LABEL')).toThrow(RangeError);
+    expect(() => derToPem(der, 'TWO  SPACES')).toThrow(RangeError);
+    expect(() => derToPem(der, 'TRAILING-')).toThrow(RangeError);
     expect(() => derToPem(der, '')).toThrow(RangeError);
   });
 });
@@ -30,6 +32,7 @@ describe('pemToDer', () => {
   it('round-trips derToPem', () => {
     expect(pemToDer(derToPem(der))).toEqual(der);
     expect(pemToDer(derToPem(der, 'PRIVATE KEY'), 'PRIVATE KEY')).toEqual(der);
+    expect(pemToDer(derToPem(der, 'NEW-STYLE LABEL'), 'NEW-STYLE LABEL')).toEqual(der);
   });
 
   it('accepts CRLF, indentation, and explanatory text around the block (RFC 7468 section 2)', () => {

@@ -1,8 +1,8 @@
 import { PkiFormatError } from './pki-format.error';
 
 const LINE_LENGTH = 64;
-// RFC 7468 section 3: label characters are printable ASCII except '-', with single inner spaces.
-const LABEL = String.raw`[\x21-\x2C\x2E-\x7E](?:[\x21-\x2C\x2E-\x7E]| (?=[\x21-\x2C\x2E-\x7E]))*`;
+// RFC 7468 section 3: printable ASCII characters except '-', joined by single '-' or spaces.
+const LABEL = String.raw`[\x21-\x2C\x2E-\x7E](?:[\x21-\x2C\x2E-\x7E]|[- ](?=[\x21-\x2C\x2E-\x7E]))*`;
 const BOUNDARY = new RegExp(String.raw`-----(BEGIN|END) (${LABEL})-----`, 'g');
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 

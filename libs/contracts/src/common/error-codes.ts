@@ -10,6 +10,7 @@ export const ErrorCode = {
   CertificateLimitReached: 'CERTIFICATE_LIMIT_REACHED',
   InvalidToken: 'invalid_token',
   ExpiredToken: 'expired_token',
+  PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
   RateLimited: 'RATE_LIMITED',
   ServiceUnavailable: 'SERVICE_UNAVAILABLE',
   Internal: 'INTERNAL_ERROR',

@@ -1,0 +1,42 @@
+import { CaManagerConfig } from '@ca/config';
+import { openMessaging } from '@ca/messaging';
+import { Logger } from '@ca/observability';
+import { startEmbeddedPostgres } from '@ca/persistence';
+import { RunningService, ServiceRuntime } from '@ca/runtime';
+import { startGateway } from '../../gateway/src';
+import { startIssuance } from '../../issuance/src';
+import { startOcspResponder } from '../../ocsp-responder/src';
+import { startRevocation } from '../../revocation/src';
+
+export interface EmbeddedSystem {
+  services: RunningService[];
+  stop(): Promise<void>;
+}
+
+/**
+ * The whole system in one process (CONTRACT section 1, `npm start`): the four services, unchanged,
+ * over the in-process transport, on an embedded Postgres (PGlite) under DATA_DIR unless
+ * DATABASE_URL/NATS_URL point at real ones. Back-end services start before the surfaces that call them.
+ */
+export async function startEmbeddedSystem(config: CaManagerConfig, logger: Logger): Promise<EmbeddedSystem> {
+  const embeddedPg = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
+  const databaseUrl = config.databaseUrl ?? embeddedPg!.url;
+  const messaging = await openMessaging({ natsUrl: config.natsUrl, databaseUrl, name: 'ca-manager' });
+  const runtime = (service: string): ServiceRuntime => ({ config, databaseUrl, messaging, logger: logger.child({ service }) });
+  const services: RunningService[] = [];
+  const stop = async () => {
+    for (const service of services.reverse()) await service.close().catch((err: unknown) => logger.error({ err }, `stopping ${service.name} failed`));
+    await messaging.close();
+    await embeddedPg?.stop();
+  };
+  try {
+    services.push(await startIssuance(runtime('issuance')));
+    services.push(await startRevocation(runtime('revocation')));
+    services.push(await startOcspResponder(runtime('ocsp-responder')));
+    services.push(await startGateway(runtime('gateway')));
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  return { services, stop };
+}

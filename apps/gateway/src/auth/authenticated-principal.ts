@@ -1,0 +1,17 @@
+/** Who is calling, from a verified token (CONTRACT section 3). */
+export interface AuthenticatedPrincipal {
+  tenantId: string;
+  /** The token's `sub`, written to the audit log. */
+  subject: string;
+  scopes: string[];
+}
+
+export const Scope = {
+  CaAdmin: 'ca:admin',
+  CertificatesWrite: 'certificates:write',
+  CertificatesRead: 'certificates:read',
+} as const;
+
+export type Scope = (typeof Scope)[keyof typeof Scope];
+
+export const ALL_SCOPES: Scope[] = [Scope.CaAdmin, Scope.CertificatesWrite, Scope.CertificatesRead];

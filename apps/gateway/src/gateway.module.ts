@@ -1,0 +1,45 @@
+import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { APP_FILTER, APP_GUARD } from '@nestjs/core';
+import { PassportModule } from '@nestjs/passport';
+import { IssuanceApi } from '@ca/contracts';
+import { RpcClient } from '@ca/messaging';
+import { healthController } from '@ca/runtime';
+import { Public } from './auth/auth.decorators';
+import { JwtAuthGuard } from './auth/jwt-auth.guard';
+import { JwtStrategy } from './auth/jwt.strategy';
+import { TokenVerifier } from './auth/token-verifier';
+import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
+import { ProblemDetailsFilter } from './http/problem-details.filter';
+import { requestIdMiddleware } from './http/request-id';
+
+export interface GatewayDependencies {
+  tokenVerifier: TokenVerifier;
+  issuance: RpcClient<IssuanceApi>;
+  errorCatalogUrl: string;
+  ready: () => Promise<boolean>;
+}
+
+/** The administrative API: authentication, validation, Problem Details; one NATS request per call. */
+@Module({})
+export class GatewayModule implements NestModule {
+  static register(deps: GatewayDependencies): DynamicModule {
+    const Health = healthController(deps.ready);
+    Public()(Health);
+    return {
+      module: GatewayModule,
+      imports: [PassportModule],
+      controllers: [CertificateAuthorityController, Health],
+      providers: [
+        { provide: TokenVerifier, useValue: deps.tokenVerifier },
+        { provide: RpcClient, useValue: deps.issuance },
+        JwtStrategy,
+        { provide: APP_GUARD, useClass: JwtAuthGuard },
+        { provide: APP_FILTER, useValue: new ProblemDetailsFilter(deps.errorCatalogUrl) },
+      ],
+    };
+  }
+
+  configure(consumer: MiddlewareConsumer): void {
+    consumer.apply(requestIdMiddleware).forRoutes('*path');
+  }
+}

@@ -1,0 +1,55 @@
+import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException } from '@nestjs/common';
+import { CaError, ErrorCode } from '@ca/contracts';
+import { PROBLEM_CONTENT_TYPE, toProblemDocument } from '@ca/problem';
+import { Request, Response } from 'express';
+import { RequestWithId } from './request-id';
+
+/**
+ * The one place errors become HTTP answers: CaErrors and framework errors as Problem Details
+ * (spec 7, RFC 9457), unknown routes as plain JSON 404 (spec 7.2), anything unexpected as a
+ * 500 problem that names the request id and nothing internal.
+ */
+@Catch()
+export class ProblemDetailsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('ProblemDetails');
+
+  constructor(private readonly catalogUrl: string) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const http = host.switchToHttp();
+    const req = http.getRequest<Request>();
+    const res = http.getResponse<Response>();
+    if (res.headersSent) return;
+
+    if (exception instanceof NotFoundException && !(exception.getResponse() as { problem?: boolean }).problem) {
+      res.status(404).type('application/json').json(exception.getResponse());
+      return;
+    }
+    const error = this.toCaError(exception);
+    const requestId = (req as RequestWithId).requestId ?? 'unknown';
+    const problem = toProblemDocument(error, { catalogUrl: this.catalogUrl, requestId, instance: req.path });
+    if (problem.status === 401) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+    if (problem.status >= 500) {
+      this.logger.error({ err: exception, requestId, path: req.path }, 'request failed');
+    }
+    res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
+  }
+
+  private toCaError(exception: unknown): CaError {
+    if (exception instanceof CaError) return exception;
+    if (exception instanceof HttpException) {
+      const status = exception.getStatus();
+      if (status === HttpStatus.PAYLOAD_TOO_LARGE) return new CaError(ErrorCode.PayloadTooLarge, 'The request body is too large.');
+      if (status === HttpStatus.BAD_REQUEST) {
+        // body-parser's failures (malformed JSON, bad encoding) arrive here as 400s.
+        return CaError.validation([{ field: 'body', message: 'the request body is not valid JSON' }], 'The request body could not be read.');
+      }
+      if (status === HttpStatus.UNSUPPORTED_MEDIA_TYPE) {
+        return CaError.validation([{ field: 'body', message: 'send the body as application/json' }]);
+      }
+      if (status === HttpStatus.UNAUTHORIZED) return new CaError(ErrorCode.InvalidToken, 'A valid bearer token is required.');
+      if (status === HttpStatus.FORBIDDEN) return new CaError(ErrorCode.Forbidden, 'Access to this resource is forbidden.');
+    }
+    return new CaError(ErrorCode.Internal, 'An unexpected error occurred.');
+  }
+}

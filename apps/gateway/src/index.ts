@@ -1,0 +1,2 @@
+export { startGateway } from './start-gateway';
+export { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';

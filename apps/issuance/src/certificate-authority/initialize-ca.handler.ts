@@ -1,0 +1,88 @@
+import { randomUUID } from 'node:crypto';
+import { CaError, validateDto, CaInitializedPayload, EventType, InitializeCaCommand, InitializeCaRequest, InitializeCaResult } from '@ca/contracts';
+import { KeyCustody } from '@ca/custody';
+import { isUniqueViolation } from '@ca/persistence';
+import { buildCaCertificate, derToPem, randomSerialNumber, serialToHex } from '@ca/pki';
+import { recordEvent } from '@ca/messaging';
+import { DataSource } from 'typeorm';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
+
+import { CertificateAuthorityEntity } from './certificate-authority.entity';
+
+const ALREADY_EXISTS = 'This tenant already has a certificate authority; a tenant has at most one.';
+
+/**
+ * Spec 4.1.1: creates the tenant's self-signed root. The key is generated inside custody and
+ * stored only wrapped; the CA row and the `ca.initialized` event commit together. A second
+ * initialization (even a concurrent one) gets 409 and changes nothing.
+ */
+export class InitializeCaHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly custody: KeyCustody,
+    private readonly custodyKind: string,
+    private readonly onEventsRecorded: () => void,
+  ) {}
+
+  async execute(command: InitializeCaCommand): Promise<InitializeCaResult> {
+    const request = await validateDto(InitializeCaRequest, command.request);
+    const authorities = this.dataSource.getRepository(CertificateAuthorityEntity);
+    if (await authorities.exists({ where: { tenantId: command.tenantId } })) throw CaError.conflict(ALREADY_EXISTS);
+
+    const caId = randomUUID();
+    const { key, publicKey } = await this.custody.generateSigningKey({ tenantId: command.tenantId, keyId: caId });
+    const { privateKey } = await this.custody.openSigningKey({ tenantId: command.tenantId, keyId: caId }, key);
+    const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const notAfter = addYears(notBefore, request.validityYears);
+    const serialNumber = randomSerialNumber();
+    const certificateDer = await buildCaCertificate(
+      {
+        subject: { commonName: request.commonName, organization: request.organization, country: request.country },
+        notBefore,
+        notAfter,
+        serialNumber,
+      },
+      { publicKey, privateKey },
+    );
+
+    try {
+      await this.dataSource.transaction(async (manager) => {
+        await manager.insert(CertificateAuthorityEntity, {
+          id: caId,
+          tenantId: command.tenantId,
+          commonName: request.commonName,
+          organization: request.organization,
+          country: request.country,
+          serialNumber: serialToHex(serialNumber),
+          certificateDer: Buffer.from(certificateDer),
+          notBefore,
+          notAfter,
+          keyCustody: this.custodyKind,
+          keyAlgorithm: key.algorithm,
+          publicKeySpki: Buffer.from(key.publicKeySpki),
+          wrappedKey: Buffer.from(key.wrapped),
+          createdAt: new Date(),
+        });
+        await recordEvent<CaInitializedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaInitialized, {
+          tenantId: command.tenantId,
+          caId,
+          certificateDer: Buffer.from(certificateDer).toString('base64'),
+          notBefore: notBefore.toISOString(),
+          notAfter: notAfter.toISOString(),
+        });
+      });
+    } catch (error) {
+      if (isUniqueViolation(error)) throw CaError.conflict(ALREADY_EXISTS);
+      throw error;
+    }
+    this.onEventsRecorded();
+    return { caId, certificatePem: derToPem(certificateDer), expiresAt: notAfter.toISOString() };
+  }
+}
+
+/** Calendar years in UTC; 29 February rolls to 1 March in non-leap years. */
+function addYears(date: Date, years: number): Date {
+  const result = new Date(date);
+  result.setUTCFullYear(result.getUTCFullYear() + years);
+  return result;
+}

@@ -1,0 +1,1 @@
+export { startIssuance } from './start-issuance';

@@ -1,0 +1,45 @@
+import { NestFactory } from '@nestjs/core';
+import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
+import { OutboxRelay, RpcReplyInterceptor } from '@ca/messaging';
+import { NestPinoLogger } from '@ca/observability';
+import { openSchemaDataSource } from '@ca/persistence';
+import { ConfigError } from '@ca/config';
+import { RunningService, ServiceRuntime } from '@ca/runtime';
+import { CertificateAuthorityEntity } from './certificate-authority/certificate-authority.entity';
+import { IssuanceModule } from './issuance.module';
+import { ISSUANCE_SCHEMA } from './issuance.schema';
+import { ISSUANCE_MIGRATIONS } from './migrations';
+
+/** Starts the issuance context on the given runtime (embedded or distributed alike). */
+export async function startIssuance(runtime: ServiceRuntime): Promise<RunningService> {
+  const { config, messaging } = runtime;
+  const custody = openCustody(runtime);
+  const dataSource = await openSchemaDataSource({
+    url: runtime.databaseUrl,
+    schema: ISSUANCE_SCHEMA,
+    entities: [CertificateAuthorityEntity],
+    migrations: ISSUANCE_MIGRATIONS,
+  });
+  const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events);
+  const app = await NestFactory.createMicroservice(
+    IssuanceModule.register({ dataSource, custody, custodyKind: config.keyCustody, relay }),
+    { ...messaging.serverOptions('issuance'), logger: new NestPinoLogger(runtime.logger.child({ context: 'issuance' })) },
+  );
+  app.useGlobalInterceptors(new RpcReplyInterceptor());
+  await app.listen();
+  relay.start();
+  return {
+    name: 'issuance',
+    ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
+    close: async () => {
+      await app.close();
+      await relay.stop();
+      await dataSource.destroy();
+    },
+  };
+}
+
+function openCustody({ config }: ServiceRuntime): KeyCustody {
+  if (config.keyCustody === 'pkcs11') throw new ConfigError('KEY_CUSTODY', 'pkcs11 custody is not available in this build yet');
+  return new LocalKeyCustody(loadOrCreateLocalKek({ kekBase64: config.caKek, dataDir: config.dataDir, embedded: config.embedded }));
+}

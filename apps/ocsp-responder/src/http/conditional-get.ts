@@ -1,0 +1,33 @@
+import { Request, Response } from 'express';
+
+export interface CacheableRepresentation {
+  etag: string;
+  lastModified: Date;
+  maxAgeSeconds: number;
+}
+
+/**
+ * Sets the validators and Cache-Control of a cacheable public resource and answers 304 when
+ * the client's copy is current (RFC 9110 13.1; If-None-Match wins over If-Modified-Since).
+ * Returns true when the 304 was sent.
+ */
+export function answerConditionally(req: Request, res: Response, representation: CacheableRepresentation): boolean {
+  const lastModified = new Date(Math.floor(representation.lastModified.getTime() / 1000) * 1000);
+  res.setHeader('ETag', representation.etag);
+  res.setHeader('Last-Modified', lastModified.toUTCString());
+  res.setHeader('Cache-Control', `public, max-age=${Math.max(0, Math.floor(representation.maxAgeSeconds))}`);
+  const ifNoneMatch = req.headers['if-none-match'];
+  const ifModifiedSince = req.headers['if-modified-since'];
+  let notModified = false;
+  if (ifNoneMatch !== undefined) {
+    notModified = ifNoneMatch
+      .split(',')
+      .map((tag) => tag.trim().replace(/^W\//, ''))
+      .some((tag) => tag === '*' || tag === representation.etag);
+  } else if (ifModifiedSince !== undefined) {
+    const since = Date.parse(ifModifiedSince);
+    notModified = !Number.isNaN(since) && lastModified.getTime() <= since;
+  }
+  if (notModified) res.status(304).end();
+  return notModified;
+}

@@ -1,0 +1,1 @@
+export { startOcspResponder } from './start-ocsp-responder';

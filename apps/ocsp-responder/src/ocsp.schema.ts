@@ -1,0 +1,2 @@
+/** The Postgres schema owned by the OCSP responder: its projection of what the public surface serves. */
+export const OCSP_SCHEMA = 'ocsp';

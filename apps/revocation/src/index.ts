@@ -1,0 +1,1 @@
+export { startRevocation } from './start-revocation';

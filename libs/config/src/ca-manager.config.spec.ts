@@ -1,0 +1,48 @@
+import { ConfigError } from './config-error';
+import { loadConfig } from './ca-manager.config';
+
+describe('loadConfig', () => {
+  it('gives the CONTRACT section 2 defaults in embedded mode', () => {
+    const config = loadConfig({});
+    expect(config).toMatchObject({
+      host: '127.0.0.1',
+      gatewayPort: 3000,
+      pkiPort: 3001,
+      pkiPublicUrl: 'http://127.0.0.1:3001',
+      gatewayPublicUrl: 'http://127.0.0.1:3000',
+      defaultCertificateLimit: 1000,
+      rateLimitPerMinute: 600,
+      errorCatalogUrl: 'https://errors.ca-manager.dev',
+      keyCustody: 'local',
+      logLevel: 'info',
+      embedded: true,
+    });
+    expect(config.dataDir).toMatch(/\.data$/);
+  });
+
+  it('strips a trailing slash from public URLs', () => {
+    expect(loadConfig({ PKI_PUBLIC_URL: 'https://pki.example.com/' }).pkiPublicUrl).toBe('https://pki.example.com');
+  });
+
+  it.each([
+    ['GATEWAY_PORT', 'abc'],
+    ['PKI_PORT', '70000'],
+    ['PKI_PUBLIC_URL', 'not a url'],
+    ['DATABASE_URL', 'mysql://x'],
+    ['NATS_URL', 'http://x'],
+    ['LOG_LEVEL', 'loud'],
+    ['KEY_CUSTODY', 'cloud'],
+    ['RATE_LIMIT_PER_MINUTE', '0'],
+  ])('refuses a malformed %s with one line naming it', (name, bad) => {
+    expect(() => loadConfig({ [name]: bad })).toThrow(ConfigError);
+    expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(`^${name}: `));
+  });
+
+  it('requires PKCS11_LIBRARY for KEY_CUSTODY=pkcs11', () => {
+    expect(() => loadConfig({ KEY_CUSTODY: 'pkcs11' })).toThrow(/^PKCS11_LIBRARY: /);
+  });
+
+  it('is distributed when DATABASE_URL is set', () => {
+    expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).embedded).toBe(false);
+  });
+});

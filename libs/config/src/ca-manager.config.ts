@@ -1,0 +1,82 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { ConfigError } from './config-error';
+import { Env, readBaseUrl, readEnum, readInt, readPort, readString, readUrl } from './env-readers';
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** Every setting of CONTRACT.md section 2, validated once at start. */
+export interface CaManagerConfig {
+  host: string;
+  gatewayPort: number;
+  pkiPort: number;
+  /** Health port of services without an HTTP surface of their own (issuance, revocation). */
+  healthPort?: number;
+  pkiPublicUrl: string;
+  gatewayPublicUrl: string;
+  dataDir: string;
+  databaseUrl?: string;
+  natsUrl?: string;
+  jwt: { publicKeyPem?: string; jwksUri?: string; issuer?: string; audience?: string };
+  defaultCertificateLimit: number;
+  rateLimitPerMinute: number;
+  errorCatalogUrl: string;
+  keyCustody: 'local' | 'pkcs11';
+  caKek?: string;
+  pkcs11: { library?: string; tokenLabel?: string; pin?: string };
+  logLevel: LogLevel;
+  /** Embedded mode: no DATABASE_URL (PGlite and development keys under DATA_DIR). */
+  embedded: boolean;
+}
+
+export function loadConfig(env: Env = process.env): CaManagerConfig {
+  const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
+  const natsUrl = readUrl(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']);
+  const keyCustody = readEnum(env, 'KEY_CUSTODY', ['local', 'pkcs11'] as const, 'local');
+  const pkcs11 = {
+    library: readString(env, 'PKCS11_LIBRARY'),
+    tokenLabel: readString(env, 'PKCS11_TOKEN_LABEL'),
+    pin: readString(env, 'PKCS11_PIN'),
+  };
+  if (keyCustody === 'pkcs11' && !pkcs11.library) throw new ConfigError('PKCS11_LIBRARY', 'is required when KEY_CUSTODY=pkcs11');
+  const healthPort = readString(env, 'HEALTH_PORT') === undefined ? undefined : readPort(env, 'HEALTH_PORT', 0);
+  return {
+    host: readString(env, 'HOST', '127.0.0.1')!,
+    gatewayPort: readPort(env, 'GATEWAY_PORT', 3000),
+    pkiPort: readPort(env, 'PKI_PORT', 3001),
+    healthPort,
+    pkiPublicUrl: readBaseUrl(env, 'PKI_PUBLIC_URL', 'http://127.0.0.1:3001'),
+    gatewayPublicUrl: readBaseUrl(env, 'GATEWAY_PUBLIC_URL', 'http://127.0.0.1:3000'),
+    dataDir: resolve(readString(env, 'DATA_DIR', './.data')!),
+    databaseUrl,
+    natsUrl,
+    jwt: {
+      publicKeyPem: readJwtPublicKey(env),
+      jwksUri: readUrl(env, 'JWT_JWKS_URI', ['http:', 'https:']),
+      issuer: readString(env, 'JWT_ISSUER'),
+      audience: readString(env, 'JWT_AUDIENCE'),
+    },
+    defaultCertificateLimit: readInt(env, 'DEFAULT_CERTIFICATE_LIMIT', 1000, 0, 100_000_000),
+    rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
+    errorCatalogUrl: readBaseUrl(env, 'ERROR_CATALOG_URL', 'https://errors.ca-manager.dev'),
+    keyCustody,
+    caKek: readString(env, 'CA_KEK'),
+    pkcs11,
+    logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    embedded: databaseUrl === undefined,
+  };
+}
+
+function readJwtPublicKey(env: Env): string | undefined {
+  const inline = readString(env, 'JWT_PUBLIC_KEY');
+  const file = readString(env, 'JWT_PUBLIC_KEY_FILE');
+  if (inline && file) throw new ConfigError('JWT_PUBLIC_KEY_FILE', 'set either JWT_PUBLIC_KEY or JWT_PUBLIC_KEY_FILE, not both');
+  if (inline) return inline.replace(/\\n/g, '\n');
+  if (!file) return undefined;
+  try {
+    return readFileSync(file, 'utf8');
+  } catch {
+    throw new ConfigError('JWT_PUBLIC_KEY_FILE', `cannot read ${file}`);
+  }
+}

@@ -1,0 +1,3 @@
+export * from './config-error';
+export * from './env-readers';
+export * from './ca-manager.config';

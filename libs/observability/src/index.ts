@@ -1,0 +1,3 @@
+export * from './secret-scrubber';
+export * from './logger';
+export * from './nest-pino.logger';

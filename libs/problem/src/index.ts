@@ -1,0 +1,2 @@
+export * from './problem-catalog';
+export * from './problem-document';

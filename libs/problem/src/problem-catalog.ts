@@ -1,0 +1,79 @@
+import { ErrorCode } from '@ca/contracts';
+
+export interface ProblemClass {
+  status: number;
+  /** `{common|ca-manager}/{slug}` under ERROR_CATALOG_URL (spec 7.1). */
+  path: string;
+  title: string;
+  recovery: string;
+}
+
+/** One entry per error code: the only place codes meet HTTP statuses. */
+export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
+  [ErrorCode.ValidationFailed]: {
+    status: 400,
+    path: 'common/validation-failed',
+    title: 'Validation failed',
+    recovery: 'Correct the fields listed in errors and send the request again.',
+  },
+  [ErrorCode.InvalidToken]: {
+    status: 401,
+    path: 'common/unauthorized',
+    title: 'Unauthorized',
+    recovery: 'Send a valid bearer token (JWT) in the Authorization header.',
+  },
+  [ErrorCode.ExpiredToken]: {
+    status: 401,
+    path: 'common/unauthorized',
+    title: 'Token expired',
+    recovery: 'Obtain a fresh token from your identity provider and retry.',
+  },
+  [ErrorCode.Forbidden]: {
+    status: 403,
+    path: 'common/forbidden',
+    title: 'Forbidden',
+    recovery: 'Use a token of the owning tenant with the required scope, or contact the operator.',
+  },
+  [ErrorCode.NotFound]: {
+    status: 404,
+    path: 'common/not-found',
+    title: 'Not found',
+    recovery: 'Check the identifier; resources of other tenants are not visible.',
+  },
+  [ErrorCode.Conflict]: {
+    status: 409,
+    path: 'ca-manager/conflict',
+    title: 'Conflict',
+    recovery: 'The resource is already in the requested state; read it instead of changing it again.',
+  },
+  [ErrorCode.CertificateLimitReached]: {
+    status: 409,
+    path: 'ca-manager/certificate-limit-reached',
+    title: 'Certificate limit reached',
+    recovery: 'Revoke certificates that are no longer needed or ask the operator to raise the plan limit.',
+  },
+  [ErrorCode.PayloadTooLarge]: {
+    status: 413,
+    path: 'common/payload-too-large',
+    title: 'Payload too large',
+    recovery: 'Send a smaller request body; requests of this API are a few kilobytes at most.',
+  },
+  [ErrorCode.RateLimited]: {
+    status: 429,
+    path: 'common/rate-limited',
+    title: 'Too many requests',
+    recovery: 'Wait for the number of seconds in Retry-After, then retry.',
+  },
+  [ErrorCode.ServiceUnavailable]: {
+    status: 503,
+    path: 'common/service-unavailable',
+    title: 'Service unavailable',
+    recovery: 'Retry shortly; the request had no effect if this status was returned before it was processed.',
+  },
+  [ErrorCode.Internal]: {
+    status: 500,
+    path: 'common/internal-error',
+    title: 'Internal server error',
+    recovery: 'Retry later; if it persists, contact support with the requestId.',
+  },
+};

@@ -1,0 +1,25 @@
+import { Server, createServer } from 'node:http';
+
+/**
+ * `/health/live` and `/health/ready` for services without an HTTP surface of their own
+ * (issuance, revocation) in distributed mode, for the orchestrator's probes.
+ */
+export async function startHealthServer(host: string, port: number, ready: () => Promise<boolean>): Promise<Server> {
+  const server = createServer((req, res) => {
+    const reply = (status: number, body: object) => {
+      res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+      res.end(JSON.stringify(body));
+    };
+    if (req.url === '/health/live') return reply(200, { status: 'ok' });
+    if (req.url === '/health/ready') {
+      ready().then(
+        (ok) => reply(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable' }),
+        () => reply(503, { status: 'unavailable' }),
+      );
+      return;
+    }
+    reply(404, { statusCode: 404, message: 'Not Found' });
+  });
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  return server;
+}
