@@ -20,8 +20,14 @@ module.exports = [
           enforceBuildableLibDependency: false,
           allow: [],
           depConstraints: [
-            { sourceTag: 'type:app', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util'] },
-            { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util'] },
+            {
+              sourceTag: 'type:app',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util'],
+            },
+            {
+              sourceTag: 'type:domain',
+              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util'],
+            },
             { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
             { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
             { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
@@ -39,6 +45,21 @@ module.exports = [
     // (CONTRACT section 1, `npm start`); it wires their root modules and nothing else.
     files: ['apps/embedded/**/*.ts'],
     rules: { '@nx/enforce-module-boundaries': 'off' },
+  },
+  {
+    // CommonJS configuration and tool scripts.
+    files: ['**/*.js'],
+    languageOptions: {
+      sourceType: 'commonjs',
+      globals: {
+        require: 'readonly',
+        module: 'writable',
+        __dirname: 'readonly',
+        process: 'readonly',
+        console: 'readonly',
+      },
+    },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/test/**/*.ts'],

@@ -22,10 +22,16 @@ export async function startEmbeddedSystem(config: CaManagerConfig, logger: Logge
   const embeddedPg = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
   const databaseUrl = config.databaseUrl ?? embeddedPg!.url;
   const messaging = await openMessaging({ natsUrl: config.natsUrl, databaseUrl, name: 'ca-manager' });
-  const runtime = (service: string): ServiceRuntime => ({ config, databaseUrl, messaging, logger: logger.child({ service }) });
+  const runtime = (service: string): ServiceRuntime => ({
+    config,
+    databaseUrl,
+    messaging,
+    logger: logger.child({ service }),
+  });
   const services: RunningService[] = [];
   const stop = async () => {
-    for (const service of services.reverse()) await service.close().catch((err: unknown) => logger.error({ err }, `stopping ${service.name} failed`));
+    for (const service of services.reverse())
+      await service.close().catch((err: unknown) => logger.error({ err }, `stopping ${service.name} failed`));
     await messaging.close();
     await embeddedPg?.stop();
   };

@@ -15,11 +15,19 @@ const BODY_LIMIT = '64kb';
 /** Starts the administrative API on GATEWAY_PORT. */
 export async function startGateway(runtime: ServiceRuntime): Promise<RunningService> {
   const { config, messaging } = runtime;
-  const jwt = config.jwt.publicKeyPem || config.jwt.jwksUri ? config.jwt : { ...config.jwt, publicKeyPem: loadOrCreateDevelopmentJwtKeys(config.dataDir).publicKeyPem };
+  const jwt =
+    config.jwt.publicKeyPem || config.jwt.jwksUri
+      ? config.jwt
+      : { ...config.jwt, publicKeyPem: loadOrCreateDevelopmentJwtKeys(config.dataDir).publicKeyPem };
   const tokenVerifier = await TokenVerifier.create(jwt);
   const issuance = messaging.rpcClient<IssuanceApi>();
   const app = await NestFactory.create<NestExpressApplication>(
-    GatewayModule.register({ tokenVerifier, issuance, errorCatalogUrl: config.errorCatalogUrl, ready: async () => true }),
+    GatewayModule.register({
+      tokenVerifier,
+      issuance,
+      errorCatalogUrl: config.errorCatalogUrl,
+      ready: async () => true,
+    }),
     { logger: new NestPinoLogger(runtime.logger.child({ context: 'gateway' })), bodyParser: false },
   );
   app.disable('x-powered-by');

@@ -24,7 +24,10 @@ export class IssuanceModule {
         { provide: KeyCustody, useValue: deps.custody },
         {
           provide: InitializeCaHandler,
-          useFactory: () => new InitializeCaHandler(deps.dataSource, deps.custody, deps.custodyKind, () => deps.relay.nudge()),
+          useFactory: () =>
+            new InitializeCaHandler(deps.dataSource, deps.custody, deps.custodyKind, () =>
+              deps.relay.nudge(),
+            ),
         },
       ],
     };

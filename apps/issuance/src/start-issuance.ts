@@ -23,7 +23,10 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<RunningSer
   const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events);
   const app = await NestFactory.createMicroservice(
     IssuanceModule.register({ dataSource, custody, custodyKind: config.keyCustody, relay }),
-    { ...messaging.serverOptions('issuance'), logger: new NestPinoLogger(runtime.logger.child({ context: 'issuance' })) },
+    {
+      ...messaging.serverOptions('issuance'),
+      logger: new NestPinoLogger(runtime.logger.child({ context: 'issuance' })),
+    },
   );
   app.useGlobalInterceptors(new RpcReplyInterceptor());
   await app.listen();
@@ -40,6 +43,9 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<RunningSer
 }
 
 function openCustody({ config }: ServiceRuntime): KeyCustody {
-  if (config.keyCustody === 'pkcs11') throw new ConfigError('KEY_CUSTODY', 'pkcs11 custody is not available in this build yet');
-  return new LocalKeyCustody(loadOrCreateLocalKek({ kekBase64: config.caKek, dataDir: config.dataDir, embedded: config.embedded }));
+  if (config.keyCustody === 'pkcs11')
+    throw new ConfigError('KEY_CUSTODY', 'pkcs11 custody is not available in this build yet');
+  return new LocalKeyCustody(
+    loadOrCreateLocalKek({ kekBase64: config.caKek, dataDir: config.dataDir, embedded: config.embedded }),
+  );
 }

@@ -19,16 +19,24 @@ export const OCSP_CONSUMER = 'ocsp-responder';
  */
 export async function startOcspResponder(runtime: ServiceRuntime): Promise<RunningService> {
   const { config, messaging } = runtime;
-  const dataSource = await openSchemaDataSource({ url: runtime.databaseUrl, schema: OCSP_SCHEMA, entities: [], migrations: OCSP_MIGRATIONS });
+  const dataSource = await openSchemaDataSource({
+    url: runtime.databaseUrl,
+    schema: OCSP_SCHEMA,
+    entities: [],
+    migrations: OCSP_MIGRATIONS,
+  });
   const store = new CaCertificateStore(dataSource);
   const subscription = await messaging.events.subscribe(
     OCSP_CONSUMER,
     routeByType({ [EventType.CaInitialized]: (e) => store.apply(e as EventEnvelope<CaInitializedPayload>) }),
   );
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
-  const app = await NestFactory.create<NestExpressApplication>(OcspResponderModule.register({ store, ready }), {
-    logger: new NestPinoLogger(runtime.logger.child({ context: 'ocsp-responder' })),
-  });
+  const app = await NestFactory.create<NestExpressApplication>(
+    OcspResponderModule.register({ store, ready }),
+    {
+      logger: new NestPinoLogger(runtime.logger.child({ context: 'ocsp-responder' })),
+    },
+  );
   app.disable('x-powered-by');
   await app.listen(config.pkiPort, config.host);
   return {

@@ -19,7 +19,9 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   const issuers = new CrlIssuerRegistry(dataSource);
   const subscription = await runtime.messaging.events.subscribe(
     REVOCATION_CONSUMER,
-    routeByType({ [EventType.CaInitialized]: (e) => issuers.apply(e as EventEnvelope<CaInitializedPayload>) }),
+    routeByType({
+      [EventType.CaInitialized]: (e) => issuers.apply(e as EventEnvelope<CaInitializedPayload>),
+    }),
   );
   return {
     name: 'revocation',

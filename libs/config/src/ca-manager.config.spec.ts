@@ -21,7 +21,9 @@ describe('loadConfig', () => {
   });
 
   it('strips a trailing slash from public URLs', () => {
-    expect(loadConfig({ PKI_PUBLIC_URL: 'https://pki.example.com/' }).pkiPublicUrl).toBe('https://pki.example.com');
+    expect(loadConfig({ PKI_PUBLIC_URL: 'https://pki.example.com/' }).pkiPublicUrl).toBe(
+      'https://pki.example.com',
+    );
   });
 
   it.each([

@@ -39,8 +39,10 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     tokenLabel: readString(env, 'PKCS11_TOKEN_LABEL'),
     pin: readString(env, 'PKCS11_PIN'),
   };
-  if (keyCustody === 'pkcs11' && !pkcs11.library) throw new ConfigError('PKCS11_LIBRARY', 'is required when KEY_CUSTODY=pkcs11');
-  const healthPort = readString(env, 'HEALTH_PORT') === undefined ? undefined : readPort(env, 'HEALTH_PORT', 0);
+  if (keyCustody === 'pkcs11' && !pkcs11.library)
+    throw new ConfigError('PKCS11_LIBRARY', 'is required when KEY_CUSTODY=pkcs11');
+  const healthPort =
+    readString(env, 'HEALTH_PORT') === undefined ? undefined : readPort(env, 'HEALTH_PORT', 0);
   return {
     host: readString(env, 'HOST', '127.0.0.1')!,
     gatewayPort: readPort(env, 'GATEWAY_PORT', 3000),
@@ -71,7 +73,11 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
 function readJwtPublicKey(env: Env): string | undefined {
   const inline = readString(env, 'JWT_PUBLIC_KEY');
   const file = readString(env, 'JWT_PUBLIC_KEY_FILE');
-  if (inline && file) throw new ConfigError('JWT_PUBLIC_KEY_FILE', 'set either JWT_PUBLIC_KEY or JWT_PUBLIC_KEY_FILE, not both');
+  if (inline && file)
+    throw new ConfigError(
+      'JWT_PUBLIC_KEY_FILE',
+      'set either JWT_PUBLIC_KEY or JWT_PUBLIC_KEY_FILE, not both',
+    );
   if (inline) return inline.replace(/\\n/g, '\n');
   if (!file) return undefined;
   try {

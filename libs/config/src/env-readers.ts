@@ -33,7 +33,8 @@ export function readBaseUrl(env: Env, name: string, fallback: string): string {
   } catch {
     throw new ConfigError(name, `must be an absolute http(s) URL, got "${raw}"`);
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError(name, 'must use http or https');
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError(name, 'must use http or https');
   return raw.replace(/\/+$/, '');
 }
 
@@ -54,6 +55,7 @@ export function readUrl(env: Env, name: string, protocols: string[]): string | u
 
 export function readEnum<T extends string>(env: Env, name: string, allowed: readonly T[], fallback: T): T {
   const raw = value(env, name) ?? fallback;
-  if (!(allowed as readonly string[]).includes(raw)) throw new ConfigError(name, `must be one of ${allowed.join(', ')}`);
+  if (!(allowed as readonly string[]).includes(raw))
+    throw new ConfigError(name, `must be one of ${allowed.join(', ')}`);
   return raw as T;
 }

@@ -5,7 +5,15 @@ import { NestFactory } from '@nestjs/core';
 import { CaError, ErrorCode, EventEnvelope } from '@ca/contracts';
 import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
-import { Messaging, RpcReplyInterceptor, applyOnce, inboxTableSql, outboxTableSql, OutboxRelay, recordEvent } from './index';
+import {
+  Messaging,
+  RpcReplyInterceptor,
+  applyOnce,
+  inboxTableSql,
+  outboxTableSql,
+  OutboxRelay,
+  recordEvent,
+} from './index';
 import { TestMessaging, createTestMessaging, transportKinds } from './testing';
 
 /**
@@ -61,14 +69,18 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
     db = await createTestDatabase(process.env.DATABASE_URL && kind === 'nats' ? 'postgres' : 'embedded');
     testMessaging = createTestMessaging(kind, db.url);
     messaging = await testMessaging.open('contract-test');
-    server = await NestFactory.createMicroservice(TestModule, { ...messaging.serverOptions('test'), logger: false });
+    server = await NestFactory.createMicroservice(TestModule, {
+      ...messaging.serverOptions('test'),
+      logger: false,
+    });
     server.useGlobalInterceptors(new RpcReplyInterceptor());
     await server.listen();
     dataSource = new DataSource({ type: 'postgres', url: db.url });
     await dataSource.initialize();
     await dataSource.query('CREATE SCHEMA producer');
     await dataSource.query('CREATE SCHEMA consumer');
-    for (const sql of [...outboxTableSql('producer'), ...inboxTableSql('consumer')]) await dataSource.query(sql);
+    for (const sql of [...outboxTableSql('producer'), ...inboxTableSql('consumer')])
+      await dataSource.query(sql);
     await dataSource.query('CREATE TABLE consumer.applied (n serial primary key, event_id uuid not null)');
   }, 60_000);
 
@@ -142,7 +154,9 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
 
     it('delivers an event recorded while the consumer was down once it comes back', async () => {
       const tenantId = randomUUID();
-      const event = await dataSource.transaction((m) => recordEvent(m, 'producer', 'thing.happened', { tenantId, n: 1 }));
+      const event = await dataSource.transaction((m) =>
+        recordEvent(m, 'producer', 'thing.happened', { tenantId, n: 1 }),
+      );
       const relay = new OutboxRelay(dataSource, 'producer', messaging.events, 100);
       await relay.drain();
 
@@ -150,7 +164,11 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       const subscription = await consume('late-consumer', seen);
       await waitFor(() => seen.some((e) => e.id === event.id));
       await subscription.stop();
-      expect(seen.find((e) => e.id === event.id)).toMatchObject({ type: 'thing.happened', tenantId, payload: { n: 1 } });
+      expect(seen.find((e) => e.id === event.id)).toMatchObject({
+        type: 'thing.happened',
+        tenantId,
+        payload: { n: 1 },
+      });
     }, 20_000);
 
     it('resumes after a restart of the consumer (and of the connection) without losing or repeating', async () => {
@@ -181,7 +199,10 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         await m.query('INSERT INTO consumer.applied (event_id) VALUES ($1)', [event.id]);
       });
       expect(again).toBe(false);
-      const rows = await dataSource.query('SELECT count(*)::int AS n FROM consumer.applied WHERE event_id = $1', [event.id]);
+      const rows = await dataSource.query(
+        'SELECT count(*)::int AS n FROM consumer.applied WHERE event_id = $1',
+        [event.id],
+      );
       expect(rows[0].n).toBe(1);
     }, 20_000);
 

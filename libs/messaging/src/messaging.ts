@@ -51,7 +51,11 @@ export async function openMessaging(options: MessagingOptions): Promise<Messagin
   };
 }
 
-async function openNatsMessaging(url: string, options: MessagingOptions, timeoutMs: number): Promise<Messaging> {
+async function openNatsMessaging(
+  url: string,
+  options: MessagingOptions,
+  timeoutMs: number,
+): Promise<Messaging> {
   const servers = url.split(',').map((s) => s.trim());
   // Reconnect forever: a NATS restart must not take a service down (outbox and durable consumers catch up).
   const connection = { servers, maxReconnectAttempts: -1, reconnectTimeWait: 500 };
@@ -63,9 +67,15 @@ async function openNatsMessaging(url: string, options: MessagingOptions, timeout
   return {
     kind: 'nats',
     events,
-    serverOptions: (queue) => ({ transport: Transport.NATS, options: { ...connection, queue, gracefulShutdown: true, gracePeriod: 2_000 } }),
+    serverOptions: (queue) => ({
+      transport: Transport.NATS,
+      options: { ...connection, queue, gracefulShutdown: true, gracePeriod: 2_000 },
+    }),
     rpcClient: <Api extends RpcApi>() =>
-      new RpcClient<Api>(ClientProxyFactory.create({ transport: Transport.NATS, options: connection }), timeoutMs),
+      new RpcClient<Api>(
+        ClientProxyFactory.create({ transport: Transport.NATS, options: connection }),
+        timeoutMs,
+      ),
     close: async () => {
       await events.close();
       await nc.drain();

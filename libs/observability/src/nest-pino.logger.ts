@@ -27,7 +27,11 @@ export class NestPinoLogger implements LoggerService {
     this.write('fatal', message, params);
   }
 
-  private write(level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal', message: unknown, params: unknown[]): void {
+  private write(
+    level: 'info' | 'error' | 'warn' | 'debug' | 'trace' | 'fatal',
+    message: unknown,
+    params: unknown[],
+  ): void {
     const context = typeof params[params.length - 1] === 'string' ? (params.pop() as string) : undefined;
     const text = params.find((p): p is string => typeof p === 'string');
     if (message && typeof message === 'object' && !(message instanceof Error)) {

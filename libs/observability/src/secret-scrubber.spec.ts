@@ -2,13 +2,25 @@ import { Writable } from 'node:stream';
 import { createLogger } from './logger';
 import { REDACTED, scrubSecrets } from './secret-scrubber';
 
-const pem = '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n';
+const pem =
+  '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n';
 const jwt = 'eyJhbGciOiJFUzI1NiJ9.eyJ0ZW5hbnRJZCI6IngifQ.c2lnbmF0dXJlc2lnbmF0dXJl';
 
 describe('secret scrubbing', () => {
   it('redacts secret fields by name, at any depth', () => {
-    const out = scrubSecrets({ body: { privateKeyPem: 'x', password: 'p', pfxBase64: 'b', nested: [{ caKek: 'k' }] }, keep: 'ok' });
-    expect(out).toEqual({ body: { privateKeyPem: REDACTED, password: REDACTED, pfxBase64: REDACTED, nested: [{ caKek: REDACTED }] }, keep: 'ok' });
+    const out = scrubSecrets({
+      body: { privateKeyPem: 'x', password: 'p', pfxBase64: 'b', nested: [{ caKek: 'k' }] },
+      keep: 'ok',
+    });
+    expect(out).toEqual({
+      body: {
+        privateKeyPem: REDACTED,
+        password: REDACTED,
+        pfxBase64: REDACTED,
+        nested: [{ caKek: REDACTED }],
+      },
+      keep: 'ok',
+    });
   });
 
   it('redacts PEM private keys, bearer tokens and JWTs inside free text', () => {

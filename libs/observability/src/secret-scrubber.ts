@@ -2,7 +2,8 @@
  * Removes secrets from anything about to be logged, by field name and by shape, so that a key
  * or token that reaches a log line by accident (inside an error message, say) is still hidden.
  */
-const SECRET_FIELD = /(^|_|-)(private_?key(pem)?|privateKeyPem|password|passphrase|pfx(base64)?|pfxBase64|secret|token|authorization|cookie|kek|ca_?kek|pin|wrapped(key)?)$/i;
+const SECRET_FIELD =
+  /(^|_|-)(private_?key(pem)?|privateKeyPem|password|passphrase|pfx(base64)?|pfxBase64|secret|token|authorization|cookie|kek|ca_?kek|pin|wrapped(key)?)$/i;
 const PEM_PRIVATE_KEY = /-----BEGIN ([A-Z ]*)PRIVATE KEY-----[\s\S]*?(-----END \1PRIVATE KEY-----|$)/g;
 const BEARER = /\bBearer\s+[A-Za-z0-9\-_.~+/]+=*/gi;
 const JWT = /\beyJ[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]{5,}\.[A-Za-z0-9_-]*/g;
@@ -29,7 +30,8 @@ export function scrubSecrets<T>(value: T, depth = 0): T {
   if (value instanceof Uint8Array) return REDACTED as T;
   if (value && typeof value === 'object') {
     const out: Record<string, unknown> = {};
-    for (const [key, v] of Object.entries(value)) out[key] = isSecretField(key) ? REDACTED : scrubSecrets(v, depth + 1);
+    for (const [key, v] of Object.entries(value))
+      out[key] = isSecretField(key) ? REDACTED : scrubSecrets(v, depth + 1);
     return out as T;
   }
   return value;

@@ -6,7 +6,10 @@ const context = { catalogUrl: 'https://errors.example', requestId: 'req-1', inst
 
 describe('toProblemDocument', () => {
   it('fills every required field of spec 7.1 and lists field errors on 400', () => {
-    const doc = toProblemDocument(CaError.validation([{ field: 'country', message: 'must be two letters' }]), context);
+    const doc = toProblemDocument(
+      CaError.validation([{ field: 'country', message: 'must be two letters' }]),
+      context,
+    );
     expect(doc).toEqual({
       type: 'https://errors.example/common/validation-failed',
       title: 'Validation failed',
@@ -21,7 +24,9 @@ describe('toProblemDocument', () => {
   });
 
   it('uses the spec slugs for conflicts and the plan limit', () => {
-    expect(toProblemDocument(CaError.conflict('exists'), context).type).toBe('https://errors.example/ca-manager/conflict');
+    expect(toProblemDocument(CaError.conflict('exists'), context).type).toBe(
+      'https://errors.example/ca-manager/conflict',
+    );
     const limit = toProblemDocument(CaError.conflict('full', ErrorCode.CertificateLimitReached), context);
     expect(limit).toMatchObject({ status: 409, code: 'CERTIFICATE_LIMIT_REACHED' });
     expect(limit.type).toMatch(/\/ca-manager\/certificate-limit-reached$/);
@@ -30,7 +35,11 @@ describe('toProblemDocument', () => {
 
   it('has a status, title and recovery for every error code', () => {
     for (const code of Object.values(ErrorCode)) {
-      expect(PROBLEM_CATALOG[code]).toMatchObject({ status: expect.any(Number), title: expect.any(String), recovery: expect.any(String) });
+      expect(PROBLEM_CATALOG[code]).toMatchObject({
+        status: expect.any(Number),
+        title: expect.any(String),
+        recovery: expect.any(String),
+      });
     }
   });
 });

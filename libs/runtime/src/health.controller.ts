@@ -12,7 +12,8 @@ export function healthController(ready: () => Promise<boolean>) {
 
     @Get('ready')
     async ready() {
-      if (!(await ready().catch(() => false))) throw new ServiceUnavailableException({ status: 'unavailable' });
+      if (!(await ready().catch(() => false)))
+        throw new ServiceUnavailableException({ status: 'unavailable' });
       return { status: 'ok' };
     }
   }

@@ -4,7 +4,11 @@ import { Server, createServer } from 'node:http';
  * `/health/live` and `/health/ready` for services without an HTTP surface of their own
  * (issuance, revocation) in distributed mode, for the orchestrator's probes.
  */
-export async function startHealthServer(host: string, port: number, ready: () => Promise<boolean>): Promise<Server> {
+export async function startHealthServer(
+  host: string,
+  port: number,
+  ready: () => Promise<boolean>,
+): Promise<Server> {
   const server = createServer((req, res) => {
     const reply = (status: number, body: object) => {
       res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });

@@ -19,8 +19,16 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
   let config: CaManagerConfig;
   try {
     config = loadConfig();
-    if (!config.databaseUrl) throw new ConfigError('DATABASE_URL', `is required to run ${definition.name} on its own (use npm start for embedded mode)`);
-    if (!config.natsUrl) throw new ConfigError('NATS_URL', `is required to run ${definition.name} on its own (use npm start for embedded mode)`);
+    if (!config.databaseUrl)
+      throw new ConfigError(
+        'DATABASE_URL',
+        `is required to run ${definition.name} on its own (use npm start for embedded mode)`,
+      );
+    if (!config.natsUrl)
+      throw new ConfigError(
+        'NATS_URL',
+        `is required to run ${definition.name} on its own (use npm start for embedded mode)`,
+      );
   } catch (error) {
     exitOnStartupError(error);
   }
@@ -29,7 +37,9 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
     const messaging = await openMessaging({ natsUrl: config.natsUrl, name: definition.name });
     const service = await definition.start({ config, databaseUrl: config.databaseUrl, messaging, logger });
     const healthPort = config.healthPort ?? definition.defaultHealthPort;
-    const health = healthPort ? await startHealthServer(config.host, healthPort, () => service.ready()) : undefined;
+    const health = healthPort
+      ? await startHealthServer(config.host, healthPort, () => service.ready())
+      : undefined;
     logger.info({ healthPort }, `${definition.name} started`);
     onShutdownSignal(async () => {
       logger.info(`${definition.name} stopping`);

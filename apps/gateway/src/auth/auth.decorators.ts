@@ -12,5 +12,6 @@ export const RequireScope = (scope: Scope) => SetMetadata(REQUIRED_SCOPE, scope)
 
 /** The verified caller of this request. */
 export const CurrentPrincipal = createParamDecorator(
-  (_data: unknown, context: ExecutionContext): AuthenticatedPrincipal => context.switchToHttp().getRequest().user,
+  (_data: unknown, context: ExecutionContext): AuthenticatedPrincipal =>
+    context.switchToHttp().getRequest().user,
 );

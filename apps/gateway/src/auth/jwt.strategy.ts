@@ -33,7 +33,8 @@ export class JwtStrategy extends PassportStrategy(Strategy, 'jwt') {
     super({
       jwtFromRequest: ExtractJwt.fromAuthHeaderAsBearerToken(),
       // Required by passport-jwt; the key itself lives in the TokenVerifier.
-      secretOrKeyProvider: (_req: unknown, _token: unknown, done: (e: unknown, key: string) => void) => done(null, 'jose'),
+      secretOrKeyProvider: (_req: unknown, _token: unknown, done: (e: unknown, key: string) => void) =>
+        done(null, 'jose'),
       jsonWebTokenOptions: { tokenVerifier } as never,
     });
   }

@@ -31,7 +31,11 @@ export class TokenVerifier {
 
   static async create(options: TokenVerifierOptions): Promise<TokenVerifier> {
     if (options.jwksUri) {
-      return new TokenVerifier(createRemoteJWKSet(new URL(options.jwksUri)), ['RS256', 'ES256', 'EdDSA'], options);
+      return new TokenVerifier(
+        createRemoteJWKSet(new URL(options.jwksUri)),
+        ['RS256', 'ES256', 'EdDSA'],
+        options,
+      );
     }
     if (!options.publicKeyPem) throw new ConfigError('JWT_PUBLIC_KEY', 'no key to verify tokens with');
     const algorithm = algorithmOf(options.publicKeyPem);
@@ -50,11 +54,13 @@ export class TokenVerifier {
       };
       payload = (await jwtVerify(token, this.key as JWTVerifyGetKey, verifyOptions)).payload;
     } catch (error) {
-      if (error instanceof errors.JWTExpired) throw new CaError(ErrorCode.ExpiredToken, 'The token has expired.');
+      if (error instanceof errors.JWTExpired)
+        throw new CaError(ErrorCode.ExpiredToken, 'The token has expired.');
       throw invalidToken();
     }
     const tenantId = payload['tenantId'];
-    if (typeof tenantId !== 'string' || !UUID.test(tenantId)) throw invalidToken('The token has no valid tenantId claim.');
+    if (typeof tenantId !== 'string' || !UUID.test(tenantId))
+      throw invalidToken('The token has no valid tenantId claim.');
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw invalidToken();
     return { tenantId: tenantId.toLowerCase(), subject: payload.sub, scopes: scopesOf(payload) };
   }

@@ -1,4 +1,12 @@
-import { ArgumentsHost, Catch, ExceptionFilter, HttpException, HttpStatus, Logger, NotFoundException } from '@nestjs/common';
+import {
+  ArgumentsHost,
+  Catch,
+  ExceptionFilter,
+  HttpException,
+  HttpStatus,
+  Logger,
+  NotFoundException,
+} from '@nestjs/common';
 import { CaError, ErrorCode } from '@ca/contracts';
 import { PROBLEM_CONTENT_TYPE, toProblemDocument } from '@ca/problem';
 import { Request, Response } from 'express';
@@ -21,7 +29,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const res = http.getResponse<Response>();
     if (res.headersSent) return;
 
-    if (exception instanceof NotFoundException && !(exception.getResponse() as { problem?: boolean }).problem) {
+    if (
+      exception instanceof NotFoundException &&
+      !(exception.getResponse() as { problem?: boolean }).problem
+    ) {
       res.status(404).type('application/json').json(exception.getResponse());
       return;
     }
@@ -39,16 +50,22 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (exception instanceof CaError) return exception;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
-      if (status === HttpStatus.PAYLOAD_TOO_LARGE) return new CaError(ErrorCode.PayloadTooLarge, 'The request body is too large.');
+      if (status === HttpStatus.PAYLOAD_TOO_LARGE)
+        return new CaError(ErrorCode.PayloadTooLarge, 'The request body is too large.');
       if (status === HttpStatus.BAD_REQUEST) {
         // body-parser's failures (malformed JSON, bad encoding) arrive here as 400s.
-        return CaError.validation([{ field: 'body', message: 'the request body is not valid JSON' }], 'The request body could not be read.');
+        return CaError.validation(
+          [{ field: 'body', message: 'the request body is not valid JSON' }],
+          'The request body could not be read.',
+        );
       }
       if (status === HttpStatus.UNSUPPORTED_MEDIA_TYPE) {
         return CaError.validation([{ field: 'body', message: 'send the body as application/json' }]);
       }
-      if (status === HttpStatus.UNAUTHORIZED) return new CaError(ErrorCode.InvalidToken, 'A valid bearer token is required.');
-      if (status === HttpStatus.FORBIDDEN) return new CaError(ErrorCode.Forbidden, 'Access to this resource is forbidden.');
+      if (status === HttpStatus.UNAUTHORIZED)
+        return new CaError(ErrorCode.InvalidToken, 'A valid bearer token is required.');
+      if (status === HttpStatus.FORBIDDEN)
+        return new CaError(ErrorCode.Forbidden, 'Access to this resource is forbidden.');
     }
     return new CaError(ErrorCode.Internal, 'An unexpected error occurred.');
   }

@@ -6,7 +6,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')
     .setTitle('CA Manager administrative API')
-    .setDescription('Multi-tenant private certificate authority: initialize a root CA, issue, renew, revoke and list certificates.')
+    .setDescription(
+      'Multi-tenant private certificate authority: initialize a root CA, issue, renew, revoke and list certificates.',
+    )
     .setVersion('1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();

@@ -1,5 +1,13 @@
 import { randomUUID } from 'node:crypto';
-import { CaError, validateDto, CaInitializedPayload, EventType, InitializeCaCommand, InitializeCaRequest, InitializeCaResult } from '@ca/contracts';
+import {
+  CaError,
+  validateDto,
+  CaInitializedPayload,
+  EventType,
+  InitializeCaCommand,
+  InitializeCaRequest,
+  InitializeCaResult,
+} from '@ca/contracts';
 import { KeyCustody } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import { buildCaCertificate, derToPem, randomSerialNumber, serialToHex } from '@ca/pki';
@@ -27,17 +35,28 @@ export class InitializeCaHandler {
   async execute(command: InitializeCaCommand): Promise<InitializeCaResult> {
     const request = await validateDto(InitializeCaRequest, command.request);
     const authorities = this.dataSource.getRepository(CertificateAuthorityEntity);
-    if (await authorities.exists({ where: { tenantId: command.tenantId } })) throw CaError.conflict(ALREADY_EXISTS);
+    if (await authorities.exists({ where: { tenantId: command.tenantId } }))
+      throw CaError.conflict(ALREADY_EXISTS);
 
     const caId = randomUUID();
-    const { key, publicKey } = await this.custody.generateSigningKey({ tenantId: command.tenantId, keyId: caId });
-    const { privateKey } = await this.custody.openSigningKey({ tenantId: command.tenantId, keyId: caId }, key);
+    const { key, publicKey } = await this.custody.generateSigningKey({
+      tenantId: command.tenantId,
+      keyId: caId,
+    });
+    const { privateKey } = await this.custody.openSigningKey(
+      { tenantId: command.tenantId, keyId: caId },
+      key,
+    );
     const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000);
     const notAfter = addYears(notBefore, request.validityYears);
     const serialNumber = randomSerialNumber();
     const certificateDer = await buildCaCertificate(
       {
-        subject: { commonName: request.commonName, organization: request.organization, country: request.country },
+        subject: {
+          commonName: request.commonName,
+          organization: request.organization,
+          country: request.country,
+        },
         notBefore,
         notAfter,
         serialNumber,

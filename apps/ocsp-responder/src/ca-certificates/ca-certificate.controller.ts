@@ -17,7 +17,9 @@ export class CaCertificateController {
 
   @Get('ca.pem')
   async pem(@Param('tenantId') tenantId: string, @Req() req: Request, @Res() res: Response): Promise<void> {
-    await this.serve(tenantId, req, res, 'application/x-pem-file', (ca) => Buffer.from(derToPem(ca.der), 'ascii'));
+    await this.serve(tenantId, req, res, 'application/x-pem-file', (ca) =>
+      Buffer.from(derToPem(ca.der), 'ascii'),
+    );
   }
 
   @Get('ca.crt')
@@ -45,7 +47,14 @@ export class CaCertificateController {
     // The two representations differ, so their validators must too (RFC 9110 8.8.3).
     const suffix = contentType === 'application/pkix-cert' ? 'der' : 'pem';
     const etag = `${ca.etag.slice(0, -1)}-${suffix}"`;
-    if (answerConditionally(req, res, { etag, lastModified: ca.lastModified, maxAgeSeconds: CA_MAX_AGE_SECONDS })) return;
+    if (
+      answerConditionally(req, res, {
+        etag,
+        lastModified: ca.lastModified,
+        maxAgeSeconds: CA_MAX_AGE_SECONDS,
+      })
+    )
+      return;
     res.status(200).type(contentType).send(body(ca));
   }
 }

@@ -11,7 +11,11 @@ export interface CacheableRepresentation {
  * the client's copy is current (RFC 9110 13.1; If-None-Match wins over If-Modified-Since).
  * Returns true when the 304 was sent.
  */
-export function answerConditionally(req: Request, res: Response, representation: CacheableRepresentation): boolean {
+export function answerConditionally(
+  req: Request,
+  res: Response,
+  representation: CacheableRepresentation,
+): boolean {
   const lastModified = new Date(Math.floor(representation.lastModified.getTime() / 1000) * 1000);
   res.setHeader('ETag', representation.etag);
   res.setHeader('Last-Modified', lastModified.toUTCString());

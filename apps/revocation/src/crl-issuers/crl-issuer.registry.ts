@@ -22,7 +22,10 @@ export class CrlIssuerRegistry {
   }
 
   async isRegistered(tenantId: string): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM revocation.crl_issuers WHERE tenant_id = $1', [tenantId]);
+    const rows: unknown[] = await this.dataSource.query(
+      'SELECT 1 FROM revocation.crl_issuers WHERE tenant_id = $1',
+      [tenantId],
+    );
     return rows.length > 0;
   }
 }

@@ -13,7 +13,8 @@ export class CreateCrlIssuers1763769600000 implements MigrationInterface {
       next_crl_number bigint NOT NULL DEFAULT 1,
       registered_at timestamptz NOT NULL DEFAULT now()
     )`);
-    for (const sql of [...inboxTableSql('revocation'), ...outboxTableSql('revocation')]) await queryRunner.query(sql);
+    for (const sql of [...inboxTableSql('revocation'), ...outboxTableSql('revocation')])
+      await queryRunner.query(sql);
   }
 
   async down(queryRunner: QueryRunner): Promise<void> {

@@ -40,7 +40,9 @@ export class CaError extends Error {
   }
 
   toShape(): CaErrorShape {
-    return this.errors ? { code: this.code, message: this.message, errors: this.errors } : { code: this.code, message: this.message };
+    return this.errors
+      ? { code: this.code, message: this.message, errors: this.errors }
+      : { code: this.code, message: this.message };
   }
 
   /** Rebuilds a CaError from whatever a transport delivered; anything unrecognised is internal. */

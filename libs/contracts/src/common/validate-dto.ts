@@ -17,7 +17,10 @@ export async function validateDto<T extends object>(type: new () => T, value: un
   return instance;
 }
 
-export function flattenValidationErrors(errors: ValidationError[], parent = ''): { field: string; message: string }[] {
+export function flattenValidationErrors(
+  errors: ValidationError[],
+  parent = '',
+): { field: string; message: string }[] {
   return errors.flatMap((error) => {
     const field = parent ? `${parent}.${error.property}` : error.property;
     const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));

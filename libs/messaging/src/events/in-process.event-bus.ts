@@ -25,7 +25,10 @@ export class InProcessEventBus extends EventBus {
     super();
   }
 
-  static async open(databaseUrl: string, options: { pollMs?: number; retryDelayMs?: number } = {}): Promise<InProcessEventBus> {
+  static async open(
+    databaseUrl: string,
+    options: { pollMs?: number; retryDelayMs?: number } = {},
+  ): Promise<InProcessEventBus> {
     const pool = new Pool({ connectionString: databaseUrl, max: 3 });
     await pool.query(`CREATE SCHEMA IF NOT EXISTS messaging`);
     await pool.query(`CREATE TABLE IF NOT EXISTS messaging.stream (
@@ -75,10 +78,12 @@ export class InProcessEventBus extends EventBus {
       });
     const loop = (async () => {
       while (running) {
-        const delivered = await this.deliverBatch(durableName, handler, () => running).catch((err: unknown) => {
-          this.logger.warn({ err, durableName }, 'event delivery failed; will retry');
-          return -1;
-        });
+        const delivered = await this.deliverBatch(durableName, handler, () => running).catch(
+          (err: unknown) => {
+            this.logger.warn({ err, durableName }, 'event delivery failed; will retry');
+            return -1;
+          },
+        );
         if (!running) break;
         if (delivered === 0) await sleep(this.pollMs);
         else if (delivered < 0) await sleep(this.retryDelayMs);
@@ -98,7 +103,11 @@ export class InProcessEventBus extends EventBus {
   }
 
   /** Delivers the next events after the consumer's position; returns how many, -1 on a handler failure. */
-  private async deliverBatch(durableName: string, handler: EventHandler, isRunning: () => boolean): Promise<number> {
+  private async deliverBatch(
+    durableName: string,
+    handler: EventHandler,
+    isRunning: () => boolean,
+  ): Promise<number> {
     const { rows } = await this.pool.query<{ seq: string; body: EventEnvelope }>(
       `SELECT s.seq, s.body FROM messaging.stream s, messaging.consumers c
         WHERE c.durable_name = $1 AND s.seq > c.last_seq ORDER BY s.seq LIMIT ${BATCH}`,
@@ -107,7 +116,10 @@ export class InProcessEventBus extends EventBus {
     for (const row of rows) {
       if (!isRunning()) return 0;
       await handler(row.body);
-      await this.pool.query(`UPDATE messaging.consumers SET last_seq = $2 WHERE durable_name = $1`, [durableName, row.seq]);
+      await this.pool.query(`UPDATE messaging.consumers SET last_seq = $2 WHERE durable_name = $1`, [
+        durableName,
+        row.seq,
+      ]);
     }
     return rows.length;
   }

@@ -58,7 +58,9 @@ export class JetStreamEventBus extends EventBus {
   }
 
   async publish(event: EventEnvelope): Promise<void> {
-    await this.js.publish(`${this.options.subjectPrefix}.${event.type}`, codec.encode(event), { msgID: event.id });
+    await this.js.publish(`${this.options.subjectPrefix}.${event.type}`, codec.encode(event), {
+      msgID: event.id,
+    });
   }
 
   async subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription> {

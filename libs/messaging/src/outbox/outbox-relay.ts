@@ -65,7 +65,9 @@ export class OutboxRelay {
       if (rows.length === 0) return total;
       for (const row of rows) {
         await this.bus.publish(toEnvelope(row));
-        await this.dataSource.query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = $1`, [row.seq]);
+        await this.dataSource.query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = $1`, [
+          row.seq,
+        ]);
         total++;
       }
     }

@@ -33,7 +33,8 @@ export class InProcessClient extends ClientProxy {
     }
     handler(copy(packet.data)).then(
       (response) => callback({ response: copy(response), isDisposed: true }),
-      (err: unknown) => callback({ err: copy(err instanceof Error ? { message: err.message } : err), isDisposed: true }),
+      (err: unknown) =>
+        callback({ err: copy(err instanceof Error ? { message: err.message } : err), isDisposed: true }),
     );
     return () => undefined;
   }

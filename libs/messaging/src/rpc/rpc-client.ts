@@ -22,7 +22,9 @@ export class RpcClient<Api extends RpcApi> {
   async send<P extends keyof Api & string>(pattern: P, payload: Api[P][0]): Promise<Api[P][1]> {
     let reply: RpcReply<Api[P][1]>;
     try {
-      reply = await firstValueFrom(this.proxy.send<RpcReply<Api[P][1]>>(pattern, payload).pipe(timeout(this.timeoutMs)));
+      reply = await firstValueFrom(
+        this.proxy.send<RpcReply<Api[P][1]>>(pattern, payload).pipe(timeout(this.timeoutMs)),
+      );
     } catch (error) {
       throw toTransportError(error);
     }
@@ -37,8 +39,15 @@ export class RpcClient<Api extends RpcApi> {
 
 function toTransportError(error: unknown): CaError {
   const text = error instanceof Error ? `${error.name} ${error.message}` : String(error);
-  if (error instanceof TimeoutError || error === NO_RESPONDERS || /no responders|no subscribers|503|TIMEOUT|CONNECTION_CLOSED|DISCONNECT/i.test(text)) {
-    return new CaError(ErrorCode.ServiceUnavailable, 'A backing service is not available right now; retry shortly.');
+  if (
+    error instanceof TimeoutError ||
+    error === NO_RESPONDERS ||
+    /no responders|no subscribers|503|TIMEOUT|CONNECTION_CLOSED|DISCONNECT/i.test(text)
+  ) {
+    return new CaError(
+      ErrorCode.ServiceUnavailable,
+      'A backing service is not available right now; retry shortly.',
+    );
   }
   return CaError.fromWire(error);
 }

@@ -26,7 +26,8 @@ export function createTestMessaging(kind: TransportKind, databaseUrl: string): T
   const streamName = `TEST_${id.toUpperCase()}`;
   const subjectPrefix = `test.${id}`;
   return {
-    open: (name?: string) => openMessaging({ natsUrl, databaseUrl, streamName, subjectPrefix, rpcTimeoutMs: 5_000, name }),
+    open: (name?: string) =>
+      openMessaging({ natsUrl, databaseUrl, streamName, subjectPrefix, rpcTimeoutMs: 5_000, name }),
     cleanup: async () => {
       if (!natsUrl) return;
       const nc = await connect({ servers: natsUrl });
