@@ -22,7 +22,8 @@ async function main(): Promise<void> {
   } catch (error) {
     exitOnStartupError(error, logger);
   }
-  const mode = config.databaseUrl ? 'Postgres + NATS' : `embedded, data in ${config.dataDir}`;
+  const storage = config.databaseUrl ? 'Postgres' : `embedded Postgres in ${config.dataDir}`;
+  const mode = `${storage}, ${config.natsUrl ? 'NATS' : 'in-process transport'}`;
   process.stdout.write(
     [
       '',

@@ -1,6 +1,6 @@
 import { CaManagerConfig } from '@ca/config';
 import { openMessaging } from '@ca/messaging';
-import { Logger } from '@ca/observability';
+import { Logger, createLogger } from '@ca/observability';
 import { startEmbeddedPostgres } from '@ca/persistence';
 import { RunningService, ServiceRuntime } from '@ca/runtime';
 import { startGateway } from '../../gateway/src';
@@ -26,7 +26,7 @@ export async function startEmbeddedSystem(config: CaManagerConfig, logger: Logge
     config,
     databaseUrl,
     messaging,
-    logger: logger.child({ service }),
+    logger: createLogger({ level: config.logLevel, service }),
   });
   const services: RunningService[] = [];
   const stop = async () => {

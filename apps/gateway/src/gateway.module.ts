@@ -9,6 +9,7 @@ import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { TokenVerifier } from './auth/token-verifier';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
+import { CertificatesController } from './certificates/certificates.controller';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import { requestIdMiddleware } from './http/request-id';
 
@@ -28,7 +29,7 @@ export class GatewayModule implements NestModule {
     return {
       module: GatewayModule,
       imports: [PassportModule],
-      controllers: [CertificateAuthorityController, Health],
+      controllers: [CertificateAuthorityController, CertificatesController, Health],
       providers: [
         { provide: TokenVerifier, useValue: deps.tokenVerifier },
         { provide: RpcClient, useValue: deps.issuance },

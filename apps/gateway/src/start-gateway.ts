@@ -28,7 +28,7 @@ export async function startGateway(runtime: ServiceRuntime): Promise<RunningServ
       errorCatalogUrl: config.errorCatalogUrl,
       ready: async () => true,
     }),
-    { logger: new NestPinoLogger(runtime.logger.child({ context: 'gateway' })), bodyParser: false },
+    { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
   );
   app.disable('x-powered-by');
   app.useBodyParser('json', { limit: BODY_LIMIT, type: () => true, strict: false });

@@ -3,32 +3,43 @@ import { KeyCustody } from '@ca/custody';
 import { OutboxRelay } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
+import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
 import { InitializeCaHandler } from './certificate-authority/initialize-ca.handler';
+import { CertificateQueries } from './certificates/certificate-queries';
+import { CertificateMinter } from './certificates/certificate.minter';
+import { CertificatesController } from './certificates/certificates.controller';
+import { IssueCertificateHandler } from './certificates/issue-certificate.handler';
+import { RenewCertificateHandler } from './certificates/renew-certificate.handler';
+import { RevokeCertificateHandler } from './certificates/revoke-certificate.handler';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
   custody: KeyCustody;
   custodyKind: string;
   relay: OutboxRelay;
+  /** Base URL written into CDP and AIA extensions (PKI_PUBLIC_URL). */
+  pkiPublicUrl: string;
 }
 
-/** The issuance context: CA initialization now; issue, renew, revoke, list as they come. */
+/** The issuance context: CA initialization and the certificate lifecycle (issue, renew, revoke, read). */
 @Module({})
 export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
+    const nudge = () => deps.relay.nudge();
+    const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custody);
+    const minter = new CertificateMinter(deps.dataSource, signer, deps.pkiPublicUrl, nudge);
     return {
       module: IssuanceModule,
-      controllers: [CertificateAuthorityController],
+      controllers: [CertificateAuthorityController, CertificatesController],
       providers: [
-        { provide: DataSource, useValue: deps.dataSource },
-        { provide: KeyCustody, useValue: deps.custody },
         {
           provide: InitializeCaHandler,
-          useFactory: () =>
-            new InitializeCaHandler(deps.dataSource, deps.custody, deps.custodyKind, () =>
-              deps.relay.nudge(),
-            ),
+          useValue: new InitializeCaHandler(deps.dataSource, deps.custody, deps.custodyKind, nudge),
         },
+        { provide: IssueCertificateHandler, useValue: new IssueCertificateHandler(minter) },
+        { provide: RenewCertificateHandler, useValue: new RenewCertificateHandler(deps.dataSource, minter) },
+        { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
+        { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
       ],
     };
   }

@@ -6,6 +6,7 @@ import { openSchemaDataSource } from '@ca/persistence';
 import { ConfigError } from '@ca/config';
 import { RunningService, ServiceRuntime } from '@ca/runtime';
 import { CertificateAuthorityEntity } from './certificate-authority/certificate-authority.entity';
+import { CertificateEntity } from './certificates/certificate.entity';
 import { IssuanceModule } from './issuance.module';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { ISSUANCE_MIGRATIONS } from './migrations';
@@ -17,15 +18,21 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<RunningSer
   const dataSource = await openSchemaDataSource({
     url: runtime.databaseUrl,
     schema: ISSUANCE_SCHEMA,
-    entities: [CertificateAuthorityEntity],
+    entities: [CertificateAuthorityEntity, CertificateEntity],
     migrations: ISSUANCE_MIGRATIONS,
   });
   const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events);
   const app = await NestFactory.createMicroservice(
-    IssuanceModule.register({ dataSource, custody, custodyKind: config.keyCustody, relay }),
+    IssuanceModule.register({
+      dataSource,
+      custody,
+      custodyKind: config.keyCustody,
+      relay,
+      pkiPublicUrl: config.pkiPublicUrl,
+    }),
     {
       ...messaging.serverOptions('issuance'),
-      logger: new NestPinoLogger(runtime.logger.child({ context: 'issuance' })),
+      logger: new NestPinoLogger(runtime.logger),
     },
   );
   app.useGlobalInterceptors(new RpcReplyInterceptor());
@@ -45,7 +52,16 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<RunningSer
 function openCustody({ config }: ServiceRuntime): KeyCustody {
   if (config.keyCustody === 'pkcs11')
     throw new ConfigError('KEY_CUSTODY', 'pkcs11 custody is not available in this build yet');
-  return new LocalKeyCustody(
-    loadOrCreateLocalKek({ kekBase64: config.caKek, dataDir: config.dataDir, embedded: config.embedded }),
-  );
+  try {
+    const kek = loadOrCreateLocalKek({
+      kekBase64: config.caKek,
+      dataDir: config.dataDir,
+      embedded: config.embedded,
+    });
+    return new LocalKeyCustody(kek);
+  } catch (error) {
+    // One clear line naming the setting (CONTRACT section 2), whatever custody found wrong.
+    const problem = error instanceof Error ? error.message.replace(/^CA_KEK:?\s*/, '') : 'is not usable';
+    throw new ConfigError('CA_KEK', problem);
+  }
 }

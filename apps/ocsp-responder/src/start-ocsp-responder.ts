@@ -34,7 +34,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const app = await NestFactory.create<NestExpressApplication>(
     OcspResponderModule.register({ store, ready }),
     {
-      logger: new NestPinoLogger(runtime.logger.child({ context: 'ocsp-responder' })),
+      logger: new NestPinoLogger(runtime.logger),
     },
   );
   app.disable('x-powered-by');

@@ -14,7 +14,8 @@ export interface EmbeddedPostgres {
  * `<dataDir>/pg`, behind pglite-socket's wire-protocol server on a free loopback port, so the
  * services use the same `pg` driver, schemas and migrations as against a real server.
  * `maxConnections` must cover every pool in the process (pglite-socket rejects beyond it).
- * Not `typeorm-pglite`: it shares one session between connections (see DEPENDENCIES.md).
+ * Not `typeorm-pglite`: it shares one session between connections, so one transaction's
+ * rollback can undo another's insert.
  */
 export async function startEmbeddedPostgres(dataDir: string, maxConnections = 64): Promise<EmbeddedPostgres> {
   const dir = join(dataDir, 'pg');

@@ -10,8 +10,8 @@ interface VerifierOptions {
 }
 
 /*
- * passport-jwt verifies through jsonwebtoken, which has neither EdDSA nor JWKS. Its documented
- * extension point, the static `JwtVerifier`, is pointed at our jose-based TokenVerifier, which
+ * passport-jwt verifies through jsonwebtoken, which has neither EdDSA nor JWKS. Its static
+ * `JwtVerifier` (the seam passport-jwt's own tests replace) is pointed at our jose-based TokenVerifier, which
  * passport-jwt hands the options given as `jsonWebTokenOptions`.
  */
 (Strategy as unknown as { JwtVerifier: unknown }).JwtVerifier = (

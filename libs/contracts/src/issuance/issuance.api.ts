@@ -1,7 +1,27 @@
+import {
+  CertificateDetail,
+  CertificateQuery,
+  CertificateSummary,
+  ExpiringCertificateSummary,
+  ExpiringCertificatesQuery,
+  ListCertificatesQuery,
+} from './certificate-views';
 import { InitializeCaCommand, InitializeCaResult } from './initialize-ca.dto';
+import { IssueCertificateCommand, IssuedCertificate } from './issue-certificate.dto';
 import { IssuancePattern } from './issuance.patterns';
+import { RenewCertificateCommand } from './renew-certificate.dto';
+import { RevokeCertificateCommand, RevokeCertificateResult } from './revoke-certificate.dto';
 
 /** Request and reply type of every pattern the issuance context answers (for a typed RpcClient). */
 export type IssuanceApi = {
   [IssuancePattern.InitializeCa]: [InitializeCaCommand, InitializeCaResult];
+  [IssuancePattern.IssueCertificate]: [IssueCertificateCommand, IssuedCertificate];
+  [IssuancePattern.RenewCertificate]: [RenewCertificateCommand, IssuedCertificate];
+  [IssuancePattern.RevokeCertificate]: [RevokeCertificateCommand, RevokeCertificateResult];
+  [IssuancePattern.GetCertificate]: [CertificateQuery, CertificateDetail];
+  [IssuancePattern.ListCertificates]: [ListCertificatesQuery, { certificates: CertificateSummary[] }];
+  [IssuancePattern.ListExpiringCertificates]: [
+    ExpiringCertificatesQuery,
+    { certificates: ExpiringCertificateSummary[] },
+  ];
 };

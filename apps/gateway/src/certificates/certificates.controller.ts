@@ -1,0 +1,153 @@
+import { Body, Controller, Get, HttpCode, Param, Post, Query, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  CaError,
+  CertificateDetail,
+  IssuanceApi,
+  IssuancePattern,
+  IssueCertificateRequest,
+  IssueCertificateResponse,
+  RenewCertificateRequest,
+  RenewCertificateResponse,
+  RevokeCertificateRequest,
+  RevokeCertificateResult,
+} from '@ca/contracts';
+import { RpcClient } from '@ca/messaging';
+import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
+import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
+import { RequestWithId } from '../http/request-id';
+import { UuidParamPipe } from '../http/uuid-param.pipe';
+import {
+  CertificateDetailDoc,
+  CertificateListDoc,
+  ExpiringCertificateListDoc,
+  IssueCertificateResponseDoc,
+  RenewCertificateResponseDoc,
+  RevokeCertificateResponseDoc,
+} from './certificate.responses';
+
+const DEFAULT_EXPIRING_DAYS = 30;
+
+/** Spec 4.1 operations 2–7 (v1). Each call is one request to the issuance context. */
+@ApiTags('Certificates')
+@ApiBearerAuth()
+@Controller('v1/certificates')
+export class CertificatesController {
+  constructor(private readonly issuance: RpcClient<IssuanceApi>) {}
+
+  @Post()
+  @HttpCode(200)
+  @RequireScope(Scope.CertificatesWrite)
+  @ApiOperation({ summary: 'Issue a client certificate', operationId: 'issueCertificate' })
+  @ApiOkResponse({ type: IssueCertificateResponseDoc })
+  async issue(
+    @Body() body: IssueCertificateRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<IssueCertificateResponse> {
+    const issued = await this.issuance.send(IssuancePattern.IssueCertificate, {
+      ...this.command(principal, req),
+      request: body,
+    });
+    return issued;
+  }
+
+  @Get()
+  @RequireScope(Scope.CertificatesRead)
+  @ApiOperation({ summary: "List the tenant's certificates", operationId: 'listCertificates' })
+  @ApiOkResponse({ type: CertificateListDoc })
+  list(@CurrentPrincipal() principal: AuthenticatedPrincipal) {
+    return this.issuance.send(IssuancePattern.ListCertificates, { tenantId: principal.tenantId });
+  }
+
+  // Declared before ':certificateId' so that "expiring" is not taken for an id.
+  @Get('expiring')
+  @RequireScope(Scope.CertificatesRead)
+  @ApiOperation({
+    summary: 'Active certificates expiring within a window, soonest first',
+    operationId: 'listExpiringCertificates',
+  })
+  @ApiQuery({
+    name: 'days',
+    required: false,
+    schema: { type: 'integer', minimum: 0, maximum: 3650, default: DEFAULT_EXPIRING_DAYS },
+  })
+  @ApiOkResponse({ type: ExpiringCertificateListDoc })
+  expiring(@Query('days') days: string | undefined, @CurrentPrincipal() principal: AuthenticatedPrincipal) {
+    return this.issuance.send(IssuancePattern.ListExpiringCertificates, {
+      tenantId: principal.tenantId,
+      days: parseDays(days),
+    });
+  }
+
+  @Get(':certificateId')
+  @RequireScope(Scope.CertificatesRead)
+  @ApiOperation({ summary: 'Get one certificate', operationId: 'getCertificate' })
+  @ApiOkResponse({ type: CertificateDetailDoc })
+  get(
+    @Param('certificateId', new UuidParamPipe()) certificateId: string,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+  ): Promise<CertificateDetail> {
+    return this.issuance.send(IssuancePattern.GetCertificate, {
+      tenantId: principal.tenantId,
+      certificateId,
+    });
+  }
+
+  @Post(':certificateId/renew')
+  @HttpCode(200)
+  @RequireScope(Scope.CertificatesWrite)
+  @ApiOperation({
+    summary: 'Renew: a new certificate with the same attributes',
+    operationId: 'renewCertificate',
+  })
+  @ApiOkResponse({ type: RenewCertificateResponseDoc })
+  async renew(
+    @Param('certificateId', new UuidParamPipe()) certificateId: string,
+    @Body() body: RenewCertificateRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<RenewCertificateResponse> {
+    const { certificateId: newCertificateId, ...rest } = await this.issuance.send(
+      IssuancePattern.RenewCertificate,
+      {
+        ...this.command(principal, req),
+        certificateId,
+        request: body,
+      },
+    );
+    return { newCertificateId, ...rest };
+  }
+
+  @Post(':certificateId/revoke')
+  @HttpCode(200)
+  @RequireScope(Scope.CertificatesWrite)
+  @ApiOperation({ summary: 'Revoke with an RFC 5280 reason code', operationId: 'revokeCertificate' })
+  @ApiOkResponse({ type: RevokeCertificateResponseDoc })
+  revoke(
+    @Param('certificateId', new UuidParamPipe()) certificateId: string,
+    @Body() body: RevokeCertificateRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<RevokeCertificateResult> {
+    return this.issuance.send(IssuancePattern.RevokeCertificate, {
+      ...this.command(principal, req),
+      certificateId,
+      request: body,
+    });
+  }
+
+  private command(principal: AuthenticatedPrincipal, req: RequestWithId) {
+    return { tenantId: principal.tenantId, principal: principal.subject, requestId: req.requestId };
+  }
+}
+
+/** CONTRACT section 5: `days` is a whole number from 0 to 3650, default 30. */
+function parseDays(raw: string | undefined): number {
+  if (raw === undefined) return DEFAULT_EXPIRING_DAYS;
+  const days = /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
+  if (!(days >= 0 && days <= 3650)) {
+    throw CaError.validation([{ field: 'days', message: 'days must be a whole number from 0 to 3650' }]);
+  }
+  return days;
+}

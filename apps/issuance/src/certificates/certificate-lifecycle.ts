@@ -1,0 +1,21 @@
+import { CertificateStatus } from '@ca/contracts';
+
+const DAY_MS = 86_400_000;
+
+/** Spec 2.3 / section 3: Revoked wins; otherwise Expired once notAfter has passed. */
+export function statusOf(
+  cert: { revokedAt: Date | null; notAfter: Date },
+  now = new Date(),
+): CertificateStatus {
+  if (cert.revokedAt) return CertificateStatus.Revoked;
+  return cert.notAfter.getTime() <= now.getTime() ? CertificateStatus.Expired : CertificateStatus.Active;
+}
+
+/** CONTRACT section 5: whole days left, rounded down, never below 0. */
+export function daysUntilExpiration(notAfter: Date, now = new Date()): number {
+  return Math.max(0, Math.floor((notAfter.getTime() - now.getTime()) / DAY_MS));
+}
+
+export function addDays(date: Date, days: number): Date {
+  return new Date(date.getTime() + days * DAY_MS);
+}

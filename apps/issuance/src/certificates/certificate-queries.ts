@@ -1,0 +1,100 @@
+import {
+  CaError,
+  CertificateDetail,
+  CertificateQuery,
+  CertificateStatus,
+  CertificateSummary,
+  ExpiringCertificateSummary,
+  ExpiringCertificatesQuery,
+  ListCertificatesQuery,
+} from '@ca/contracts';
+import { derToPem } from '@ca/pki';
+import { DataSource } from 'typeorm';
+import { addDays, daysUntilExpiration, statusOf } from './certificate-lifecycle';
+import { findTenantCertificate } from './certificate.repository';
+
+interface SummaryRow {
+  id: string;
+  tenant_id: string;
+  client_id: string;
+  common_name: string;
+  serial_number: string;
+  issued_at: Date;
+  not_after: Date;
+  revoked_at: Date | null;
+}
+
+const SUMMARY_COLUMNS =
+  'id, tenant_id, client_id, common_name, serial_number, issued_at, not_after, revoked_at';
+
+/** Spec 4.1.7–4.1.9: reads of the tenant's certificates, straight from the owning schema. */
+export class CertificateQueries {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async get(query: CertificateQuery): Promise<CertificateDetail> {
+    const c = await findTenantCertificate(this.dataSource, query.tenantId, query.certificateId);
+    const now = new Date();
+    return {
+      certificateId: c.id,
+      tenantId: c.tenantId,
+      clientId: c.clientId,
+      commonName: c.commonName,
+      serialNumber: c.serialNumber,
+      certificatePem: derToPem(new Uint8Array(c.certificateDer)),
+      status: statusOf(c, now),
+      issuedAt: c.issuedAt.toISOString(),
+      expiresAt: c.notAfter.toISOString(),
+      ...(c.revokedAt
+        ? { revokedAt: c.revokedAt.toISOString(), revocationReason: c.revocationReason ?? '' }
+        : {}),
+      daysUntilExpiration: daysUntilExpiration(c.notAfter, now),
+    };
+  }
+
+  /** Newest first; only summary columns are read (no DER), in one query. */
+  async list(query: ListCertificatesQuery): Promise<{ certificates: CertificateSummary[] }> {
+    const rows: SummaryRow[] = await this.dataSource.query(
+      `SELECT ${SUMMARY_COLUMNS} FROM issuance.certificates WHERE tenant_id = $1 ORDER BY issued_at DESC, id`,
+      [query.tenantId],
+    );
+    const now = new Date();
+    return {
+      certificates: rows.map((r) => ({
+        certificateId: r.id,
+        clientId: r.client_id,
+        commonName: r.common_name,
+        serialNumber: r.serial_number,
+        status: statusOf({ revokedAt: r.revoked_at, notAfter: r.not_after }, now),
+        issuedAt: r.issued_at.toISOString(),
+        expiresAt: r.not_after.toISOString(),
+        daysUntilExpiration: daysUntilExpiration(r.not_after, now),
+      })),
+    };
+  }
+
+  /** CONTRACT section 5: Active certificates with notAfter in (now, now + days], soonest first. */
+  async expiring(query: ExpiringCertificatesQuery): Promise<{ certificates: ExpiringCertificateSummary[] }> {
+    if (!Number.isInteger(query.days) || query.days < 0 || query.days > 3650) {
+      throw CaError.validation([{ field: 'days', message: 'days must be a whole number from 0 to 3650' }]);
+    }
+    const now = new Date();
+    const rows: SummaryRow[] = await this.dataSource.query(
+      `SELECT ${SUMMARY_COLUMNS} FROM issuance.certificates
+        WHERE tenant_id = $1 AND revoked_at IS NULL AND not_after > $2 AND not_after <= $3
+        ORDER BY not_after, id`,
+      [query.tenantId, now, addDays(now, query.days)],
+    );
+    return {
+      certificates: rows.map((r) => ({
+        certificateId: r.id,
+        tenantId: r.tenant_id,
+        clientId: r.client_id,
+        commonName: r.common_name,
+        serialNumber: r.serial_number,
+        status: CertificateStatus.Active,
+        expiresAt: r.not_after.toISOString(),
+        daysUntilExpiration: daysUntilExpiration(r.not_after, now),
+      })),
+    };
+  }
+}

@@ -1,0 +1,57 @@
+import { Column, Entity, PrimaryColumn } from 'typeorm';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
+
+/** An issued certificate and its lifecycle facts. Never holds the subject's private key. */
+@Entity({ schema: ISSUANCE_SCHEMA, name: 'certificates' })
+export class CertificateEntity {
+  @PrimaryColumn('uuid')
+  id!: string;
+
+  @Column('uuid', { name: 'tenant_id' })
+  tenantId!: string;
+
+  @Column('uuid', { name: 'ca_id' })
+  caId!: string;
+
+  @Column('text', { name: 'serial_number' })
+  serialNumber!: string;
+
+  @Column('text', { name: 'client_id' })
+  clientId!: string;
+
+  @Column('text', { name: 'common_name' })
+  commonName!: string;
+
+  @Column('text')
+  organization!: string;
+
+  @Column('text', { name: 'organizational_unit' })
+  organizationalUnit!: string;
+
+  @Column('text')
+  country!: string;
+
+  @Column('bytea', { name: 'certificate_der' })
+  certificateDer!: Buffer;
+
+  @Column('timestamptz', { name: 'not_before' })
+  notBefore!: Date;
+
+  @Column('timestamptz', { name: 'not_after' })
+  notAfter!: Date;
+
+  @Column('timestamptz', { name: 'issued_at' })
+  issuedAt!: Date;
+
+  @Column('uuid', { name: 'renewed_from', nullable: true })
+  renewedFrom!: string | null;
+
+  @Column('timestamptz', { name: 'revoked_at', nullable: true })
+  revokedAt!: Date | null;
+
+  @Column('text', { name: 'revocation_reason', nullable: true })
+  revocationReason!: string | null;
+
+  @Column('smallint', { name: 'revocation_reason_code', nullable: true })
+  revocationReasonCode!: number | null;
+}

@@ -1,0 +1,132 @@
+import { randomUUID } from 'node:crypto';
+import { CaError, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
+import { recordEvent } from '@ca/messaging';
+import { isUniqueViolation } from '@ca/persistence';
+import {
+  buildLeafCertificate,
+  derToPem,
+  exportPrivateKeyPem,
+  generateLeafKeyPair,
+  randomSerialNumber,
+  serialToHex,
+} from '@ca/pki';
+import { DataSource } from 'typeorm';
+import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { addDays } from './certificate-lifecycle';
+import { CertificateEntity } from './certificate.entity';
+import { distributionPointsFor } from './distribution-points';
+
+export interface CertificateAttributes {
+  clientId: string;
+  commonName: string;
+  organization: string;
+  organizationalUnit: string;
+  country: string;
+}
+
+export interface MintRequest {
+  tenantId: string;
+  attributes: CertificateAttributes;
+  validityDays: number;
+  renewedFrom?: string;
+}
+
+/** A random 128-bit serial colliding is astronomically unlikely; a few retries make it impossible to store twice. */
+const SERIAL_ATTEMPTS = 3;
+
+/**
+ * Makes one client certificate (CONTRACT section 5 profile) for issue and renew alike: a fresh
+ * key pair generated here, signed by the tenant CA, stored with its `certificate.issued` event in
+ * one transaction. The private key is returned to the caller once and never stored.
+ */
+export class CertificateMinter {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly signer: CertificateAuthoritySigner,
+    private readonly pkiPublicUrl: string,
+    private readonly onEventsRecorded: () => void,
+  ) {}
+
+  async mint(request: MintRequest): Promise<IssuedCertificate> {
+    const { authority, privateKey: caKey } = await this.signer.forTenant(request.tenantId);
+    const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const notAfter = addDays(notBefore, request.validityDays);
+    if (notAfter > authority.notAfter) {
+      // CONTRACT section 5: a certificate that would outlive its CA is refused.
+      throw CaError.validation([
+        {
+          field: 'validityDays',
+          message: `the certificate would expire after its CA (${authority.notAfter.toISOString()}); use fewer days`,
+        },
+      ]);
+    }
+    const keys = await generateLeafKeyPair();
+    const urls = distributionPointsFor(this.pkiPublicUrl, request.tenantId);
+    const { attributes } = request;
+
+    for (let attempt = 1; ; attempt++) {
+      const serialNumber = randomSerialNumber();
+      const der = await buildLeafCertificate(
+        {
+          subject: {
+            country: attributes.country,
+            organization: attributes.organization,
+            organizationalUnit: attributes.organizationalUnit,
+            commonName: attributes.commonName,
+          },
+          notBefore,
+          notAfter,
+          serialNumber,
+          extendedKeyUsages: ['clientAuth'],
+          crlDistributionPointUrl: urls.crlUrl,
+          ocspUrl: urls.ocspUrl,
+          caIssuersUrl: urls.caIssuersUrl,
+        },
+        keys.publicKey,
+        { certificateDer: new Uint8Array(authority.certificateDer), privateKey: caKey },
+      );
+      const certificateId = randomUUID();
+      const serialHex = serialToHex(serialNumber);
+      try {
+        await this.dataSource.transaction(async (manager) => {
+          await manager.insert(CertificateEntity, {
+            id: certificateId,
+            tenantId: request.tenantId,
+            caId: authority.id,
+            serialNumber: serialHex,
+            ...attributes,
+            certificateDer: Buffer.from(der),
+            notBefore,
+            notAfter,
+            issuedAt: new Date(),
+            renewedFrom: request.renewedFrom ?? null,
+            revokedAt: null,
+            revocationReason: null,
+            revocationReasonCode: null,
+          });
+          await recordEvent<CertificateIssuedPayload>(manager, ISSUANCE_SCHEMA, EventType.CertificateIssued, {
+            tenantId: request.tenantId,
+            certificateId,
+            caId: authority.id,
+            serialNumber: serialHex,
+            notBefore: notBefore.toISOString(),
+            notAfter: notAfter.toISOString(),
+            ...(request.renewedFrom ? { renewedFrom: request.renewedFrom } : {}),
+          });
+        });
+      } catch (error) {
+        if (isUniqueViolation(error) && attempt < SERIAL_ATTEMPTS) continue;
+        throw error;
+      }
+      this.onEventsRecorded();
+      return {
+        certificateId,
+        serialNumber: serialHex,
+        expiresAt: notAfter.toISOString(),
+        certificatePem: derToPem(der),
+        privateKeyPem: await exportPrivateKeyPem(keys.privateKey),
+      };
+    }
+  }
+}

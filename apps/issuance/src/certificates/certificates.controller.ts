@@ -1,0 +1,63 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { IssuanceApi, IssuancePattern } from '@ca/contracts';
+import { CertificateQueries } from './certificate-queries';
+import { IssueCertificateHandler } from './issue-certificate.handler';
+import { RenewCertificateHandler } from './renew-certificate.handler';
+import { RevokeCertificateHandler } from './revoke-certificate.handler';
+
+type Request<P extends keyof IssuanceApi> = IssuanceApi[P][0];
+type Reply<P extends keyof IssuanceApi> = Promise<IssuanceApi[P][1]>;
+
+/** The request/reply surface of the certificate aggregate. */
+@Controller()
+export class CertificatesController {
+  constructor(
+    private readonly issueHandler: IssueCertificateHandler,
+    private readonly renewHandler: RenewCertificateHandler,
+    private readonly revokeHandler: RevokeCertificateHandler,
+    private readonly queries: CertificateQueries,
+  ) {}
+
+  @MessagePattern(IssuancePattern.IssueCertificate)
+  issue(
+    @Payload() command: Request<typeof IssuancePattern.IssueCertificate>,
+  ): Reply<typeof IssuancePattern.IssueCertificate> {
+    return this.issueHandler.execute(command);
+  }
+
+  @MessagePattern(IssuancePattern.RenewCertificate)
+  renew(
+    @Payload() command: Request<typeof IssuancePattern.RenewCertificate>,
+  ): Reply<typeof IssuancePattern.RenewCertificate> {
+    return this.renewHandler.execute(command);
+  }
+
+  @MessagePattern(IssuancePattern.RevokeCertificate)
+  revoke(
+    @Payload() command: Request<typeof IssuancePattern.RevokeCertificate>,
+  ): Reply<typeof IssuancePattern.RevokeCertificate> {
+    return this.revokeHandler.execute(command);
+  }
+
+  @MessagePattern(IssuancePattern.GetCertificate)
+  get(
+    @Payload() query: Request<typeof IssuancePattern.GetCertificate>,
+  ): Reply<typeof IssuancePattern.GetCertificate> {
+    return this.queries.get(query);
+  }
+
+  @MessagePattern(IssuancePattern.ListCertificates)
+  list(
+    @Payload() query: Request<typeof IssuancePattern.ListCertificates>,
+  ): Reply<typeof IssuancePattern.ListCertificates> {
+    return this.queries.list(query);
+  }
+
+  @MessagePattern(IssuancePattern.ListExpiringCertificates)
+  expiring(
+    @Payload() query: Request<typeof IssuancePattern.ListExpiringCertificates>,
+  ): Reply<typeof IssuancePattern.ListExpiringCertificates> {
+    return this.queries.expiring(query);
+  }
+}

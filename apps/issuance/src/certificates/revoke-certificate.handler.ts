@@ -1,0 +1,59 @@
+import {
+  CaError,
+  CertificateRevokedPayload,
+  EventType,
+  RevocationReasonCodes,
+  RevokeCertificateCommand,
+  RevokeCertificateRequest,
+  RevokeCertificateResult,
+  validateDto,
+} from '@ca/contracts';
+import { recordEvent } from '@ca/messaging';
+import { DataSource } from 'typeorm';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { CertificateEntity } from './certificate.entity';
+import { findTenantCertificate } from './certificate.repository';
+
+/**
+ * Spec 4.1.6, operation 6: Active (or Expired) → Revoked, once. The row is locked so two
+ * concurrent revocations cannot both succeed; the change and `certificate.revoked` commit together.
+ */
+export class RevokeCertificateHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly onEventsRecorded: () => void,
+  ) {}
+
+  async execute(command: RevokeCertificateCommand): Promise<RevokeCertificateResult> {
+    await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
+    const request = await validateDto(RevokeCertificateRequest, command.request);
+    const reasonCode = RevocationReasonCodes[request.reasonCode ?? 'Unspecified'];
+    const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const result = await this.dataSource.transaction(async (manager) => {
+      const certificate = await findTenantCertificate(manager, command.tenantId, command.certificateId, {
+        lock: true,
+      });
+      if (certificate.revokedAt) throw CaError.conflict('This certificate is already revoked.');
+      await manager.update(
+        CertificateEntity,
+        { id: certificate.id },
+        {
+          revokedAt,
+          revocationReason: request.reason,
+          revocationReasonCode: reasonCode,
+        },
+      );
+      await recordEvent<CertificateRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CertificateRevoked, {
+        tenantId: certificate.tenantId,
+        certificateId: certificate.id,
+        caId: certificate.caId,
+        serialNumber: certificate.serialNumber,
+        revokedAt: revokedAt.toISOString(),
+        reasonCode,
+      });
+      return { certificateId: certificate.id, revokedAt: revokedAt.toISOString() };
+    });
+    this.onEventsRecorded();
+    return result;
+  }
+}

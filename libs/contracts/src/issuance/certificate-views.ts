@@ -1,0 +1,56 @@
+import { CertificateStatus } from './certificate-status';
+
+/** Spec 2.3 CertificateSummary (elements of the list response). */
+export interface CertificateSummary {
+  certificateId: string;
+  clientId: string;
+  commonName: string;
+  serialNumber: string;
+  status: CertificateStatus;
+  issuedAt: string;
+  expiresAt: string;
+  daysUntilExpiration: number;
+}
+
+/** Spec 2.3 certificate detail (get by id). */
+export interface CertificateDetail {
+  certificateId: string;
+  tenantId: string;
+  clientId: string;
+  commonName: string;
+  serialNumber: string;
+  certificatePem: string;
+  status: CertificateStatus;
+  issuedAt: string;
+  expiresAt: string;
+  revokedAt?: string;
+  revocationReason?: string;
+  daysUntilExpiration: number;
+}
+
+/** Spec 2.3 ExpiringCertificateSummary. */
+export interface ExpiringCertificateSummary {
+  certificateId: string;
+  tenantId: string;
+  clientId: string;
+  commonName: string;
+  serialNumber: string;
+  status: CertificateStatus;
+  expiresAt: string;
+  daysUntilExpiration: number;
+}
+
+export interface CertificateQuery {
+  tenantId: string;
+  certificateId: string;
+}
+
+export interface ListCertificatesQuery {
+  tenantId: string;
+}
+
+export interface ExpiringCertificatesQuery {
+  tenantId: string;
+  /** 0 to 3650 (CONTRACT section 5). */
+  days: number;
+}

@@ -1,0 +1,91 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Length,
+  Matches,
+  Max,
+  Min,
+} from 'class-validator';
+import { TenantCommand } from '../common/tenant-command';
+import { ResponseFormat } from './certificate-status';
+
+/** Spec 4.1.2: body of POST /v1/certificates. */
+export class IssueCertificateRequest {
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 100,
+    description: 'The OAuth2 client or system that will use the certificate for mTLS.',
+  })
+  @IsString()
+  @IsNotEmpty()
+  @Length(1, 100)
+  clientId!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 64, example: 'payments-client' })
+  @IsString()
+  @IsNotEmpty()
+  @Length(1, 64)
+  commonName!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 64, example: 'Acme' })
+  @IsString()
+  @IsNotEmpty()
+  @Length(1, 64)
+  organization!: string;
+
+  @ApiProperty({ minLength: 1, maxLength: 64, example: 'Payments' })
+  @IsString()
+  @IsNotEmpty()
+  @Length(1, 64)
+  organizationalUnit!: string;
+
+  @ApiProperty({ minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', example: 'US' })
+  @IsString()
+  @Length(2, 2)
+  @Matches(/^[A-Z]{2}$/, { message: 'country must be two uppercase letters (ISO 3166-1 alpha-2)' })
+  country!: string;
+
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 3650, example: 365 })
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  validityDays!: number;
+
+  @ApiPropertyOptional({ enum: Object.values(ResponseFormat), default: ResponseFormat.Text })
+  @IsOptional()
+  @IsIn(Object.values(ResponseFormat))
+  responseFormat?: ResponseFormat;
+
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
+  passwordProtected?: boolean;
+}
+
+export interface IssueCertificateCommand extends TenantCommand {
+  request: IssueCertificateRequest;
+}
+
+/** What issuance returns for a new certificate; the gateway shapes spec 4.1.4/4.1.5 from it. */
+export interface IssuedCertificate {
+  certificateId: string;
+  serialNumber: string;
+  expiresAt: string;
+  certificatePem: string;
+  /** Returned once, never stored or published. */
+  privateKeyPem: string;
+}
+
+/** Spec 4.1.4 (Text format). */
+export interface IssueCertificateResponse {
+  certificateId: string;
+  serialNumber: string;
+  expiresAt: string;
+  certificatePem?: string;
+  privateKeyPem?: string;
+}

@@ -1,0 +1,37 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { TenantCommand } from '../common/tenant-command';
+import { ResponseFormat } from './certificate-status';
+
+/** Spec 4.1.5: body of POST /v1/certificates/{id}/renew. */
+export class RenewCertificateRequest {
+  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 3650, example: 365 })
+  @IsInt()
+  @Min(1)
+  @Max(3650)
+  validityDays!: number;
+
+  @ApiPropertyOptional({ enum: Object.values(ResponseFormat), default: ResponseFormat.Text })
+  @IsOptional()
+  @IsIn(Object.values(ResponseFormat))
+  responseFormat?: ResponseFormat;
+
+  @ApiPropertyOptional({ default: false })
+  @IsOptional()
+  @IsBoolean()
+  passwordProtected?: boolean;
+}
+
+export interface RenewCertificateCommand extends TenantCommand {
+  certificateId: string;
+  request: RenewCertificateRequest;
+}
+
+/** Spec 4.1.5 response (Text format). */
+export interface RenewCertificateResponse {
+  newCertificateId: string;
+  serialNumber: string;
+  expiresAt: string;
+  certificatePem?: string;
+  privateKeyPem?: string;
+}

@@ -1,0 +1,37 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsNotEmpty, IsOptional, IsString, Length } from 'class-validator';
+import { TenantCommand } from '../common/tenant-command';
+import { REVOCATION_REASON_CODES, RevocationReasonCode } from './certificate-status';
+
+/** Spec 4.1.6: body of POST /v1/certificates/{id}/revoke. */
+export class RevokeCertificateRequest {
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 255,
+    description: 'Free text for the audit log; never in the CRL or OCSP answers.',
+  })
+  @IsString()
+  @IsNotEmpty()
+  @Length(1, 255)
+  reason!: string;
+
+  @ApiPropertyOptional({
+    enum: REVOCATION_REASON_CODES,
+    default: 'Unspecified',
+    description: 'RFC 5280 5.3.1 CRLReason.',
+  })
+  @IsOptional()
+  @IsIn(REVOCATION_REASON_CODES)
+  reasonCode?: RevocationReasonCode;
+}
+
+export interface RevokeCertificateCommand extends TenantCommand {
+  certificateId: string;
+  request: RevokeCertificateRequest;
+}
+
+/** Spec 4.1.6 response. */
+export interface RevokeCertificateResult {
+  certificateId: string;
+  revokedAt: string;
+}
