@@ -1,6 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { KeyCustody } from '@ca/custody';
-import { OutboxRelay } from '@ca/messaging';
+import { BlobStore, OutboxRelay } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
 import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
@@ -11,6 +11,9 @@ import { CertificatesController } from './certificates/certificates.controller';
 import { IssueCertificateHandler } from './certificates/issue-certificate.handler';
 import { RenewCertificateHandler } from './certificates/renew-certificate.handler';
 import { RevokeCertificateHandler } from './certificates/revoke-certificate.handler';
+import { IssueOcspSignerHandler } from './signing/issue-ocsp-signer.handler';
+import { SignCrlHandler } from './signing/sign-crl.handler';
+import { SigningController } from './signing/signing.controller';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
@@ -19,6 +22,7 @@ export interface IssuanceDependencies {
   relay: OutboxRelay;
   /** Base URL written into CDP and AIA extensions (PKI_PUBLIC_URL). */
   pkiPublicUrl: string;
+  blobs: BlobStore;
 }
 
 /** The issuance context: CA initialization and the certificate lifecycle (issue, renew, revoke, read). */
@@ -30,7 +34,7 @@ export class IssuanceModule {
     const minter = new CertificateMinter(deps.dataSource, signer, deps.pkiPublicUrl, nudge);
     return {
       module: IssuanceModule,
-      controllers: [CertificateAuthorityController, CertificatesController],
+      controllers: [CertificateAuthorityController, CertificatesController, SigningController],
       providers: [
         {
           provide: InitializeCaHandler,
@@ -40,6 +44,8 @@ export class IssuanceModule {
         { provide: RenewCertificateHandler, useValue: new RenewCertificateHandler(deps.dataSource, minter) },
         { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
+        { provide: SignCrlHandler, useValue: new SignCrlHandler(signer, deps.blobs) },
+        { provide: IssueOcspSignerHandler, useValue: new IssueOcspSignerHandler(signer) },
       ],
     };
   }

@@ -29,6 +29,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<RunningSer
       custodyKind: config.keyCustody,
       relay,
       pkiPublicUrl: config.pkiPublicUrl,
+      blobs: messaging.blobs,
     }),
     {
       ...messaging.serverOptions('issuance'),

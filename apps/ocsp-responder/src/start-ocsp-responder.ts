@@ -1,43 +1,77 @@
+import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { CaInitializedPayload, EventEnvelope, EventType } from '@ca/contracts';
+import { ConfigError } from '@ca/config';
+import {
+  CaInitializedPayload,
+  CertificateIssuedPayload,
+  CertificateRevokedPayload,
+  CrlPublishedPayload,
+  EventEnvelope,
+  EventType,
+  IssuanceApi,
+} from '@ca/contracts';
+import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
 import { routeByType } from '@ca/messaging';
 import { NestPinoLogger } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime } from '@ca/runtime';
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
+import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
+import { CrlStore } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
+import { OcspResponder } from './ocsp/ocsp.responder';
 import { OcspResponderModule } from './ocsp-responder.module';
 import { OCSP_SCHEMA } from './ocsp.schema';
+import { OcspSignerKeeper } from './signers/ocsp-signer.keeper';
 
 /** Durable consumer name: the responder's position in the event stream. */
 export const OCSP_CONSUMER = 'ocsp-responder';
 
+/** OCSP requests are a few hundred bytes; anything far larger is refused before parsing. */
+const OCSP_REQUEST_LIMIT = '64kb';
+
 /**
  * Starts the public surface on PKI_PORT. It answers from its own schema only, so it keeps
- * serving while the gateway and issuance are down.
+ * serving CA certificates, CRLs and OCSP while the gateway and issuance are down.
  */
 export async function startOcspResponder(runtime: ServiceRuntime): Promise<RunningService> {
   const { config, messaging } = runtime;
+  const custody = openResponderCustody(runtime);
   const dataSource = await openSchemaDataSource({
     url: runtime.databaseUrl,
     schema: OCSP_SCHEMA,
     entities: [],
     migrations: OCSP_MIGRATIONS,
   });
-  const store = new CaCertificateStore(dataSource);
+  const issuance = messaging.rpcClient<IssuanceApi>();
+  const caCertificates = new CaCertificateStore(dataSource);
+  const statuses = new CertificateStatusProjection(dataSource);
+  const crls = new CrlStore(dataSource, messaging.blobs);
+  const signers = new OcspSignerKeeper(dataSource, custody, issuance);
+  const responder = new OcspResponder(caCertificates, statuses, signers);
   const subscription = await messaging.events.subscribe(
     OCSP_CONSUMER,
-    routeByType({ [EventType.CaInitialized]: (e) => store.apply(e as EventEnvelope<CaInitializedPayload>) }),
+    routeByType({
+      [EventType.CaInitialized]: async (e) => {
+        await caCertificates.apply(e as EventEnvelope<CaInitializedPayload>);
+        void signers.ensure(e.tenantId);
+      },
+      [EventType.CertificateIssued]: (e) =>
+        statuses.applyIssued(e as EventEnvelope<CertificateIssuedPayload>),
+      [EventType.CertificateRevoked]: (e) =>
+        statuses.applyRevoked(e as EventEnvelope<CertificateRevokedPayload>),
+      [EventType.CrlPublished]: (e) => crls.apply(e as EventEnvelope<CrlPublishedPayload>),
+    }),
   );
+  signers.start();
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   const app = await NestFactory.create<NestExpressApplication>(
-    OcspResponderModule.register({ store, ready }),
-    {
-      logger: new NestPinoLogger(runtime.logger),
-    },
+    OcspResponderModule.register({ caCertificates, crls, responder, ready }),
+    { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
   );
   app.disable('x-powered-by');
+  app.useBodyParser('raw', { type: () => true, limit: OCSP_REQUEST_LIMIT });
   await app.listen(config.pkiPort, config.host);
   return {
     name: 'ocsp-responder',
@@ -45,7 +79,24 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     close: async () => {
       await app.close();
       await subscription.stop();
+      await signers.stop();
+      await issuance.close();
       await dataSource.destroy();
     },
   };
+}
+
+/** The responder's delegated keys are under a KEK of its own (in embedded mode, its own file). */
+function openResponderCustody({ config }: ServiceRuntime): KeyCustody {
+  try {
+    const kek = loadOrCreateLocalKek({
+      kekBase64: config.caKek,
+      dataDir: join(config.dataDir, 'ocsp-responder'),
+      embedded: config.embedded,
+    });
+    return new LocalKeyCustody(kek);
+  } catch (error) {
+    const problem = error instanceof Error ? error.message.replace(/^CA_KEK:?\s*/, '') : 'is not usable';
+    throw new ConfigError('CA_KEK', problem);
+  }
 }

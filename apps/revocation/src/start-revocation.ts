@@ -1,33 +1,64 @@
-import { CaInitializedPayload, EventEnvelope, EventType } from '@ca/contracts';
-import { routeByType } from '@ca/messaging';
+import {
+  CaInitializedPayload,
+  CertificateRevokedPayload,
+  EventEnvelope,
+  EventType,
+  IssuanceApi,
+} from '@ca/contracts';
+import { OutboxRelay, routeByType } from '@ca/messaging';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime } from '@ca/runtime';
-import { CrlIssuerRegistry } from './crl-issuers/crl-issuer.registry';
+import { RevocationLedger } from './ledger/revocation.ledger';
+import { CrlRefreshScheduler } from './crls/crl-refresh.scheduler';
+import { CrlPublisher } from './crls/crl.publisher';
 import { REVOCATION_MIGRATIONS } from './migrations';
 import { REVOCATION_SCHEMA } from './revocation.schema';
 
 export const REVOCATION_CONSUMER = 'revocation';
 
-/** Starts the revocation context: a durable consumer of the event stream, no HTTP surface. */
+/**
+ * Starts the revocation context: a durable consumer of the event stream that keeps the revoked
+ * entries and publishes a new CRL after each change (within seconds) and before each nextUpdate.
+ */
 export async function startRevocation(runtime: ServiceRuntime): Promise<RunningService> {
+  const { messaging } = runtime;
   const dataSource = await openSchemaDataSource({
     url: runtime.databaseUrl,
     schema: REVOCATION_SCHEMA,
     entities: [],
     migrations: REVOCATION_MIGRATIONS,
   });
-  const issuers = new CrlIssuerRegistry(dataSource);
-  const subscription = await runtime.messaging.events.subscribe(
+  const relay = new OutboxRelay(dataSource, REVOCATION_SCHEMA, messaging.events);
+  const issuance = messaging.rpcClient<IssuanceApi>();
+  const ledger = new RevocationLedger(dataSource);
+  const publisher = new CrlPublisher(dataSource, issuance, messaging.blobs, relay);
+  const scheduler = new CrlRefreshScheduler(dataSource, publisher);
+  // Publication is not awaited in the handler: the stream moves on while the CRL is built, and a
+  // failed build is retried by the scheduler, so one tenant's CRL never holds up the others' events.
+  const subscription = await messaging.events.subscribe(
     REVOCATION_CONSUMER,
     routeByType({
-      [EventType.CaInitialized]: (e) => issuers.apply(e as EventEnvelope<CaInitializedPayload>),
+      [EventType.CaInitialized]: async (e) => {
+        await ledger.registerIssuer(e as EventEnvelope<CaInitializedPayload>);
+        void publisher.request(e.tenantId);
+      },
+      [EventType.CertificateRevoked]: async (e) => {
+        await ledger.recordRevocation(e as EventEnvelope<CertificateRevokedPayload>);
+        void publisher.request(e.tenantId);
+      },
     }),
   );
+  relay.start();
+  scheduler.start();
   return {
     name: 'revocation',
     ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
     close: async () => {
+      scheduler.stop();
       await subscription.stop();
+      await publisher.idle();
+      await relay.stop();
+      await issuance.close();
       await dataSource.destroy();
     },
   };

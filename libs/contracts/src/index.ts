@@ -15,3 +15,5 @@ export * from './issuance/renew-certificate.dto';
 export * from './issuance/revoke-certificate.dto';
 export * from './issuance/certificate-views';
 export * from './issuance/certificate.events';
+export * from './issuance/signing.dto';
+export * from './revocation/crl-published.event';

@@ -11,3 +11,4 @@ export * from './outbox/outbox.sql';
 export * from './outbox/outbox';
 export * from './outbox/outbox-relay';
 export * from './inbox/apply-once';
+export * from './blobs/blob-store';

@@ -135,6 +135,27 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
     }, 15_000);
   });
 
+  describe('blobs beside a request', () => {
+    it('hands over a payload far above the 1 MB message limit, byte for byte', async () => {
+      const bytes = new Uint8Array(3 * 1024 * 1024).map((_, i) => (i * 31) % 251);
+      const ref = await messaging.blobs.put(bytes);
+      // Read by another connection, as the consuming service would (and after a restart).
+      const other = await testMessaging.open('blob-reader');
+      const received = await other.blobs.get(ref);
+      await other.close();
+      const same = (other?: Uint8Array) =>
+        other !== undefined && Buffer.from(other).equals(Buffer.from(bytes));
+      expect(same(received)).toBe(true);
+      expect(same(await messaging.blobs.get(ref))).toBe(true);
+      await messaging.blobs.delete(ref);
+      expect(await messaging.blobs.get(ref)).toBeUndefined();
+    }, 30_000);
+
+    it('answers undefined for an unknown reference', async () => {
+      expect(await messaging.blobs.get('no-such-blob')).toBeUndefined();
+    });
+  });
+
   describe('durable events', () => {
     const consume = (durable: string, seen: EventEnvelope[]) =>
       messaging.events.subscribe(durable, async (event) => {

@@ -1,5 +1,6 @@
 import { ClientProxyFactory, MicroserviceOptions, Transport } from '@nestjs/microservices';
 import { NatsConnection, connect } from 'nats';
+import { BlobStore, InProcessBlobStore, JetStreamBlobStore } from './blobs/blob-store';
 import { EventBus } from './events/event-bus';
 import { InProcessEventBus } from './events/in-process.event-bus';
 import { JetStreamEventBus } from './events/jetstream.event-bus';
@@ -27,6 +28,8 @@ export interface MessagingOptions {
 export interface Messaging {
   readonly kind: 'nats' | 'in-process';
   readonly events: EventBus;
+  /** Large payloads beside a request (see BlobStore). */
+  readonly blobs: BlobStore;
   /** Options for `NestFactory.createMicroservice`/`connectMicroservice`; `queue` balances replicas. */
   serverOptions(queue: string): MicroserviceOptions;
   rpcClient<Api extends RpcApi>(): RpcClient<Api>;
@@ -45,6 +48,7 @@ export async function openMessaging(options: MessagingOptions): Promise<Messagin
   return {
     kind: 'in-process',
     events,
+    blobs: await InProcessBlobStore.open(events.pool),
     serverOptions: () => ({ strategy: new InProcessServer(registry) }),
     rpcClient: <Api extends RpcApi>() => new RpcClient<Api>(new InProcessClient(registry), timeoutMs),
     close: () => events.close(),
@@ -64,9 +68,11 @@ async function openNatsMessaging(
     streamName: options.streamName ?? DEFAULT_STREAM,
     subjectPrefix: options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX,
   });
+  const blobs = await JetStreamBlobStore.open(nc, `${options.streamName ?? DEFAULT_STREAM}_BLOBS`);
   return {
     kind: 'nats',
     events,
+    blobs,
     serverOptions: (queue) => ({
       transport: Transport.NATS,
       options: { ...connection, queue, gracefulShutdown: true, gracePeriod: 2_000 },

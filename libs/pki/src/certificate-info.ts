@@ -5,6 +5,11 @@ export interface CertificateInfo {
   /** As `openssl x509 -serial` prints it: uppercase hex without separators. */
   serialNumberHex: string;
   subject: DistinguishedName;
+  /**
+   * The subject Name exactly as encoded in the certificate (RFC 5280 4.1.2.6), to compare with the
+   * issuer of what this certificate signs (a CRL's issuer, RFC 5280 6.3.3 (b)) without re-encoding.
+   */
+  subjectDer: Uint8Array;
   issuer: DistinguishedName;
   notBefore: Date;
   notAfter: Date;

@@ -22,6 +22,7 @@ describe('parseCertificate', () => {
     expect(parseCertificate(fixture('openssl-p256-root.pem'))).toEqual({
       serialNumberHex: '8F0102030405060708090A0B0C0D0E0F',
       subject: name,
+      subjectDer: expect.any(Uint8Array),
       issuer: name,
       notBefore: new Date('2026-11-22T00:33:37Z'),
       notAfter: new Date('2062-06-26T00:33:37Z'),
@@ -39,11 +40,21 @@ describe('parseCertificate', () => {
     });
   });
 
+  it('gives the subject Name octets as the certificate holds them, even in a non-canonical order', () => {
+    for (const file of ['openssl-p256-root.pem', 'openssl-v1-leaf.pem']) {
+      const der = fixture(file);
+      expect(Buffer.from(parseCertificate(der).subjectDer)).toEqual(
+        Buffer.from(pkijs.Certificate.fromBER(der).subject.toSchema().toBER(false)),
+      );
+    }
+  });
+
   it('reads a v1 certificate without extensions: not a CA, no SKI', () => {
     const info = parseCertificate(fixture('openssl-v1-leaf.pem'));
     expect(info).toEqual({
       serialNumberHex: '01',
       subject: { commonName: 'Plain Leaf', organization: 'Other Inc' },
+      subjectDer: expect.any(Uint8Array),
       issuer: { commonName: 'Plain Leaf', organization: 'Other Inc' },
       notBefore: new Date('2026-11-22T00:33:41Z'),
       notAfter: new Date('2026-12-22T00:33:41Z'),
@@ -66,6 +77,7 @@ describe('parseCertificate', () => {
     expect(info).toEqual({
       serialNumberHex: '0A0B',
       subject: { country: 'DE', organization: 'Fixture GmbH', commonName: 'Full Leaf' },
+      subjectDer: expect.any(Uint8Array),
       issuer: { country: 'DE', organization: 'Fixture GmbH', commonName: 'Full Leaf' },
       notBefore: new Date('2026-11-22T00:47:08Z'),
       notAfter: new Date('2026-12-22T00:47:08Z'),

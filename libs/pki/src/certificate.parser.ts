@@ -15,6 +15,7 @@ import { toHex } from './hex';
 import { decodeName } from './name';
 import { PkiFormatError } from './pki-format.error';
 import { serialToHex } from './serial-number';
+import { readTbsCertificateFields } from './tbs-certificate.reader';
 
 // RFC 5280 4.2.1.12 names of the key purposes, by OID.
 const KEY_PURPOSE_NAME = new Map<string, string>([
@@ -44,6 +45,7 @@ export function parseCertificate(der: Uint8Array): CertificateInfo {
   return {
     serialNumberHex: serialToHex(certificate.serialNumber.valueBlock.valueHexView),
     subject: decodeName(certificate.subject),
+    subjectDer: new Uint8Array(readTbsCertificateFields(der).subjectDer),
     issuer: decodeName(certificate.issuer),
     notBefore: certificate.notBefore.value,
     notAfter: certificate.notAfter.value,

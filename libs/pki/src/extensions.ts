@@ -8,12 +8,15 @@ import * as pkijs from 'pkijs';
  * Each helper returns a ready pkijs `Extension` with the criticality RFC 5280 asks for.
  */
 
-// id-ce arc (RFC 5280 4.2.1), id-pe arc (RFC 5280 4.2.2, RFC 7633) and id-pkix-ocsp (RFC 6960).
+// id-ce arc (RFC 5280 4.2.1, CRL extensions 5.2 and 5.3), id-pe arc (RFC 5280 4.2.2, RFC 7633) and
+// id-pkix-ocsp (RFC 6960).
 export const EXTENSION_ID = {
   subjectKeyIdentifier: '2.5.29.14',
   keyUsage: '2.5.29.15',
   subjectAltName: '2.5.29.17',
   basicConstraints: '2.5.29.19',
+  cRLNumber: '2.5.29.20',
+  reasonCode: '2.5.29.21',
   cRLDistributionPoints: '2.5.29.31',
   authorityKeyIdentifier: '2.5.29.35',
   extKeyUsage: '2.5.29.37',

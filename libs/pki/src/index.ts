@@ -1,8 +1,17 @@
 export { buildCaCertificate, type CaCertificateProfile } from './ca-certificate.builder';
 export type { CertificateInfo } from './certificate-info';
 export { parseCertificate } from './certificate.parser';
+export {
+  assembleCertificateList,
+  type CrlProfile,
+  encodeTbsCertList,
+  type RevokedCertificateEntry,
+} from './crl.builder';
+export { type CrlEntryInfo, type CrlInfo, parseCrl } from './crl.parser';
+export { CRL_REASON, type CrlReasonName, isCrlReasonCode } from './crl-reason';
 export type { DistinguishedName } from './distinguished-name';
-export { EC_P256_KEY_ALGORITHM, exportSpkiDer, generateEcKeyPair } from './ec-key-pair';
+export { EC_P256_KEY_ALGORITHM, exportSpkiDer, generateEcKeyPair, importEcPublicKey } from './ec-key-pair';
+export { ecdsaSignatureToDer, signTbs } from './ecdsa-sig-value';
 export { KEY_PURPOSE_ID } from './extensions';
 export {
   buildLeafCertificate,
@@ -10,8 +19,33 @@ export {
   type IssuerKey,
   type LeafCertificateProfile,
 } from './leaf-certificate.builder';
+export {
+  buildCertId,
+  issuerHashes,
+  type OcspCertId,
+  type OcspHashAlgorithm,
+  ocspHashAlgorithmName,
+} from './ocsp-cert-id';
+export { type OcspRequestInfo, parseOcspRequest } from './ocsp-request.parser';
+export {
+  buildOcspErrorResponse,
+  buildOcspResponse,
+  encodeSingleResponse,
+  OCSP_RESPONSE_STATUS,
+  type OcspCertStatus,
+  type OcspResponseInput,
+  type OcspResponseStatus,
+  type OcspSingleResponseInput,
+} from './ocsp-response.builder';
+export {
+  type OcspBasicResponseInfo,
+  type OcspResponseInfo,
+  type OcspSingleResponseInfo,
+  parseOcspResponse,
+} from './ocsp-response.parser';
 export { derToPem, pemToDer } from './pem';
 export { PkiFormatError } from './pki-format.error';
 export { exportPrivateKeyPem, generateLeafKeyPair } from './private-key';
 export { assertValidSerialNumber, randomSerialNumber, serialFromHex, serialToHex } from './serial-number';
 export type { SigningKeys } from './signing-keys';
+export { inspectTbsCertList, type TbsCertListSummary } from './tbs-cert-list.inspector';

@@ -87,6 +87,7 @@ describe('buildLeafCertificate', () => {
     expect(info).toEqual({
       serialNumberHex: serialToHex(serialNumber),
       subject,
+      subjectDer: expect.any(Uint8Array),
       issuer: caSubject,
       notBefore: new Date('2026-06-01T00:00:00Z'),
       notAfter: new Date('2027-06-01T00:00:00Z'),

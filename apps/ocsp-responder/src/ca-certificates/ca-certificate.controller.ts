@@ -2,6 +2,7 @@ import { Controller, Get, Param, Req, Res } from '@nestjs/common';
 import { derToPem } from '@ca/pki';
 import { Request, Response } from 'express';
 import { answerConditionally } from '../http/conditional-get';
+import { notFoundProblem } from '../http/not-found';
 import { CaCertificateStore, ServedCaCertificate } from './ca-certificate.store';
 
 /** A day: a CA certificate does not change; caches revalidate cheaply with the ETag. */
@@ -35,15 +36,7 @@ export class CaCertificateController {
     body: (ca: ServedCaCertificate) => Buffer,
   ): Promise<void> {
     const ca = await this.store.find(tenantId);
-    if (!ca) {
-      res.status(404).type('application/problem+json').json({
-        type: 'about:blank',
-        title: 'Not Found',
-        status: 404,
-        detail: 'No certificate authority is published for this tenant.',
-      });
-      return;
-    }
+    if (!ca) return notFoundProblem(res, 'No certificate authority is published for this tenant.');
     // The two representations differ, so their validators must too (RFC 9110 8.8.3).
     const suffix = contentType === 'application/pkix-cert' ? 'der' : 'pem';
     const etag = `${ca.etag.slice(0, -1)}-${suffix}"`;

@@ -1,3 +1,4 @@
 import { CreateCaCertificates1763769600000 } from './1763769600000-create-ca-certificates';
+import { CreateStatusCrlsSigners1763769800000 } from './1763769800000-create-status-crls-signers';
 
-export const OCSP_MIGRATIONS = [CreateCaCertificates1763769600000];
+export const OCSP_MIGRATIONS = [CreateCaCertificates1763769600000, CreateStatusCrlsSigners1763769800000];

@@ -9,6 +9,7 @@ export class CreateCrlIssuers1763769600000 implements MigrationInterface {
     await queryRunner.query(`CREATE TABLE revocation.crl_issuers (
       tenant_id uuid PRIMARY KEY,
       ca_id uuid NOT NULL,
+      ca_certificate_der bytea NOT NULL,
       ca_not_after timestamptz NOT NULL,
       next_crl_number bigint NOT NULL DEFAULT 1,
       registered_at timestamptz NOT NULL DEFAULT now()

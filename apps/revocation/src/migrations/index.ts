@@ -1,3 +1,7 @@
 import { CreateCrlIssuers1763769600000 } from './1763769600000-create-crl-issuers';
+import { CreateRevokedCertificatesAndCrls1763769800000 } from './1763769800000-create-revoked-certificates-and-crls';
 
-export const REVOCATION_MIGRATIONS = [CreateCrlIssuers1763769600000];
+export const REVOCATION_MIGRATIONS = [
+  CreateCrlIssuers1763769600000,
+  CreateRevokedCertificatesAndCrls1763769800000,
+];

@@ -11,6 +11,7 @@ import { IssueCertificateCommand, IssuedCertificate } from './issue-certificate.
 import { IssuancePattern } from './issuance.patterns';
 import { RenewCertificateCommand } from './renew-certificate.dto';
 import { RevokeCertificateCommand, RevokeCertificateResult } from './revoke-certificate.dto';
+import { IssueOcspSignerCommand, IssueOcspSignerResult, SignCrlCommand, SignCrlResult } from './signing.dto';
 
 /** Request and reply type of every pattern the issuance context answers (for a typed RpcClient). */
 export type IssuanceApi = {
@@ -24,4 +25,6 @@ export type IssuanceApi = {
     ExpiringCertificatesQuery,
     { certificates: ExpiringCertificateSummary[] },
   ];
+  [IssuancePattern.SignCrl]: [SignCrlCommand, SignCrlResult];
+  [IssuancePattern.IssueOcspSigner]: [IssueOcspSignerCommand, IssueOcspSignerResult];
 };

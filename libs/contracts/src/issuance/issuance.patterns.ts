@@ -7,6 +7,8 @@ export const IssuancePattern = {
   GetCertificate: 'issuance.certificate.get',
   ListCertificates: 'issuance.certificate.list',
   ListExpiringCertificates: 'issuance.certificate.list-expiring',
+  SignCrl: 'issuance.crl.sign',
+  IssueOcspSigner: 'issuance.ocsp-signer.issue',
 } as const;
 
 export type IssuancePattern = (typeof IssuancePattern)[keyof typeof IssuancePattern];

@@ -18,7 +18,7 @@ export class InProcessEventBus extends EventBus {
   private readonly subscriptions = new Set<EventSubscription>();
 
   private constructor(
-    private readonly pool: Pool,
+    readonly pool: Pool,
     private readonly pollMs: number,
     private readonly retryDelayMs: number,
   ) {

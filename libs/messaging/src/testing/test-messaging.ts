@@ -34,6 +34,7 @@ export function createTestMessaging(kind: TransportKind, databaseUrl: string): T
       try {
         const jsm = await nc.jetstreamManager();
         await jsm.streams.delete(streamName).catch(() => undefined);
+        await jsm.streams.delete(`OBJ_${streamName}_BLOBS`).catch(() => undefined);
       } finally {
         await nc.close();
       }

@@ -1,1 +1,2 @@
-export { describeIfOpenssl, hasOpenssl, runOpenssl } from './openssl';
+export { describeIfOpenssl, hasOpenssl, runOpenssl, spawnOpenssl } from './openssl';
+export { createTestPki, type TestPki } from './test-pki';

@@ -20,10 +20,22 @@ export function describeIfOpenssl(name: string, suite: () => void): void {
 
 /** Runs `openssl` with arguments and optional stdin; throws with its stderr if it fails. */
 export function runOpenssl(args: readonly string[], input?: string | Uint8Array): string {
-  const result = spawnSync('openssl', args, { input, encoding: 'utf8' });
-  if (result.error) throw result.error;
+  const result = spawnOpenssl(args, input);
   if (result.status !== 0) {
     throw new Error(`openssl ${args.join(' ')} exited with ${result.status}: ${result.stderr}`);
   }
   return result.stdout;
+}
+
+/**
+ * Runs `openssl` and returns its exit status with stdout and stderr, whatever the status: some
+ * commands report on stderr (`openssl ocsp` prints "Response verify OK" there) or fail on purpose.
+ */
+export function spawnOpenssl(
+  args: readonly string[],
+  input?: string | Uint8Array,
+): { status: number | null; stdout: string; stderr: string } {
+  const result = spawnSync('openssl', args, { input, encoding: 'utf8' });
+  if (result.error) throw result.error;
+  return { status: result.status, stdout: result.stdout, stderr: result.stderr };
 }

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import {
+  OcspCertId,
+  OcspCertStatus,
+  OcspHashAlgorithm,
+  buildOcspErrorResponse,
+  buildOcspResponse,
+  issuerHashes,
+  parseOcspRequest,
+} from '@ca/pki';
+import { CaCertificateStore } from '../ca-certificates/ca-certificate.store';
+import {
+  CertificateStatusProjection,
+  CertificateStatusRow,
+} from '../certificate-status/certificate-status.projection';
+import { OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
+import { OcspResponseCache } from './ocsp-response.cache';
+
+/** Validity of an answer (thisUpdate → nextUpdate); caches may keep it that long (RFC 5019 6.2). */
+export const OCSP_VALIDITY_MS = 60 * 60_000;
+/** A cached answer is reused until this long before its nextUpdate, so clients always get time to use it. */
+const REUSE_MARGIN_MS = 15 * 60_000;
+
+export interface OcspAnswer {
+  der: Buffer;
+  /** Present on successful answers: what makes a GET cacheable (RFC 5019 6). */
+  cache?: { etag: string; thisUpdate: Date; nextUpdate: Date };
+}
+
+/**
+ * RFC 6960 responder for one tenant per request, answering only from its own projection:
+ * `unauthorized` for a tenant without CA, `malformedRequest` for undecodable input, `tryLater`
+ * while the tenant's delegated signer is being made; per serial good / revoked (time and RFC 5280
+ * reason, never the free text) / unknown (never issued by this CA, or another issuer's CertID).
+ */
+export class OcspResponder {
+  private readonly issuerHashCache = new Map<
+    string,
+    { issuerNameHash: Uint8Array; issuerKeyHash: Uint8Array }
+  >();
+
+  constructor(
+    private readonly cas: CaCertificateStore,
+    private readonly statuses: CertificateStatusProjection,
+    private readonly signers: OcspSignerKeeper,
+    private readonly cache = new OcspResponseCache(),
+  ) {}
+
+  async answer(tenantId: string, requestDer: Uint8Array): Promise<OcspAnswer> {
+    let request: ReturnType<typeof parseOcspRequest>;
+    try {
+      request = parseOcspRequest(requestDer);
+    } catch {
+      return { der: Buffer.from(buildOcspErrorResponse('malformedRequest')) };
+    }
+    const ca = await this.cas.find(tenantId);
+    if (!ca) return { der: Buffer.from(buildOcspErrorResponse('unauthorized')) };
+    const signer = await this.signers.signerFor(ca.tenantId);
+    if (!signer) return { der: Buffer.from(buildOcspErrorResponse('tryLater')) };
+
+    const found = await this.statuses.find(
+      ca.tenantId,
+      request.certIds.map((c) => c.serialNumberHex),
+    );
+    const statuses = request.certIds.map((certId) => this.statusOf(ca.tenantId, ca.der, certId, found));
+    const cacheKey = request.nonce
+      ? undefined
+      : this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter);
+    const cached = cacheKey ? this.cache.get(cacheKey) : undefined;
+    if (cached) return { der: cached.der, cache: cached };
+
+    const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const nextUpdate = new Date(Math.min(thisUpdate.getTime() + OCSP_VALIDITY_MS, signer.notAfter.getTime()));
+    const der = Buffer.from(
+      await buildOcspResponse({
+        responses: request.certIds.map((certId, i) => ({
+          certId,
+          status: statuses[i],
+          thisUpdate,
+          nextUpdate,
+        })),
+        producedAt: thisUpdate,
+        nonce: request.nonce,
+        responderCertificateDer: signer.certificateDer,
+        responderPrivateKey: signer.privateKey,
+      }),
+    );
+    const entry = {
+      der,
+      etag: `"${createHash('sha256').update(der).digest('base64url')}"`,
+      thisUpdate,
+      nextUpdate,
+      reuseUntil: nextUpdate.getTime() - REUSE_MARGIN_MS,
+    };
+    if (cacheKey) this.cache.set(cacheKey, entry);
+    return { der, cache: entry };
+  }
+
+  private statusOf(
+    tenantId: string,
+    caDer: Buffer,
+    certId: OcspCertId,
+    found: Map<string, CertificateStatusRow>,
+  ): OcspCertStatus {
+    if (certId.hashAlgorithm !== 'sha1' && certId.hashAlgorithm !== 'sha256') return { kind: 'unknown' };
+    const expected = this.issuerHashesOf(tenantId, caDer, certId.hashAlgorithm);
+    const sameIssuer =
+      Buffer.from(expected.issuerNameHash).equals(Buffer.from(certId.issuerNameHash)) &&
+      Buffer.from(expected.issuerKeyHash).equals(Buffer.from(certId.issuerKeyHash));
+    const row = sameIssuer ? found.get(certId.serialNumberHex) : undefined;
+    if (!row) return { kind: 'unknown' };
+    if (row.revokedAt)
+      return { kind: 'revoked', revocationTime: row.revokedAt, reasonCode: row.reasonCode ?? undefined };
+    return { kind: 'good' };
+  }
+
+  private issuerHashesOf(tenantId: string, caDer: Buffer, algorithm: OcspHashAlgorithm) {
+    const key = `${tenantId}:${algorithm}`;
+    let hashes = this.issuerHashCache.get(key);
+    if (!hashes) {
+      hashes = issuerHashes(new Uint8Array(caDer), algorithm);
+      this.issuerHashCache.set(key, hashes);
+    }
+    return hashes;
+  }
+
+  private cacheKey(
+    tenantId: string,
+    certIds: OcspCertId[],
+    statuses: OcspCertStatus[],
+    signerNotAfter: Date,
+  ): string {
+    const hash = createHash('sha256').update(tenantId).update(String(signerNotAfter.getTime()));
+    certIds.forEach((certId, i) => {
+      const status = statuses[i];
+      hash.update(certId.der).update(status.kind);
+      if (status.kind === 'revoked')
+        hash.update(`${status.revocationTime.getTime()}:${status.reasonCode ?? ''}`);
+    });
+    return hash.digest('base64');
+  }
+}

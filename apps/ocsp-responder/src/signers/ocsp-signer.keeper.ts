@@ -1,0 +1,144 @@
+import type { webcrypto } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { randomUUID } from 'node:crypto';
+import { IssuanceApi, IssuancePattern } from '@ca/contracts';
+import { CustodiedKey, KeyCustody } from '@ca/custody';
+import { RpcClient } from '@ca/messaging';
+import { DataSource } from 'typeorm';
+
+export interface OcspSigner {
+  certificateDer: Uint8Array;
+  privateKey: webcrypto.CryptoKey;
+  notAfter: Date;
+}
+
+interface SignerRow {
+  key_id: string;
+  key_algorithm: string;
+  public_key_spki: Buffer;
+  wrapped_key: Buffer;
+  certificate_der: Buffer;
+  not_after: Date;
+}
+
+/** A new signer is obtained this long before the current one expires. */
+export const SIGNER_RENEW_BEFORE_MS = 7 * 24 * 60 * 60_000;
+
+/**
+ * Keeps one delegated OCSP signer per tenant (CONTRACT section 6): the key is generated here,
+ * in the responder's own custody, and only its public half goes to issuance, which returns the
+ * certificate. Signers are made and renewed in the background, so an answer never waits for
+ * issuance; while a tenant has none yet, the responder answers `tryLater`.
+ */
+export class OcspSignerKeeper {
+  private readonly logger = new Logger('OcspSignerKeeper');
+  private readonly opened = new Map<string, Promise<OcspSigner | undefined>>();
+  private readonly ensuring = new Map<string, Promise<void>>();
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly custody: KeyCustody,
+    private readonly issuance: RpcClient<IssuanceApi>,
+    private readonly intervalMs = 30_000,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.ensureAll(), this.intervalMs);
+    void this.ensureAll();
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await Promise.allSettled([...this.ensuring.values()]);
+  }
+
+  /** The tenant's current signer, or undefined while none is usable (renewal is then under way). */
+  async signerFor(tenantId: string): Promise<OcspSigner | undefined> {
+    let opening = this.opened.get(tenantId);
+    if (!opening) {
+      opening = this.open(tenantId);
+      this.opened.set(tenantId, opening);
+    }
+    const signer = await opening;
+    if (!signer || signer.notAfter.getTime() - Date.now() < SIGNER_RENEW_BEFORE_MS) {
+      if (!signer) this.opened.delete(tenantId);
+      void this.ensure(tenantId);
+    }
+    return signer && signer.notAfter.getTime() > Date.now() ? signer : undefined;
+  }
+
+  /** Makes sure the tenant has a signer that is not near expiry; one attempt at a time per tenant. */
+  ensure(tenantId: string): Promise<void> {
+    const current = this.ensuring.get(tenantId);
+    if (current) return current;
+    const attempt = this.renewIfNeeded(tenantId)
+      .catch((err: unknown) =>
+        this.logger.warn({ err, tenantId }, 'could not obtain an OCSP signer yet; will retry'),
+      )
+      .finally(() => this.ensuring.delete(tenantId));
+    this.ensuring.set(tenantId, attempt);
+    return attempt;
+  }
+
+  private async ensureAll(): Promise<void> {
+    const due: { tenant_id: string }[] = await this.dataSource
+      .query(
+        `SELECT c.tenant_id FROM ocsp.ca_certificates c LEFT JOIN ocsp.signers s ON s.tenant_id = c.tenant_id
+          WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1)`,
+        [new Date(Date.now() + SIGNER_RENEW_BEFORE_MS)],
+      )
+      .catch(() => []);
+    for (const { tenant_id } of due) await this.ensure(tenant_id);
+  }
+
+  private async renewIfNeeded(tenantId: string): Promise<void> {
+    const existing = await this.row(tenantId);
+    if (existing && existing.not_after.getTime() - Date.now() >= SIGNER_RENEW_BEFORE_MS) return;
+    const keyId = randomUUID();
+    const { key } = await this.custody.generateSigningKey({ tenantId, keyId });
+    const issued = await this.issuance.send(IssuancePattern.IssueOcspSigner, {
+      tenantId,
+      publicKeySpki: Buffer.from(key.publicKeySpki).toString('base64'),
+    });
+    await this.dataSource.query(
+      `INSERT INTO ocsp.signers (tenant_id, key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after)
+       VALUES ($1, $2, $3, $4, $5, $6, $7)
+       ON CONFLICT (tenant_id) DO UPDATE SET key_id = EXCLUDED.key_id, key_algorithm = EXCLUDED.key_algorithm,
+         public_key_spki = EXCLUDED.public_key_spki, wrapped_key = EXCLUDED.wrapped_key,
+         certificate_der = EXCLUDED.certificate_der, not_after = EXCLUDED.not_after, created_at = now()`,
+      [
+        tenantId,
+        keyId,
+        key.algorithm,
+        Buffer.from(key.publicKeySpki),
+        Buffer.from(key.wrapped),
+        Buffer.from(issued.certificateDer, 'base64'),
+        issued.notAfter,
+      ],
+    );
+    this.opened.delete(tenantId);
+    this.logger.log({ tenantId, notAfter: issued.notAfter }, 'OCSP signer ready');
+  }
+
+  private async open(tenantId: string): Promise<OcspSigner | undefined> {
+    const row = await this.row(tenantId);
+    if (!row) return undefined;
+    const key: CustodiedKey = {
+      keyId: row.key_id,
+      algorithm: row.key_algorithm as CustodiedKey['algorithm'],
+      publicKeySpki: new Uint8Array(row.public_key_spki),
+      wrapped: new Uint8Array(row.wrapped_key),
+    };
+    const { privateKey } = await this.custody.openSigningKey({ tenantId, keyId: row.key_id }, key);
+    return { certificateDer: new Uint8Array(row.certificate_der), privateKey, notAfter: row.not_after };
+  }
+
+  private async row(tenantId: string): Promise<SignerRow | undefined> {
+    const rows: SignerRow[] = await this.dataSource.query(
+      `SELECT key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after FROM ocsp.signers WHERE tenant_id = $1`,
+      [tenantId],
+    );
+    return rows[0];
+  }
+}

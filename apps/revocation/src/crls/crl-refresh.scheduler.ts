@@ -1,0 +1,42 @@
+import { Logger } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { CRL_VALIDITY_MS, CrlPublisher } from './crl.publisher';
+
+/**
+ * Re-signs every tenant's CRL before it goes stale (RFC 5280 5.1.2.5: a new CRL is issued at or
+ * before nextUpdate), at half its validity, even when nothing changed. Also publishes the first
+ * CRL of an issuer that has none yet (an empty CRL as soon as a CA exists).
+ */
+export class CrlRefreshScheduler {
+  private readonly logger = new Logger('CrlRefreshScheduler');
+  private timer?: NodeJS.Timeout;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly publisher: CrlPublisher,
+    private readonly intervalMs = 60_000,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => void this.tick(), this.intervalMs);
+    void this.tick();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async tick(): Promise<void> {
+    try {
+      const due: { tenant_id: string }[] = await this.dataSource.query(
+        `SELECT i.tenant_id FROM revocation.crl_issuers i
+          LEFT JOIN LATERAL (SELECT max(next_update) AS next_update FROM revocation.crls c WHERE c.tenant_id = i.tenant_id) latest ON true
+          WHERE i.ca_not_after > now() AND (latest.next_update IS NULL OR latest.next_update < $1)`,
+        [new Date(Date.now() + CRL_VALIDITY_MS / 2)],
+      );
+      for (const { tenant_id } of due) await this.publisher.request(tenant_id);
+    } catch (err) {
+      this.logger.warn({ err }, 'CRL refresh check failed');
+    }
+  }
+}

@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { CrlPublishedPayload, EventType, IssuanceApi, IssuancePattern } from '@ca/contracts';
+import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
+import { RevokedCertificateEntry, assembleCertificateList, encodeTbsCertList } from '@ca/pki';
+import { DataSource } from 'typeorm';
+import { REVOCATION_SCHEMA } from '../revocation.schema';
+
+/** How long a CRL is valid (nextUpdate − thisUpdate); it is re-signed at half of that. */
+export const CRL_VALIDITY_MS = 24 * 60 * 60_000;
+
+interface IssuerRow {
+  tenant_id: string;
+  ca_certificate_der: Buffer;
+  next_crl_number: string;
+}
+
+/**
+ * Builds, has signed and publishes a tenant's next CRL (RFC 5280 5): entries from the ledger,
+ * the next CRLNumber, the signature from issuance (the CA key never comes here). Requests for
+ * a tenant are coalesced: while one build runs, further requests share one queued build, so a
+ * burst of revocations costs two CRLs, not one each.
+ */
+export class CrlPublisher {
+  private readonly logger = new Logger('CrlPublisher');
+  private readonly running = new Map<string, Promise<void>>();
+  private readonly queued = new Map<string, Promise<void>>();
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly issuance: RpcClient<IssuanceApi>,
+    private readonly blobs: BlobStore,
+    private readonly relay: OutboxRelay,
+  ) {}
+
+  /** Resolves when a CRL that includes everything recorded before the call is published. */
+  request(tenantId: string): Promise<void> {
+    const queued = this.queued.get(tenantId);
+    if (queued) return queued; // a build that has not started yet will include this change
+    const running = this.running.get(tenantId);
+    if (!running) return this.start(tenantId);
+    const next = running.then(() => this.start(tenantId));
+    this.queued.set(tenantId, next);
+    return next;
+  }
+
+  async idle(): Promise<void> {
+    while (this.running.size > 0 || this.queued.size > 0) {
+      await Promise.all([...this.running.values(), ...this.queued.values()]);
+    }
+  }
+
+  private start(tenantId: string): Promise<void> {
+    this.queued.delete(tenantId);
+    const build: Promise<void> = this.publish(tenantId)
+      .then((published) => {
+        // Another replica published this number first: make a newer one.
+        if (!published) void this.request(tenantId);
+      })
+      .catch((err: unknown) =>
+        this.logger.warn({ err, tenantId }, 'CRL publication failed; the scheduler retries'),
+      )
+      .finally(() => {
+        if (this.running.get(tenantId) === build) this.running.delete(tenantId);
+      });
+    this.running.set(tenantId, build);
+    return build;
+  }
+
+  /** Returns false when another replica took this CRL number first. */
+  private async publish(tenantId: string): Promise<boolean> {
+    const issuers: IssuerRow[] = await this.dataSource.query(
+      'SELECT tenant_id, ca_certificate_der, next_crl_number FROM revocation.crl_issuers WHERE tenant_id = $1',
+      [tenantId],
+    );
+    if (issuers.length === 0) return true;
+    const issuer = issuers[0];
+    const crlNumber = BigInt(issuer.next_crl_number);
+    const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const nextUpdate = new Date(thisUpdate.getTime() + CRL_VALIDITY_MS);
+    const entries = await this.entries(tenantId);
+    const tbs = encodeTbsCertList({
+      issuerCertificateDer: new Uint8Array(issuer.ca_certificate_der),
+      crlNumber,
+      thisUpdate,
+      nextUpdate,
+      entries,
+    });
+    const tbsBlobRef = await this.blobs.put(tbs);
+    const { signature } = await this.issuance
+      .send(IssuancePattern.SignCrl, { tenantId, tbsBlobRef })
+      .finally(() => this.blobs.delete(tbsBlobRef));
+    const der = assembleCertificateList(tbs, Buffer.from(signature, 'base64'));
+    const blobRef = await this.blobs.put(der);
+    const stored = await this.dataSource.transaction(async (manager) => {
+      // The number is taken under the row lock, so two replicas can never publish the same one.
+      const updated: [unknown[], number] = await manager.query(
+        `UPDATE revocation.crl_issuers SET next_crl_number = next_crl_number + 1
+          WHERE tenant_id = $1 AND next_crl_number = $2`,
+        [tenantId, crlNumber.toString()],
+      );
+      if (updated[1] !== 1) return false;
+      await manager.query(
+        `INSERT INTO revocation.crls (tenant_id, crl_number, this_update, next_update, entry_count, der)
+         VALUES ($1, $2, $3, $4, $5, $6)`,
+        [tenantId, crlNumber.toString(), thisUpdate, nextUpdate, entries.length, Buffer.from(der)],
+      );
+      await manager.query(`DELETE FROM revocation.crls WHERE tenant_id = $1 AND crl_number < $2`, [
+        tenantId,
+        (crlNumber - 2n).toString(),
+      ]);
+      await recordEvent<CrlPublishedPayload>(manager, REVOCATION_SCHEMA, EventType.CrlPublished, {
+        tenantId,
+        crlNumber: crlNumber.toString(),
+        thisUpdate: thisUpdate.toISOString(),
+        nextUpdate: nextUpdate.toISOString(),
+        blobRef,
+        sha256: createHash('sha256').update(der).digest('hex'),
+      });
+      return true;
+    });
+    if (!stored) {
+      await this.blobs.delete(blobRef);
+      return false;
+    }
+    this.relay.nudge();
+    return true;
+  }
+
+  private async entries(tenantId: string): Promise<RevokedCertificateEntry[]> {
+    const rows: { serial_number: string; revocation_date: Date; reason_code: number }[] =
+      await this.dataSource.query(
+        `SELECT serial_number, revocation_date, reason_code FROM revocation.revoked_certificates WHERE tenant_id = $1`,
+        [tenantId],
+      );
+    return rows.map((r) => ({
+      serialNumberHex: r.serial_number,
+      revocationDate: r.revocation_date,
+      reasonCode: r.reason_code,
+    }));
+  }
+}

@@ -1,0 +1,146 @@
+import { Server, Socket, createServer } from 'node:net';
+import type { PGlite } from '@electric-sql/pglite';
+
+const SSL_REQUEST = 80877103;
+const CANCEL_REQUEST = 80877102;
+/** Messages after which the client waits for the server: the end of one unit of work. */
+const BATCH_END = new Set(['S', 'Q', 'X', 'H'].map((c) => c.charCodeAt(0)));
+const TERMINATE = 'X'.charCodeAt(0);
+
+interface Connection {
+  socket: Socket;
+  buffer: Buffer;
+  pending: Buffer[];
+  started: boolean;
+}
+
+interface Batch {
+  connection: Connection;
+  bytes: Uint8Array;
+}
+
+/**
+ * A Postgres wire-protocol front for PGlite, so the `pg` driver (and TypeORM) can use it with
+ * several connections. PGlite is a single backend session, so work from different connections
+ * must never interleave inside one unit of work: messages are queued per connection up to the
+ * Sync (or simple Query) that ends them and run as one batch, and while a connection has a
+ * transaction open only its batches run. (pglite-socket queues message by message, which lets one
+ * connection's Parse replace another's unnamed statement before its Bind: seen under load.)
+ */
+export class PgliteWireServer {
+  private readonly server: Server;
+  private readonly queue: Batch[] = [];
+  private readonly connections = new Set<Connection>();
+  private owner?: Connection;
+  private draining = false;
+
+  constructor(private readonly db: PGlite) {
+    this.server = createServer((socket) => this.accept(socket));
+  }
+
+  async listen(host: string, port: number): Promise<number> {
+    await new Promise<void>((resolve, reject) =>
+      this.server.once('error', reject).listen(port, host, resolve),
+    );
+    const address = this.server.address();
+    if (!address || typeof address === 'string') throw new Error('no TCP address');
+    return address.port;
+  }
+
+  async close(): Promise<void> {
+    for (const connection of this.connections) connection.socket.destroy();
+    await new Promise<void>((resolve) => this.server.close(() => resolve()));
+    while (this.draining) await new Promise((r) => setTimeout(r, 10));
+  }
+
+  private accept(socket: Socket): void {
+    socket.setNoDelay(true);
+    const connection: Connection = { socket, buffer: Buffer.alloc(0), pending: [], started: false };
+    this.connections.add(connection);
+    socket.on('data', (chunk) => this.receive(connection, chunk));
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => void this.disconnect(connection));
+  }
+
+  private receive(connection: Connection, chunk: Buffer): void {
+    connection.buffer = connection.buffer.length ? Buffer.concat([connection.buffer, chunk]) : chunk;
+    for (;;) {
+      const buffer = connection.buffer;
+      if (!connection.started) {
+        if (buffer.length < 8) return;
+        const length = buffer.readInt32BE(0);
+        const code = buffer.readInt32BE(4);
+        if (length === 8 && code === SSL_REQUEST) {
+          connection.socket.write('N'); // no TLS on the loopback
+          connection.buffer = buffer.subarray(8);
+          continue;
+        }
+        if (buffer.length < length) return;
+        connection.buffer = buffer.subarray(length);
+        if (code === CANCEL_REQUEST) continue;
+        connection.started = true;
+        this.enqueue(connection, buffer.subarray(0, length));
+        continue;
+      }
+      if (buffer.length < 5) return;
+      const length = buffer.readInt32BE(1) + 1;
+      if (buffer.length < length) return;
+      const message = buffer.subarray(0, length);
+      connection.buffer = buffer.subarray(length);
+      if (message[0] === TERMINATE) {
+        connection.socket.end();
+        return;
+      }
+      connection.pending.push(message);
+      if (BATCH_END.has(message[0])) {
+        this.enqueue(connection, Buffer.concat(connection.pending));
+        connection.pending = [];
+      }
+    }
+  }
+
+  private enqueue(connection: Connection, bytes: Uint8Array): void {
+    this.queue.push({ connection, bytes: new Uint8Array(bytes) });
+    void this.drain();
+  }
+
+  private async drain(): Promise<void> {
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      for (;;) {
+        const index = this.owner ? this.queue.findIndex((b) => b.connection === this.owner) : 0;
+        if (index < 0 || this.queue.length === 0) return;
+        const [batch] = this.queue.splice(index, 1);
+        const { socket } = batch.connection;
+        await this.db.runExclusive(() =>
+          this.db.execProtocolRawStream(batch.bytes, {
+            onRawData: (data) => {
+              if (!socket.destroyed) socket.write(Buffer.from(data));
+            },
+          }),
+        );
+        this.owner = this.db.isInTransaction() ? batch.connection : undefined;
+        if (this.owner && !this.connections.has(this.owner)) {
+          // Its client left while this batch ran: end the transaction it opened.
+          await this.db.exec('ROLLBACK').catch(() => undefined);
+          this.owner = undefined;
+        }
+      }
+    } finally {
+      this.draining = false;
+    }
+  }
+
+  private async disconnect(connection: Connection): Promise<void> {
+    this.connections.delete(connection);
+    for (let i = this.queue.length - 1; i >= 0; i--)
+      if (this.queue[i].connection === connection) this.queue.splice(i, 1);
+    if (this.owner === connection) {
+      // A client that vanished inside a transaction must not keep the database locked.
+      await this.db.exec('ROLLBACK').catch(() => undefined);
+      this.owner = undefined;
+      void this.drain();
+    }
+  }
+}
