@@ -10,6 +10,7 @@ import { JwtStrategy } from './auth/jwt.strategy';
 import { TokenVerifier } from './auth/token-verifier';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
 import { CertificatesController } from './certificates/certificates.controller';
+import { CertificatesV2Controller } from './certificates/certificates-v2.controller';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import { requestIdMiddleware } from './http/request-id';
 
@@ -29,7 +30,7 @@ export class GatewayModule implements NestModule {
     return {
       module: GatewayModule,
       imports: [PassportModule],
-      controllers: [CertificateAuthorityController, CertificatesController, Health],
+      controllers: [CertificateAuthorityController, CertificatesController, CertificatesV2Controller, Health],
       providers: [
         { provide: TokenVerifier, useValue: deps.tokenVerifier },
         { provide: RpcClient, useValue: deps.issuance },

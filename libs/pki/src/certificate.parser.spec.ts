@@ -37,6 +37,7 @@ describe('parseCertificate', () => {
       caIssuersUrls: [],
       mustStaple: false,
       extensionOids: ['2.5.29.14', '2.5.29.35', '2.5.29.19'],
+      customExtensions: [],
     });
   });
 
@@ -67,6 +68,7 @@ describe('parseCertificate', () => {
       caIssuersUrls: [],
       mustStaple: false,
       extensionOids: [],
+      customExtensions: [],
     });
     expect('subjectKeyIdentifierHex' in info).toBe(false);
     expect('authorityKeyIdentifierHex' in info).toBe(false);
@@ -92,6 +94,7 @@ describe('parseCertificate', () => {
       ocspUrls: ['http://pki.example/ocsp', 'http://ocsp2.example/'],
       caIssuersUrls: ['http://pki.example/ca.crt'],
       mustStaple: true,
+      customExtensions: [],
       extensionOids: [
         '2.5.29.19',
         '2.5.29.15',

@@ -12,6 +12,7 @@ import {
   TLS_FEATURE_STATUS_REQUEST,
 } from './extensions';
 import { toHex } from './hex';
+import { CUSTOM_EXTENSION_ARC, decodeKeyValueExtension } from './key-value-extension';
 import { decodeName } from './name';
 import { PkiFormatError } from './pki-format.error';
 import { serialToHex } from './serial-number';
@@ -68,6 +69,16 @@ export function parseCertificate(der: Uint8Array): CertificateInfo {
     caIssuersUrls: accessUrls(ACCESS_METHOD_ID.caIssuers),
     mustStaple: tlsFeatures(find(EXTENSION_ID.tlsFeature)).includes(TLS_FEATURE_STATUS_REQUEST),
     extensionOids: extensions.map(({ extnID }) => extnID),
+    customExtensions: extensions
+      .filter(({ extnID }) => extnID.startsWith(`${CUSTOM_EXTENSION_ARC}.`))
+      .flatMap(({ extnID, extnValue }) => {
+        // Only our key/value shape is read back; another issuer's encoding under the arc is skipped.
+        try {
+          return [{ oid: extnID, ...decodeKeyValueExtension(extnValue.valueBlock.valueHexView) }];
+        } catch {
+          return [];
+        }
+      }),
   };
 }
 

@@ -49,3 +49,8 @@ export { exportPrivateKeyPem, generateLeafKeyPair } from './private-key';
 export { assertValidSerialNumber, randomSerialNumber, serialFromHex, serialToHex } from './serial-number';
 export type { SigningKeys } from './signing-keys';
 export { inspectTbsCertList, type TbsCertListSummary } from './tbs-cert-list.inspector';
+export {
+  CUSTOM_EXTENSION_ARC,
+  decodeKeyValueExtension,
+  encodeKeyValueExtension,
+} from './key-value-extension';

@@ -101,6 +101,7 @@ describe('buildLeafCertificate', () => {
       ocspUrls: ['https://pki.example.com/v1/tenants/t1/ocsp'],
       caIssuersUrls: ['https://pki.example.com/v1/tenants/t1/ca.crt'],
       mustStaple: true,
+      customExtensions: [],
       extensionOids: [
         '2.5.29.19',
         '2.5.29.15',

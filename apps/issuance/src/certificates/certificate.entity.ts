@@ -34,6 +34,20 @@ export class CertificateEntity {
   @Column('bytea', { name: 'certificate_der' })
   certificateDer!: Buffer;
 
+  /** Spec 4.1.3 usage: Client, Server or ClientAndServer (v1 certificates are Client). */
+  @Column('text')
+  usage!: string;
+
+  @Column('text', { name: 'dns_names', array: true })
+  dnsNames!: string[];
+
+  @Column('boolean', { name: 'must_staple' })
+  mustStaple!: boolean;
+
+  /** Custom extensions in certificate order: `.1`, `.2`, … under the custom arc. */
+  @Column('jsonb', { name: 'custom_extensions' })
+  customExtensions!: { key: string; value: string }[];
+
   @Column('timestamptz', { name: 'not_before' })
   notBefore!: Date;
 

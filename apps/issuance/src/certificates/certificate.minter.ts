@@ -16,18 +16,11 @@ import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { addDays } from './certificate-lifecycle';
 import { CertificateEntity } from './certificate.entity';
 import { distributionPointsFor } from './distribution-points';
-
-export interface CertificateAttributes {
-  clientId: string;
-  commonName: string;
-  organization: string;
-  organizationalUnit: string;
-  country: string;
-}
+import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
 
 export interface MintRequest {
   tenantId: string;
-  attributes: CertificateAttributes;
+  profile: CertificateProfile;
   validityDays: number;
   renewedFrom?: string;
 }
@@ -36,7 +29,8 @@ export interface MintRequest {
 const SERIAL_ATTEMPTS = 3;
 
 /**
- * Makes one client certificate (CONTRACT section 5 profile) for issue and renew alike: a fresh
+ * Makes one certificate (CONTRACT section 5 profile, plus the v2 usage, SANs, must-staple and
+ * custom extensions of spec 4.1.3) for issue and renew alike: a fresh
  * key pair generated here, signed by the tenant CA, stored with its `certificate.issued` event in
  * one transaction. The private key is returned to the caller once and never stored.
  */
@@ -63,22 +57,25 @@ export class CertificateMinter {
     }
     const keys = await generateLeafKeyPair();
     const urls = distributionPointsFor(this.pkiPublicUrl, request.tenantId);
-    const { attributes } = request;
+    const { profile } = request;
 
     for (let attempt = 1; ; attempt++) {
       const serialNumber = randomSerialNumber();
       const der = await buildLeafCertificate(
         {
           subject: {
-            country: attributes.country,
-            organization: attributes.organization,
-            organizationalUnit: attributes.organizationalUnit,
-            commonName: attributes.commonName,
+            country: profile.country,
+            organization: profile.organization,
+            organizationalUnit: profile.organizationalUnit,
+            commonName: profile.commonName,
           },
           notBefore,
           notAfter,
           serialNumber,
-          extendedKeyUsages: ['clientAuth'],
+          extendedKeyUsages: extendedKeyUsagesOf(profile.usage),
+          dnsNames: profile.dnsNames,
+          mustStaple: profile.mustStaple,
+          customExtensions: customExtensionsOf(profile),
           crlDistributionPointUrl: urls.crlUrl,
           ocspUrl: urls.ocspUrl,
           caIssuersUrl: urls.caIssuersUrl,
@@ -95,7 +92,7 @@ export class CertificateMinter {
             tenantId: request.tenantId,
             caId: authority.id,
             serialNumber: serialHex,
-            ...attributes,
+            ...profile,
             certificateDer: Buffer.from(der),
             notBefore,
             notAfter,

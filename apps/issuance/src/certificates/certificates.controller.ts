@@ -33,6 +33,20 @@ export class CertificatesController {
     return this.renewHandler.execute(command);
   }
 
+  @MessagePattern(IssuancePattern.IssueCertificateV2)
+  issueV2(
+    @Payload() command: Request<typeof IssuancePattern.IssueCertificateV2>,
+  ): Reply<typeof IssuancePattern.IssueCertificateV2> {
+    return this.issueHandler.executeV2(command);
+  }
+
+  @MessagePattern(IssuancePattern.RenewCertificateV2)
+  renewV2(
+    @Payload() command: Request<typeof IssuancePattern.RenewCertificateV2>,
+  ): Reply<typeof IssuancePattern.RenewCertificateV2> {
+    return this.renewHandler.executeV2(command);
+  }
+
   @MessagePattern(IssuancePattern.RevokeCertificate)
   revoke(
     @Payload() command: Request<typeof IssuancePattern.RevokeCertificate>,

@@ -1,19 +1,23 @@
 import {
   CaError,
+  CertificateUsage,
   IssuedCertificate,
+  MAX_SERVER_VALIDITY_DAYS,
   RenewCertificateCommand,
   RenewCertificateRequest,
   validateDto,
 } from '@ca/contracts';
+import { DataSource } from 'typeorm';
+import { CertificateProfile } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
 import { findTenantCertificate } from './certificate.repository';
 import { refuseUnsupportedDelivery } from './unsupported-delivery';
-import { DataSource } from 'typeorm';
 
 /**
- * Spec 4.1.5, operation 5: a new certificate (new id, serial and key) with the same attributes;
- * the original stays as it is until it expires. Revoked originals are refused (CONTRACT section 5);
- * expired ones may be renewed.
+ * Spec 4.1.5, operations 5 and 9: a new certificate (new id, serial and key) with the same subject,
+ * clientId, usage, SANs and must-staple; v2 renewal also keeps the custom extensions. The original
+ * stays as it is until it expires. Revoked originals are refused (CONTRACT section 5); expired ones
+ * may be renewed.
  */
 export class RenewCertificateHandler {
   constructor(
@@ -21,16 +25,43 @@ export class RenewCertificateHandler {
     private readonly minter: CertificateMinter,
   ) {}
 
-  async execute(command: RenewCertificateCommand): Promise<IssuedCertificate> {
+  execute(command: RenewCertificateCommand): Promise<IssuedCertificate> {
+    return this.renew(command, { keepCustomExtensions: false });
+  }
+
+  executeV2(command: RenewCertificateCommand): Promise<IssuedCertificate> {
+    return this.renew(command, { keepCustomExtensions: true });
+  }
+
+  private async renew(
+    command: RenewCertificateCommand,
+    options: { keepCustomExtensions: boolean },
+  ): Promise<IssuedCertificate> {
     const original = await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
     const request = await validateDto(RenewCertificateRequest, command.request);
+    const usage = original.usage as CertificateUsage;
+    if (usage !== CertificateUsage.Client && request.validityDays > MAX_SERVER_VALIDITY_DAYS) {
+      throw CaError.validation([
+        { field: 'validityDays', message: `must be at most ${MAX_SERVER_VALIDITY_DAYS} for usage ${usage}` },
+      ]);
+    }
     refuseUnsupportedDelivery(request);
     if (original.revokedAt)
       throw CaError.conflict('A revoked certificate cannot be renewed; issue a new one instead.');
-    const { clientId, commonName, organization, organizationalUnit, country } = original;
+    const profile: CertificateProfile = {
+      clientId: original.clientId,
+      commonName: original.commonName,
+      organization: original.organization,
+      organizationalUnit: original.organizationalUnit,
+      country: original.country,
+      usage,
+      dnsNames: original.dnsNames,
+      mustStaple: original.mustStaple,
+      customExtensions: options.keepCustomExtensions ? original.customExtensions : [],
+    };
     return this.minter.mint({
       tenantId: command.tenantId,
-      attributes: { clientId, commonName, organization, organizationalUnit, country },
+      profile,
       validityDays: request.validityDays,
       renewedFrom: original.id,
     });

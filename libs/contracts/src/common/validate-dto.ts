@@ -11,6 +11,8 @@ export async function validateDto<T extends object>(type: new () => T, value: un
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw CaError.validation([{ field: 'body', message: 'the request body must be a JSON object' }]);
   }
+  const pollution = pollutingKeyPath(value);
+  if (pollution) throw CaError.validation([{ field: pollution, message: 'this key is not accepted' }]);
   const instance = plainToInstance(type, value);
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw CaError.validation(flattenValidationErrors(errors));
@@ -26,4 +28,18 @@ export function flattenValidationErrors(
     const own = Object.values(error.constraints ?? {}).map((message) => ({ field, message }));
     return [...own, ...flattenValidationErrors(error.children ?? [], field)];
   });
+}
+
+const POLLUTING_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
+
+/** The path of a `__proto__`/`constructor`/`prototype` key anywhere in a parsed JSON body, if any. */
+function pollutingKeyPath(value: unknown, path = '', depth = 0): string | undefined {
+  if (depth > 32 || typeof value !== 'object' || value === null) return undefined;
+  for (const key of Object.keys(value)) {
+    const keyPath = path ? `${path}.${key}` : key;
+    if (POLLUTING_KEYS.has(key)) return keyPath;
+    const nested = pollutingKeyPath((value as Record<string, unknown>)[key], keyPath, depth + 1);
+    if (nested) return nested;
+  }
+  return undefined;
 }

@@ -8,6 +8,7 @@ import {
 } from './certificate-views';
 import { InitializeCaCommand, InitializeCaResult } from './initialize-ca.dto';
 import { IssueCertificateCommand, IssuedCertificate } from './issue-certificate.dto';
+import { IssueCertificateV2Command } from './issue-certificate-v2.dto';
 import { IssuancePattern } from './issuance.patterns';
 import { RenewCertificateCommand } from './renew-certificate.dto';
 import { RevokeCertificateCommand, RevokeCertificateResult } from './revoke-certificate.dto';
@@ -18,6 +19,8 @@ export type IssuanceApi = {
   [IssuancePattern.InitializeCa]: [InitializeCaCommand, InitializeCaResult];
   [IssuancePattern.IssueCertificate]: [IssueCertificateCommand, IssuedCertificate];
   [IssuancePattern.RenewCertificate]: [RenewCertificateCommand, IssuedCertificate];
+  [IssuancePattern.IssueCertificateV2]: [IssueCertificateV2Command, IssuedCertificate];
+  [IssuancePattern.RenewCertificateV2]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.RevokeCertificate]: [RevokeCertificateCommand, RevokeCertificateResult];
   [IssuancePattern.GetCertificate]: [CertificateQuery, CertificateDetail];
   [IssuancePattern.ListCertificates]: [ListCertificatesQuery, { certificates: CertificateSummary[] }];

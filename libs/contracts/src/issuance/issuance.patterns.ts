@@ -3,6 +3,8 @@ export const IssuancePattern = {
   InitializeCa: 'issuance.ca.initialize',
   IssueCertificate: 'issuance.certificate.issue',
   RenewCertificate: 'issuance.certificate.renew',
+  IssueCertificateV2: 'issuance.certificate.issue-v2',
+  RenewCertificateV2: 'issuance.certificate.renew-v2',
   RevokeCertificate: 'issuance.certificate.revoke',
   GetCertificate: 'issuance.certificate.get',
   ListCertificates: 'issuance.certificate.list',

@@ -1,0 +1,72 @@
+import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import {
+  IssuanceApi,
+  IssuancePattern,
+  IssueCertificateResponse,
+  IssueCertificateV2Request,
+  RenewCertificateRequest,
+  RenewCertificateResponse,
+} from '@ca/contracts';
+import { RpcClient } from '@ca/messaging';
+import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
+import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
+import { RequestWithId } from '../http/request-id';
+import { UuidParamPipe } from '../http/uuid-param.pipe';
+import { IssueCertificateResponseDoc, RenewCertificateResponseDoc } from './certificate.responses';
+
+/** Spec 4.1 operations 8 and 9 (v2): usage, SANs, must-staple and custom extensions. */
+@ApiTags('Certificates v2')
+@ApiBearerAuth()
+@Controller('v2/certificates')
+export class CertificatesV2Controller {
+  constructor(private readonly issuance: RpcClient<IssuanceApi>) {}
+
+  @Post()
+  @HttpCode(200)
+  @RequireScope(Scope.CertificatesWrite)
+  @ApiOperation({
+    summary: 'Issue a certificate with usage, SANs, must-staple and custom extensions',
+    operationId: 'issueCertificateV2',
+  })
+  @ApiOkResponse({ type: IssueCertificateResponseDoc })
+  issue(
+    @Body() body: IssueCertificateV2Request,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<IssueCertificateResponse> {
+    return this.issuance.send(IssuancePattern.IssueCertificateV2, {
+      tenantId: principal.tenantId,
+      principal: principal.subject,
+      requestId: req.requestId,
+      request: body,
+    });
+  }
+
+  @Post(':certificateId/renew')
+  @HttpCode(200)
+  @RequireScope(Scope.CertificatesWrite)
+  @ApiOperation({
+    summary: 'Renew, keeping clientId, usage, SANs and custom extensions',
+    operationId: 'renewCertificateV2',
+  })
+  @ApiOkResponse({ type: RenewCertificateResponseDoc })
+  async renew(
+    @Param('certificateId', new UuidParamPipe()) certificateId: string,
+    @Body() body: RenewCertificateRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<RenewCertificateResponse> {
+    const { certificateId: newCertificateId, ...rest } = await this.issuance.send(
+      IssuancePattern.RenewCertificateV2,
+      {
+        tenantId: principal.tenantId,
+        principal: principal.subject,
+        requestId: req.requestId,
+        certificateId,
+        request: body,
+      },
+    );
+    return { newCertificateId, ...rest };
+  }
+}

@@ -1,0 +1,122 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
+import { FieldError } from '../common/ca-error';
+import { TenantCommand } from '../common/tenant-command';
+import { dnsNameProblem } from './dns-name.rules';
+import { IssueCertificateRequest } from './issue-certificate.dto';
+
+/** Spec 4.1.3 usage and the extended key usages it stands for (RFC 5280 4.2.1.12). */
+export const CertificateUsage = {
+  Client: 'Client',
+  Server: 'Server',
+  ClientAndServer: 'ClientAndServer',
+} as const;
+export type CertificateUsage = (typeof CertificateUsage)[keyof typeof CertificateUsage];
+
+export const MAX_SANS = 50;
+export const MAX_CUSTOM_EXTENSIONS = 10;
+export const MAX_CUSTOM_EXTENSION_TEXT = 255;
+/** Spec 4.1.3: certificates usable by TLS servers live at most 825 days. */
+export const MAX_SERVER_VALIDITY_DAYS = 825;
+
+/** Spec 4.1.3: body of POST /v2/certificates — all v1 fields plus usage, SANs, must-staple, custom extensions. */
+export class IssueCertificateV2Request extends IssueCertificateRequest {
+  @ApiPropertyOptional({ enum: Object.values(CertificateUsage), default: CertificateUsage.Client })
+  @IsOptional()
+  @IsIn(Object.values(CertificateUsage))
+  usage?: CertificateUsage;
+
+  @ApiPropertyOptional({
+    type: [String],
+    maxItems: MAX_SANS,
+    description:
+      'DNS names (single-level wildcard allowed as the left-most label); required for Server and ClientAndServer.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayMaxSize(MAX_SANS)
+  @IsString({ each: true })
+  subjectAlternativeNames?: string[];
+
+  @ApiPropertyOptional({
+    default: false,
+    description: 'TLS Feature status_request (RFC 7633); Server and ClientAndServer only.',
+  })
+  @IsOptional()
+  @IsBoolean()
+  mustStaple?: boolean;
+
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: { type: 'string', maxLength: MAX_CUSTOM_EXTENSION_TEXT },
+    maxProperties: MAX_CUSTOM_EXTENSIONS,
+    description:
+      'Embedded as extensions 1.3.6.1.4.1.99999.2.{n} holding SEQUENCE { key, value } (UTF8String).',
+  })
+  @IsOptional()
+  @IsObject()
+  customExtensions?: Record<string, string>;
+}
+
+/**
+ * The rules of spec 4.1.3 that span fields or entries, one FieldError per offending field or entry
+ * (run after the per-field class-validator rules have passed).
+ */
+export function v2IssuanceRuleErrors(request: IssueCertificateV2Request): FieldError[] {
+  const errors: FieldError[] = [];
+  const usage = request.usage ?? CertificateUsage.Client;
+  const serverUsage = usage !== CertificateUsage.Client;
+  const names = request.subjectAlternativeNames ?? [];
+  if (serverUsage && names.length === 0) {
+    errors.push({
+      field: 'subjectAlternativeNames',
+      message: `at least one DNS name is required for usage ${usage}`,
+    });
+  }
+  const seen = new Set<string>();
+  names.forEach((name, index) => {
+    const field = `subjectAlternativeNames[${index}]`;
+    const problem = dnsNameProblem(name);
+    if (problem) errors.push({ field, message: `"${name}" ${problem}` });
+    else if (seen.has(name.toLowerCase())) errors.push({ field, message: `"${name}" is listed twice` });
+    seen.add(name.toLowerCase());
+  });
+  if (serverUsage && request.validityDays > MAX_SERVER_VALIDITY_DAYS) {
+    errors.push({
+      field: 'validityDays',
+      message: `must be at most ${MAX_SERVER_VALIDITY_DAYS} for usage ${usage}`,
+    });
+  }
+  if (request.mustStaple === true && !serverUsage) {
+    errors.push({ field: 'mustStaple', message: 'applies only to usage Server or ClientAndServer' });
+  }
+  errors.push(...customExtensionErrors(request.customExtensions));
+  return errors;
+}
+
+function customExtensionErrors(extensions: Record<string, unknown> | undefined): FieldError[] {
+  if (extensions === undefined) return [];
+  const entries = Object.entries(extensions);
+  const errors: FieldError[] = [];
+  if (entries.length > MAX_CUSTOM_EXTENSIONS) {
+    errors.push({ field: 'customExtensions', message: `at most ${MAX_CUSTOM_EXTENSIONS} entries` });
+  }
+  for (const [key, value] of entries) {
+    const field = `customExtensions.${key}`;
+    if (key.length === 0 || key.length > MAX_CUSTOM_EXTENSION_TEXT) {
+      errors.push({
+        field: 'customExtensions',
+        message: `keys must be 1 to ${MAX_CUSTOM_EXTENSION_TEXT} characters`,
+      });
+    }
+    if (typeof value !== 'string') errors.push({ field, message: 'values must be strings' });
+    else if (value.length > MAX_CUSTOM_EXTENSION_TEXT) {
+      errors.push({ field, message: `values must be at most ${MAX_CUSTOM_EXTENSION_TEXT} characters` });
+    }
+  }
+  return errors;
+}
+
+export interface IssueCertificateV2Command extends TenantCommand {
+  request: IssueCertificateV2Request;
+}
