@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const logger = createLogger({ level: config.logLevel, service: 'ca-manager' });
   const started = Date.now();
   try {
-    const system = await startEmbeddedSystem(config, logger);
+    const system = await startEmbeddedSystem(config);
     onShutdownSignal(async () => {
       logger.info('stopping');
       await system.stop();

@@ -1,8 +1,8 @@
 import { CaManagerConfig } from '@ca/config';
-import { openMessaging } from '@ca/messaging';
+import { Messaging, MessagingOptions, openMessaging } from '@ca/messaging';
 import { Logger, createLogger } from '@ca/observability';
 import { startEmbeddedPostgres } from '@ca/persistence';
-import { RunningService, ServiceRuntime } from '@ca/runtime';
+import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { startGateway } from '../../gateway/src';
 import { startIssuance } from '../../issuance/src';
 import { startOcspResponder } from '../../ocsp-responder/src';
@@ -10,7 +10,17 @@ import { startRevocation } from '../../revocation/src';
 
 export interface EmbeddedSystem {
   services: RunningService[];
+  /** The database every service's schema lives in (embedded PGlite or DATABASE_URL). */
+  databaseUrl: string;
+  messaging: Messaging;
   stop(): Promise<void>;
+}
+
+export interface EmbeddedOptions {
+  /** A logger per service; by default JSON lines on standard output at LOG_LEVEL. */
+  serviceLogger?: (service: string) => Logger;
+  /** Stream and subject names, so that several systems can share one NATS (tests). */
+  messaging?: Pick<MessagingOptions, 'streamName' | 'subjectPrefix' | 'rpcSubjectPrefix'>;
 }
 
 /**
@@ -18,23 +28,38 @@ export interface EmbeddedSystem {
  * over the in-process transport, on an embedded Postgres (PGlite) under DATA_DIR unless
  * DATABASE_URL/NATS_URL point at real ones. Back-end services start before the surfaces that call them.
  */
-export async function startEmbeddedSystem(config: CaManagerConfig, logger: Logger): Promise<EmbeddedSystem> {
+export async function startEmbeddedSystem(
+  config: CaManagerConfig,
+  options: EmbeddedOptions = {},
+): Promise<EmbeddedSystem> {
+  const serviceLogger =
+    options.serviceLogger ?? ((service: string) => createLogger({ level: config.logLevel, service }));
   const embeddedPg = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
   const databaseUrl = config.databaseUrl ?? embeddedPg!.url;
-  const messaging = await openMessaging({ natsUrl: config.natsUrl, databaseUrl, name: 'ca-manager' });
+  const messaging = await openMessaging({
+    natsUrl: config.natsUrl,
+    databaseUrl,
+    name: 'ca-manager',
+    ...options.messaging,
+  });
   const runtime = (service: string): ServiceRuntime => ({
     config,
     databaseUrl,
     messaging,
-    logger: createLogger({ level: config.logLevel, service }),
+    logger: serviceLogger(service),
   });
   const services: RunningService[] = [];
-  const stop = async () => {
-    for (const service of services.reverse())
-      await service.close().catch((err: unknown) => logger.error({ err }, `stopping ${service.name} failed`));
+  const stop = once(async () => {
+    for (const service of [...services].reverse()) {
+      await service
+        .close()
+        .catch((err: unknown) =>
+          serviceLogger('ca-manager').error({ err }, `stopping ${service.name} failed`),
+        );
+    }
     await messaging.close();
     await embeddedPg?.stop();
-  };
+  });
   try {
     services.push(await startIssuance(runtime('issuance')));
     services.push(await startRevocation(runtime('revocation')));
@@ -44,5 +69,5 @@ export async function startEmbeddedSystem(config: CaManagerConfig, logger: Logge
     await stop();
     throw error;
   }
-  return { services, stop };
+  return { services, databaseUrl, messaging, stop };
 }

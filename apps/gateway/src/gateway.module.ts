@@ -1,4 +1,4 @@
-import { DynamicModule, MiddlewareConsumer, Module, NestModule } from '@nestjs/common';
+import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
 import { IssuanceApi } from '@ca/contracts';
@@ -12,7 +12,6 @@ import { CertificateAuthorityController } from './certificate-authority/certific
 import { CertificatesController } from './certificates/certificates.controller';
 import { CertificatesV2Controller } from './certificates/certificates-v2.controller';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
-import { requestIdMiddleware } from './http/request-id';
 
 export interface GatewayDependencies {
   tokenVerifier: TokenVerifier;
@@ -23,7 +22,7 @@ export interface GatewayDependencies {
 
 /** The administrative API: authentication, validation, Problem Details; one NATS request per call. */
 @Module({})
-export class GatewayModule implements NestModule {
+export class GatewayModule {
   static register(deps: GatewayDependencies): DynamicModule {
     const Health = healthController(deps.ready);
     Public()(Health);
@@ -39,9 +38,5 @@ export class GatewayModule implements NestModule {
         { provide: APP_FILTER, useValue: new ProblemDetailsFilter(deps.errorCatalogUrl) },
       ],
     };
-  }
-
-  configure(consumer: MiddlewareConsumer): void {
-    consumer.apply(requestIdMiddleware).forRoutes('*path');
   }
 }

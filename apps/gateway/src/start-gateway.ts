@@ -2,11 +2,12 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { IssuanceApi } from '@ca/contracts';
 import { NestPinoLogger } from '@ca/observability';
-import { RunningService, ServiceRuntime } from '@ca/runtime';
+import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';
 import { TokenVerifier } from './auth/token-verifier';
 import { GatewayModule } from './gateway.module';
 import { JsonBodyPipe } from './http/json-body.pipe';
+import { requestIdMiddleware } from './http/request-id';
 import { mountOpenApi } from './openapi/openapi';
 
 /** Request bodies of this API are small; anything larger is refused before parsing (413). */
@@ -31,6 +32,8 @@ export async function startGateway(runtime: ServiceRuntime): Promise<RunningServ
     { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
   );
   app.disable('x-powered-by');
+  // First, so that even a body that cannot be parsed gets its request id (spec 7.1).
+  app.use(requestIdMiddleware);
   app.useBodyParser('json', { limit: BODY_LIMIT, type: () => true, strict: false });
   app.useGlobalPipes(new JsonBodyPipe());
   mountOpenApi(app);
@@ -38,9 +41,9 @@ export async function startGateway(runtime: ServiceRuntime): Promise<RunningServ
   return {
     name: 'gateway',
     ready: async () => true,
-    close: async () => {
+    close: once(async () => {
       await app.close();
       await issuance.close();
-    },
+    }),
   };
 }

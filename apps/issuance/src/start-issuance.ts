@@ -4,7 +4,7 @@ import { OutboxRelay, RpcReplyInterceptor } from '@ca/messaging';
 import { NestPinoLogger } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { ConfigError } from '@ca/config';
-import { RunningService, ServiceRuntime } from '@ca/runtime';
+import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { CertificateAuthorityEntity } from './certificate-authority/certificate-authority.entity';
 import { CertificateEntity } from './certificates/certificate.entity';
 import { IssuanceModule } from './issuance.module';
@@ -42,11 +42,11 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<RunningSer
   return {
     name: 'issuance',
     ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
-    close: async () => {
+    close: once(async () => {
       await app.close();
       await relay.stop();
       await dataSource.destroy();
-    },
+    }),
   };
 }
 

@@ -15,7 +15,7 @@ import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
 import { routeByType } from '@ca/messaging';
 import { NestPinoLogger } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
-import { RunningService, ServiceRuntime } from '@ca/runtime';
+import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { CrlStore } from './crls/crl.store';
@@ -50,6 +50,22 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const crls = new CrlStore(dataSource, messaging.blobs);
   const signers = new OcspSignerKeeper(dataSource, custody, issuance);
   const responder = new OcspResponder(caCertificates, statuses, signers);
+  const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
+  const app = await NestFactory.create<NestExpressApplication>(
+    OcspResponderModule.register({ caCertificates, crls, responder, ready }),
+    { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
+  );
+  app.disable('x-powered-by');
+  app.useBodyParser('raw', { type: () => true, limit: OCSP_REQUEST_LIMIT });
+  try {
+    await app.listen(config.pkiPort, config.host);
+  } catch (error) {
+    // Nothing else has started yet: release what was opened and report why start-up failed.
+    await app.close();
+    await issuance.close();
+    await dataSource.destroy();
+    throw error;
+  }
   const subscription = await messaging.events.subscribe(
     OCSP_CONSUMER,
     routeByType({
@@ -65,24 +81,16 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     }),
   );
   signers.start();
-  const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
-  const app = await NestFactory.create<NestExpressApplication>(
-    OcspResponderModule.register({ caCertificates, crls, responder, ready }),
-    { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
-  );
-  app.disable('x-powered-by');
-  app.useBodyParser('raw', { type: () => true, limit: OCSP_REQUEST_LIMIT });
-  await app.listen(config.pkiPort, config.host);
   return {
     name: 'ocsp-responder',
     ready,
-    close: async () => {
+    close: once(async () => {
       await app.close();
       await subscription.stop();
       await signers.stop();
       await issuance.close();
       await dataSource.destroy();
-    },
+    }),
   };
 }
 

@@ -7,7 +7,7 @@ import {
 } from '@ca/contracts';
 import { OutboxRelay, routeByType } from '@ca/messaging';
 import { openSchemaDataSource } from '@ca/persistence';
-import { RunningService, ServiceRuntime } from '@ca/runtime';
+import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { RevocationLedger } from './ledger/revocation.ledger';
 import { CrlRefreshScheduler } from './crls/crl-refresh.scheduler';
 import { CrlPublisher } from './crls/crl.publisher';
@@ -53,13 +53,13 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   return {
     name: 'revocation',
     ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
-    close: async () => {
+    close: once(async () => {
       scheduler.stop();
       await subscription.stop();
       await publisher.idle();
       await relay.stop();
       await issuance.close();
       await dataSource.destroy();
-    },
+    }),
   };
 }

@@ -1,4 +1,4 @@
-import { ClientProxyFactory, MicroserviceOptions, Transport } from '@nestjs/microservices';
+import { ClientProxy, MicroserviceOptions } from '@nestjs/microservices';
 import { NatsConnection, connect } from 'nats';
 import { BlobStore, InProcessBlobStore, JetStreamBlobStore } from './blobs/blob-store';
 import { EventBus } from './events/event-bus';
@@ -7,6 +7,7 @@ import { JetStreamEventBus } from './events/jetstream.event-bus';
 import { InProcessClient } from './rpc/in-process.client';
 import { InProcessRegistry } from './rpc/in-process.registry';
 import { InProcessServer } from './rpc/in-process.server';
+import { NamespacedClientNats, NamespacedServerNats } from './rpc/namespaced-nats';
 import { DEFAULT_RPC_TIMEOUT_MS, RpcApi, RpcClient } from './rpc/rpc-client';
 
 export interface MessagingOptions {
@@ -16,6 +17,11 @@ export interface MessagingOptions {
   databaseUrl?: string;
   streamName?: string;
   subjectPrefix?: string;
+  /**
+   * Prefix of request/reply subjects on NATS; empty in production, unique per test suite. Must lie
+   * outside `subjectPrefix`, whose subjects the event stream captures.
+   */
+  rpcSubjectPrefix?: string;
   rpcTimeoutMs?: number;
   /** Client name shown by NATS monitoring. */
   name?: string;
@@ -68,18 +74,21 @@ async function openNatsMessaging(
     streamName: options.streamName ?? DEFAULT_STREAM,
     subjectPrefix: options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX,
   });
+  const rpcPrefix = options.rpcSubjectPrefix ?? '';
   const blobs = await JetStreamBlobStore.open(nc, `${options.streamName ?? DEFAULT_STREAM}_BLOBS`);
   return {
     kind: 'nats',
     events,
     blobs,
     serverOptions: (queue) => ({
-      transport: Transport.NATS,
-      options: { ...connection, queue, gracefulShutdown: true, gracePeriod: 2_000 },
+      strategy: new NamespacedServerNats(
+        { ...connection, queue, gracefulShutdown: true, gracePeriod: 2_000 },
+        rpcPrefix,
+      ),
     }),
     rpcClient: <Api extends RpcApi>() =>
       new RpcClient<Api>(
-        ClientProxyFactory.create({ transport: Transport.NATS, options: connection }),
+        new NamespacedClientNats(connection, rpcPrefix) as unknown as ClientProxy,
         timeoutMs,
       ),
     close: async () => {

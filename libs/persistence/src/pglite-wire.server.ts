@@ -113,13 +113,18 @@ export class PgliteWireServer {
         if (index < 0 || this.queue.length === 0) return;
         const [batch] = this.queue.splice(index, 1);
         const { socket } = batch.connection;
-        await this.db.runExclusive(() =>
-          this.db.execProtocolRawStream(batch.bytes, {
-            onRawData: (data) => {
-              if (!socket.destroyed) socket.write(Buffer.from(data));
-            },
-          }),
-        );
+        try {
+          await this.db.runExclusive(() =>
+            this.db.execProtocolRawStream(batch.bytes, {
+              onRawData: (data) => {
+                if (!socket.destroyed) socket.write(Buffer.from(data));
+              },
+            }),
+          );
+        } catch {
+          // The backend could not process this connection's bytes: drop that client, serve the others.
+          socket.destroy();
+        }
         this.owner = this.db.isInTransaction() ? batch.connection : undefined;
         if (this.owner && !this.connections.has(this.owner)) {
           // Its client left while this batch ran: end the transaction it opened.

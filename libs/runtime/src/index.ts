@@ -2,3 +2,4 @@ export * from './service-runtime';
 export * from './health.server';
 export * from './run-service';
 export * from './health.controller';
+export * from './once';

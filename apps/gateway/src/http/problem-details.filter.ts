@@ -48,6 +48,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   private toCaError(exception: unknown): CaError {
     if (exception instanceof CaError) return exception;
+    const bodyParserError = fromBodyParser(exception);
+    if (bodyParserError) return bodyParserError;
     if (exception instanceof HttpException) {
       const status = exception.getStatus();
       if (status === HttpStatus.PAYLOAD_TOO_LARGE)
@@ -69,4 +71,22 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     }
     return new CaError(ErrorCode.Internal, 'An unexpected error occurred.');
   }
+}
+
+/** body-parser's own errors (http-errors with a `type`) reach the filter as plain errors. */
+function fromBodyParser(exception: unknown): CaError | undefined {
+  const error = exception as { type?: unknown; status?: unknown } | undefined;
+  if (typeof error?.type !== 'string' || typeof error.status !== 'number') return undefined;
+  if (error.type === 'entity.too.large')
+    return new CaError(ErrorCode.PayloadTooLarge, 'The request body is too large.');
+  if (error.status === 415 || error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
+    return CaError.validation([{ field: 'body', message: 'send the body as UTF-8 application/json' }]);
+  }
+  if (error.status >= 400 && error.status < 500) {
+    return CaError.validation(
+      [{ field: 'body', message: 'the request body is not valid JSON' }],
+      'The request body could not be read.',
+    );
+  }
+  return undefined;
 }

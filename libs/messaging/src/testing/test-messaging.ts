@@ -12,6 +12,8 @@ export function transportKinds(): TransportKind[] {
 export interface TestMessaging {
   /** Opens a connection to this suite's messaging (call again to simulate a restarted service). */
   open(name?: string): Promise<Messaging>;
+  /** The stream and subject names of this suite, for a system started with its own messaging. */
+  options: { streamName: string; subjectPrefix: string; rpcSubjectPrefix: string };
   /** Removes the suite's JetStream stream. */
   cleanup(): Promise<void>;
 }
@@ -25,9 +27,20 @@ export function createTestMessaging(kind: TransportKind, databaseUrl: string): T
   const natsUrl = kind === 'nats' ? process.env.NATS_URL : undefined;
   const streamName = `TEST_${id.toUpperCase()}`;
   const subjectPrefix = `test.${id}`;
+  // Outside the event subjects: the stream would otherwise capture the requests and answer them.
+  const rpcSubjectPrefix = `rpc.${id}`;
   return {
     open: (name?: string) =>
-      openMessaging({ natsUrl, databaseUrl, streamName, subjectPrefix, rpcTimeoutMs: 5_000, name }),
+      openMessaging({
+        natsUrl,
+        databaseUrl,
+        streamName,
+        subjectPrefix,
+        rpcSubjectPrefix,
+        rpcTimeoutMs: 5_000,
+        name,
+      }),
+    options: { streamName, subjectPrefix, rpcSubjectPrefix },
     cleanup: async () => {
       if (!natsUrl) return;
       const nc = await connect({ servers: natsUrl });

@@ -1,0 +1,317 @@
+import 'reflect-metadata';
+import { X509Certificate, randomBytes, randomUUID } from 'node:crypto';
+import { AddressInfo, createServer } from 'node:net';
+import { CaManagerConfig, loadConfig } from '@ca/config';
+import { CaInitializedPayload, EventEnvelope, EventType } from '@ca/contracts';
+import { Messaging } from '@ca/messaging';
+import { TestMessaging, createTestMessaging, transportKinds } from '@ca/messaging/testing';
+import { createLogger } from '@ca/observability';
+import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
+import { buildCaCertificate, derToPem, generateEcKeyPair, pemToDer, randomSerialNumber } from '@ca/pki';
+import { RunningService } from '@ca/runtime';
+import { startOcspResponder } from './start-ocsp-responder';
+
+/**
+ * The OCSP responder alone (no gateway, no issuance): it learns CA certificates from
+ * `ca.initialized` events only and serves them at /v1/tenants/{tenantId}/ca.pem and ca.crt
+ * (CONTRACT section 6). Runs on every database kind and transport the machine offers.
+ */
+jest.setTimeout(60_000);
+
+/** Silent by default; TEST_LOG_LEVEL=warn (say) shows the services' logs when a run needs diagnosing. */
+const LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
+
+const combinations = databaseKinds().flatMap((database) =>
+  transportKinds().map((transport) => [database, transport] as const),
+);
+if (combinations.length === 1)
+  console.warn(
+    'ocsp-responder CA certificate suite: DATABASE_URL/NATS_URL not set, only embedded + in-process run',
+  );
+
+interface HttpAnswer {
+  status: number;
+  headers: Headers;
+  body: Buffer;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+async function http(url: string, init: RequestInit = {}): Promise<HttpAnswer> {
+  const response = await fetch(url, init);
+  return {
+    status: response.status,
+    headers: response.headers,
+    body: Buffer.from(await response.arrayBuffer()),
+  };
+}
+
+async function eventually<T>(
+  probe: () => Promise<T | undefined>,
+  what: string,
+  timeoutMs = 5_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  let lastError: unknown;
+  for (;;) {
+    try {
+      const value = await probe();
+      if (value !== undefined) return value;
+    } catch (error) {
+      lastError = error;
+    }
+    if (Date.now() > deadline)
+      throw new Error(
+        `${what} not reached within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
+      );
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+}
+
+interface PublishedCa {
+  tenantId: string;
+  event: EventEnvelope<CaInitializedPayload>;
+  der: Buffer;
+}
+
+/** A `ca.initialized` event as issuance records it, for a real self-signed P-256 root. */
+async function caInitializedEvent(tenantId: string, commonName: string): Promise<PublishedCa> {
+  const keys = await generateEcKeyPair(false);
+  const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const notAfter = new Date(notBefore);
+  notAfter.setUTCFullYear(notAfter.getUTCFullYear() + 10);
+  const der = Buffer.from(
+    await buildCaCertificate(
+      {
+        subject: { commonName, organization: 'Responder Test', country: 'DE' },
+        notBefore,
+        notAfter,
+        serialNumber: randomSerialNumber(),
+      },
+      keys,
+    ),
+  );
+  const event: EventEnvelope<CaInitializedPayload> = {
+    id: randomUUID(),
+    type: EventType.CaInitialized,
+    tenantId,
+    occurredAt: new Date().toISOString(),
+    payload: {
+      tenantId,
+      caId: randomUUID(),
+      certificateDer: der.toString('base64'),
+      notBefore: notBefore.toISOString(),
+      notAfter: notAfter.toISOString(),
+    },
+  };
+  return { tenantId, event, der };
+}
+
+describe.each(combinations)(
+  'OCSP responder alone serves CA certificates (%s database, %s transport)',
+  (databaseKind, transport) => {
+    const logger = createLogger({ level: LOG_LEVEL, service: 'test' });
+    let database: TestDatabase;
+    let testMessaging: TestMessaging;
+    /** The producer side (issuance in real life): a connection of its own. */
+    let publisher: Messaging;
+    let responderMessaging: Messaging | undefined;
+    let responder: RunningService | undefined;
+    let config: CaManagerConfig;
+    let baseUrl: string;
+
+    const pemUrl = (tenantId: string) => `${baseUrl}/v1/tenants/${tenantId}/ca.pem`;
+    const crtUrl = (tenantId: string) => `${baseUrl}/v1/tenants/${tenantId}/ca.crt`;
+
+    /** Starts the responder as a restarted process would: a fresh connection, the same database and durable consumer. */
+    async function startResponder(): Promise<void> {
+      responderMessaging = await testMessaging.open('ocsp-responder');
+      responder = await startOcspResponder({
+        config,
+        databaseUrl: database.url,
+        messaging: responderMessaging,
+        logger,
+      });
+    }
+
+    async function stopResponder(): Promise<void> {
+      await responder?.close();
+      responder = undefined;
+      await responderMessaging?.close();
+      responderMessaging = undefined;
+    }
+
+    function served(tenantId: string): Promise<HttpAnswer> {
+      return eventually(async () => {
+        const answer = await http(pemUrl(tenantId));
+        return answer.status === 200 ? answer : undefined;
+      }, `ca.pem of tenant ${tenantId} served`);
+    }
+
+    async function expectServed(ca: PublishedCa): Promise<{ pem: HttpAnswer; crt: HttpAnswer }> {
+      const pem = await served(ca.tenantId);
+      expect(pem.headers.get('content-type')).toMatch(/^application\/x-pem-file(;|$)/);
+      expect(pem.body.toString('ascii')).toBe(derToPem(ca.der));
+      expect(Buffer.from(pemToDer(pem.body.toString('ascii')))).toEqual(ca.der);
+      const crt = await http(crtUrl(ca.tenantId));
+      expect(crt.status).toBe(200);
+      expect(crt.headers.get('content-type')).toMatch(/^application\/pkix-cert(;|$)/);
+      expect(crt.body).toEqual(ca.der);
+      return { pem, crt };
+    }
+
+    beforeAll(async () => {
+      database = await createTestDatabase(databaseKind);
+      testMessaging = createTestMessaging(transport, database.url);
+      publisher = await testMessaging.open('issuance');
+      const port = await freePort();
+      baseUrl = `http://127.0.0.1:${port}`;
+      const env: Record<string, string> = {
+        HOST: '127.0.0.1',
+        PKI_PORT: String(port),
+        PKI_PUBLIC_URL: baseUrl,
+        DATA_DIR: database.dataDir,
+        LOG_LEVEL,
+      };
+      if (databaseKind === 'postgres')
+        Object.assign(env, { DATABASE_URL: database.url, CA_KEK: randomBytes(32).toString('base64') });
+      if (transport === 'nats') env.NATS_URL = process.env.NATS_URL!;
+      config = loadConfig(env);
+      await startResponder();
+    });
+
+    afterAll(async () => {
+      await stopResponder();
+      await publisher?.close();
+      await testMessaging?.cleanup();
+      await database?.drop();
+    });
+
+    const cas: Record<'first' | 'second', PublishedCa | undefined> = { first: undefined, second: undefined };
+
+    it('serves a published CA certificate within 5 s, as PEM and as DER, with validators', async () => {
+      const publishedAt = Date.now();
+      const ca = await caInitializedEvent(randomUUID(), 'Responder First Root');
+      cas.first = ca;
+      await publisher.events.publish(ca.event);
+      const { pem, crt } = await expectServed(ca);
+      expect(new X509Certificate(pem.body).subject).toContain('CN=Responder First Root');
+
+      for (const answer of [pem, crt]) {
+        expect(answer.headers.get('etag')).toMatch(/^"[^"]+"$/);
+        expect(answer.headers.get('cache-control')).toMatch(/\bpublic\b/);
+        const lastModified = Date.parse(answer.headers.get('last-modified')!);
+        expect(lastModified).toBeGreaterThanOrEqual(Math.floor(publishedAt / 1000) * 1000 - 1_000);
+        expect(lastModified).toBeLessThanOrEqual(Date.now());
+      }
+      // Two representations, two validators (RFC 9110 8.8.3).
+      expect(pem.headers.get('etag')).not.toBe(crt.headers.get('etag'));
+    });
+
+    it('answers conditional requests with 304 and HEAD with headers only', async () => {
+      const ca = cas.first!;
+      for (const url of [pemUrl(ca.tenantId), crtUrl(ca.tenantId)]) {
+        const full = await http(url);
+        expect(full.status).toBe(200);
+        const etag = full.headers.get('etag')!;
+        const notModified = await http(url, { headers: { 'if-none-match': etag } });
+        expect(notModified.status).toBe(304);
+        expect(notModified.body.length).toBe(0);
+        expect((await http(url, { headers: { 'if-none-match': `"other", ${etag}` } })).status).toBe(304);
+        expect(
+          (await http(url, { headers: { 'if-modified-since': full.headers.get('last-modified')! } })).status,
+        ).toBe(304);
+        expect((await http(url, { headers: { 'if-none-match': '"other"' } })).status).toBe(200);
+        const head = await http(url, { method: 'HEAD' });
+        expect(head.status).toBe(200);
+        expect(head.body.length).toBe(0);
+        expect(head.headers.get('etag')).toBe(etag);
+        expect(head.headers.get('content-type')).toBe(full.headers.get('content-type'));
+      }
+    });
+
+    it('accepts the tenant id in upper case and answers 404 for unknown or malformed tenants', async () => {
+      const ca = cas.first!;
+      const upper = await http(pemUrl(ca.tenantId.toUpperCase()));
+      expect(upper.status).toBe(200);
+      expect(upper.body.toString('ascii')).toBe(derToPem(ca.der));
+      for (const tenant of [randomUUID(), 'not-a-uuid', `${ca.tenantId}x`]) {
+        expect((await http(pemUrl(tenant))).status).toBe(404);
+        expect((await http(crtUrl(tenant))).status).toBe(404);
+        expect((await http(pemUrl(tenant), { method: 'HEAD' })).status).toBe(404);
+      }
+    });
+
+    it('skips event types it does not handle and keeps consuming', async () => {
+      const tenantId = randomUUID();
+      await publisher.events.publish({
+        id: randomUUID(),
+        type: 'tenant.renamed',
+        tenantId,
+        occurredAt: new Date().toISOString(),
+        payload: { tenantId, name: 'irrelevant' },
+      });
+      const ca = await caInitializedEvent(tenantId, 'After Unknown Event Root');
+      await publisher.events.publish(ca.event);
+      await expectServed(ca);
+    });
+
+    it('answers its health checks', async () => {
+      for (const path of ['/health/live', '/health/ready'])
+        expect((await http(`${baseUrl}${path}`)).status).toBe(200);
+    });
+
+    it('loses nothing while stopped: an event published meanwhile is served after the restart', async () => {
+      const first = cas.first!;
+      const before = await expectServed(first);
+      await stopResponder();
+      await expect(fetch(pemUrl(first.tenantId))).rejects.toThrow();
+
+      const second = await caInitializedEvent(randomUUID(), 'Published While Down Root');
+      cas.second = second;
+      await publisher.events.publish(second.event);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await startResponder();
+
+      await expectServed(second);
+      const after = await expectServed(first);
+      expect(after.pem.headers.get('etag')).toBe(before.pem.headers.get('etag'));
+      expect(after.pem.headers.get('last-modified')).toBe(before.pem.headers.get('last-modified'));
+    });
+
+    it('applies a duplicate or conflicting ca.initialized once: the first certificate stays, ETag unchanged', async () => {
+      const first = cas.first!;
+      const before = await expectServed(first);
+
+      // The same event again (a redelivery or a relay that published twice) ...
+      await publisher.events.publish(first.event);
+      // ... and a different event claiming another CA for the same tenant.
+      const impostor = await caInitializedEvent(first.tenantId, 'Impostor Root');
+      await publisher.events.publish(impostor.event);
+      // Events are applied in order: once this one is served, the two above have been handled.
+      const marker = await caInitializedEvent(randomUUID(), 'Marker Root');
+      await publisher.events.publish(marker.event);
+      await expectServed(marker);
+
+      const check = async () => {
+        const now = await expectServed(first);
+        expect(now.pem.headers.get('etag')).toBe(before.pem.headers.get('etag'));
+        expect(now.crt.headers.get('etag')).toBe(before.crt.headers.get('etag'));
+        expect(now.pem.headers.get('last-modified')).toBe(before.pem.headers.get('last-modified'));
+        expect(now.crt.body).not.toEqual(impostor.der);
+      };
+      await check();
+      // Not just a cached answer: a restarted responder reads the same from its database.
+      await stopResponder();
+      await startResponder();
+      await check();
+      await expectServed(cas.second!);
+    });
+  },
+);

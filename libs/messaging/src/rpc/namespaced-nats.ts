@@ -1,0 +1,45 @@
+import { ClientNats, NatsOptions, ServerNats } from '@nestjs/microservices';
+
+type NatsConnectionLike = {
+  subscribe(subject: string, opts: { queue?: string; callback: unknown }): unknown;
+};
+
+/**
+ * NATS request/reply under a subject prefix, so that several systems (test suites, tenants of a
+ * shared NATS) never answer each other's requests. Handlers keep their plain patterns; only the
+ * subjects on the wire carry the prefix. An empty prefix is plain NestJS NATS.
+ */
+export class NamespacedServerNats extends ServerNats {
+  constructor(
+    private readonly serverOptions: NonNullable<NatsOptions['options']>,
+    private readonly prefix: string,
+  ) {
+    super(serverOptions);
+  }
+
+  override bindEvents(client: Parameters<ServerNats['bindEvents']>[0]): void {
+    if (!this.prefix) return super.bindEvents(client);
+    const queue = this.serverOptions.queue as string | undefined;
+    for (const channel of this.messageHandlers.keys()) {
+      const subscription = (client as unknown as NatsConnectionLike).subscribe(`${this.prefix}.${channel}`, {
+        queue,
+        callback: this.getMessageHandler(channel).bind(this),
+      });
+      (this as unknown as { subscriptions: unknown[] }).subscriptions.push(subscription);
+    }
+  }
+}
+
+export class NamespacedClientNats extends ClientNats {
+  constructor(
+    options: NonNullable<NatsOptions['options']>,
+    private readonly prefix: string,
+  ) {
+    super(options);
+  }
+
+  protected override normalizePattern(pattern: Parameters<ClientNats['normalizePattern']>[0]): string {
+    const subject = super.normalizePattern(pattern);
+    return this.prefix ? `${this.prefix}.${subject}` : subject;
+  }
+}
