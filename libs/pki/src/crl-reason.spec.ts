@@ -1,4 +1,4 @@
-import { assertCrlReasonCode, CRL_REASON, isCrlReasonCode } from './crl-reason';
+import { assertCrlReasonCode, CRL_REASON, isCrlReasonCode, publishedReasonCode } from './crl-reason';
 
 describe('CRLReason (RFC 5280 5.3.1)', () => {
   it('has the RFC values', () => {
@@ -21,5 +21,14 @@ describe('CRLReason (RFC 5280 5.3.1)', () => {
       expect(() => assertCrlReasonCode(code)).toThrow(RangeError);
     }
     for (const code of Object.values(CRL_REASON)) expect(() => assertCrlReasonCode(code)).not.toThrow();
+  });
+});
+
+describe('publishedReasonCode', () => {
+  it('publishes the RFC 5280 reasons as they are and removeFromCRL (8) or unknown codes without a reason', () => {
+    expect(publishedReasonCode(1)).toBe(1);
+    expect(publishedReasonCode(0)).toBe(0);
+    expect(publishedReasonCode(8)).toBeUndefined();
+    expect(publishedReasonCode(7)).toBeUndefined();
   });
 });

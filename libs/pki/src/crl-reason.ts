@@ -29,3 +29,15 @@ export function assertCrlReasonCode(code: number): void {
     throw new RangeError(`${code} is not a CRLReason code (RFC 5280 5.3.1: 0 to 6, 9 or 10)`);
   }
 }
+
+const REMOVE_FROM_CRL = 8;
+
+/**
+ * The reason to publish for a revocation recorded with `code`. The API accepts removeFromCRL (8)
+ * because the specification lists it, but in a full CRL or an OCSP answer it has no meaning
+ * (RFC 5280 5.3.1: delta CRLs only), so such an entry is published without a reason, as unspecified.
+ */
+export function publishedReasonCode(code: number): number | undefined {
+  if (code === REMOVE_FROM_CRL) return undefined;
+  return isCrlReasonCode(code) ? code : undefined;
+}

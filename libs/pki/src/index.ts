@@ -8,7 +8,7 @@ export {
   type RevokedCertificateEntry,
 } from './crl.builder';
 export { type CrlEntryInfo, type CrlInfo, parseCrl } from './crl.parser';
-export { CRL_REASON, type CrlReasonName, isCrlReasonCode } from './crl-reason';
+export { CRL_REASON, type CrlReasonName, isCrlReasonCode, publishedReasonCode } from './crl-reason';
 export type { DistinguishedName } from './distinguished-name';
 export { EC_P256_KEY_ALGORITHM, exportSpkiDer, generateEcKeyPair, importEcPublicKey } from './ec-key-pair';
 export { ecdsaSignatureToDer, signTbs } from './ecdsa-sig-value';

@@ -1,6 +1,7 @@
 import { CaManagerConfig, ConfigError, loadConfig } from '@ca/config';
 import { openMessaging } from '@ca/messaging';
-import { createLogger } from '@ca/observability';
+import { Logger } from '@nestjs/common';
+import { NestPinoLogger, createLogger } from '@ca/observability';
 import { startHealthServer } from './health.server';
 import { RunningService, ServiceRuntime } from './service-runtime';
 
@@ -33,9 +34,13 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
     exitOnStartupError(error);
   }
   const logger = createLogger({ level: config.logLevel, service: definition.name });
+  // Classes log through Nest's shared Logger; route it to this service's JSON logger (with the
+  // secret scrubber) even for a service without a Nest application of its own (revocation).
+  Logger.overrideLogger(new NestPinoLogger(logger));
   try {
     const messaging = await openMessaging({ natsUrl: config.natsUrl, name: definition.name });
     const service = await definition.start({ config, databaseUrl: config.databaseUrl, messaging, logger });
+    Logger.overrideLogger(new NestPinoLogger(logger));
     const healthPort = config.healthPort ?? definition.defaultHealthPort;
     const health = healthPort
       ? await startHealthServer(config.host, healthPort, () => service.ready())

@@ -12,6 +12,7 @@ export interface ServedCrl {
   nextUpdate: Date;
 }
 
+const CACHE_MS = 2_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -20,7 +21,8 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export class CrlStore {
   private readonly logger = new Logger('CrlStore');
-  private readonly cache = new Map<string, ServedCrl>();
+  /** Short-lived: another replica may have stored a newer CRL (only one replica applies each event). */
+  private readonly cache = new Map<string, { crl: ServedCrl; until: number }>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -51,7 +53,7 @@ export class CrlStore {
     if (!UUID.test(tenantId)) return undefined;
     const key = tenantId.toLowerCase();
     const cached = this.cache.get(key);
-    if (cached) return cached;
+    if (cached && cached.until > Date.now()) return cached.crl;
     const rows: { der: Buffer; sha256: string; this_update: Date; next_update: Date }[] =
       await this.dataSource.query(
         'SELECT der, sha256, this_update, next_update FROM ocsp.crls WHERE tenant_id = $1',
@@ -64,7 +66,7 @@ export class CrlStore {
       thisUpdate: rows[0].this_update,
       nextUpdate: rows[0].next_update,
     };
-    this.cache.set(key, served);
+    this.cache.set(key, { crl: served, until: Date.now() + CACHE_MS });
     return served;
   }
 }

@@ -1,4 +1,4 @@
-import { Body, Controller, Get, Param, Post, Req, Res } from '@nestjs/common';
+import { Body, Controller, Get, Logger, Param, Post, Req, Res } from '@nestjs/common';
 import { buildOcspErrorResponse } from '@ca/pki';
 import { Request, Response } from 'express';
 import { answerConditionally } from '../http/conditional-get';
@@ -14,6 +14,8 @@ const OCSP_RESPONSE = 'application/ocsp-response';
  */
 @Controller('v1/tenants/:tenantId/ocsp')
 export class OcspController {
+  private readonly logger = new Logger('OcspController');
+
   constructor(private readonly responder: OcspResponder) {}
 
   @Post()
@@ -23,7 +25,7 @@ export class OcspController {
     @Res() res: Response,
   ): Promise<void> {
     const request = Buffer.isBuffer(body) ? new Uint8Array(body) : new Uint8Array();
-    const answer = await this.responder.answer(tenantId, request);
+    const answer = await this.answerSafely(tenantId, request);
     res.setHeader('Cache-Control', 'no-store');
     res.status(200).type(OCSP_RESPONSE).send(answer.der);
   }
@@ -37,7 +39,7 @@ export class OcspController {
   ): Promise<void> {
     const der = decodeOcspGetRequest(request);
     const answer: OcspAnswer = der
-      ? await this.responder.answer(tenantId, der)
+      ? await this.answerSafely(tenantId, der)
       : { der: Buffer.from(buildOcspErrorResponse('malformedRequest')) };
     if (answer.cache) {
       const maxAgeSeconds = (answer.cache.nextUpdate.getTime() - Date.now()) / 1000;
@@ -48,5 +50,15 @@ export class OcspController {
       res.setHeader('Cache-Control', 'no-store');
     }
     res.status(200).type(OCSP_RESPONSE).send(answer.der);
+  }
+
+  /** Any failure is still an OCSP answer (internalError, RFC 6960 2.3), never an HTTP 500. */
+  private async answerSafely(tenantId: string, request: Uint8Array): Promise<OcspAnswer> {
+    try {
+      return await this.responder.answer(tenantId, request);
+    } catch (err) {
+      this.logger.error({ err, tenantId }, 'OCSP answer failed');
+      return { der: Buffer.from(buildOcspErrorResponse('internalError')) };
+    }
   }
 }

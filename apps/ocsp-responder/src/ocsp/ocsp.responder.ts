@@ -7,6 +7,7 @@ import {
   buildOcspResponse,
   issuerHashes,
   parseOcspRequest,
+  publishedReasonCode,
 } from '@ca/pki';
 import { CaCertificateStore } from '../ca-certificates/ca-certificate.store';
 import {
@@ -109,8 +110,10 @@ export class OcspResponder {
       Buffer.from(expected.issuerKeyHash).equals(Buffer.from(certId.issuerKeyHash));
     const row = sameIssuer ? found.get(certId.serialNumberHex) : undefined;
     if (!row) return { kind: 'unknown' };
-    if (row.revokedAt)
-      return { kind: 'revoked', revocationTime: row.revokedAt, reasonCode: row.reasonCode ?? undefined };
+    if (row.revokedAt) {
+      const reasonCode = row.reasonCode === null ? undefined : publishedReasonCode(row.reasonCode);
+      return { kind: 'revoked', revocationTime: row.revokedAt, reasonCode };
+    }
     return { kind: 'good' };
   }
 

@@ -34,6 +34,8 @@ export class OcspSignerKeeper {
   private readonly logger = new Logger('OcspSignerKeeper');
   private readonly opened = new Map<string, Promise<OcspSigner | undefined>>();
   private readonly ensuring = new Map<string, Promise<void>>();
+  /** Tenants whose stored signer key custody could not open: replaced regardless of its expiry. */
+  private readonly unusable = new Set<string>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -62,7 +64,8 @@ export class OcspSignerKeeper {
     }
     const signer = await opening;
     if (!signer || signer.notAfter.getTime() - Date.now() < SIGNER_RENEW_BEFORE_MS) {
-      if (!signer) this.opened.delete(tenantId);
+      // Reopen from the table next time: this or another replica may have stored a newer signer.
+      this.opened.delete(tenantId);
       void this.ensure(tenantId);
     }
     return signer && signer.notAfter.getTime() > Date.now() ? signer : undefined;
@@ -94,7 +97,8 @@ export class OcspSignerKeeper {
 
   private async renewIfNeeded(tenantId: string): Promise<void> {
     const existing = await this.row(tenantId);
-    if (existing && existing.not_after.getTime() - Date.now() >= SIGNER_RENEW_BEFORE_MS) return;
+    const current = existing && existing.not_after.getTime() - Date.now() >= SIGNER_RENEW_BEFORE_MS;
+    if (current && !this.unusable.has(tenantId)) return;
     const keyId = randomUUID();
     const { key } = await this.custody.generateSigningKey({ tenantId, keyId });
     const issued = await this.issuance.send(IssuancePattern.IssueOcspSigner, {
@@ -118,6 +122,7 @@ export class OcspSignerKeeper {
       ],
     );
     this.opened.delete(tenantId);
+    this.unusable.delete(tenantId);
     this.logger.log({ tenantId, notAfter: issued.notAfter }, 'OCSP signer ready');
   }
 
@@ -130,8 +135,15 @@ export class OcspSignerKeeper {
       publicKeySpki: new Uint8Array(row.public_key_spki),
       wrapped: new Uint8Array(row.wrapped_key),
     };
-    const { privateKey } = await this.custody.openSigningKey({ tenantId, keyId: row.key_id }, key);
-    return { certificateDer: new Uint8Array(row.certificate_der), privateKey, notAfter: row.not_after };
+    try {
+      const { privateKey } = await this.custody.openSigningKey({ tenantId, keyId: row.key_id }, key);
+      return { certificateDer: new Uint8Array(row.certificate_der), privateKey, notAfter: row.not_after };
+    } catch (err) {
+      // E.g. the responder's KEK was replaced: this key is lost, so make a new signer.
+      this.logger.error({ err, tenantId }, 'stored OCSP signer key cannot be opened; replacing it');
+      this.unusable.add(tenantId);
+      return undefined;
+    }
   }
 
   private async row(tenantId: string): Promise<SignerRow | undefined> {

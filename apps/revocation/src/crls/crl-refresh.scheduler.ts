@@ -5,7 +5,8 @@ import { CRL_VALIDITY_MS, CrlPublisher } from './crl.publisher';
 /**
  * Re-signs every tenant's CRL before it goes stale (RFC 5280 5.1.2.5: a new CRL is issued at or
  * before nextUpdate), at half its validity, even when nothing changed. Also publishes the first
- * CRL of an issuer that has none yet (an empty CRL as soon as a CA exists).
+ * CRL of an issuer that has none yet (an empty CRL as soon as a CA exists), and retries a CRL
+ * whose build after a revocation failed (its entry count differs from the ledger's).
  */
 export class CrlRefreshScheduler {
   private readonly logger = new Logger('CrlRefreshScheduler');
@@ -30,8 +31,11 @@ export class CrlRefreshScheduler {
     try {
       const due: { tenant_id: string }[] = await this.dataSource.query(
         `SELECT i.tenant_id FROM revocation.crl_issuers i
-          LEFT JOIN LATERAL (SELECT max(next_update) AS next_update FROM revocation.crls c WHERE c.tenant_id = i.tenant_id) latest ON true
-          WHERE i.ca_not_after > now() AND (latest.next_update IS NULL OR latest.next_update < $1)`,
+          LEFT JOIN LATERAL (SELECT next_update, entry_count FROM revocation.crls c
+                              WHERE c.tenant_id = i.tenant_id ORDER BY crl_number DESC LIMIT 1) latest ON true
+          WHERE i.ca_not_after > now()
+            AND (latest.next_update IS NULL OR latest.next_update < $1
+                 OR latest.entry_count <> (SELECT count(*) FROM revocation.revoked_certificates r WHERE r.tenant_id = i.tenant_id))`,
         [new Date(Date.now() + CRL_VALIDITY_MS / 2)],
       );
       for (const { tenant_id } of due) await this.publisher.request(tenant_id);

@@ -2,7 +2,12 @@ import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { CrlPublishedPayload, EventType, IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
-import { RevokedCertificateEntry, assembleCertificateList, encodeTbsCertList } from '@ca/pki';
+import {
+  RevokedCertificateEntry,
+  assembleCertificateList,
+  encodeTbsCertList,
+  publishedReasonCode,
+} from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
 
@@ -136,7 +141,7 @@ export class CrlPublisher {
     return rows.map((r) => ({
       serialNumberHex: r.serial_number,
       revocationDate: r.revocation_date,
-      reasonCode: r.reason_code,
+      reasonCode: publishedReasonCode(r.reason_code) ?? 0,
     }));
   }
 }
