@@ -21,6 +21,7 @@ import { CertificateStatusProjection } from './certificate-status/certificate-st
 import { CrlStore } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
 import { OcspResponder } from './ocsp/ocsp.responder';
+import { PublicSurfaceErrorsFilter } from './http/public-surface-errors.filter';
 import { OcspResponderModule } from './ocsp-responder.module';
 import { OCSP_SCHEMA } from './ocsp.schema';
 import { OcspSignerKeeper } from './signers/ocsp-signer.keeper';
@@ -56,6 +57,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
   );
   app.disable('x-powered-by');
+  app.useGlobalFilters(new PublicSurfaceErrorsFilter());
   app.useBodyParser('raw', { type: () => true, limit: OCSP_REQUEST_LIMIT });
   try {
     await app.listen(config.pkiPort, config.host);

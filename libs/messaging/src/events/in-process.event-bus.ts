@@ -30,6 +30,9 @@ export class InProcessEventBus extends EventBus {
     options: { pollMs?: number; retryDelayMs?: number } = {},
   ): Promise<InProcessEventBus> {
     const pool = new Pool({ connectionString: databaseUrl, max: 3 });
+    // An idle connection dropped by the server (restart, failover) must not crash the process;
+    // the pool replaces it on the next query.
+    pool.on('error', (err) => new Logger('InProcessEventBus').warn({ err }, 'idle database connection lost'));
     await pool.query(`CREATE SCHEMA IF NOT EXISTS messaging`);
     await pool.query(`CREATE TABLE IF NOT EXISTS messaging.stream (
       seq bigserial PRIMARY KEY, id uuid NOT NULL UNIQUE, type text NOT NULL,

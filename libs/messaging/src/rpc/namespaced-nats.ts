@@ -17,6 +17,14 @@ export class NamespacedServerNats extends ServerNats {
     super(serverOptions);
   }
 
+  /** Reports "listening" only once the server has the subscriptions, so no early request meets no responders. */
+  override start(callback: (error?: unknown) => void): void {
+    super.start(() => {
+      const client = (this as unknown as { natsClient?: { flush(): Promise<void> } }).natsClient;
+      (client ? client.flush() : Promise.resolve()).then(() => callback(), callback);
+    });
+  }
+
   override bindEvents(client: Parameters<ServerNats['bindEvents']>[0]): void {
     if (!this.prefix) return super.bindEvents(client);
     const queue = this.serverOptions.queue as string | undefined;

@@ -1,0 +1,281 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Logger } from '@nestjs/common';
+import { CaError, CrlPublishedPayload, ErrorCode, IssuanceApi, IssuancePattern } from '@ca/contracts';
+import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
+import { parseCrl, signTbs } from '@ca/pki';
+import { TestPki, createTestPki } from '@ca/pki/testing';
+import { DataSource } from 'typeorm';
+import { CRL_VALIDITY_MS, CrlPublisher } from './crl.publisher';
+
+class MemoryBlobs extends BlobStore {
+  readonly blobs = new Map<string, Uint8Array>();
+
+  async put(bytes: Uint8Array): Promise<string> {
+    const ref = randomUUID();
+    this.blobs.set(ref, new Uint8Array(bytes));
+    return ref;
+  }
+
+  async get(ref: string): Promise<Uint8Array | undefined> {
+    return this.blobs.get(ref);
+  }
+
+  async delete(ref: string): Promise<void> {
+    this.blobs.delete(ref);
+  }
+}
+
+interface LedgerRow {
+  serial_number: string;
+  revocation_date: Date;
+  reason_code: number;
+}
+
+interface StoredCrl {
+  tenantId: string;
+  crlNumber: string;
+  entryCount: number;
+  der: Buffer;
+}
+
+/** The revocation schema as the publisher uses it: issuers, ledger, CRLs and the outbox. */
+class FakeRevocationDatabase {
+  readonly nextCrlNumber = new Map<string, bigint>();
+  readonly ledger = new Map<string, LedgerRow[]>();
+  readonly crls: StoredCrl[] = [];
+  readonly outbox: { type: string; payload: CrlPublishedPayload }[] = [];
+  /** Another replica takes the next number just before this one stores its CRL. */
+  loseNextRace = false;
+
+  constructor(private readonly caDer: Uint8Array) {}
+
+  addIssuer(tenantId: string, nextCrlNumber = 1n): void {
+    this.nextCrlNumber.set(tenantId, nextCrlNumber);
+    this.ledger.set(tenantId, []);
+  }
+
+  revoke(tenantId: string, serial: string, reasonCode = 1): void {
+    this.ledger.get(tenantId)!.push({
+      serial_number: serial,
+      revocation_date: new Date('2030-01-01T00:00:00Z'),
+      reason_code: reasonCode,
+    });
+  }
+
+  readonly dataSource = {
+    query: async (sql: string, params: unknown[]) => {
+      const tenantId = params[0] as string;
+      if (sql.includes('FROM revocation.crl_issuers')) {
+        const next = this.nextCrlNumber.get(tenantId);
+        return next === undefined
+          ? []
+          : [
+              {
+                tenant_id: tenantId,
+                ca_certificate_der: Buffer.from(this.caDer),
+                next_crl_number: String(next),
+              },
+            ];
+      }
+      if (sql.includes('FROM revocation.revoked_certificates')) return [...(this.ledger.get(tenantId) ?? [])];
+      throw new Error(`unexpected query ${sql}`);
+    },
+    transaction: async <T>(work: (manager: unknown) => Promise<T>): Promise<T> =>
+      work({ query: (sql: string, params: unknown[]) => this.inTransaction(sql, params) }),
+  } as unknown as DataSource;
+
+  private async inTransaction(sql: string, params: unknown[]): Promise<unknown> {
+    if (sql.startsWith('UPDATE revocation.crl_issuers')) {
+      const [tenantId, expected] = params as [string, string];
+      if (this.loseNextRace) {
+        this.loseNextRace = false;
+        this.nextCrlNumber.set(tenantId, this.nextCrlNumber.get(tenantId)! + 1n);
+      }
+      if (String(this.nextCrlNumber.get(tenantId)) !== expected) return [[], 0];
+      this.nextCrlNumber.set(tenantId, BigInt(expected) + 1n);
+      return [[], 1];
+    }
+    if (sql.includes('INSERT INTO revocation.crls')) {
+      const [tenantId, crlNumber, , , entryCount, der] = params as [
+        string,
+        string,
+        Date,
+        Date,
+        number,
+        Buffer,
+      ];
+      this.crls.push({ tenantId, crlNumber, entryCount, der });
+      return [];
+    }
+    if (sql.startsWith('DELETE FROM revocation.crls')) return [[], 0];
+    if (sql.includes('INSERT INTO revocation.outbox')) {
+      const [, type, , payload] = params as [string, string, string, string];
+      this.outbox.push({ type, payload: JSON.parse(payload) as CrlPublishedPayload });
+      return [];
+    }
+    throw new Error(`unexpected statement ${sql}`);
+  }
+}
+
+interface Deferred {
+  promise: Promise<void>;
+  resolve(): void;
+}
+
+function deferred(): Deferred {
+  let resolve!: () => void;
+  const promise = new Promise<void>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe('CrlPublisher', () => {
+  let pki: TestPki;
+  let db: FakeRevocationDatabase;
+  let blobs: MemoryBlobs;
+  let relay: { nudge: jest.Mock };
+  let send: jest.Mock;
+  /** Signing waits for this while set (a slow issuance). */
+  let gate: Deferred | undefined;
+  let publisher: CrlPublisher;
+  const tenant = '6f1c1f9e-2f55-4a53-9a39-0c7f3d0a9b11';
+
+  beforeAll(async () => {
+    pki = await createTestPki('Publisher Test Root');
+  });
+
+  beforeEach(() => {
+    db = new FakeRevocationDatabase(pki.caDer);
+    db.addIssuer(tenant);
+    blobs = new MemoryBlobs();
+    relay = { nudge: jest.fn() };
+    gate = undefined;
+    send = jest.fn(async (pattern: string, command: { tenantId: string; tbsBlobRef: string }) => {
+      expect(pattern).toBe(IssuancePattern.SignCrl);
+      await gate?.promise;
+      const tbs = await blobs.get(command.tbsBlobRef);
+      if (!tbs) throw CaError.validation([{ field: 'tbsBlobRef', message: 'gone' }]);
+      return { signature: Buffer.from(await signTbs(tbs, pki.caKeys.privateKey)).toString('base64') };
+    });
+    publisher = new CrlPublisher(
+      db.dataSource,
+      { send } as unknown as RpcClient<IssuanceApi>,
+      blobs,
+      relay as unknown as OutboxRelay,
+    );
+  });
+
+  it('publishes the next CRL number with the ledger entries, hands the DER over and records crl.published', async () => {
+    db.revoke(tenant, '0A0B0C', 1);
+    db.revoke(tenant, '7F0102', 0);
+    const before = Date.now();
+    await publisher.request(tenant);
+
+    expect(db.crls).toHaveLength(1);
+    const [stored] = db.crls;
+    expect(stored).toMatchObject({ tenantId: tenant, crlNumber: '1', entryCount: 2 });
+    const crl = parseCrl(new Uint8Array(stored.der));
+    expect(crl.crlNumber).toBe(1n);
+    expect(crl.entries.map((e) => [e.serialNumberHex, e.reasonCode])).toEqual([
+      ['0A0B0C', 1],
+      ['7F0102', 0],
+    ]);
+    expect(crl.nextUpdate.getTime() - crl.thisUpdate.getTime()).toBe(CRL_VALIDITY_MS);
+    expect(crl.thisUpdate.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(db.nextCrlNumber.get(tenant)).toBe(2n);
+
+    expect(db.outbox).toHaveLength(1);
+    const { type, payload } = db.outbox[0];
+    expect(type).toBe('crl.published');
+    expect(payload).toMatchObject({ tenantId: tenant, crlNumber: '1' });
+    expect(payload.sha256).toBe(createHash('sha256').update(stored.der).digest('hex'));
+    // The CRL stays in the blob store for the responder; the TBSCertList handed to issuance does not.
+    expect([...blobs.blobs.keys()]).toEqual([payload.blobRef]);
+    expect(Buffer.from(blobs.blobs.get(payload.blobRef)!)).toEqual(stored.der);
+    expect(relay.nudge).toHaveBeenCalledTimes(1);
+  });
+
+  it('publishes a removeFromCRL (8) entry without a reason (RFC 5280 5.3.1: delta CRLs only)', async () => {
+    db.revoke(tenant, '0A0B0C', 8);
+    await publisher.request(tenant);
+    expect(parseCrl(new Uint8Array(db.crls[0].der)).entries).toEqual([
+      expect.objectContaining({ serialNumberHex: '0A0B0C', reasonCode: 0 }),
+    ]);
+  });
+
+  it('coalesces requests made during a build into one more build that includes them all', async () => {
+    gate = deferred();
+    const first = publisher.request(tenant);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(send).toHaveBeenCalledTimes(1);
+    // Revocations recorded while the first CRL is being signed.
+    const later: Promise<void>[] = [];
+    for (let i = 1; i <= 5; i++) {
+      db.revoke(tenant, `0${i}`);
+      later.push(publisher.request(tenant));
+    }
+    expect(later.slice(1).every((p) => p === later[0])).toBe(true);
+    const signing = gate;
+    gate = undefined;
+    signing.resolve();
+    await Promise.all([first, ...later]);
+
+    expect(send).toHaveBeenCalledTimes(2);
+    expect(db.crls.map((c) => [c.crlNumber, c.entryCount])).toEqual([
+      ['1', 0],
+      ['2', 5],
+    ]);
+    await publisher.idle();
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it('builds for different tenants independently', async () => {
+    const other = '0b4d3c2a-1e0f-4a9b-8c7d-6e5f4a3b2c1d';
+    db.addIssuer(other, 41n);
+    gate = deferred();
+    const a = publisher.request(tenant);
+    const b = publisher.request(other);
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(send).toHaveBeenCalledTimes(2);
+    gate.resolve();
+    await Promise.all([a, b]);
+    expect(db.crls.map((c) => [c.tenantId, c.crlNumber]).sort()).toEqual(
+      [
+        [tenant, '1'],
+        [other, '41'],
+      ].sort(),
+    );
+  });
+
+  it('makes a newer CRL when another replica took the number first, discarding its own', async () => {
+    db.loseNextRace = true;
+    await publisher.request(tenant);
+    await publisher.idle();
+    // Number 1 went to the other replica; this one published 2, and only 2.
+    expect(db.crls.map((c) => c.crlNumber)).toEqual(['2']);
+    expect(db.outbox.map((e) => e.payload.crlNumber)).toEqual(['2']);
+    expect([...blobs.blobs.keys()]).toEqual([db.outbox[0].payload.blobRef]);
+    expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it('survives a failed signing: the request settles, nothing is stored, the next request builds again', async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    send.mockRejectedValueOnce(new CaError(ErrorCode.ServiceUnavailable, 'issuance is down'));
+    await expect(publisher.request(tenant)).resolves.toBeUndefined();
+    expect(db.crls).toHaveLength(0);
+    expect(db.nextCrlNumber.get(tenant)).toBe(1n);
+    expect(relay.nudge).not.toHaveBeenCalled();
+    // The TBSCertList handed over is cleaned up whatever the outcome.
+    expect(blobs.blobs.size).toBe(0);
+    expect(warn).toHaveBeenCalledTimes(1);
+    warn.mockRestore();
+
+    await publisher.request(tenant);
+    expect(db.crls.map((c) => c.crlNumber)).toEqual(['1']);
+  });
+
+  it('does nothing for a tenant that is not a CRL issuer', async () => {
+    await publisher.request('00000000-0000-4000-8000-000000000000');
+    expect(send).not.toHaveBeenCalled();
+    expect(db.crls).toHaveLength(0);
+  });
+});
