@@ -1,68 +1,37 @@
 import 'reflect-metadata';
-import { X509Certificate, randomBytes, randomUUID, webcrypto } from 'node:crypto';
+import { X509Certificate, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { CaManagerConfig, loadConfig } from '@ca/config';
-import { Messaging, openMessaging } from '@ca/messaging';
-import { createLogger } from '@ca/observability';
-import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
+import { SignJWT } from 'jose';
 import { pemToDer } from '@ca/pki';
 import { describeIfOpenssl, runOpenssl } from '@ca/pki/testing';
 import { startOcspResponder } from '../../ocsp-responder/src';
-import { EmbeddedSystem, startEmbeddedSystem } from '../src/start-embedded';
+import { HttpAnswer, eventually, http, sleep } from './support/http';
+import { Problem, expectFieldErrors, expectInvalidToken, expectProblem } from './support/problems';
+import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
+import { TokenOptions, base64url } from './support/tokens';
 
 /**
  * The whole system as a user drives it: HTTP against the administrative API (GATEWAY_PORT) and
  * the public distribution surface (PKI_PORT), nothing else. Runs on the embedded defaults
  * (PGlite under DATA_DIR, in-process transport) and, when DATABASE_URL and NATS_URL are set, on a
- * fresh database of that Postgres server and that NATS (the JetStream stream is the default
- * CA_EVENTS; tenants are random, so runs do not see each other's data).
+ * fresh database of that Postgres server and that NATS (with a JetStream stream and subjects of
+ * its own; tenants are random, so runs do not see each other's data).
  */
 jest.setTimeout(60_000);
 
-/** Silent by default; TEST_LOG_LEVEL=warn (say) shows the services' logs when a run needs diagnosing. */
-const LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
-
-type Mode = 'embedded' | 'postgres+nats';
-const modes: Mode[] =
-  process.env.DATABASE_URL && process.env.NATS_URL ? ['embedded', 'postgres+nats'] : ['embedded'];
-if (modes.length === 1)
-  console.warn('system suite: DATABASE_URL/NATS_URL not set, postgres+nats mode skipped');
+const modes = systemModes('system suite');
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const PROBLEM = /^application\/problem\+json(;|$)/;
 const PEM_CERTIFICATE =
   /^-----BEGIN CERTIFICATE-----\n(?:[A-Za-z0-9+/=]{1,64}\n)+-----END CERTIFICATE-----\n?$/;
-const CATALOG = 'https://errors.ca-manager.dev';
 
 interface InitializeBody {
   commonName: string;
   organization: string;
   country: string;
   validityYears: number;
-}
-
-interface Problem {
-  type: string;
-  title: string;
-  status: number;
-  detail: string;
-  instance?: string;
-  code: string;
-  recovery: string;
-  requestId: string;
-  errors?: { field: string; message: string }[];
-}
-
-interface HttpAnswer {
-  status: number;
-  headers: Headers;
-  body: Buffer;
-  text: string;
-  json<T = unknown>(): T;
 }
 
 const validBody = (
@@ -75,139 +44,19 @@ const validBody = (
   ...overrides,
 });
 
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject).listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  return ports;
-}
-
-async function http(url: string, init: RequestInit = {}): Promise<HttpAnswer> {
-  const response = await fetch(url, { redirect: 'manual', ...init });
-  const body = Buffer.from(await response.arrayBuffer());
-  const text = body.toString('utf8');
-  return {
-    status: response.status,
-    headers: response.headers,
-    body,
-    text,
-    json: <T>() => JSON.parse(text) as T,
-  };
-}
-
-/** Polls until `probe` returns a value (not undefined) or the time is up. */
-async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 5_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} not reached within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 function addUtcYears(date: Date, years: number): Date {
   const result = new Date(date);
   result.setUTCFullYear(result.getUTCFullYear() + years);
   return result;
 }
 
-function expectProblem(
-  answer: HttpAnswer,
-  status: number,
-  code: string,
-  slug?: string,
-  options: { requestIdHeader?: boolean } = {},
-): Problem {
-  expect(answer.status).toBe(status);
-  expect(answer.headers.get('content-type')).toMatch(PROBLEM);
-  const problem = answer.json<Problem>();
-  expect(problem).toEqual(
-    expect.objectContaining({
-      type: expect.stringMatching(/^https:\/\//),
-      title: expect.any(String),
-      status,
-      detail: expect.any(String),
-      code,
-      recovery: expect.any(String),
-      requestId: expect.any(String),
-    }),
-  );
-  expect(problem.title.length).toBeGreaterThan(0);
-  expect(problem.detail.length).toBeGreaterThan(0);
-  expect(problem.recovery.length).toBeGreaterThan(0);
-  expect(problem.requestId.length).toBeGreaterThan(0);
-  if (slug) expect(problem.type).toBe(`${CATALOG}/${slug}`);
-  // errors[] only on 400 (spec 7.1); the detail never carries a stack trace.
-  if (status !== 400) expect(problem).not.toHaveProperty('errors');
-  expect(problem.detail).not.toMatch(/\bat .+\(.*:\d+:\d+\)/);
-  // The request id of the problem is the one of the response header.
-  if (options.requestIdHeader !== false) expect(answer.headers.get('x-request-id')).toBe(problem.requestId);
-  return problem;
-}
-
-function expectInvalidToken(answer: HttpAnswer, code = 'invalid_token'): void {
-  expectProblem(answer, 401, code);
-  expect(answer.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');
-}
-
-function base64url(value: object | string): string {
-  return Buffer.from(typeof value === 'string' ? value : JSON.stringify(value)).toString('base64url');
-}
-
 describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
-  let config: CaManagerConfig;
-  let system: EmbeddedSystem;
-  let database: TestDatabase | undefined;
-  let dataDir: string;
+  let sut: SystemUnderTest;
   let gatewayUrl: string;
   let pkiUrl: string;
-  let signingKey: webcrypto.CryptoKey;
-  let otherKey: webcrypto.CryptoKey;
-  let publicKeyPem: string;
-  const logger = createLogger({ level: LOG_LEVEL, service: 'test' });
-  const extraMessaging: Messaging[] = [];
 
-  async function token(
-    tenantId: unknown,
-    options: {
-      claims?: Record<string, unknown>;
-      omit?: string[];
-      /** Seconds since the epoch; null for a token without `exp`. */
-      exp?: number | null;
-      key?: webcrypto.CryptoKey;
-      subject?: string | null;
-    } = {},
-  ): Promise<string> {
-    const claims: Record<string, unknown> = { tenantId, scope: 'ca:admin', ...options.claims };
-    for (const name of options.omit ?? []) delete claims[name];
-    let jwt = new SignJWT(claims).setProtectedHeader({ alg: 'ES256', typ: 'JWT' }).setIssuedAt();
-    if (options.subject !== null) jwt = jwt.setSubject(options.subject ?? 'system-test');
-    if (options.exp !== null) jwt = jwt.setExpirationTime(options.exp ?? Math.floor(Date.now() / 1000) + 300);
-    return jwt.sign(options.key ?? signingKey);
+  function token(tenantId: unknown, options: TokenOptions = {}): Promise<string> {
+    return sut.tokens.sign(tenantId, options);
   }
 
   function initialize(
@@ -245,50 +94,13 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
     );
   }
 
-  async function startSystem(): Promise<EmbeddedSystem> {
-    return startEmbeddedSystem(config, { serviceLogger: () => logger });
-  }
-
   beforeAll(async () => {
-    const pair = await generateKeyPair('ES256');
-    signingKey = pair.privateKey;
-    publicKeyPem = await exportSPKI(pair.publicKey);
-    otherKey = (await generateKeyPair('ES256')).privateKey;
-    const [gatewayPort, pkiPort] = await freePorts(2);
-    gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    pkiUrl = `http://127.0.0.1:${pkiPort}`;
-    const env: Record<string, string> = {
-      HOST: '127.0.0.1',
-      GATEWAY_PORT: String(gatewayPort),
-      PKI_PORT: String(pkiPort),
-      GATEWAY_PUBLIC_URL: gatewayUrl,
-      PKI_PUBLIC_URL: pkiUrl,
-      JWT_PUBLIC_KEY: publicKeyPem,
-      LOG_LEVEL,
-    };
-    if (mode === 'postgres+nats') {
-      database = await createTestDatabase('postgres');
-      dataDir = database.dataDir;
-      Object.assign(env, {
-        DATA_DIR: dataDir,
-        DATABASE_URL: database.url,
-        NATS_URL: process.env.NATS_URL!,
-        CA_KEK: randomBytes(32).toString('base64'),
-      });
-    } else {
-      dataDir = mkdtempSync(join(tmpdir(), 'ca-system-'));
-      env.DATA_DIR = dataDir;
-    }
-    config = loadConfig(env);
-    expect(config.embedded).toBe(mode === 'embedded');
-    system = await startSystem();
+    sut = await startSystemUnderTest(mode, { tokenScope: 'ca:admin' });
+    ({ gatewayUrl, pkiUrl } = sut);
   });
 
   afterAll(async () => {
-    await system?.stop();
-    for (const messaging of extraMessaging) await messaging.close();
-    if (database) await database.drop();
-    else if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+    await sut?.stop();
   });
 
   describe('initializing a CA', () => {
@@ -567,17 +379,7 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
         const problem = expectProblem(answer, 400, 'VALIDATION_FAILED', undefined, {
           requestIdHeader: !unreadable,
         });
-        expect(problem.type.startsWith(`${CATALOG}/common/validation-failed`)).toBe(true);
-        expect(Array.isArray(problem.errors)).toBe(true);
-        expect(problem.errors!.length).toBeGreaterThan(0);
-        for (const error of problem.errors!) {
-          expect(error).toEqual({ field: expect.any(String), message: expect.any(String) });
-          expect(error.message.length).toBeGreaterThan(0);
-        }
-        const named = new Set(problem.errors!.map((e) => e.field));
-        for (const field of fields) expect(named).toContain(field);
-        // Only failing fields are named.
-        if (fields.length > 0) for (const field of named) expect(fields).toContain(field);
+        expectFieldErrors(problem, fields);
       },
     );
 
@@ -673,7 +475,9 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
     });
 
     it('refuses a token signed by another key', async () => {
-      expectInvalidToken(await initialize(validBody(), await token(randomUUID(), { key: otherKey })));
+      expectInvalidToken(
+        await initialize(validBody(), await token(randomUUID(), { key: sut.tokens.otherKey })),
+      );
     });
 
     it('refuses an HS256 token whose secret is the public key PEM (algorithm confusion)', async () => {
@@ -682,7 +486,7 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
         .setSubject('mallory')
         .setIssuedAt()
         .setExpirationTime('5m')
-        .sign(new TextEncoder().encode(publicKeyPem));
+        .sign(new TextEncoder().encode(sut.tokens.publicKeyPem));
       expectInvalidToken(await initialize(validBody(), forged));
     });
 
@@ -829,9 +633,9 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
 
   describe('the distribution surface across restarts', () => {
     function takeOutResponder() {
-      const index = system.services.findIndex((s) => s.name === 'ocsp-responder');
+      const index = sut.system.services.findIndex((s) => s.name === 'ocsp-responder');
       expect(index).toBeGreaterThanOrEqual(0);
-      const [responder] = system.services.splice(index, 1);
+      const [responder] = sut.system.services.splice(index, 1);
       return responder;
     }
 
@@ -844,19 +648,14 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
         expect(answer.status).toBe(200);
 
         // A restarted responder: its own connection, the same database and durable consumer.
-        const messaging = await openMessaging({
-          natsUrl: config.natsUrl,
-          databaseUrl: config.databaseUrl,
-          name: 'ocsp-responder',
-        });
-        extraMessaging.push(messaging);
+        const messaging = await sut.openMessaging('ocsp-responder');
         const responder = await startOcspResponder({
-          config,
-          databaseUrl: config.databaseUrl!,
+          config: sut.config,
+          databaseUrl: sut.config.databaseUrl!,
           messaging,
-          logger: logger.child({ service: 'ocsp-responder' }),
+          logger: sut.serviceLogger('ocsp-responder'),
         });
-        system.services.push(responder);
+        sut.system.services.push(responder);
         const served = await servedPem(tenantId);
         expect(pemToDer(served.text)).toEqual(
           pemToDer(answer.json<{ certificatePem: string }>().certificatePem),
@@ -873,8 +672,7 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
       const during = await initializeTenant(validBody({ commonName: 'During Outage Root' }));
       expect(during.answer.status).toBe(200);
 
-      await system.stop();
-      system = await startSystem();
+      await sut.restart();
 
       const served = await servedPem(during.tenantId);
       expect(pemToDer(served.text)).toEqual(

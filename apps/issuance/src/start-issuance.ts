@@ -36,7 +36,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<RunningSer
       logger: new NestPinoLogger(runtime.logger),
     },
   );
-  app.useGlobalInterceptors(new RpcReplyInterceptor());
+  app.useGlobalInterceptors(new RpcReplyInterceptor(messaging.blobs));
   await app.listen();
   relay.start();
   return {

@@ -26,6 +26,7 @@ type TestApi = {
   'test.crash': [Record<string, never>, never];
   'test.slow': [{ ms: number }, string];
   'test.nobody': [Record<string, never>, never];
+  'test.large': [{ items: number }, { items: string[] }];
 };
 
 @Controller()
@@ -43,6 +44,11 @@ class TestController {
   @MessagePattern('test.crash')
   crash(): never {
     throw new Error('secret internal detail');
+  }
+
+  @MessagePattern('test.large')
+  large(@Payload() body: { items: number }) {
+    return { items: Array.from({ length: body.items }, (_, i) => `item-${i}-${'x'.repeat(40)}`) };
   }
 
   @MessagePattern('test.slow')
@@ -73,7 +79,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       ...messaging.serverOptions('test'),
       logger: false,
     });
-    server.useGlobalInterceptors(new RpcReplyInterceptor());
+    server.useGlobalInterceptors(new RpcReplyInterceptor(messaging.blobs));
     await server.listen();
     dataSource = new DataSource({ type: 'postgres', url: db.url });
     await dataSource.initialize();
@@ -117,6 +123,14 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       expect(error.message).not.toContain('secret');
       await client.close();
     });
+
+    it('carries an answer far above the 1 MB message limit (through the blob store)', async () => {
+      const client = messaging.rpcClient<TestApi>();
+      const answer = await client.send('test.large', { items: 60_000 });
+      expect(answer.items).toHaveLength(60_000);
+      expect(answer.items[59_999]).toBe(`item-59999-${'x'.repeat(40)}`);
+      await client.close();
+    }, 30_000);
 
     it('times out with SERVICE_UNAVAILABLE when the answer is late', async () => {
       const client = messaging.rpcClient<TestApi>();

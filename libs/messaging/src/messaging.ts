@@ -51,12 +51,13 @@ export async function openMessaging(options: MessagingOptions): Promise<Messagin
   if (!options.databaseUrl) throw new Error('in-process messaging needs the embedded database URL');
   const registry = new InProcessRegistry();
   const events = await InProcessEventBus.open(options.databaseUrl);
+  const blobs = await InProcessBlobStore.open(events.pool);
   return {
     kind: 'in-process',
     events,
-    blobs: await InProcessBlobStore.open(events.pool),
+    blobs,
     serverOptions: () => ({ strategy: new InProcessServer(registry) }),
-    rpcClient: <Api extends RpcApi>() => new RpcClient<Api>(new InProcessClient(registry), timeoutMs),
+    rpcClient: <Api extends RpcApi>() => new RpcClient<Api>(new InProcessClient(registry), timeoutMs, blobs),
     close: () => events.close(),
   };
 }
@@ -90,6 +91,7 @@ async function openNatsMessaging(
       new RpcClient<Api>(
         new NamespacedClientNats(connection, rpcPrefix) as unknown as ClientProxy,
         timeoutMs,
+        blobs,
       ),
     close: async () => {
       await events.close();

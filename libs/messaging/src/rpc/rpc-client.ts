@@ -1,6 +1,7 @@
 import { ClientProxy } from '@nestjs/microservices';
 import { CaError, ErrorCode, RpcReply } from '@ca/contracts';
 import { TimeoutError, firstValueFrom, timeout } from 'rxjs';
+import { BlobStore } from '../blobs/blob-store';
 import { NO_RESPONDERS } from './in-process.client';
 
 /** A map from pattern to [request, response] types, declared once per context in libs/contracts. */
@@ -17,7 +18,16 @@ export class RpcClient<Api extends RpcApi> {
   constructor(
     private readonly proxy: ClientProxy,
     private readonly timeoutMs = DEFAULT_RPC_TIMEOUT_MS,
+    private readonly blobs?: BlobStore,
   ) {}
+
+  private async fetchLargeReply<T>(ref: string): Promise<T> {
+    const json = await this.blobs?.get(ref);
+    if (!json)
+      throw new CaError(ErrorCode.ServiceUnavailable, 'The answer could not be retrieved; retry shortly.');
+    await this.blobs?.delete(ref);
+    return JSON.parse(Buffer.from(json).toString('utf8')) as T;
+  }
 
   async send<P extends keyof Api & string>(pattern: P, payload: Api[P][0]): Promise<Api[P][1]> {
     let reply: RpcReply<Api[P][1]>;
@@ -28,6 +38,7 @@ export class RpcClient<Api extends RpcApi> {
     } catch (error) {
       throw toTransportError(error);
     }
+    if (reply?.ok === true && 'blobRef' in reply) return this.fetchLargeReply(reply.blobRef);
     if (reply?.ok === true) return reply.value;
     throw CaError.fromWire(reply?.error);
   }

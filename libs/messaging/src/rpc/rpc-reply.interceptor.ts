@@ -1,6 +1,10 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
 import { CaError, RpcReply } from '@ca/contracts';
-import { Observable, catchError, map, of } from 'rxjs';
+import { Observable, catchError, from, mergeMap, of } from 'rxjs';
+import { BlobStore } from '../blobs/blob-store';
+
+/** NATS refuses messages over 1 MiB by default; larger replies travel through the BlobStore. */
+export const MAX_INLINE_REPLY_BYTES = 768 * 1024;
 
 /**
  * Turns every message handler's outcome into an RpcReply: a value, or a CaError as plain data.
@@ -11,9 +15,11 @@ import { Observable, catchError, map, of } from 'rxjs';
 export class RpcReplyInterceptor implements NestInterceptor {
   private readonly logger = new Logger('Rpc');
 
+  constructor(private readonly blobs?: BlobStore) {}
+
   intercept(context: ExecutionContext, next: CallHandler): Observable<RpcReply<unknown>> {
     return next.handle().pipe(
-      map((value: unknown): RpcReply<unknown> => ({ ok: true, value })),
+      mergeMap((value: unknown) => from(this.reply(value))),
       catchError((error: unknown) => {
         if (!(error instanceof CaError)) {
           this.logger.error({ err: error, pattern: context.getHandler().name }, 'request handler failed');
@@ -21,5 +27,13 @@ export class RpcReplyInterceptor implements NestInterceptor {
         return of<RpcReply<unknown>>({ ok: false, error: CaError.fromWire(error).toShape() });
       }),
     );
+  }
+
+  /** A large value (a list of 100,000 certificates) is handed over by reference, not inline. */
+  private async reply(value: unknown): Promise<RpcReply<unknown>> {
+    if (!this.blobs || value === undefined) return { ok: true, value };
+    const json = Buffer.from(JSON.stringify(value), 'utf8');
+    if (json.byteLength <= MAX_INLINE_REPLY_BYTES) return { ok: true, value };
+    return { ok: true, blobRef: await this.blobs.put(json) };
   }
 }

@@ -1,0 +1,515 @@
+/**
+ * OCSP responder throughput and latency: our system's responder (embedded `npm start`), against
+ * `openssl ocsp` as a responder over an index.txt of the same serials, and against a ceiling (a
+ * bare Node `http` server answering a fixed 500-byte body). A closed-loop loader in this process.
+ *
+ *   node -r @swc-node/register bench/ocsp.ts [--certs 1000] [--sample 200] [--duration 1] [--rounds 3]
+ *     [--concurrency 1,8,64] [--quick] [--no-record]
+ */
+import { ChildProcess } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
+import { cpus } from 'node:os';
+import { join } from 'node:path';
+import { parseOcspResponse } from '@ca/pki';
+import { benchArgs, intListOption, intOption } from './lib/args';
+import { freePort, httpCall, LoadRequest, LoadResult, runLoad } from './lib/http-load';
+import { machineInfo } from './lib/machine';
+import { indexTime, makeOpensslCa } from './lib/openssl-ca';
+import { mapPool } from './lib/pool';
+import { mustRun, onCleanup, onPath, runMain, spawnGroup, stopGroup, tempDir } from './lib/proc';
+import { report, Table } from './lib/report';
+import { adminApi, initializeCa, ISSUE_BODY, startSystem } from './lib/system';
+import { int, median, ms, ratio } from './lib/stats';
+
+const USAGE = `bench/ocsp.ts: our OCSP responder against openssl ocsp and a bare Node http server.
+  --certs N          certificates issued through the admin API, 1% revoked (default 1000; --quick: 200)
+  --sample N         distinct serials the load cycles through (default 200; --quick: 50)
+  --duration S       seconds measured per cell and round, after 0.3 s warm-up (default 1)
+  --rounds N         rounds over all targets, medians reported (default 3; --quick: 1)
+  --concurrency L    closed-loop workers, comma-separated (default 1,8,64; --quick: 1,8)
+  --quick            smaller and shorter
+  --no-record        do not append to docs/benchmarks.md`;
+
+const OCSP_REQUEST = { 'Content-Type': 'application/ocsp-request' };
+const WARMUP_MS = 300;
+
+interface Target {
+  name: string;
+  /** As shown in the table. */
+  method: string;
+  port: number;
+  next: (i: number) => LoadRequest;
+}
+
+interface Cell {
+  target: string;
+  method: string;
+  keepAlive: boolean;
+  concurrency: number;
+  result: LoadResult;
+}
+
+async function main(): Promise<void> {
+  const { quick, record, values } = benchArgs(USAGE, {
+    certs: { type: 'string' },
+    sample: { type: 'string' },
+    duration: { type: 'string' },
+    rounds: { type: 'string' },
+    concurrency: { type: 'string' },
+  });
+  const certs = intOption(values.certs, 'certs', quick ? 200 : 1000);
+  const sampleSize = Math.min(certs, intOption(values.sample, 'sample', quick ? 50 : 200));
+  const durationMs = intOption(values.duration, 'duration', 1) * 1000;
+  const rounds = intOption(values.rounds, 'rounds', quick ? 1 : 3);
+  const concurrencies = intListOption(values.concurrency, 'concurrency', quick ? [1, 8] : [1, 8, 64]);
+  if (!(await onPath('openssl')))
+    throw new Error('this benchmark needs the openssl program (requests, peer)');
+  const machine = machineInfo();
+  const dir = tempDir('ocsp');
+
+  // --- Our system: a CA, N certificates, 1% revoked ---
+  process.stdout.write('starting the system (embedded)… ');
+  const system = await startSystem({ mode: 'embedded' });
+  process.stdout.write(`ready in ${int(system.readyMs)} ms\n`);
+  const tenantId = randomUUID();
+  const api = adminApi(system, await system.token(tenantId));
+  writeFileSync(join(dir, 'ca.pem'), await initializeCa(system, api, tenantId));
+
+  process.stdout.write(`issuing ${int(certs)} certificates (8 at a time)… `);
+  const issueStarted = performance.now();
+  const issued = await mapPool(
+    Array.from({ length: certs }, (_, i) => i),
+    8,
+    async (i) => {
+      const answer = await api.call('POST', '/v1/certificates', { ...ISSUE_BODY, clientId: `ocsp-${i}` });
+      if (answer.status !== 200) throw new Error(`issue: ${answer.status} ${JSON.stringify(answer.json)}`);
+      return { id: answer.json.certificateId as string, serial: answer.json.serialNumber as string };
+    },
+  );
+  const issueSeconds = (performance.now() - issueStarted) / 1000;
+  process.stdout.write(`${(certs / issueSeconds).toFixed(0)}/s\n`);
+  const revokedCount = Math.max(1, Math.round(certs / 100));
+  const revoked = new Map<string, number>();
+  for (const cert of issued.slice(0, revokedCount)) {
+    const answer = await api.call('POST', `/v1/certificates/${cert.id}/revoke`, {
+      reason: 'benchmark',
+      reasonCode: 'KeyCompromise',
+    });
+    if (answer.status !== 200) throw new Error(`revoke: ${answer.status} ${JSON.stringify(answer.json)}`);
+    revoked.set(cert.serial, Date.parse(answer.json.revokedAt as string));
+  }
+  // The sample: every revoked serial (up to a tenth of it), the rest good ones.
+  const revokedInSample = Math.min(revokedCount, Math.max(1, Math.floor(sampleSize / 10)));
+  const sample = [
+    ...issued.slice(0, revokedInSample),
+    ...issued.slice(revokedCount, revokedCount + sampleSize - revokedInSample),
+  ].map((c) => c.serial);
+
+  // --- The peer CA for openssl: the same serials, the same revocations ---
+  const peerDir = join(dir, 'openssl');
+  await mustRun('mkdir', ['-p', peerDir]);
+  await makeOpensslCa(peerDir);
+  const expiry = indexTime(Date.now() + 365 * 86_400_000);
+  writeFileSync(
+    join(peerDir, 'index.txt'),
+    issued
+      .map(({ serial }) => {
+        const at = revoked.get(serial);
+        return at === undefined
+          ? `V\t${expiry}\t\t${serial}\tunknown\t/CN=x`
+          : `R\t${expiry}\t${indexTime(at)},keyCompromise\t${serial}\tunknown\t/CN=x`;
+      })
+      .join('\n') + '\n',
+  );
+  writeFileSync(join(peerDir, 'index.txt.attr'), 'unique_subject = no\n');
+
+  // --- Requests, made by `openssl ocsp -reqout` (SHA-1 CertID, as openssl sends by default) ---
+  process.stdout.write(`building ${sample.length} x 3 requests with openssl ocsp -reqout… `);
+  const makeRequest = async (issuer: string, serial: string, nonce: boolean) => {
+    const out = join(dir, `req-${randomUUID()}.der`);
+    const args = ['ocsp', '-issuer', issuer, '-serial', `0x${serial}`, '-reqout', out];
+    await mustRun('openssl', nonce ? args : [...args, '-no_nonce']);
+    return readFileSync(out);
+  };
+  const oursRequests = await mapPool(sample, 4, (s) => makeRequest(join(dir, 'ca.pem'), s, false));
+  const oursNonceRequests = await mapPool(sample, 4, (s) => makeRequest(join(dir, 'ca.pem'), s, true));
+  const peerRequests = await mapPool(sample, 4, (s) => makeRequest(join(peerDir, 'ca.pem'), s, false));
+  process.stdout.write('done\n');
+
+  // --- Peers: openssl ocsp (one process; and -multi), the ceiling ---
+  const peerPort = await freePort();
+  const peerMultiPort = await freePort();
+  const cores = cpus().length;
+  const openssl = superviseOpenssl(peerDir, peerPort, []);
+  const opensslMulti = superviseOpenssl(peerDir, peerMultiPort, ['-multi', String(cores)]);
+  const ceilingPort = await freePort();
+  const ceiling = spawnGroup(process.execPath, ['-e', CEILING_SERVER], {
+    env: { ...process.env, PORT: String(ceilingPort) },
+    stdio: 'ignore',
+  });
+  onCleanup(() => stopGroup(ceiling));
+
+  // --- Every answer checked before any load: statuses as expected, signatures openssl accepts ---
+  const expectRevoked = sample.slice(0, revokedInSample);
+  const oursPath = `/v1/tenants/${tenantId}/ocsp`;
+  await waitUntil(async () => {
+    const answer = await httpCall(`${system.pkiUrl}${oursPath}`, {
+      method: 'POST',
+      headers: OCSP_REQUEST,
+      body: oursRequests[0],
+    });
+    return statusOf(answer.body) === 'revoked';
+  }, 'our responder to report the first revoked serial');
+  await waitUntil(
+    async () =>
+      (
+        await httpCall(`http://127.0.0.1:${peerPort}/`, {
+          method: 'POST',
+          body: peerRequests[0],
+          headers: OCSP_REQUEST,
+        }).catch(() => undefined)
+      )?.status === 200,
+    'openssl ocsp to listen',
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${openssl.log()}`);
+  });
+  await waitUntil(
+    async () =>
+      (
+        await httpCall(`http://127.0.0.1:${peerMultiPort}/`, {
+          method: 'POST',
+          body: peerRequests[0],
+          headers: OCSP_REQUEST,
+        }).catch(() => undefined)
+      )?.status === 200,
+    'openssl ocsp -multi to listen',
+  ).catch((error: Error) => {
+    throw new Error(`${error.message}\n${opensslMulti.log()}`);
+  });
+  // Revocations reach the responder through events (CONTRACT: within 5 s), so ours may need a retry.
+  const check = async (label: string, url: string, requests: Buffer[]) => {
+    const expected = requests.map((_, i) => (i < expectRevoked.length ? 'revoked' : 'good'));
+    let statuses: string[] = [];
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      statuses = await mapPool(requests, 4, async (body) =>
+        statusOf((await httpCall(url, { method: 'POST', headers: OCSP_REQUEST, body })).body),
+      );
+      if (statuses.every((status, i) => status === expected[i])) return;
+      if (Date.now() > deadline) break;
+      await new Promise((r) => setTimeout(r, 500));
+    }
+    const wrong = statuses.flatMap((status, i) =>
+      status === expected[i] ? [] : [`${sample[i]}: ${status}`],
+    );
+    throw new Error(
+      `${label}: expected ${expectRevoked.length} revoked and the rest good; wrong: ${wrong.join(', ')}`,
+    );
+  };
+  await check('ours', `${system.pkiUrl}${oursPath}`, oursRequests);
+  await check('openssl', `http://127.0.0.1:${peerPort}/`, peerRequests);
+  const verified = await verifyWithOpenssl(
+    dir,
+    `${system.pkiUrl}${oursPath}`,
+    oursNonceRequests[0],
+    join(dir, 'ca.pem'),
+  );
+
+  // --- Targets ---
+  const b64url = oursRequests.map((r) => r.toString('base64url'));
+  const b64pct = peerRequests.map((r) => encodeURIComponent(r.toString('base64')));
+  const pick = <T>(list: T[], i: number) => list[i % list.length];
+  const targets: Record<string, Target> = {
+    oursPost: {
+      name: 'ours',
+      method: 'POST',
+      port: system.pkiPort,
+      next: (i) => ({ method: 'POST', path: oursPath, headers: OCSP_REQUEST, body: pick(oursRequests, i) }),
+    },
+    oursGet: {
+      name: 'ours',
+      method: 'GET (base64url)',
+      port: system.pkiPort,
+      next: (i) => ({ method: 'GET', path: `${oursPath}/${pick(b64url, i)}` }),
+    },
+    oursNonce: {
+      name: 'ours, nonce (signs every answer)',
+      method: 'POST',
+      port: system.pkiPort,
+      next: (i) => ({
+        method: 'POST',
+        path: oursPath,
+        headers: OCSP_REQUEST,
+        body: pick(oursNonceRequests, i),
+      }),
+    },
+    opensslPost: {
+      name: 'openssl ocsp',
+      method: 'POST',
+      port: peerPort,
+      next: (i) => ({ method: 'POST', path: '/', headers: OCSP_REQUEST, body: pick(peerRequests, i) }),
+    },
+    opensslGet: {
+      name: 'openssl ocsp',
+      method: 'GET (base64, %-encoded)',
+      port: peerPort,
+      next: (i) => ({ method: 'GET', path: `/${pick(b64pct, i)}` }),
+    },
+    opensslMulti: {
+      name: `openssl ocsp -multi ${cores}`,
+      method: 'POST',
+      port: peerMultiPort,
+      next: (i) => ({ method: 'POST', path: '/', headers: OCSP_REQUEST, body: pick(peerRequests, i) }),
+    },
+    ceiling: {
+      name: 'ceiling: Node http, fixed 500 B',
+      method: 'POST',
+      port: ceilingPort,
+      next: (i) => ({ method: 'POST', path: '/', headers: OCSP_REQUEST, body: pick(oursRequests, i) }),
+    },
+  };
+  const plan: Array<{ keepAlive: boolean; targets: Array<keyof typeof targets> }> = [
+    { keepAlive: true, targets: ['oursPost', 'oursGet', 'oursNonce', 'opensslPost', 'ceiling'] },
+    {
+      keepAlive: false,
+      targets: ['oursPost', 'oursGet', 'opensslPost', 'opensslGet', 'opensslMulti', 'ceiling'],
+    },
+  ];
+
+  // Rounds: every target of a (connections, concurrency) group in turn, then again, so that a
+  // change in the machine's load hits all of them alike; each cell reports medians over rounds.
+  const cells: Cell[] = [];
+  for (const { keepAlive, targets: keys } of plan) {
+    for (const concurrency of concurrencies) {
+      const perRound = new Map<string, LoadResult[]>(keys.map((key) => [key, []]));
+      for (let round = 0; round < rounds; round++) {
+        for (const key of keys) {
+          const target = targets[key];
+          perRound.get(key)!.push(
+            await runLoad({
+              host: '127.0.0.1',
+              port: target.port,
+              next: target.next,
+              concurrency,
+              durationMs,
+              warmupMs: WARMUP_MS,
+              keepAlive,
+            }),
+          );
+        }
+      }
+      for (const key of keys) {
+        const target = targets[key];
+        const result = medianResult(perRound.get(key)!);
+        cells.push({ target: target.name, method: target.method, keepAlive, concurrency, result });
+        process.stdout.write(
+          `${keepAlive ? 'keep-alive' : 'fresh     '} c=${String(concurrency).padEnd(3)} ${`${target.name} ${target.method}`.padEnd(46)} ` +
+            `${int(result.perSecond).padStart(7)}/s  p50 ${ms(result.p50)}  p99 ${ms(result.p99)}  errors ${result.errors}` +
+            `  (rounds: ${perRound
+              .get(key)!
+              .map((r) => int(r.perSecond))
+              .join(', ')})\n`,
+        );
+      }
+    }
+  }
+
+  const find = (name: string, method: string, keepAlive: boolean, c: number) =>
+    cells.find(
+      (x) => x.target === name && x.method === method && x.keepAlive === keepAlive && x.concurrency === c,
+    )?.result.perSecond ?? NaN;
+  const resultRows = cells.map((cell) => [
+    cell.target,
+    cell.method,
+    cell.keepAlive ? 'keep-alive' : 'new per request',
+    String(cell.concurrency),
+    int(cell.result.perSecond),
+    ms(cell.result.p50),
+    ms(cell.result.p99),
+    `${Math.round(cell.result.reusedShare * 100)}%`,
+    cell.result.errors === 0
+      ? '0'
+      : `${cell.result.errors} (${Object.keys(cell.result.errorKinds).join(', ')})`,
+  ]);
+  const ratioRows: string[][] = [];
+  for (const keepAlive of [true, false]) {
+    for (const c of concurrencies) {
+      const oursPost = find('ours', 'POST', keepAlive, c);
+      const peer = find('openssl ocsp', 'POST', keepAlive, c);
+      const multi = find(`openssl ocsp -multi ${cores}`, 'POST', false, c);
+      const top = find('ceiling: Node http, fixed 500 B', 'POST', keepAlive, c);
+      const nonce = find('ours, nonce (signs every answer)', 'POST', keepAlive, c);
+      ratioRows.push([
+        keepAlive ? 'keep-alive' : 'new per request',
+        String(c),
+        int(oursPost),
+        `**${ratio(oursPost, peer)}**`,
+        ratio(oursPost, multi),
+        `**${ratio(oursPost, top)}**`,
+        keepAlive ? ratio(nonce, peer) : 'n/a',
+      ]);
+    }
+  }
+  const restarts = openssl.restarts() + opensslMulti.restarts();
+  const tables: Table[] = [
+    {
+      title: 'Throughput and latency per cell (answers per second in the measured window):',
+      headers: [
+        'responder',
+        'request',
+        'connections',
+        'concurrency',
+        'answers/s',
+        'p50',
+        'p99',
+        'reused conn.',
+        'errors',
+      ],
+      rows: resultRows,
+      align: ['left', 'left', 'left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    },
+    {
+      title: 'Ratios (answers/s, ours POST divided by the peer in the same connection mode and concurrency):',
+      headers: [
+        'connections',
+        'concurrency',
+        'ours POST/s',
+        'ours / openssl ocsp',
+        `ours / openssl -multi ${cores} (new conn.)`,
+        'ours / ceiling',
+        'ours with nonce / openssl',
+      ],
+      rows: ratioRows,
+      align: ['left', 'right', 'right', 'right', 'right', 'right', 'right'],
+    },
+  ];
+  report(
+    {
+      title: 'OCSP responder, ours vs `openssl ocsp` vs a bare Node http server',
+      command: '`npm run bench -- ocsp` (`node -r @swc-node/register bench/ocsp.ts`)',
+      machine,
+      settings: [
+        `Ours: \`npm start\` embedded (PGlite, in-process transport; LOG_LEVEL=info, logs to a file), one tenant CA, ${int(certs)} certificates issued through the admin API (${(certs / issueSeconds).toFixed(0)}/s at 8 concurrent, a side result), ${revokedCount} of them revoked (KeyCompromise); answers signed by the delegated OCSP signer.`,
+        `Load: a closed-loop loader in the benchmark process (Node \`http.request\`), cycling through ${sample.length} distinct serials (${revokedInSample} revoked), one CertID per request (SHA-1, made by \`openssl ocsp -issuer … -serial … -reqout … -no_nonce\`); ${rounds} round(s) over all targets of a connection mode and concurrency in turn, each cell ${durationMs / 1000} s measured after ${WARMUP_MS / 1000} s warm-up per round, medians over the rounds reported; keep-alive = one \`http.Agent({ keepAlive: true })\`, new per request = \`agent: false\`. Loader, responder and peers share the ${cores} cores.`,
+        `Our responder reuses a signed answer for the same request and status until shortly before its nextUpdate (RFC 5019), so with ${sample.length} distinct requests the POST/GET rows mostly serve cached answers; the "nonce" row sends requests with a nonce, which are never cached: every answer is parsed, looked up and signed.`,
+        `Peer: \`openssl ocsp -index index.txt -port … -rsigner ca.pem -rkey ca.key -CA ca.pem -ignore_err\` (its own P-256 CA, index.txt with the same ${int(certs)} serials, the same revocations); it speaks HTTP/1.0, closes every connection, answers one request at a time and signs every answer (no cache). \`-multi ${cores}\` forks ${cores} responder processes. Responder restarts during the run: ${restarts}.`,
+        'Ceiling: a Node `http` server in its own process answering every request with a fixed 500-byte body (about the size of an OCSP answer): what HTTP on Node and this loader can do on this machine.',
+        `Checked before the load: every sampled serial answers good/revoked as expected from both responders; our answer ${verified}.`,
+      ],
+      tables,
+      notes: ['Ratios above 1 mean ours answers more per second.'],
+    },
+    record,
+  );
+}
+
+/** Medians over rounds (throughput, p50, p99); errors and error kinds summed. */
+function medianResult(results: LoadResult[]): LoadResult {
+  const errorKinds: Record<string, number> = {};
+  for (const r of results)
+    for (const [k, n] of Object.entries(r.errorKinds)) errorKinds[k] = (errorKinds[k] ?? 0) + n;
+  return {
+    ok: results.reduce((total, r) => total + r.ok, 0),
+    errors: results.reduce((total, r) => total + r.errors, 0),
+    errorKinds,
+    perSecond: median(results.map((r) => r.perSecond)),
+    p50: median(results.map((r) => r.p50)),
+    p99: median(results.map((r) => r.p99)),
+    reusedShare: median(results.map((r) => r.reusedShare)),
+  };
+}
+
+/** A Node http server that answers every request with the same 500 bytes (reads the body first). */
+const CEILING_SERVER = `
+const body = Buffer.alloc(500, 0x61);
+require('http').createServer((req, res) => {
+  req.on('data', () => {});
+  req.on('end', () => { res.writeHead(200, { 'Content-Type': 'application/ocsp-response', 'Content-Length': 500 }); res.end(body); });
+}).listen(Number(process.env.PORT), '127.0.0.1');
+`;
+
+/** `openssl ocsp` as a responder, restarted if it ever exits; stopped at clean-up. */
+function superviseOpenssl(
+  dir: string,
+  port: number,
+  extra: string[],
+): { restarts: () => number; log: () => string } {
+  let child: ChildProcess | undefined;
+  let restarts = 0;
+  let stopping = false;
+  const log = join(dir, `ocsp-${port}.log`);
+  const start = () => {
+    const fd = openSync(log, 'a');
+    child = spawnGroup(
+      'openssl',
+      [
+        'ocsp',
+        '-index',
+        'index.txt',
+        '-port',
+        String(port),
+        '-rsigner',
+        'ca.pem',
+        '-rkey',
+        'ca.key',
+        '-CA',
+        'ca.pem',
+      ].concat(['-ignore_err'], extra),
+      { cwd: dir, stdio: ['ignore', fd, fd] },
+      extra.includes('-multi'),
+    );
+    closeSync(fd);
+    child.once('exit', () => {
+      if (stopping) return;
+      restarts++;
+      setTimeout(start, 100);
+    });
+  };
+  start();
+  onCleanup(async () => {
+    stopping = true;
+    if (child) await stopGroup(child, 2_000);
+  });
+  return { restarts: () => restarts, log: () => readFileSync(log, 'utf8').split('\n').slice(-20).join('\n') };
+}
+
+function statusOf(der: Buffer): string {
+  try {
+    const info = parseOcspResponse(new Uint8Array(der));
+    if (info.responseStatus !== 'successful') return info.responseStatus;
+    return info.responses.map((r) => r.status.kind).join(',');
+  } catch (error) {
+    return `unparseable: ${(error as Error).message}`;
+  }
+}
+
+/** `openssl ocsp -reqin … -url …` against our responder: checks signature, responder chain and nonce. */
+async function verifyWithOpenssl(dir: string, url: string, request: Buffer, caPem: string): Promise<string> {
+  const reqFile = join(dir, 'verify-req.der');
+  writeFileSync(reqFile, request);
+  const result = await mustRun('openssl', [
+    'ocsp',
+    '-reqin',
+    reqFile,
+    '-url',
+    url,
+    '-CAfile',
+    caPem,
+    '-resp_text',
+  ]).catch((error: Error) => ({ stdout: '', stderr: error.message }));
+  const ok = /Response verify OK/.test(result.stderr + result.stdout);
+  return ok
+    ? 'passes `openssl ocsp -reqin … -url … -CAfile ca.pem` (signature, delegated signer, nonce)'
+    : 'FAILED openssl verification';
+}
+
+async function waitUntil(condition: () => Promise<boolean>, what: string, timeoutMs = 30_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!(await condition().catch(() => false))) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+runMain(main);
