@@ -26,11 +26,9 @@ import { CrlInfo, encodeTbsCertList, parseCertificate, parseCrl, pemToDer } from
 import { createTestPki, describeIfOpenssl, runOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { RunningService, ServiceRuntime } from '@ca/runtime';
 // The real services, started as their processes would be (the test is the composition root).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startIssuance } from '../../issuance/src';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startOcspResponder } from '../../ocsp-responder/src';
-import { startRevocation } from './start-revocation';
+import { startRevocation } from '../../revocation/src';
 
 /**
  * CRL publication end to end (CONTRACT section 6, spec 4.2): issuance (CA key, SignCrl), the

@@ -34,11 +34,9 @@ import {
 import { createTestPki, describeIfOpenssl, runOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { RunningService, ServiceRuntime } from '@ca/runtime';
 // The real services, started as their processes would be (the test is the composition root).
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startIssuance } from '../../issuance/src';
-// eslint-disable-next-line @nx/enforce-module-boundaries
 import { startRevocation } from '../../revocation/src';
-import { startOcspResponder } from './start-ocsp-responder';
+import { startOcspResponder } from '../../ocsp-responder/src';
 
 /**
  * OCSP over HTTP end to end (CONTRACT section 6, RFC 6960, RFC 5019): issuance, revocation and the
