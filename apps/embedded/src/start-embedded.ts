@@ -1,9 +1,10 @@
 import { CaManagerConfig } from '@ca/config';
 import { Messaging, MessagingOptions, openMessaging } from '@ca/messaging';
-import { Logger, createLogger } from '@ca/observability';
+import { Logger as NestLogger } from '@nestjs/common';
+import { Logger, NestPinoLogger, createLogger } from '@ca/observability';
 import { startEmbeddedPostgres } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
-import { startGateway } from '../../gateway/src';
+import { OperatorEndpoint, startGateway, startOperatorEndpoint } from '../../gateway/src';
 import { startIssuance } from '../../issuance/src';
 import { startOcspResponder } from '../../ocsp-responder/src';
 import { startRevocation } from '../../revocation/src';
@@ -27,6 +28,7 @@ export interface EmbeddedOptions {
  * The whole system in one process (CONTRACT section 1, `npm start`): the four services, unchanged,
  * over the in-process transport, on an embedded Postgres (PGlite) under DATA_DIR unless
  * DATABASE_URL/NATS_URL point at real ones. Back-end services start before the surfaces that call them.
+ * On the embedded database it also opens the operator endpoint of `npm run ops` (DATA_DIR/ops.json).
  */
 export async function startEmbeddedSystem(
   config: CaManagerConfig,
@@ -49,7 +51,9 @@ export async function startEmbeddedSystem(
     logger: serviceLogger(service),
   });
   const services: RunningService[] = [];
+  let operatorEndpoint: OperatorEndpoint | undefined;
   const stop = once(async () => {
+    await operatorEndpoint?.close();
     for (const service of [...services].reverse()) {
       await service
         .close()
@@ -65,9 +69,21 @@ export async function startEmbeddedSystem(
     services.push(await startRevocation(runtime('revocation')));
     services.push(await startOcspResponder(runtime('ocsp-responder')));
     services.push(await startGateway(runtime('gateway')));
+    if (embeddedPg) {
+      // `npm run ops` cannot open the PGlite files this process holds: it asks here instead.
+      operatorEndpoint = await startOperatorEndpoint({
+        dataDir: config.dataDir,
+        databaseUrl,
+        defaultCertificateLimit: config.defaultCertificateLimit,
+        logger: serviceLogger('operator-endpoint'),
+      });
+    }
   } catch (error) {
     await stop();
     throw error;
   }
+  // Each app set Nest's shared Logger to its own on creation (the last one wins); shared classes
+  // (relays, consumers, publishers) log as the system instead, with their class as `context`.
+  NestLogger.overrideLogger(new NestPinoLogger(serviceLogger('ca-manager')));
   return { services, databaseUrl, messaging, stop };
 }

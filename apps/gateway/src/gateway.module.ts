@@ -12,15 +12,22 @@ import { CertificateAuthorityController } from './certificate-authority/certific
 import { CertificatesController } from './certificates/certificates.controller';
 import { CertificatesV2Controller } from './certificates/certificates-v2.controller';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
+import { RateLimiter } from './rate-limit/rate-limiter';
+import { TenantDirectory } from './tenants/tenant-directory';
 
 export interface GatewayDependencies {
   tokenVerifier: TokenVerifier;
   issuance: RpcClient<IssuanceApi>;
+  tenants: TenantDirectory;
+  rateLimiter: RateLimiter;
   errorCatalogUrl: string;
   ready: () => Promise<boolean>;
 }
 
-/** The administrative API: authentication, validation, Problem Details; one NATS request per call. */
+/**
+ * The administrative API: authentication, tenant status, rate limits, scopes, validation, Problem
+ * Details; one NATS request per call. (The audit middleware is mounted in start-gateway.ts.)
+ */
 @Module({})
 export class GatewayModule {
   static register(deps: GatewayDependencies): DynamicModule {
@@ -33,6 +40,8 @@ export class GatewayModule {
       providers: [
         { provide: TokenVerifier, useValue: deps.tokenVerifier },
         { provide: RpcClient, useValue: deps.issuance },
+        { provide: TenantDirectory, useValue: deps.tenants },
+        { provide: RateLimiter, useValue: deps.rateLimiter },
         JwtStrategy,
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_FILTER, useValue: new ProblemDetailsFilter(deps.errorCatalogUrl) },

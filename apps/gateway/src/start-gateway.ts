@@ -3,47 +3,86 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { IssuanceApi } from '@ca/contracts';
 import { NestPinoLogger } from '@ca/observability';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
+import { auditMiddleware } from './audit/audit.middleware';
+import { AuditRepository } from './audit/audit.repository';
+import { AuditWriter } from './audit/audit-writer';
 import { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';
 import { TokenVerifier } from './auth/token-verifier';
+import { openGatewayDatabase } from './gateway-database';
 import { GatewayModule } from './gateway.module';
+import { GatewayHousekeeping } from './housekeeping';
 import { JsonBodyPipe } from './http/json-body.pipe';
 import { requestIdMiddleware } from './http/request-id';
 import { mountOpenApi } from './openapi/openapi';
+import { RateLimiter } from './rate-limit/rate-limiter';
+import { TenantDirectory } from './tenants/tenant-directory';
+import { TenantRepository } from './tenants/tenant.repository';
 
 /** Request bodies of this API are small; anything larger is refused before parsing (413). */
 const BODY_LIMIT = '64kb';
 
-/** Starts the administrative API on GATEWAY_PORT. */
+/** Starts the administrative API on GATEWAY_PORT, with its own schema (tenants, audit, rate limits). */
 export async function startGateway(runtime: ServiceRuntime): Promise<RunningService> {
-  const { config, messaging } = runtime;
+  const { config, messaging, logger } = runtime;
   const jwt =
     config.jwt.publicKeyPem || config.jwt.jwksUri
       ? config.jwt
       : { ...config.jwt, publicKeyPem: loadOrCreateDevelopmentJwtKeys(config.dataDir).publicKeyPem };
   const tokenVerifier = await TokenVerifier.create(jwt);
+  const dataSource = await openGatewayDatabase(runtime.databaseUrl, 10);
+  const tenants = new TenantDirectory(new TenantRepository(dataSource), {
+    defaultCertificateLimit: config.defaultCertificateLimit,
+  });
+  const rateLimiter = new RateLimiter(dataSource, config.rateLimitPerMinute);
+  const auditRepository = new AuditRepository(dataSource);
+  const audit = new AuditWriter(auditRepository, logger);
+  const housekeeping = new GatewayHousekeeping(auditRepository, rateLimiter, logger);
   const issuance = messaging.rpcClient<IssuanceApi>();
-  const app = await NestFactory.create<NestExpressApplication>(
-    GatewayModule.register({
-      tokenVerifier,
-      issuance,
-      errorCatalogUrl: config.errorCatalogUrl,
-      ready: async () => true,
-    }),
-    { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
-  );
-  app.disable('x-powered-by');
-  // First, so that even a body that cannot be parsed gets its request id (spec 7.1).
-  app.use(requestIdMiddleware);
-  app.useBodyParser('json', { limit: BODY_LIMIT, type: () => true, strict: false });
-  app.useGlobalPipes(new JsonBodyPipe());
-  mountOpenApi(app);
-  await app.listen(config.gatewayPort, config.host);
+  const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
+  let app: NestExpressApplication | undefined;
+  try {
+    app = await NestFactory.create<NestExpressApplication>(
+      GatewayModule.register({
+        tokenVerifier,
+        issuance,
+        tenants,
+        rateLimiter,
+        errorCatalogUrl: config.errorCatalogUrl,
+        ready,
+      }),
+      { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
+    );
+    app.disable('x-powered-by');
+    // Spec 1.5: no edge caching of the admin API; some answers hold a private key (returned once).
+    app.set('etag', false);
+    app.use((_req: unknown, res: { setHeader(name: string, value: string): void }, next: () => void) => {
+      res.setHeader('Cache-Control', 'no-store');
+      next();
+    });
+    // First, so that even a body that cannot be parsed gets its request id (spec 7.1) and is audited.
+    app.use(requestIdMiddleware);
+    app.use(auditMiddleware((entry) => audit.record(entry)));
+    app.useBodyParser('json', { limit: BODY_LIMIT, type: () => true, strict: false });
+    app.useGlobalPipes(new JsonBodyPipe());
+    mountOpenApi(app);
+    await app.listen(config.gatewayPort, config.host);
+  } catch (error) {
+    await app?.close();
+    await issuance.close();
+    await dataSource.destroy();
+    throw error;
+  }
+  const started = app;
+  housekeeping.start();
   return {
     name: 'gateway',
-    ready: async () => true,
+    ready,
     close: once(async () => {
-      await app.close();
+      await started.close();
+      await housekeeping.stop();
+      await audit.close();
       await issuance.close();
+      await dataSource.destroy();
     }),
   };
 }

@@ -13,6 +13,7 @@ import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
+import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
 import { IssueCertificateResponseDoc, RenewCertificateResponseDoc } from './certificate.responses';
 
 /** Spec 4.1 operations 8 and 9 (v2): usage, SANs, must-staple and custom extensions. */
@@ -33,12 +34,14 @@ export class CertificatesV2Controller {
   issue(
     @Body() body: IssueCertificateV2Request,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
     return this.issuance.send(IssuancePattern.IssueCertificateV2, {
       tenantId: principal.tenantId,
       principal: principal.subject,
       requestId: req.requestId,
+      certificateLimit: tenant.certificateLimit,
       request: body,
     });
   }
@@ -55,6 +58,7 @@ export class CertificatesV2Controller {
     @Param('certificateId', new UuidParamPipe()) certificateId: string,
     @Body() body: RenewCertificateRequest,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
     const { certificateId: newCertificateId, ...rest } = await this.issuance.send(
@@ -63,6 +67,7 @@ export class CertificatesV2Controller {
         tenantId: principal.tenantId,
         principal: principal.subject,
         requestId: req.requestId,
+        certificateLimit: tenant.certificateLimit,
         certificateId,
         request: body,
       },

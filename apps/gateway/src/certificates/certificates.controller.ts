@@ -17,6 +17,7 @@ import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
+import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
 import {
   CertificateDetailDoc,
   CertificateListDoc,
@@ -43,10 +44,12 @@ export class CertificatesController {
   async issue(
     @Body() body: IssueCertificateRequest,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
     const issued = await this.issuance.send(IssuancePattern.IssueCertificate, {
       ...this.command(principal, req),
+      certificateLimit: tenant.certificateLimit,
       request: body,
     });
     return issued;
@@ -106,12 +109,14 @@ export class CertificatesController {
     @Param('certificateId', new UuidParamPipe()) certificateId: string,
     @Body() body: RenewCertificateRequest,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
     const { certificateId: newCertificateId, ...rest } = await this.issuance.send(
       IssuancePattern.RenewCertificate,
       {
         ...this.command(principal, req),
+        certificateLimit: tenant.certificateLimit,
         certificateId,
         request: body,
       },

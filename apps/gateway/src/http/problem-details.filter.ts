@@ -10,6 +10,7 @@ import {
 import { CaError, ErrorCode } from '@ca/contracts';
 import { PROBLEM_CONTENT_TYPE, toProblemDocument } from '@ca/problem';
 import { Request, Response } from 'express';
+import { AUDIT_CODE_LOCAL } from '../audit/audit.middleware';
 import { RequestWithId } from './request-id';
 
 /**
@@ -43,6 +44,7 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     if (problem.status >= 500) {
       this.logger.error({ err: exception, requestId, path: req.path }, 'request failed');
     }
+    res.locals[AUDIT_CODE_LOCAL] = problem.code;
     res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));
   }
 

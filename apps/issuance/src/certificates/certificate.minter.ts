@@ -13,6 +13,7 @@ import {
 import { DataSource } from 'typeorm';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { assertBelowCertificateLimit } from './certificate-limit';
 import { addDays } from './certificate-lifecycle';
 import { CertificateEntity } from './certificate.entity';
 import { distributionPointsFor } from './distribution-points';
@@ -23,6 +24,8 @@ export interface MintRequest {
   profile: CertificateProfile;
   validityDays: number;
   renewedFrom?: string;
+  /** The tenant's plan limit (Active certificates), from the command; absent: no limit. */
+  certificateLimit?: number;
 }
 
 /** A random 128-bit serial colliding is astronomically unlikely; a few retries make it impossible to store twice. */
@@ -32,7 +35,7 @@ const SERIAL_ATTEMPTS = 3;
  * Makes one certificate (CONTRACT section 5 profile, plus the v2 usage, SANs, must-staple and
  * custom extensions of spec 4.1.3) for issue and renew alike: a fresh
  * key pair generated here, signed by the tenant CA, stored with its `certificate.issued` event in
- * one transaction. The private key is returned to the caller once and never stored.
+ * one transaction, which also enforces the tenant's plan limit. The private key is returned to the caller once and never stored.
  */
 export class CertificateMinter {
   constructor(
@@ -55,6 +58,11 @@ export class CertificateMinter {
         },
       ]);
     }
+    // A tenant at its limit is refused before any key is made; the count that decides is the
+    // locked one inside the transaction below.
+    await assertBelowCertificateLimit(this.dataSource.manager, request.tenantId, request.certificateLimit, {
+      lock: false,
+    });
     const keys = await generateLeafKeyPair();
     const urls = distributionPointsFor(this.pkiPublicUrl, request.tenantId);
     const { profile } = request;
@@ -87,6 +95,9 @@ export class CertificateMinter {
       const serialHex = serialToHex(serialNumber);
       try {
         await this.dataSource.transaction(async (manager) => {
+          await assertBelowCertificateLimit(manager, request.tenantId, request.certificateLimit, {
+            lock: true,
+          });
           await manager.insert(CertificateEntity, {
             id: certificateId,
             tenantId: request.tenantId,

@@ -6,6 +6,7 @@ import {
   IssueCertificateV2Command,
   IssueCertificateV2Request,
   IssuedCertificate,
+  MAX_SANS,
   isDnsHostName,
   v2IssuanceRuleErrors,
   validateDto,
@@ -31,6 +32,7 @@ export class IssueCertificateHandler {
         customExtensions: [],
       },
       validityDays: request.validityDays,
+      certificateLimit: command.certificateLimit,
     });
   }
 
@@ -43,7 +45,12 @@ export class IssueCertificateHandler {
     const dnsNames = (request.subjectAlternativeNames ?? []).map((name) => name.toLowerCase());
     // A server's host name in the CN must also be in the SAN: TLS clients match the SAN only (RFC 6125 6.4.4).
     const commonName = request.commonName.toLowerCase();
-    if (usage !== CertificateUsage.Client && isDnsHostName(commonName) && !dnsNames.includes(commonName)) {
+    if (
+      usage !== CertificateUsage.Client &&
+      isDnsHostName(commonName) &&
+      !dnsNames.includes(commonName) &&
+      dnsNames.length < MAX_SANS // spec 8: at most 50 names in all
+    ) {
       dnsNames.unshift(commonName);
     }
     return this.minter.mint({
@@ -56,6 +63,7 @@ export class IssueCertificateHandler {
         customExtensions: orderedCustomExtensions(request.customExtensions),
       },
       validityDays: request.validityDays,
+      certificateLimit: command.certificateLimit,
     });
   }
 }

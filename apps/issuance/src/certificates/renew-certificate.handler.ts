@@ -64,6 +64,7 @@ export class RenewCertificateHandler {
       profile,
       validityDays: request.validityDays,
       renewedFrom: original.id,
+      certificateLimit: command.certificateLimit,
     });
   }
 }

@@ -4,3 +4,12 @@ export interface TenantCommand {
   principal: string;
   requestId?: string;
 }
+
+/**
+ * Commands that create a certificate (issue, renew) carry the tenant's plan limit, read by the
+ * gateway from its tenants table: the most Active certificates the tenant may hold (CONTRACT
+ * section 5). The issuance service enforces it atomically; absent, no limit is applied.
+ */
+export interface PlanLimited {
+  certificateLimit?: number;
+}

@@ -11,7 +11,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
-import { TenantCommand } from '../common/tenant-command';
+import { PlanLimited, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 
 /** Spec 4.1.2: body of POST /v1/certificates. */
@@ -67,7 +67,7 @@ export class IssueCertificateRequest {
   passwordProtected?: boolean;
 }
 
-export interface IssueCertificateCommand extends TenantCommand {
+export interface IssueCertificateCommand extends TenantCommand, PlanLimited {
   request: IssueCertificateRequest;
 }
 

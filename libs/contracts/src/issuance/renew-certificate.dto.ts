@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { TenantCommand } from '../common/tenant-command';
+import { PlanLimited, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 
 /** Spec 4.1.5: body of POST /v1/certificates/{id}/renew. */
@@ -22,7 +22,7 @@ export class RenewCertificateRequest {
   passwordProtected?: boolean;
 }
 
-export interface RenewCertificateCommand extends TenantCommand {
+export interface RenewCertificateCommand extends TenantCommand, PlanLimited {
   certificateId: string;
   request: RenewCertificateRequest;
 }

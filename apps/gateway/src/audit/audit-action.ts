@@ -1,0 +1,45 @@
+/**
+ * The audit `action` of a request, from its method and route (spec 1.7). Derived from the path
+ * rather than from the matched handler so that requests refused before routing (a body that does
+ * not parse) are named too. audit-action.spec.ts checks that every route of the controllers has one.
+ */
+const SEGMENT = '[^/]+';
+const ACTIONS: { method: string; path: RegExp; action: string }[] = [
+  { method: 'POST', path: route('/v1/ca/initialize'), action: 'ca.initialize' },
+  { method: 'POST', path: route('/v1/certificates'), action: 'certificate.issue' },
+  { method: 'GET', path: route('/v1/certificates'), action: 'certificate.list' },
+  { method: 'GET', path: route('/v1/certificates/expiring'), action: 'certificate.list-expiring' },
+  { method: 'GET', path: route(`/v1/certificates/${SEGMENT}`), action: 'certificate.get' },
+  { method: 'POST', path: route(`/v1/certificates/${SEGMENT}/renew`), action: 'certificate.renew' },
+  { method: 'POST', path: route(`/v1/certificates/${SEGMENT}/revoke`), action: 'certificate.revoke' },
+  { method: 'POST', path: route('/v2/certificates'), action: 'certificate.issue-v2' },
+  { method: 'POST', path: route(`/v2/certificates/${SEGMENT}/renew`), action: 'certificate.renew-v2' },
+  { method: 'GET', path: route(`/v1/downloads/${SEGMENT}`), action: 'download.get' },
+];
+
+/** Express matches case-insensitively and with an optional trailing slash; so does this. */
+function route(pattern: string): RegExp {
+  return new RegExp(`^${pattern.replace(/\//g, '\\/')}\\/?$`, 'i');
+}
+
+/** `certificate.issue` etc.; `route.unknown` for a path no route answers. */
+export function auditActionOf(method: string, path: string): string {
+  const verb = method.toUpperCase() === 'HEAD' ? 'GET' : method.toUpperCase();
+  return ACTIONS.find((a) => a.method === verb && a.path.test(path))?.action ?? 'route.unknown';
+}
+
+/** Health probes and the API description are not administrative calls; everything else is audited. */
+export function isAuditedPath(path: string): boolean {
+  return !/^\/(health(\/|$)|openapi\.json$|docs(\/|-json$|$))/i.test(path);
+}
+
+const MAX_RESOURCE_LENGTH = 512;
+
+/**
+ * The `resource` of an entry: the path without the query string, capped; a pre-signed download
+ * token in the path is a credential and is never written.
+ */
+export function auditResourceOf(path: string): string {
+  const resource = path.replace(/^(\/v1\/downloads\/)[^/]+/i, '$1{token}');
+  return resource.length > MAX_RESOURCE_LENGTH ? `${resource.slice(0, MAX_RESOURCE_LENGTH)}…` : resource;
+}

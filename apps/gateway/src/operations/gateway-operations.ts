@@ -1,0 +1,134 @@
+import { DataSource } from 'typeorm';
+import { AuditEntry } from '../audit/audit-chain';
+import { AuditRepository, DEFAULT_AUDIT_RETENTION_DAYS } from '../audit/audit.repository';
+import { TENANT_CACHE_TTL_MS } from '../tenants/tenant-directory';
+import { TenantRecord, TenantRepository } from '../tenants/tenant.repository';
+import { OPS_USAGE, OpsCommand } from './ops-command';
+
+/** Where a command's lines go: standard output/error, or frames of the operator endpoint. */
+export interface OpsOutput {
+  out(line: string): void | Promise<void>;
+  err(line: string): void | Promise<void>;
+}
+
+export interface OpsDefaults {
+  defaultCertificateLimit: number;
+  defaultAuditRetentionDays?: number;
+}
+
+/**
+ * The operator commands (CONTRACT section 4) on the gateway's schema, the same code whether the
+ * CLI reaches Postgres itself (DATABASE_URL) or goes through the embedded operator endpoint.
+ * Returns the exit code: 0 done, 1 failed (audit verify found a bad entry, no such tenant).
+ */
+export class GatewayOperations {
+  private readonly tenants: TenantRepository;
+  private readonly audit: AuditRepository;
+
+  constructor(
+    dataSource: DataSource,
+    private readonly defaults: OpsDefaults,
+  ) {
+    this.tenants = new TenantRepository(dataSource);
+    this.audit = new AuditRepository(dataSource);
+  }
+
+  async run(command: OpsCommand, io: OpsOutput): Promise<number> {
+    const effect = `takes effect on every gateway within ${TENANT_CACHE_TTL_MS / 1000} s`;
+    switch (command.kind) {
+      case 'help':
+        await io.out(OPS_USAGE);
+        return 0;
+      case 'tenant.suspend':
+        await this.tenants.setStatus(command.tenantId, 'suspended');
+        await io.out(`tenant ${command.tenantId} suspended (${effect})`);
+        return 0;
+      case 'tenant.resume':
+        await this.tenants.setStatus(command.tenantId, 'active');
+        await io.out(`tenant ${command.tenantId} active (${effect})`);
+        return 0;
+      case 'tenant.set-limit': {
+        const tenant = await this.tenants.setCertificateLimit(command.tenantId, command.limit);
+        await io.out(`tenant ${command.tenantId} certificate limit ${this.limitText(tenant)} (${effect})`);
+        return 0;
+      }
+      case 'tenant.set-retention': {
+        const tenant = await this.tenants.setAuditRetentionDays(command.tenantId, command.days);
+        await io.out(`tenant ${command.tenantId} audit retention ${this.retentionText(tenant)}`);
+        return 0;
+      }
+      case 'tenant.show': {
+        const tenant = await this.tenants.find(command.tenantId);
+        if (!tenant) {
+          await io.err(`ops: no tenant ${command.tenantId} yet (tenants are created on first use)`);
+          return 1;
+        }
+        await io.out(JSON.stringify(this.tenantView(tenant)));
+        return 0;
+      }
+      case 'audit.export':
+        for await (const entry of this.audit.entries({ tenantId: command.tenantId, since: command.since })) {
+          await io.out(JSON.stringify(exportView(entry)));
+        }
+        return 0;
+      case 'audit.verify': {
+        const result = await this.audit.verify();
+        if (!result.ok) {
+          await io.err(`audit verify: FAILED at entry ${result.entryId}: ${result.problem}`);
+          return 1;
+        }
+        await io.out(
+          result.entries === 0
+            ? 'audit verify: OK, no entries to check (hash chain intact)'
+            : `audit verify: OK, ${result.entries} entries (ids ${result.firstId} to ${result.lastId}), hash chain intact`,
+        );
+        return 0;
+      }
+    }
+  }
+
+  private tenantView(tenant: TenantRecord) {
+    return {
+      tenantId: tenant.tenantId,
+      status: tenant.status,
+      certificateLimit: tenant.certificateLimit ?? this.defaults.defaultCertificateLimit,
+      certificateLimitIsDefault: tenant.certificateLimit === null,
+      auditRetentionDays: tenant.auditRetentionDays ?? this.defaultRetentionDays(),
+      auditRetentionIsDefault: tenant.auditRetentionDays === null,
+      createdAt: tenant.createdAt.toISOString(),
+    };
+  }
+
+  private limitText(tenant: TenantRecord): string {
+    return tenant.certificateLimit === null
+      ? `default (DEFAULT_CERTIFICATE_LIMIT, ${this.defaults.defaultCertificateLimit} here)`
+      : String(tenant.certificateLimit);
+  }
+
+  private retentionText(tenant: TenantRecord): string {
+    return tenant.auditRetentionDays === null
+      ? `default (${this.defaultRetentionDays()} days)`
+      : `${tenant.auditRetentionDays} days`;
+  }
+
+  private defaultRetentionDays(): number {
+    return this.defaults.defaultAuditRetentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS;
+  }
+}
+
+/** One line of `audit export`: every stored field, timestamps in ISO 8601. */
+export function exportView(entry: AuditEntry) {
+  return {
+    id: entry.id,
+    occurredAt: entry.occurredAt.toISOString(),
+    tenantId: entry.tenantId,
+    principal: entry.principal,
+    action: entry.action,
+    resource: entry.resource,
+    result: entry.result,
+    code: entry.code,
+    requestId: entry.requestId,
+    prevHash: entry.prevHash,
+    hash: entry.hash,
+  };
+}

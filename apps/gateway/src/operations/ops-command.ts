@@ -1,0 +1,129 @@
+/** A command line of `npm run ops -- …` (CONTRACT section 4), parsed and checked. */
+export type OpsCommand =
+  | { kind: 'help' }
+  | { kind: 'tenant.suspend'; tenantId: string }
+  | { kind: 'tenant.resume'; tenantId: string }
+  | { kind: 'tenant.set-limit'; tenantId: string; limit: number | null }
+  | { kind: 'tenant.set-retention'; tenantId: string; days: number | null }
+  | { kind: 'tenant.show'; tenantId: string }
+  | { kind: 'audit.export'; tenantId?: string; since?: Date }
+  | { kind: 'audit.verify' };
+
+/** Bad arguments: one line to standard error, exit code 2. */
+export class UsageError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'UsageError';
+  }
+}
+
+export const OPS_USAGE = `usage: npm run ops -- <command>
+  tenant suspend <tenantId>             403 on every admin call of the tenant (CRL, OCSP, CA certificate stay served)
+  tenant resume <tenantId>              lift a suspension
+  tenant set-limit <tenantId> <n|default>       the most Active certificates the tenant may hold
+  tenant set-retention <tenantId> <days|default> audit retention of the tenant, 30 to 365 days
+  tenant show <tenantId>                the tenant's status and limits, as JSON
+  audit export [--tenant <tenantId>] [--since <iso-date>]   the audit log as JSON lines
+  audit verify                          check the audit log's hash chain`;
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** As DEFAULT_CERTIFICATE_LIMIT accepts it. */
+const MAX_CERTIFICATE_LIMIT = 100_000_000;
+export const MIN_AUDIT_RETENTION_DAYS = 30;
+export const MAX_AUDIT_RETENTION_DAYS = 365;
+const ISO_DATE = /^\d{4}-\d{2}-\d{2}(T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+export function parseOpsCommand(argv: readonly string[]): OpsCommand {
+  const [group, action, ...rest] = argv;
+  if (group === undefined || group === 'help' || group === '--help' || group === '-h')
+    return { kind: 'help' };
+  if (group === 'tenant') return parseTenantCommand(action, rest);
+  if (group === 'audit') return parseAuditCommand(action, rest);
+  throw new UsageError(`unknown command "${group}"; expected tenant or audit`);
+}
+
+function parseTenantCommand(action: string | undefined, args: string[]): OpsCommand {
+  const tenantArg = () => {
+    const tenantId = args[0];
+    if (tenantId === undefined) throw new UsageError(`tenant ${action} needs a <tenantId>`);
+    return tenantIdOf(tenantId);
+  };
+  const expectArgs = (count: number, shape: string) => {
+    if (args.length !== count) throw new UsageError(`usage: tenant ${action} ${shape}`);
+  };
+  switch (action) {
+    case 'suspend':
+    case 'resume':
+    case 'show': {
+      expectArgs(1, '<tenantId>');
+      return { kind: `tenant.${action}`, tenantId: tenantArg() };
+    }
+    case 'set-limit': {
+      expectArgs(2, '<tenantId> <n|default>');
+      const tenantId = tenantArg();
+      return {
+        kind: 'tenant.set-limit',
+        tenantId,
+        limit: wholeNumber(args[1], 'limit', 0, MAX_CERTIFICATE_LIMIT),
+      };
+    }
+    case 'set-retention': {
+      expectArgs(2, '<tenantId> <days|default>');
+      const tenantId = tenantArg();
+      const days = wholeNumber(args[1], 'days', MIN_AUDIT_RETENTION_DAYS, MAX_AUDIT_RETENTION_DAYS);
+      return { kind: 'tenant.set-retention', tenantId, days };
+    }
+    default:
+      throw new UsageError(
+        action === undefined
+          ? 'tenant needs a command: suspend, resume, set-limit, set-retention or show'
+          : `unknown tenant command "${action}"; expected suspend, resume, set-limit, set-retention or show`,
+      );
+  }
+}
+
+function parseAuditCommand(action: string | undefined, args: string[]): OpsCommand {
+  if (action === 'verify') {
+    if (args.length > 0) throw new UsageError(`audit verify takes no arguments, got "${args[0]}"`);
+    return { kind: 'audit.verify' };
+  }
+  if (action === 'export') {
+    const command: { kind: 'audit.export'; tenantId?: string; since?: Date } = { kind: 'audit.export' };
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i];
+      const equals = arg.indexOf('=');
+      const flag = equals >= 0 ? arg.slice(0, equals) : arg;
+      if (flag !== '--tenant' && flag !== '--since')
+        throw new UsageError(`unknown option "${arg}" for audit export; expected --tenant or --since`);
+      const value = equals >= 0 ? arg.slice(equals + 1) : args[++i];
+      if (value === undefined || value === '') throw new UsageError(`${flag} needs a value`);
+      if (flag === '--tenant') command.tenantId = tenantIdOf(value);
+      else command.since = isoDateOf(value);
+    }
+    return command;
+  }
+  throw new UsageError(
+    action === undefined
+      ? 'audit needs a command: export or verify'
+      : `unknown audit command "${action}"; expected export or verify`,
+  );
+}
+
+function tenantIdOf(value: string): string {
+  if (!UUID.test(value)) throw new UsageError(`tenantId must be a UUID, got "${value}"`);
+  return value.toLowerCase();
+}
+
+function wholeNumber(value: string, name: string, min: number, max: number): number | null {
+  if (value === 'default') return null;
+  if (!/^\d+$/.test(value) || Number(value) < min || Number(value) > max)
+    throw new UsageError(`${name} must be a whole number from ${min} to ${max} or "default", got "${value}"`);
+  return Number(value);
+}
+
+function isoDateOf(value: string): Date {
+  const date = new Date(value);
+  if (!ISO_DATE.test(value) || Number.isNaN(date.getTime()))
+    throw new UsageError(`--since must be an ISO 8601 date or date-time, got "${value}"`);
+  return date;
+}

@@ -1,0 +1,66 @@
+/**
+ * `npm run ops -- <command>` (CONTRACT section 4): operator commands on a running system.
+ * With DATABASE_URL it works on that Postgres's gateway schema directly; in embedded mode it asks
+ * the running process through its operator endpoint (DATA_DIR/ops.json), since that process holds
+ * the PGlite files. Exit codes: 0 done, 1 failed, 2 bad arguments. See docs/operations.md.
+ */
+import 'reflect-metadata';
+import { ConfigError, loadConfig } from '@ca/config';
+import { OPS_USAGE, UsageError, parseOpsCommand } from '../apps/gateway/src/operations/ops-command';
+
+async function main(argv: string[]): Promise<number> {
+  let command;
+  try {
+    command = parseOpsCommand(argv);
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error;
+    process.stderr.write(`ops: ${error.message} (npm run ops -- help)\n`);
+    return 2;
+  }
+  if (command.kind === 'help') {
+    process.stdout.write(`${OPS_USAGE}\n`);
+    return 0;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`ops: configuration error: ${error.message}\n`);
+      return 2;
+    }
+    throw error;
+  }
+  if (!config.databaseUrl) {
+    const { runThroughOperatorEndpoint } = await import('../apps/gateway/src/operations/operator-client');
+    return runThroughOperatorEndpoint(config.dataDir, argv, process);
+  }
+  const { openGatewayDatabase } = await import('../apps/gateway/src/gateway-database');
+  const { GatewayOperations } = await import('../apps/gateway/src/operations/gateway-operations');
+  const dataSource = await openGatewayDatabase(config.databaseUrl, 2);
+  try {
+    const operations = new GatewayOperations(dataSource, {
+      defaultCertificateLimit: config.defaultCertificateLimit,
+    });
+    return await operations.run(command, {
+      out: (line) => write(process.stdout, line),
+      err: (line) => write(process.stderr, line),
+    });
+  } finally {
+    await dataSource.destroy();
+  }
+}
+
+function write(stream: NodeJS.WriteStream, line: string): Promise<void> | void {
+  if (!stream.write(`${line}\n`)) return new Promise((resolve) => stream.once('drain', () => resolve()));
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    process.exitCode = code;
+  },
+  (error: unknown) => {
+    process.stderr.write(`ops: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  },
+);
