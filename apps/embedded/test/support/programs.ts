@@ -1,0 +1,64 @@
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+
+/** Whether `program` is on the PATH (asked once per program). */
+const found = new Map<string, boolean>();
+export function hasProgram(program: string): boolean {
+  if (!found.has(program)) {
+    found.set(program, spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0);
+  }
+  return found.get(program)!;
+}
+
+/** `describe`, or `describe.skip` with a warning naming the missing programs (a visible skip). */
+export function describeIfPrograms(programs: string[], name: string, body: () => void): void {
+  const missing = programs.filter((p) => !hasProgram(p));
+  if (missing.length === 0) return describe(name, body);
+  console.warn(`${name}: skipped, ${missing.join(' and ')} not installed`);
+  describe.skip(name, body);
+}
+
+export interface ProgramResult {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a program without blocking the event loop: the programs here talk to the system under test,
+ * which serves from this very process (spawnSync would deadlock). Killed after `timeoutMs`.
+ */
+export function runProgram(
+  program: string,
+  args: readonly string[],
+  options: { timeoutMs?: number; env?: NodeJS.ProcessEnv } = {},
+): Promise<ProgramResult> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(program, args, { stdio: ['ignore', 'pipe', 'pipe'], env: options.env });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+    const timer = setTimeout(() => child.kill('SIGKILL'), options.timeoutMs ?? 20_000);
+    child.once('error', (error) => {
+      clearTimeout(timer);
+      reject(error);
+    });
+    child.once('close', (status) => {
+      clearTimeout(timer);
+      resolve({ status, stdout, stderr });
+    });
+  });
+}
+
+/** Stops a long-running child and waits for it to be gone. */
+export function stopChild(child: ChildProcess, signal: NodeJS.Signals = 'SIGTERM'): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), 5_000);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    child.kill(signal);
+  });
+}
