@@ -4,6 +4,9 @@ export {
   type CustodyKeyAlgorithm,
   type CustodyKeyContext,
   KeyCustody,
+  type OpenedSigningKey,
 } from './key-custody.port';
 export { LocalKeyCustody } from './local/local-key-custody.adapter';
 export { type LocalKekOptions, loadOrCreateLocalKek } from './local/local-kek';
+export { Pkcs11KeyCustody } from './pkcs11/pkcs11-key-custody.adapter';
+export { type Pkcs11TokenOptions } from './pkcs11/pkcs11-token';

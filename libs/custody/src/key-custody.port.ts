@@ -19,6 +19,17 @@ export interface CustodiedKey {
 }
 
 /**
+ * An opened key. `privateKey` belongs to `crypto`, the WebCrypto provider that can sign with it:
+ * Node's own for `local`, the token's for `pkcs11` (pkijs must be given an engine built on it).
+ * `publicKey` is always a Node WebCrypto key, imported from the stored SPKI.
+ */
+export interface OpenedSigningKey {
+  privateKey: webcrypto.CryptoKey;
+  publicKey: webcrypto.CryptoKey;
+  crypto: webcrypto.Crypto;
+}
+
+/**
  * Custody of signing keys (CONTRACT section 2, KEY_CUSTODY): the private key is created inside the
  * custody and only ever handed out as a non-extractable WebCrypto key, usable for `sign` alone.
  * An abstract class so that it can be the dependency-injection token; one adapter per backend.
@@ -33,8 +44,12 @@ export abstract class KeyCustody {
    * Opens a stored key for signing. The private key is non-extractable. Throws `KeyCustodyError`
    * when the key was not made for `ctx`, was altered, or this custody cannot open it.
    */
-  abstract openSigningKey(
-    ctx: CustodyKeyContext,
-    key: CustodiedKey,
-  ): Promise<{ privateKey: webcrypto.CryptoKey; publicKey: webcrypto.CryptoKey }>;
+  abstract openSigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<OpenedSigningKey>;
+
+  /**
+   * Destroys the private key of `key`, for good: `pkcs11` deletes the token objects; `local` has
+   * nothing outside the stored blob, so deleting the caller's row is what destroys it there.
+   * Refuses (`KeyCustodyError`) a key that was not made for `ctx`.
+   */
+  abstract destroySigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<void>;
 }

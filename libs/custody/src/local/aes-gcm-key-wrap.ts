@@ -49,6 +49,8 @@ export async function unwrapPrivateKey(
   kek: webcrypto.CryptoKey,
   wrapped: Uint8Array,
   associatedData: Uint8Array,
+  /** Only for re-wrapping under a new KEK (rotation): the key then goes straight into `wrapKey`. */
+  extractable = false,
 ): Promise<webcrypto.CryptoKey> {
   wrappedKeyVersion(wrapped);
   if (wrapped.length <= 1 + IV_OCTETS + TAG_OCTETS) {
@@ -62,7 +64,7 @@ export async function unwrapPrivateKey(
     kek,
     gcm(iv, associatedData),
     ECDSA_P256,
-    false,
+    extractable,
     ['sign'],
   );
 }

@@ -2,7 +2,12 @@ import type { webcrypto } from 'node:crypto';
 
 import { ECDSA_P256, ECDSA_P256_ALGORITHM } from '../ecdsa-p256';
 import { KeyCustodyError } from '../key-custody.error';
-import { type CustodiedKey, type CustodyKeyContext, KeyCustody } from '../key-custody.port';
+import {
+  type CustodiedKey,
+  type CustodyKeyContext,
+  KeyCustody,
+  type OpenedSigningKey,
+} from '../key-custody.port';
 import { unwrapPrivateKey, WRAPPED_KEY_VERSION, wrappedKeyVersion, wrapPrivateKey } from './aes-gcm-key-wrap';
 import { associatedData } from './associated-data';
 
@@ -52,10 +57,7 @@ export class LocalKeyCustody extends KeyCustody {
     return { key, publicKey: pair.publicKey };
   }
 
-  async openSigningKey(
-    ctx: CustodyKeyContext,
-    key: CustodiedKey,
-  ): Promise<{ privateKey: webcrypto.CryptoKey; publicKey: webcrypto.CryptoKey }> {
+  async openSigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<OpenedSigningKey> {
     assertContext(ctx);
     const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
     if (key.algorithm !== ECDSA_P256_ALGORITHM) {
@@ -78,7 +80,7 @@ export class LocalKeyCustody extends KeyCustody {
         true,
         ['verify'],
       );
-      return { privateKey, publicKey };
+      return { privateKey, publicKey, crypto: globalThis.crypto };
     } catch (error) {
       if (error instanceof KeyCustodyError) throw error;
       // The cause is deliberately dropped: a GCM failure says nothing more, and nothing leaks.
@@ -87,6 +89,39 @@ export class LocalKeyCustody extends KeyCustody {
         `Cannot open ${which}: the wrapped key was altered, belongs to another tenant or key, or was wrapped under another CA_KEK`,
       );
     }
+  }
+
+  /** The blob in the caller's row is the only copy: checks it is `ctx`'s, then nothing to do. */
+  async destroySigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<void> {
+    await this.openSigningKey(ctx, key);
+  }
+
+  /** Wraps `key` again under `newKek`, for KEK rotation; the key pair, and so the CA, stays the same. */
+  async rewrapUnder(
+    newKek: LocalKeyCustody,
+    ctx: CustodyKeyContext,
+    key: CustodiedKey,
+  ): Promise<CustodiedKey> {
+    await this.openSigningKey(ctx, key); // the same checks and messages as any opening
+    const version = wrappedKeyVersion(key.wrapped);
+    const aad = associatedData(ctx, { version, algorithm: key.algorithm, publicKeySpki: key.publicKeySpki });
+    let extractable: webcrypto.CryptoKey;
+    try {
+      // Extractable only so that `wrapKey` can export it again inside native code.
+      extractable = await unwrapPrivateKey(await this.kek, key.wrapped, aad, true);
+    } catch (error) {
+      if (error instanceof KeyCustodyError) throw error;
+      throw new KeyCustodyError(
+        'key-unavailable',
+        `Cannot open key ${ctx.keyId} of tenant ${ctx.tenantId} under the current CA_KEK`,
+      );
+    }
+    const rewrapped: CustodiedKey = {
+      ...key,
+      wrapped: await wrapPrivateKey(await newKek.kek, extractable, aad),
+    };
+    await newKek.openSigningKey(ctx, rewrapped);
+    return rewrapped;
   }
 }
 

@@ -1,1 +1,2 @@
 export { describeKeyCustodyContract } from './key-custody.contract';
+export { createSoftHsmToken, describeIfSoftHsm, softHsmLibrary, type SoftHsmToken } from './softhsm-token';

@@ -5,7 +5,8 @@ const ECDSA_SHA256 = { name: 'ECDSA', hash: 'SHA-256' };
 const subtle = globalThis.crypto.subtle;
 
 /**
- * What every `KeyCustody` backend promises (local now, PKCS#11 later): run it against each one.
+ * What every `KeyCustody` backend promises (local and PKCS#11): run it against each one.
+ * Signing goes through the provider the opened key belongs to; verifying through Node's own.
  * `custody` is called once per test and may return the same instance.
  */
 export function describeKeyCustodyContract(
@@ -28,7 +29,7 @@ export function describeKeyCustodyContract(
 
       const opened = await keys.openSigningKey(ctx, key);
       const data = new TextEncoder().encode('to be signed');
-      const signature = await subtle.sign(ECDSA_SHA256, opened.privateKey, data);
+      const signature = await opened.crypto.subtle.sign(ECDSA_SHA256, opened.privateKey, data);
       expect(await subtle.verify(ECDSA_SHA256, publicKey, signature, data)).toBe(true);
       expect(await subtle.verify(ECDSA_SHA256, opened.publicKey, signature, data)).toBe(true);
       expect(new Uint8Array(await subtle.exportKey('spki', opened.publicKey))).toEqual(key.publicKeySpki);
@@ -36,12 +37,13 @@ export function describeKeyCustodyContract(
 
     it('hands out the private key non-extractable, for signing only', async () => {
       const keys = await custody();
-      const { privateKey } = await keys.openSigningKey(ctx, (await keys.generateSigningKey(ctx)).key);
+      const opened = await keys.openSigningKey(ctx, (await keys.generateSigningKey(ctx)).key);
+      const { privateKey } = opened;
       expect(privateKey.extractable).toBe(false);
       expect(privateKey.usages).toEqual(['sign']);
-      expect(privateKey.algorithm).toEqual({ name: 'ECDSA', namedCurve: 'P-256' });
-      await expect(subtle.exportKey('pkcs8', privateKey)).rejects.toThrow();
-      await expect(subtle.exportKey('jwk', privateKey)).rejects.toThrow();
+      expect(privateKey.algorithm).toMatchObject({ name: 'ECDSA', namedCurve: 'P-256' });
+      await expect(opened.crypto.subtle.exportKey('pkcs8', privateKey)).rejects.toThrow();
+      await expect(opened.crypto.subtle.exportKey('jwk', privateKey)).rejects.toThrow();
     });
 
     it('opens a stored key again and again, and makes a new key every time', async () => {
@@ -63,6 +65,23 @@ export function describeKeyCustodyContract(
       await expect(keys.openSigningKey(elsewhere, { ...key, keyId: elsewhere.keyId })).rejects.toThrow(
         KeyCustodyError,
       );
+    });
+
+    it('refuses a public key swapped in beside the stored key', async () => {
+      const keys = await custody();
+      const first = await keys.generateSigningKey(ctx);
+      const second = await keys.generateSigningKey(ctx);
+      await expect(
+        keys.openSigningKey(ctx, { ...first.key, publicKeySpki: second.key.publicKeySpki }),
+      ).rejects.toThrow(KeyCustodyError);
+    });
+
+    it('destroys a key only for its owner', async () => {
+      const keys = await custody();
+      const { key } = await keys.generateSigningKey(ctx);
+      const elsewhere = { ...ctx, tenantId: '0b8a7d3e-2f41-4c55-8e6a-9c3d2b1a0f99' };
+      await expect(keys.destroySigningKey(elsewhere, key)).rejects.toThrow(KeyCustodyError);
+      await expect(keys.destroySigningKey(ctx, key)).resolves.toBeUndefined();
     });
 
     it('refuses an empty tenantId or keyId', async () => {

@@ -1,0 +1,151 @@
+import type { webcrypto } from 'node:crypto';
+import * as graphene from 'graphene-pk11';
+import { CryptoKey as TokenCryptoKey } from 'node-webcrypto-p11';
+import { ECDSA_P256, ECDSA_P256_ALGORITHM } from '../ecdsa-p256';
+import { KeyCustodyError } from '../key-custody.error';
+import {
+  type CustodiedKey,
+  type CustodyKeyContext,
+  KeyCustody,
+  type OpenedSigningKey,
+} from '../key-custody.port';
+import { openPkcs11Token, type Pkcs11TokenOptions, type Pkcs11TokenSession } from './pkcs11-token';
+import { decodeTokenReference, encodeTokenReference, tokenKeyLabel } from './token-key-reference';
+
+/**
+ * `KEY_CUSTODY=pkcs11`: the key pair is generated inside the token as token objects with
+ * CKA_SENSITIVE true and CKA_EXTRACTABLE false (PKCS#11 2.40 section 4.9), so the private key
+ * never leaves it; signing is C_Sign through node-webcrypto-p11's WebCrypto provider, which is
+ * handed out with the key so that pkijs can sign through it. What the caller stores is a
+ * reference (the CKA_ID); the CKA_LABEL binds the objects to their tenant and key id.
+ */
+export class Pkcs11KeyCustody extends KeyCustody {
+  private readonly token: Pkcs11TokenSession;
+
+  /** Logs in to the token (once per process); throws `KeyCustodyError` naming the setting at fault. */
+  constructor(options: Pkcs11TokenOptions) {
+    super();
+    this.token = openPkcs11Token(options);
+  }
+
+  /** The token's WebCrypto provider (its `subtle` signs with the keys this custody opens). */
+  get crypto(): webcrypto.Crypto {
+    return this.token.crypto as unknown as webcrypto.Crypto;
+  }
+
+  async generateSigningKey(
+    ctx: CustodyKeyContext,
+  ): Promise<{ key: CustodiedKey; publicKey: webcrypto.CryptoKey }> {
+    assertContext(ctx);
+    const subtle = this.token.crypto.subtle;
+    const pair = (await subtle.generateKey(
+      { ...ECDSA_P256, token: true, sensitive: true, label: tokenKeyLabel(ctx) } as webcrypto.EcKeyGenParams,
+      false,
+      ['sign', 'verify'],
+    )) as webcrypto.CryptoKeyPair;
+    const id = (pair.privateKey as unknown as TokenCryptoKey).p11Object.id;
+    const publicKeySpki = new Uint8Array(await subtle.exportKey('spki', pair.publicKey as never));
+    const key: CustodiedKey = {
+      keyId: ctx.keyId,
+      algorithm: ECDSA_P256_ALGORITHM,
+      publicKeySpki,
+      wrapped: encodeTokenReference(id),
+    };
+    const opened = await this.openSigningKey(ctx, key); // proves the objects are as required
+    return { key, publicKey: opened.publicKey };
+  }
+
+  async openSigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<OpenedSigningKey> {
+    const { privateObject, publicObject } = this.findOwnedPair(ctx, key);
+    const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
+    const secret = privateObject.toType<graphene.PrivateKey>();
+    if (secret.get('sensitive') !== true || secret.get('extractable') !== false) {
+      throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the token key is exportable`);
+    }
+    const storage = this.token.crypto.keyStorage;
+    const tokenPublic = await storage.getItem(
+      TokenCryptoKey.getID(publicObject.toType<graphene.Key>()),
+      ECDSA_P256,
+      true,
+      ['verify'],
+    );
+    const tokenSpki = Buffer.from(await this.token.crypto.subtle.exportKey('spki', tokenPublic));
+    if (!tokenSpki.equals(Buffer.from(key.publicKeySpki))) {
+      throw new KeyCustodyError(
+        'key-unavailable',
+        `Cannot open ${which}: the stored public key is not the token's`,
+      );
+    }
+    const privateKey = await storage.getItem(
+      TokenCryptoKey.getID(privateObject.toType<graphene.Key>()),
+      ECDSA_P256,
+      false,
+      ['sign'],
+    );
+    const publicKey = await globalThis.crypto.subtle.importKey('spki', key.publicKeySpki, ECDSA_P256, true, [
+      'verify',
+    ]);
+    return { privateKey: privateKey as unknown as webcrypto.CryptoKey, publicKey, crypto: this.crypto };
+  }
+
+  /** C_DestroyObject on both halves; a key already gone is not an error. */
+  async destroySigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<void> {
+    const objects = this.findObjects(ctx, key);
+    for (const object of objects) object.destroy();
+  }
+
+  /** Logs out when no other custody of this process uses the token. */
+  close(): void {
+    this.token.release();
+  }
+
+  private findOwnedPair(
+    ctx: CustodyKeyContext,
+    key: CustodiedKey,
+  ): { privateObject: graphene.SessionObject; publicObject: graphene.SessionObject } {
+    const objects = this.findObjects(ctx, key);
+    const privateObject = objects.find((o) => o.class === graphene.ObjectClass.PRIVATE_KEY);
+    const publicObject = objects.find((o) => o.class === graphene.ObjectClass.PUBLIC_KEY);
+    if (!privateObject || !publicObject) {
+      throw new KeyCustodyError(
+        'key-unavailable',
+        `Cannot open key ${ctx.keyId} of tenant ${ctx.tenantId}: it is not in the token (destroyed, or another token)`,
+      );
+    }
+    return { privateObject, publicObject };
+  }
+
+  /** The token objects `key` refers to, after checking they belong to `ctx`. */
+  private findObjects(ctx: CustodyKeyContext, key: CustodiedKey): graphene.SessionObject[] {
+    assertContext(ctx);
+    const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
+    if (key.algorithm !== ECDSA_P256_ALGORITHM) {
+      throw new KeyCustodyError(
+        'unsupported-key',
+        `Cannot open ${which}: algorithm ${key.algorithm} not supported`,
+      );
+    }
+    if (key.keyId !== ctx.keyId) {
+      throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the stored key is ${key.keyId}`);
+    }
+    const id = decodeTokenReference(key.wrapped);
+    const objects: graphene.SessionObject[] = [];
+    this.token.session.find({ id, token: true }, (object) => {
+      objects.push(object);
+    });
+    const label = tokenKeyLabel(ctx);
+    if (objects.some((object) => object.toType<graphene.Storage>().label !== label)) {
+      throw new KeyCustodyError(
+        'key-unavailable',
+        `Cannot open ${which}: the token key belongs to another tenant or key`,
+      );
+    }
+    return objects;
+  }
+}
+
+function assertContext(ctx: CustodyKeyContext): void {
+  if (!ctx.tenantId || !ctx.keyId) {
+    throw new KeyCustodyError('invalid-argument', 'A custody context needs a tenantId and a keyId');
+  }
+}

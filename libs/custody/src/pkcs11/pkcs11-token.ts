@@ -1,0 +1,141 @@
+import * as graphene from 'graphene-pk11';
+import { Crypto } from 'node-webcrypto-p11';
+import { KeyCustodyError } from '../key-custody.error';
+
+/** CONTRACT section 2: PKCS11_LIBRARY, PKCS11_TOKEN_LABEL, PKCS11_PIN. */
+export interface Pkcs11TokenOptions {
+  /** Path of the PKCS#11 module (.so), e.g. SoftHSM2's libsofthsm2.so. */
+  library: string;
+  /** CKA_LABEL of the token (its slot is looked up by it, so slot numbers may change). */
+  tokenLabel: string;
+  /** The user PIN. */
+  pin: string;
+}
+
+/** A logged-in read-write session on the token, and the WebCrypto provider built on it. */
+export interface Pkcs11TokenSession {
+  readonly session: graphene.Session;
+  readonly crypto: Crypto;
+  /** Gives the session back; the last user logs out and finalizes the module. */
+  release(): void;
+}
+
+interface OpenToken {
+  session: graphene.Session;
+  crypto: Crypto;
+  users: number;
+}
+
+interface LoadedModule {
+  module: graphene.Module;
+  tokens: Map<string, OpenToken>;
+}
+
+/**
+ * One C_Initialize and one login per library and token in the whole process (PKCS#11 2.40
+ * section 5.4: a second C_Initialize fails, and a login applies to every session of the
+ * application anyway); every custody in the process shares them.
+ */
+const modules = new Map<string, LoadedModule>();
+
+export function openPkcs11Token(options: Pkcs11TokenOptions): Pkcs11TokenSession {
+  const loaded = loadModule(options.library);
+  let token = loaded.tokens.get(options.tokenLabel);
+  if (!token) {
+    try {
+      token = openSession(loaded.module, options);
+    } catch (error) {
+      if (loaded.tokens.size === 0) finalize(options.library, loaded);
+      throw error;
+    }
+    loaded.tokens.set(options.tokenLabel, token);
+  }
+  token.users += 1;
+  const opened = token;
+  let released = false;
+  return {
+    session: opened.session,
+    crypto: opened.crypto,
+    release: () => {
+      if (released) return;
+      released = true;
+      opened.users -= 1;
+      if (opened.users > 0) return;
+      loaded.tokens.delete(options.tokenLabel);
+      closeSession(opened.session);
+      if (loaded.tokens.size === 0) finalize(options.library, loaded);
+    },
+  };
+}
+
+function loadModule(library: string): LoadedModule {
+  const existing = modules.get(library);
+  if (existing) return existing;
+  let module: graphene.Module;
+  try {
+    module = graphene.Module.load(library, 'ca-manager');
+    module.initialize();
+  } catch (error) {
+    throw new KeyCustodyError(
+      'invalid-argument',
+      `PKCS11_LIBRARY: cannot load the PKCS#11 module ${library} (${reason(error)})`,
+    );
+  }
+  const loaded = { module, tokens: new Map<string, OpenToken>() };
+  modules.set(library, loaded);
+  return loaded;
+}
+
+function openSession(module: graphene.Module, options: Pkcs11TokenOptions): OpenToken {
+  const slot = findSlot(module, options.tokenLabel);
+  const session = slot.open(graphene.SessionFlag.SERIAL_SESSION | graphene.SessionFlag.RW_SESSION);
+  try {
+    session.login(options.pin, graphene.UserType.USER);
+  } catch (error) {
+    closeSession(session);
+    // The PIN itself never goes into a message.
+    throw new KeyCustodyError(
+      'invalid-argument',
+      `PKCS11_PIN: the token "${options.tokenLabel}" refused the login (${reason(error)})`,
+    );
+  }
+  return { session, crypto: new Crypto({ session, name: options.tokenLabel }), users: 0 };
+}
+
+function findSlot(module: graphene.Module, tokenLabel: string): graphene.Slot {
+  const slots = module.getSlots(true);
+  const labels: string[] = [];
+  for (let i = 0; i < slots.length; i++) {
+    const slot = slots.items(i);
+    const label = slot.getToken().label.trim(); // CK_TOKEN_INFO pads the label with blanks
+    if (label === tokenLabel) return slot;
+    if (label) labels.push(`"${label}"`);
+  }
+  throw new KeyCustodyError(
+    'invalid-argument',
+    `PKCS11_TOKEN_LABEL: no token labelled "${tokenLabel}" (found ${labels.join(', ') || 'none'})`,
+  );
+}
+
+function closeSession(session: graphene.Session): void {
+  try {
+    session.logout();
+  } catch {
+    // not logged in (failed login): closing is all that is left
+  }
+  session.close();
+}
+
+function finalize(library: string, loaded: LoadedModule): void {
+  modules.delete(library);
+  try {
+    loaded.module.finalize();
+  } catch {
+    // already finalized
+  }
+}
+
+/** The PKCS#11 return value name (CKR_…) or the message; never a PIN or key material. */
+function reason(error: unknown): string {
+  return error instanceof Error ? error.message.split('\n')[0] : String(error);
+}
