@@ -169,9 +169,13 @@ ${revocation}
 
     beforeAll(async () => {
       classes = join(dir, 'classes');
-      const compiled = await runProgram('javac', ['-d', classes, join(__dirname, 'support', 'PkixCheck.java')], {
-        timeoutMs: 40_000,
-      });
+      const compiled = await runProgram(
+        'javac',
+        ['-d', classes, join(__dirname, 'support', 'PkixCheck.java')],
+        {
+          timeoutMs: 40_000,
+        },
+      );
       expect(compiled.stderr).toBe('');
     });
 
