@@ -10,11 +10,12 @@ import { ChildProcess } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { closeSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { parseOcspResponse } from '@ca/pki';
 import { benchArgs, intListOption, intOption } from './lib/args';
-import { freePort, httpCall, LoadRequest, LoadResult, runLoad } from './lib/http-load';
+import { freePort, httpCall, LoadRequest, LoadResult } from './lib/http-load';
 import { machineInfo } from './lib/machine';
+import { runSocketLoad } from './lib/socket-load';
 import { indexTime, makeOpensslCa } from './lib/openssl-ca';
 import { mapPool } from './lib/pool';
 import { mustRun, onCleanup, onPath, runMain, spawnGroup, stopGroup, tempDir } from './lib/proc';
@@ -28,6 +29,7 @@ const USAGE = `bench/ocsp.ts: our OCSP responder against openssl ocsp and a bare
   --duration S       seconds measured per cell and round, after 0.3 s warm-up (default 1)
   --rounds N         rounds over all targets, medians reported (default 3; --quick: 1)
   --concurrency L    closed-loop workers, comma-separated (default 1,8,64; --quick: 1,8)
+  --cpu-prof DIR     run the system under \`node --cpu-prof\`, profiles written to DIR at its exit
   --quick            smaller and shorter
   --no-record        do not append to docs/benchmarks.md`;
 
@@ -57,6 +59,7 @@ async function main(): Promise<void> {
     duration: { type: 'string' },
     rounds: { type: 'string' },
     concurrency: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   });
   const certs = intOption(values.certs, 'certs', quick ? 200 : 1000);
   const sampleSize = Math.min(certs, intOption(values.sample, 'sample', quick ? 50 : 200));
@@ -70,7 +73,11 @@ async function main(): Promise<void> {
 
   // --- Our system: a CA, N certificates, 1% revoked ---
   process.stdout.write('starting the system (embedded)… ');
-  const system = await startSystem({ mode: 'embedded' });
+  const profileDir = typeof values['cpu-prof'] === 'string' ? resolve(values['cpu-prof']) : undefined;
+  const system = await startSystem({
+    mode: 'embedded',
+    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
   process.stdout.write(`ready in ${int(system.readyMs)} ms\n`);
   const tenantId = randomUUID();
   const api = adminApi(system, await system.token(tenantId));
@@ -287,7 +294,7 @@ async function main(): Promise<void> {
         for (const key of keys) {
           const target = targets[key];
           perRound.get(key)!.push(
-            await runLoad({
+            await runSocketLoad({
               host: '127.0.0.1',
               port: target.port,
               next: target.next,
@@ -391,7 +398,7 @@ async function main(): Promise<void> {
       machine,
       settings: [
         `Ours: \`npm start\` embedded (PGlite, in-process transport; LOG_LEVEL=info, logs to a file), one tenant CA, ${int(certs)} certificates issued through the admin API (${(certs / issueSeconds).toFixed(0)}/s at 8 concurrent, a side result), ${revokedCount} of them revoked (KeyCompromise); answers signed by the delegated OCSP signer.`,
-        `Load: a closed-loop loader in the benchmark process (Node \`http.request\`), cycling through ${sample.length} distinct serials (${revokedInSample} revoked), one CertID per request (SHA-1, made by \`openssl ocsp -issuer … -serial … -reqout … -no_nonce\`); ${rounds} round(s) over all targets of a connection mode and concurrency in turn, each cell ${durationMs / 1000} s measured after ${WARMUP_MS / 1000} s warm-up per round, medians over the rounds reported; keep-alive = one \`http.Agent({ keepAlive: true })\`, new per request = \`agent: false\`. Loader, responder and peers share the ${cores} cores.`,
+        `Load: a closed-loop loader in the benchmark process on raw TCP sockets (\`bench/lib/socket-load.ts\`: each request's bytes made once, answers read up to status, Content-Length and body; Node's \`http.request\` cost as much CPU per request as the servers measured), cycling through ${sample.length} distinct serials (${revokedInSample} revoked), one CertID per request (SHA-1, made by \`openssl ocsp -issuer … -serial … -reqout … -no_nonce\`); ${rounds} round(s) over all targets of a connection mode and concurrency in turn, each cell ${durationMs / 1000} s measured after ${WARMUP_MS / 1000} s warm-up per round, medians over the rounds reported; keep-alive = one connection per worker, reused while the server keeps it open; new per request = a fresh TCP connection with \`Connection: close\`. Loader, responder and peers share the ${cores} cores.`,
         `Our responder reuses a signed answer for the same request and status until shortly before its nextUpdate (RFC 5019), so with ${sample.length} distinct requests the POST/GET rows mostly serve cached answers; the "nonce" row sends requests with a nonce, which are never cached: every answer is parsed, looked up and signed.`,
         `Peer: \`openssl ocsp -index index.txt -port … -rsigner ca.pem -rkey ca.key -CA ca.pem -ignore_err\` (its own P-256 CA, index.txt with the same ${int(certs)} serials, the same revocations); it speaks HTTP/1.0, closes every connection, answers one request at a time and signs every answer (no cache). \`-multi ${cores}\` forks ${cores} responder processes. Responder restarts during the run: ${restarts}.`,
         'Ceiling: a Node `http` server in its own process answering every request with a fixed 500-byte body (about the size of an OCSP answer): what HTTP on Node and this loader can do on this machine.',

@@ -25,6 +25,8 @@ export interface SystemOptions {
   /** postgres mode: use NATS_URL's NATS when it is set (default), or the in-process transport. */
   nats?: boolean;
   readyTimeoutMs?: number;
+  /** More options for the system's node process (e.g. --cpu-prof). */
+  nodeArgs?: string[];
 }
 
 export interface RunningSystem {
@@ -126,7 +128,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const logFile = join(dataDir, 'system.log');
   const log = openSync(logFile, 'a');
   const started = performance.now();
-  const child = spawnGroup(process.execPath, [...NODE_SWC, entry], {
+  const child = spawnGroup(process.execPath, [...(options.nodeArgs ?? []), ...NODE_SWC, entry], {
     cwd: REPO_ROOT,
     env,
     stdio: ['ignore', log, log],

@@ -1,3 +1,4 @@
+import { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
@@ -22,15 +23,13 @@ import { CrlStore } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
 import { OcspResponder } from './ocsp/ocsp.responder';
 import { PublicSurfaceErrorsFilter } from './http/public-surface-errors.filter';
+import { PublicSurfaceRouter, publicSurfaceRouter } from './http/public-surface.router';
 import { OcspResponderModule } from './ocsp-responder.module';
 import { OCSP_SCHEMA } from './ocsp.schema';
 import { OcspSignerKeeper } from './signers/ocsp-signer.keeper';
 
 /** Durable consumer name: the responder's position in the event stream. */
 export const OCSP_CONSUMER = 'ocsp-responder';
-
-/** OCSP requests are a few hundred bytes; anything far larger is refused before parsing. */
-const OCSP_REQUEST_LIMIT = '64kb';
 
 /**
  * Starts the public surface on PKI_PORT. It answers from its own schema only, so it keeps
@@ -52,13 +51,13 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const signers = new OcspSignerKeeper(dataSource, custody, issuance);
   const responder = new OcspResponder(caCertificates, statuses, signers);
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
-  const app = await NestFactory.create<NestExpressApplication>(
-    OcspResponderModule.register({ caCertificates, crls, responder, ready }),
-    { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
-  );
+  const app = await NestFactory.create<NestExpressApplication>(OcspResponderModule.register({ ready }), {
+    logger: new NestPinoLogger(runtime.logger),
+    bodyParser: false,
+  });
   app.disable('x-powered-by');
   app.useGlobalFilters(new PublicSurfaceErrorsFilter());
-  app.useBodyParser('raw', { type: () => true, limit: OCSP_REQUEST_LIMIT });
+  routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, responder }));
   try {
     await app.listen(config.pkiPort, config.host);
   } catch (error) {
@@ -83,6 +82,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     }),
   );
   signers.start();
+  statuses.watchChanges();
   return {
     name: 'ocsp-responder',
     ready,
@@ -90,10 +90,24 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       await app.close();
       await subscription.stop();
       await signers.stop();
+      await statuses.stopWatching();
       await issuance.close();
       await dataSource.destroy();
     }),
   };
+}
+
+/**
+ * Puts the public surface's router in front of Express on the server Nest listens with: relying
+ * parties' requests never go through Express middleware; everything else still does.
+ */
+function routePublicSurfaceFirst(app: NestExpressApplication, router: PublicSurfaceRouter): void {
+  const server: Server = app.getHttpServer();
+  const express = app.getHttpAdapter().getInstance() as RequestListener;
+  server.removeListener('request', express);
+  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+    if (!router(req, res)) express(req, res);
+  });
 }
 
 /** The responder's delegated keys are under a KEK of its own (in embedded mode, its own file). */

@@ -1,3 +1,4 @@
+import { Logger } from '@nestjs/common';
 import { CertificateIssuedPayload, CertificateRevokedPayload, EventEnvelope } from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
 import { DataSource } from 'typeorm';
@@ -9,12 +10,33 @@ export interface CertificateStatusRow {
   reasonCode: number | null;
 }
 
+/** Rows kept in memory per replica; the oldest go first beyond this. */
+const REMEMBERED_ROWS = 100_000;
+/** How often a replica looks for revocations that another replica applied. */
+const CHANGE_POLL_MS = 250;
+/** Changes are read again this far back: a transaction can commit after a later-stamped one. */
+const CHANGE_OVERLAP_MS = 5_000;
+
 /**
  * The responder's own record of every certificate's status, fed by `certificate.issued` and
  * `certificate.revoked`. A revocation reaches OCSP answers as soon as this row changes (it does
  * not wait for the CRL): the response cache is keyed by these statuses.
+ *
+ * Rows found are remembered in memory, so the OCSP hot path does not query the database. Only
+ * a revocation changes a row; the replica that applies it forgets the row at once, and every
+ * replica polls `status_changed_at` every 250 ms to forget rows changed elsewhere, so a
+ * revocation reaches every replica's answers within about a quarter of a second. Serials not
+ * found (answered `unknown`) are not remembered: their `certificate.issued` may come next.
  */
 export class CertificateStatusProjection {
+  private readonly logger = new Logger('CertificateStatusProjection');
+  private readonly remembered = new Map<string, CertificateStatusRow>();
+  /** Bumped by every forget: a lookup that overlapped one does not remember what it read. */
+  private forgets = 0;
+  private polledUpTo: Date | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private polling: Promise<void> | undefined;
+
   constructor(private readonly dataSource: DataSource) {}
 
   async applyIssued(event: EventEnvelope<CertificateIssuedPayload>): Promise<void> {
@@ -33,16 +55,27 @@ export class CertificateStatusProjection {
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
       // Upsert: a revocation must be answered even if the issue event were ever missing.
       await manager.query(
-        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, revoked_at, reason_code)
-         VALUES ($1, $2, 'infinity', $3, $4)
-         ON CONFLICT (tenant_id, serial_number) DO UPDATE SET revoked_at = EXCLUDED.revoked_at, reason_code = EXCLUDED.reason_code
+        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, revoked_at, reason_code, status_changed_at)
+         VALUES ($1, $2, 'infinity', $3, $4, now())
+         ON CONFLICT (tenant_id, serial_number) DO UPDATE SET revoked_at = EXCLUDED.revoked_at,
+           reason_code = EXCLUDED.reason_code, status_changed_at = EXCLUDED.status_changed_at
          WHERE ocsp.certificate_status.revoked_at IS NULL`,
         [tenantId, serialNumber, revokedAt, reasonCode],
       );
     });
+    this.forget(tenantId, serialNumber);
   }
 
   async find(tenantId: string, serialNumbers: string[]): Promise<Map<string, CertificateStatusRow>> {
+    const found = new Map<string, CertificateStatusRow>();
+    const missing: string[] = [];
+    for (const serial of serialNumbers) {
+      const row = this.remembered.get(`${tenantId}:${serial}`);
+      if (row) found.set(serial, row);
+      else missing.push(serial);
+    }
+    if (missing.length === 0) return found;
+    const forgetsBefore = this.forgets;
     const rows: {
       serial_number: string;
       not_after: Date;
@@ -51,13 +84,62 @@ export class CertificateStatusProjection {
     }[] = await this.dataSource.query(
       `SELECT serial_number, not_after, revoked_at, reason_code FROM ocsp.certificate_status
           WHERE tenant_id = $1 AND serial_number = ANY($2)`,
-      [tenantId, serialNumbers],
+      [tenantId, missing],
     );
-    return new Map(
-      rows.map((r) => [
-        r.serial_number,
-        { notAfter: r.not_after, revokedAt: r.revoked_at, reasonCode: r.reason_code },
-      ]),
-    );
+    const current = forgetsBefore === this.forgets;
+    for (const r of rows) {
+      const row = { notAfter: r.not_after, revokedAt: r.revoked_at, reasonCode: r.reason_code };
+      found.set(r.serial_number, row);
+      if (current) this.remember(`${tenantId}:${r.serial_number}`, row);
+    }
+    return found;
+  }
+
+  /** Starts polling for revocations applied by other replicas. */
+  watchChanges(): void {
+    this.timer ??= setInterval(() => {
+      this.polling ??= this.pollChanges()
+        .catch((err: unknown) => this.logger.warn({ err }, 'polling status changes failed; retrying'))
+        .finally(() => (this.polling = undefined));
+    }, CHANGE_POLL_MS).unref();
+  }
+
+  async stopWatching(): Promise<void> {
+    clearInterval(this.timer);
+    this.timer = undefined;
+    await this.polling;
+  }
+
+  private async pollChanges(): Promise<void> {
+    if (!this.polledUpTo) {
+      // Nothing read before the first poll can be older than the database's clock now.
+      const [{ now }]: { now: Date }[] = await this.dataSource.query('SELECT now() AS now');
+      this.polledUpTo = now;
+      this.remembered.clear();
+      this.forgets++;
+      return;
+    }
+    const since = new Date(this.polledUpTo.getTime() - CHANGE_OVERLAP_MS);
+    const rows: { tenant_id: string; serial_number: string; status_changed_at: Date }[] =
+      await this.dataSource.query(
+        `SELECT tenant_id, serial_number, status_changed_at FROM ocsp.certificate_status
+           WHERE status_changed_at > $1`,
+        [since],
+      );
+    for (const row of rows) {
+      this.forget(row.tenant_id, row.serial_number);
+      if (row.status_changed_at > this.polledUpTo) this.polledUpTo = row.status_changed_at;
+    }
+  }
+
+  private remember(key: string, row: CertificateStatusRow): void {
+    this.remembered.set(key, row);
+    if (this.remembered.size > REMEMBERED_ROWS)
+      this.remembered.delete(this.remembered.keys().next().value as string);
+  }
+
+  private forget(tenantId: string, serialNumber: string): void {
+    this.forgets++;
+    this.remembered.delete(`${tenantId.toLowerCase()}:${serialNumber}`);
   }
 }

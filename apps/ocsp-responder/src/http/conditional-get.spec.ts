@@ -1,4 +1,4 @@
-import { Request, Response } from 'express';
+import { IncomingMessage, ServerResponse } from 'node:http';
 import { CacheableRepresentation, answerConditionally } from './conditional-get';
 
 interface FakeResponse {
@@ -17,9 +17,8 @@ function exchange(
       res.headers[name.toLowerCase()] = value;
       return response;
     },
-    status(code: number) {
+    set statusCode(code: number) {
       res.statusCode = code;
-      return response;
     },
     end() {
       res.ended = true;
@@ -29,12 +28,16 @@ function exchange(
   const req = {
     headers: Object.fromEntries(Object.entries(requestHeaders).map(([k, v]) => [k.toLowerCase(), v])),
   };
-  const notModified = answerConditionally(req as unknown as Request, response as unknown as Response, {
-    etag: '"abc"',
-    lastModified: new Date('2030-01-02T03:04:05.678Z'),
-    maxAgeSeconds: 120.9,
-    ...representation,
-  });
+  const notModified = answerConditionally(
+    req as unknown as IncomingMessage,
+    response as unknown as ServerResponse,
+    {
+      etag: '"abc"',
+      lastModified: new Date('2030-01-02T03:04:05.678Z'),
+      maxAgeSeconds: 120.9,
+      ...representation,
+    },
+  );
   return { notModified, res };
 }
 

@@ -1,4 +1,4 @@
-import { Request, Response } from 'express';
+import { IncomingMessage, ServerResponse } from 'node:http';
 
 export interface CacheableRepresentation {
   etag: string;
@@ -12,8 +12,8 @@ export interface CacheableRepresentation {
  * Returns true when the 304 was sent.
  */
 export function answerConditionally(
-  req: Request,
-  res: Response,
+  req: Pick<IncomingMessage, 'headers'>,
+  res: Pick<ServerResponse, 'setHeader' | 'end' | 'statusCode'>,
   representation: CacheableRepresentation,
 ): boolean {
   const lastModified = new Date(Math.floor(representation.lastModified.getTime() / 1000) * 1000);
@@ -32,6 +32,9 @@ export function answerConditionally(
     const since = Date.parse(ifModifiedSince);
     notModified = !Number.isNaN(since) && lastModified.getTime() <= since;
   }
-  if (notModified) res.status(304).end();
+  if (notModified) {
+    res.statusCode = 304;
+    res.end();
+  }
   return notModified;
 }

@@ -1,4 +1,9 @@
 import { CreateCaCertificates1763769600000 } from './1763769600000-create-ca-certificates';
 import { CreateStatusCrlsSigners1763769800000 } from './1763769800000-create-status-crls-signers';
+import { StatusChangedAt1763784000000 } from './1763784000000-status-changed-at';
 
-export const OCSP_MIGRATIONS = [CreateCaCertificates1763769600000, CreateStatusCrlsSigners1763769800000];
+export const OCSP_MIGRATIONS = [
+  CreateCaCertificates1763769600000,
+  CreateStatusCrlsSigners1763769800000,
+  StatusChangedAt1763784000000,
+];

@@ -1,0 +1,39 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { derToPem } from '@ca/pki';
+import { answerConditionally } from '../http/conditional-get';
+import { notFoundProblem } from '../http/not-found';
+import { sendBody } from '../http/send-body';
+import { CaCertificateStore } from './ca-certificate.store';
+
+/** A day: a CA certificate does not change; caches revalidate cheaply with the ETag. */
+const CA_MAX_AGE_SECONDS = 86_400;
+
+export type CaCertificateFormat = 'pem' | 'der';
+
+const CONTENT_TYPE: Record<CaCertificateFormat, string> = {
+  pem: 'application/x-pem-file',
+  der: 'application/pkix-cert',
+};
+
+/**
+ * CONTRACT section 6: the tenant CA certificate, as PEM (`ca.pem`, a trust root to install) and
+ * as DER (`ca.crt`, the AIA caIssuers target, `application/pkix-cert`, RFC 5280 4.2.2.1). GET and HEAD.
+ */
+export async function serveCaCertificate(
+  store: CaCertificateStore,
+  format: CaCertificateFormat,
+  tenantId: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const ca = await store.find(tenantId);
+  if (!ca) return notFoundProblem(res, 'No certificate authority is published for this tenant.');
+  // The two representations differ, so their validators must too (RFC 9110 8.8.3).
+  const etag = `${ca.etag.slice(0, -1)}-${format}"`;
+  if (
+    answerConditionally(req, res, { etag, lastModified: ca.lastModified, maxAgeSeconds: CA_MAX_AGE_SECONDS })
+  )
+    return;
+  const body = format === 'der' ? ca.der : Buffer.from(derToPem(ca.der), 'ascii');
+  sendBody(res, 200, CONTENT_TYPE[format], body);
+}

@@ -1,0 +1,93 @@
+import { IncomingMessage, ServerResponse } from 'node:http';
+import { Logger } from '@nestjs/common';
+import { serveCaCertificate } from '../ca-certificates/ca-certificate.http';
+import { CaCertificateStore } from '../ca-certificates/ca-certificate.store';
+import { serveCrl } from '../crls/crl.http';
+import { CrlStore } from '../crls/crl.store';
+import { OcspHttp } from '../ocsp/ocsp.http';
+import { OcspResponder } from '../ocsp/ocsp.responder';
+import { sendBody } from './send-body';
+
+export interface PublicSurfaceDependencies {
+  caCertificates: CaCertificateStore;
+  crls: CrlStore;
+  responder: OcspResponder;
+}
+
+/** Answers one request, or returns false when it is not one of the routes below. */
+export type PublicSurfaceRouter = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+const PREFIX = '/v1/tenants/';
+
+/**
+ * The public distribution surface (spec 4.2, CONTRACT section 6) on plain Node `http`, without
+ * Express or Nest in the way: it is what relying parties call at high rates (OCSP above all).
+ *
+ *     GET|HEAD /v1/tenants/{tenantId}/ca.pem | ca.crt | crl
+ *     POST     /v1/tenants/{tenantId}/ocsp
+ *     GET|HEAD /v1/tenants/{tenantId}/ocsp/{base64 request}
+ *
+ * Anything else (health, other methods and paths) is left to the Nest application, whose
+ * `PublicSurfaceErrorsFilter` answers OCSP paths with malformedRequest and the rest with JSON.
+ */
+export function publicSurfaceRouter(deps: PublicSurfaceDependencies): PublicSurfaceRouter {
+  const logger = new Logger('PublicSurface');
+  const ocsp = new OcspHttp(deps.responder);
+  const failed = (res: ServerResponse) => (err: unknown) => {
+    logger.error({ err }, 'request failed');
+    if (res.headersSent) return void res.destroy();
+    sendBody(
+      res,
+      500,
+      'application/json; charset=utf-8',
+      Buffer.from('{"statusCode":500,"message":"Error"}'),
+    );
+  };
+
+  return (req, res) => {
+    const url = req.url ?? '';
+    if (!url.startsWith(PREFIX)) return false;
+    const queryAt = url.indexOf('?');
+    const path = queryAt === -1 ? url : url.slice(0, queryAt);
+    const slash = path.indexOf('/', PREFIX.length);
+    if (slash === -1) return false;
+    const tenantId = tenantIdOf(path.slice(PREFIX.length, slash));
+    const rest = path.slice(slash + 1);
+    const method = req.method;
+    const read = method === 'GET' || method === 'HEAD';
+
+    if (rest === 'ocsp' || rest === 'ocsp/') {
+      if (method !== 'POST') return false;
+      ocsp.post(tenantId, req, res);
+      return true;
+    }
+    if (rest.startsWith('ocsp/') && read) {
+      ocsp.get(tenantId, rest.slice('ocsp/'.length), req, res).catch(failed(res));
+      return true;
+    }
+    if (!read) return false;
+    switch (rest.endsWith('/') ? rest.slice(0, -1) : rest) {
+      case 'crl':
+        serveCrl(deps.crls, tenantId, req, res).catch(failed(res));
+        return true;
+      case 'ca.pem':
+        serveCaCertificate(deps.caCertificates, 'pem', tenantId, req, res).catch(failed(res));
+        return true;
+      case 'ca.crt':
+        serveCaCertificate(deps.caCertificates, 'der', tenantId, req, res).catch(failed(res));
+        return true;
+      default:
+        return false;
+    }
+  };
+}
+
+/** The tenant segment %-decoded; one that does not decode names no tenant (the stores find none). */
+function tenantIdOf(segment: string): string {
+  if (!segment.includes('%')) return segment;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return '';
+  }
+}
