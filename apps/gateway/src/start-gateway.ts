@@ -11,7 +11,9 @@ import { TokenVerifier } from './auth/token-verifier';
 import { openGatewayDatabase } from './gateway-database';
 import { GatewayModule } from './gateway.module';
 import { GatewayHousekeeping } from './housekeeping';
+import { applyHeaderLimits } from './http/header-limits';
 import { JsonBodyPipe } from './http/json-body.pipe';
+import { verifyJsonBody } from './http/json-body-verifier';
 import { requestIdMiddleware } from './http/request-id';
 import { mountOpenApi } from './openapi/openapi';
 import { RateLimiter } from './rate-limit/rate-limiter';
@@ -62,9 +64,10 @@ export async function startGateway(runtime: ServiceRuntime): Promise<RunningServ
     // First, so that even a body that cannot be parsed gets its request id (spec 7.1) and is audited.
     app.use(requestIdMiddleware);
     app.use(auditMiddleware((entry) => audit.record(entry)));
-    app.useBodyParser('json', { limit: BODY_LIMIT, type: () => true, strict: false });
+    app.useBodyParser('json', { limit: BODY_LIMIT, type: () => true, strict: false, verify: verifyJsonBody });
     app.useGlobalPipes(new JsonBodyPipe());
     mountOpenApi(app);
+    applyHeaderLimits(app.getHttpServer(), config.errorCatalogUrl);
     await app.listen(config.gatewayPort, config.host);
   } catch (error) {
     await app?.close();

@@ -58,6 +58,12 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     title: 'Payload too large',
     recovery: 'Send a smaller request body; requests of this API are a few kilobytes at most.',
   },
+  [ErrorCode.RequestHeadersTooLarge]: {
+    status: 431,
+    path: 'common/request-headers-too-large',
+    title: 'Request header fields too large',
+    recovery: 'Send smaller headers; a bearer token of this API is a few kilobytes at most.',
+  },
   [ErrorCode.RateLimited]: {
     status: 429,
     path: 'common/rate-limited',

@@ -76,7 +76,7 @@ export class CertificatesController {
     schema: { type: 'integer', minimum: 0, maximum: 3650, default: DEFAULT_EXPIRING_DAYS },
   })
   @ApiOkResponse({ type: ExpiringCertificateListDoc })
-  expiring(@Query('days') days: string | undefined, @CurrentPrincipal() principal: AuthenticatedPrincipal) {
+  expiring(@Query('days') days: unknown, @CurrentPrincipal() principal: AuthenticatedPrincipal) {
     return this.issuance.send(IssuancePattern.ListExpiringCertificates, {
       tenantId: principal.tenantId,
       days: parseDays(days),
@@ -148,9 +148,10 @@ export class CertificatesController {
 }
 
 /** CONTRACT section 5: `days` is a whole number from 0 to 3650, default 30. */
-function parseDays(raw: string | undefined): number {
+function parseDays(raw: unknown): number {
   if (raw === undefined) return DEFAULT_EXPIRING_DAYS;
-  const days = /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
+  // `days=1&days=2` arrives as an array: refused like any other non-number.
+  const days = typeof raw === 'string' && /^\d{1,4}$/.test(raw) ? Number(raw) : NaN;
   if (!(days >= 0 && days <= 3650)) {
     throw CaError.validation([{ field: 'days', message: 'days must be a whole number from 0 to 3650' }]);
   }

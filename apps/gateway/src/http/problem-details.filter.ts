@@ -81,6 +81,8 @@ function fromBodyParser(exception: unknown): CaError | undefined {
   if (typeof error?.type !== 'string' || typeof error.status !== 'number') return undefined;
   if (error.type === 'entity.too.large')
     return new CaError(ErrorCode.PayloadTooLarge, 'The request body is too large.');
+  if (error.type === 'encoding.invalid')
+    return CaError.validation([{ field: 'body', message: 'the request body is not valid UTF-8' }]);
   if (error.status === 415 || error.type === 'charset.unsupported' || error.type === 'encoding.unsupported') {
     return CaError.validation([{ field: 'body', message: 'send the body as UTF-8 application/json' }]);
   }

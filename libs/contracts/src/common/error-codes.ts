@@ -11,6 +11,7 @@ export const ErrorCode = {
   InvalidToken: 'invalid_token',
   ExpiredToken: 'expired_token',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',
+  RequestHeadersTooLarge: 'REQUEST_HEADERS_TOO_LARGE',
   RateLimited: 'RATE_LIMITED',
   ServiceUnavailable: 'SERVICE_UNAVAILABLE',
   Internal: 'INTERNAL_ERROR',

@@ -1,4 +1,4 @@
-import { CaError } from './ca-error';
+import { CaError, FieldError } from './ca-error';
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, validate } from 'class-validator';
 
@@ -11,8 +11,8 @@ export async function validateDto<T extends object>(type: new () => T, value: un
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw CaError.validation([{ field: 'body', message: 'the request body must be a JSON object' }]);
   }
-  const pollution = pollutingKeyPath(value);
-  if (pollution) throw CaError.validation([{ field: pollution, message: 'this key is not accepted' }]);
+  const hostile = hostileKeyError(value);
+  if (hostile) throw CaError.validation([hostile]);
   const instance = plainToInstance(type, value);
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw CaError.validation(flattenValidationErrors(errors));
@@ -32,13 +32,23 @@ export function flattenValidationErrors(
 
 const POLLUTING_KEYS = new Set(['__proto__', 'constructor', 'prototype']);
 
-/** The path of a `__proto__`/`constructor`/`prototype` key anywhere in a parsed JSON body, if any. */
-function pollutingKeyPath(value: unknown, path = '', depth = 0): string | undefined {
-  if (depth > 32 || typeof value !== 'object' || value === null) return undefined;
+/** Deeper than any DTO of this API; deeper input would only feed the recursion of the transformer. */
+export const MAX_BODY_DEPTH = 16;
+
+/**
+ * A `__proto__`/`constructor`/`prototype` key anywhere in a parsed JSON body (named by its full
+ * path), or nesting deeper than MAX_BODY_DEPTH (named by the top-level field it is under). The walk
+ * itself never goes deeper than MAX_BODY_DEPTH.
+ */
+function hostileKeyError(value: unknown, path = '', depth = 0): FieldError | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  if (depth >= MAX_BODY_DEPTH) {
+    return { field: path.split('.')[0], message: `nested more than ${MAX_BODY_DEPTH} levels deep` };
+  }
   for (const key of Object.keys(value)) {
     const keyPath = path ? `${path}.${key}` : key;
-    if (POLLUTING_KEYS.has(key)) return keyPath;
-    const nested = pollutingKeyPath((value as Record<string, unknown>)[key], keyPath, depth + 1);
+    if (POLLUTING_KEYS.has(key)) return { field: keyPath, message: 'this key is not accepted' };
+    const nested = hostileKeyError((value as Record<string, unknown>)[key], keyPath, depth + 1);
     if (nested) return nested;
   }
   return undefined;
