@@ -53,7 +53,7 @@ function toTransportError(error: unknown): CaError {
   if (
     error instanceof TimeoutError ||
     error === NO_RESPONDERS ||
-    /no responders|no subscribers|503|TIMEOUT|CONNECTION_CLOSED|DISCONNECT/i.test(text)
+    /no responders|no subscribers|503|TIMEOUT|CONNECTION_CLOSED|DISCONNECT|Connection lost/i.test(text)
   ) {
     return new CaError(
       ErrorCode.ServiceUnavailable,
