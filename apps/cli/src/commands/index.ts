@@ -1,0 +1,18 @@
+import { Command } from '../command';
+import { caInit } from './ca-init';
+import { certExpiring } from './cert-expiring';
+import { certIssue } from './cert-issue';
+import { certList } from './cert-list';
+import { certRenew } from './cert-renew';
+import { certRevoke } from './cert-revoke';
+import { certShow } from './cert-show';
+
+export const COMMANDS: Command[] = [
+  caInit,
+  certIssue,
+  certList,
+  certShow,
+  certRenew,
+  certRevoke,
+  certExpiring,
+];

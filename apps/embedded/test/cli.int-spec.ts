@@ -1,0 +1,221 @@
+import 'reflect-metadata';
+import { X509Certificate, randomUUID } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { keyMatchesCertificate } from './support/admin-api';
+import { ProgramResult, runProgram } from './support/programs';
+import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
+
+/**
+ * The command-line client for people (apps/cli) as a person runs it: a child process against the
+ * embedded system, with the URL and token from the environment as `npm run cli` gets them.
+ * Embedded mode only: the CLI speaks HTTP and does not care how the services are wired.
+ */
+jest.setTimeout(60_000);
+
+const CLI = join(__dirname, '..', '..', 'cli', 'src', 'main.ts');
+
+describe('npm run cli (embedded)', () => {
+  let sut: SystemUnderTest;
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+
+  const cli = (...args: string[]): Promise<ProgramResult> =>
+    runProgram(process.execPath, ['-r', '@swc-node/register', CLI, ...args], { env, timeoutMs: 30_000 });
+  const path = (name: string) => join(dir, name);
+  const modeOf = (file: string) => statSync(file).mode & 0o777;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ca-cli-'));
+    sut = await startSystemUnderTest('embedded');
+    env = {
+      ...process.env,
+      CA_MANAGER_URL: sut.gatewayUrl,
+      CA_MANAGER_TOKEN: await sut.tokens.sign(randomUUID(), {
+        claims: { scope: 'ca:admin certificates:read certificates:write' },
+      }),
+    };
+  });
+
+  afterAll(async () => {
+    await sut?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('walks a certificate through init, issue, list, show, renew, revoke and expiring', async () => {
+    const init = await cli(
+      'ca',
+      'init',
+      'CLI Root',
+      '--org',
+      'Acme',
+      '--country',
+      'US',
+      '--years',
+      '5',
+      '--cert-file',
+      path('ca.crt'),
+    );
+    expect(init).toMatchObject({ status: 0, stderr: '' });
+    expect(init.stdout).toMatch(/^CA id: +[0-9a-f-]{36}$/m);
+    const ca = new X509Certificate(readFileSync(path('ca.crt')));
+    expect(ca.subject).toContain('CN=CLI Root');
+
+    // For people: a summary, and the key and certificate in owner-only files named after the CN.
+    const issue = await cli(
+      'cert',
+      'issue',
+      'billing-client',
+      '--org',
+      'Acme',
+      '--ou',
+      'Payments',
+      '--country',
+      'US',
+      '--days',
+      '20',
+      '--key-file',
+      path('billing.key'),
+      '--cert-file',
+      path('billing.crt'),
+    );
+    expect(issue).toMatchObject({ status: 0, stderr: '' });
+    const id = issue.stdout.match(/^Certificate id: +([0-9a-f-]{36})$/m)?.[1];
+    expect(id).toBeDefined();
+    expect(issue.stdout).toContain(`Private key:     ${path('billing.key')}`);
+    expect(modeOf(path('billing.key'))).toBe(0o600);
+    expect(modeOf(path('billing.crt'))).toBe(0o600);
+    const leafPem = readFileSync(path('billing.crt'), 'utf8');
+    expect(keyMatchesCertificate(readFileSync(path('billing.key'), 'utf8'), leafPem)).toBe(true);
+    expect(new X509Certificate(leafPem).verify(ca.publicKey)).toBe(true);
+
+    // For scripts: the API's answer as JSON; a server certificate with SANs and a PKCS#12 if served.
+    const server = await cli(
+      'cert',
+      'issue',
+      'web',
+      '--org',
+      'Acme',
+      '--ou',
+      'Edge',
+      '--country',
+      'US',
+      '--usage',
+      'Server',
+      '--san',
+      'web.example.com',
+      '--san',
+      'www.example.com',
+      '--p12',
+      '--p12-file',
+      path('web.p12'),
+      '--json',
+    );
+    expect(server).toMatchObject({ status: 0, stderr: '' });
+    const serverAnswer = JSON.parse(server.stdout) as {
+      certificateId: string;
+      certificatePem: string;
+      pfxBase64?: string;
+    };
+    expect(new X509Certificate(serverAnswer.certificatePem).subjectAltName).toBe(
+      'DNS:web.example.com, DNS:www.example.com',
+    );
+    if (serverAnswer.pfxBase64) {
+      expect(readFileSync(path('web.p12')).equals(Buffer.from(serverAnswer.pfxBase64, 'base64'))).toBe(true);
+      expect(modeOf(path('web.p12'))).toBe(0o600);
+    }
+
+    const list = await cli('cert', 'list');
+    expect(list.status).toBe(0);
+    const [header, ...rows] = list.stdout.trimEnd().split('\n');
+    expect(header).toMatch(/^ID +COMMON NAME +CLIENT +SERIAL +STATUS +EXPIRES +DAYS LEFT$/);
+    expect(rows).toHaveLength(2);
+    expect(rows.find((r) => r.startsWith(id!))).toMatch(
+      /billing-client +billing-client +[0-9A-F]+ +Active +\d{4}-\d\d-\d\d +19$/,
+    );
+    const listed = JSON.parse((await cli('cert', 'list', '--json')).stdout) as { certificates: unknown[] };
+    expect(listed.certificates).toHaveLength(2);
+
+    const show = await cli('cert', 'show', id!);
+    expect(show.stdout).toMatch(/^Status: +Active$/m);
+    expect(show.stdout).toContain(leafPem.trimEnd());
+
+    const renew = await cli('cert', 'renew', id!, '--days', '10', '--json');
+    expect(renew.status).toBe(0);
+    const renewed = JSON.parse(renew.stdout) as { newCertificateId: string; privateKeyPem: string };
+    expect(renewed.newCertificateId).not.toBe(id);
+
+    const revoke = await cli(
+      'cert',
+      'revoke',
+      id!,
+      '--reason',
+      'laptop lost',
+      '--reason-code',
+      'KeyCompromise',
+    );
+    expect(revoke).toMatchObject({ status: 0, stderr: '' });
+    expect(revoke.stdout).toMatch(new RegExp(`^Revoked: +${id}$`, 'm'));
+    expect((await cli('cert', 'show', id!, '--json')).stdout).toContain('"status": "Revoked"');
+
+    // Expiring lists Active certificates only, soonest first: the renewal (10 days) and the server one (90).
+    const expiring = JSON.parse((await cli('cert', 'expiring', '--days', '100', '--json')).stdout) as {
+      certificates: { certificateId: string }[];
+    };
+    expect(expiring.certificates.map((c) => c.certificateId)).toEqual([
+      renewed.newCertificateId,
+      serverAnswer.certificateId,
+    ]);
+    expect((await cli('cert', 'expiring', '--days', '5')).stdout.trim()).toBe(
+      'No certificates expire within 5 days.',
+    );
+  });
+
+  it('shows a Problem Details answer as one line and exits non-zero', async () => {
+    const bad = await cli('cert', 'issue', 'x', '--org', 'Acme', '--ou', 'IT', '--country', 'usa');
+    expect(bad.status).toBe(1);
+    expect(bad.stdout).toBe('');
+    expect(bad.stderr.trimEnd().split('\n')).toHaveLength(1);
+    expect(bad.stderr).toMatch(/^error: 400 VALIDATION_FAILED: .*country/);
+
+    const twice = await cli('ca', 'init', 'Again', '--org', 'Acme', '--country', 'US');
+    expect(twice.status).toBe(1);
+    expect(twice.stderr).toMatch(/^error: 409 /);
+
+    const missing = await cli('cert', 'show', randomUUID());
+    expect(missing.status).toBe(1);
+    expect(missing.stderr).toMatch(/^error: 404 NOT_FOUND/);
+
+    const refused = await cli('cert', 'list', '--token', 'not-a-jwt');
+    expect(refused.status).toBe(1);
+    expect(refused.stderr).toMatch(/^error: 401/);
+  });
+
+  it('refuses a wrong command line with exit 2, and never overwrites a file without --force', async () => {
+    const unknown = await cli('cert', 'delete', 'x');
+    expect(unknown.status).toBe(2);
+    expect(unknown.stderr).toContain("unknown command 'cert delete x'");
+    const days = await cli('cert', 'expiring', '--days', 'soon');
+    expect(days.status).toBe(2);
+    expect(days.stderr).toContain('--days must be a whole number');
+
+    writeFileSync(path('taken.crt'), 'mine');
+    const taken = await cli(
+      'ca',
+      'init',
+      'Other',
+      '--org',
+      'Acme',
+      '--country',
+      'US',
+      '--cert-file',
+      path('taken.crt'),
+      '--token',
+      await sut.tokens.sign(randomUUID()),
+    );
+    expect(taken.status).toBe(1);
+    expect(taken.stderr).toContain(`${path('taken.crt')} exists; pass --force to replace it`);
+    expect(readFileSync(path('taken.crt'), 'utf8')).toBe('mine');
+  });
+});
