@@ -276,19 +276,8 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
         ['a missing validityDays', issueBody({ validityDays: undefined }), ['validityDays']],
         ['a numeric clientId', issueBody({ clientId: 42 }), ['clientId']],
         ['an unknown field', { ...issueBody(), keyAlgorithm: 'RSA' }, ['keyAlgorithm']],
-        ['responseFormat "File" (not built yet)', issueBody({ responseFormat: 'File' }), ['responseFormat']],
         ['responseFormat "Pdf"', issueBody({ responseFormat: 'Pdf' }), ['responseFormat']],
-        [
-          'passwordProtected true (not built yet)',
-          issueBody({ passwordProtected: true }),
-          ['passwordProtected'],
-        ],
         ['passwordProtected "yes"', issueBody({ passwordProtected: 'yes' }), ['passwordProtected']],
-        [
-          'File delivery with a PKCS#12 bundle',
-          issueBody({ responseFormat: 'File', passwordProtected: true }),
-          ['responseFormat', 'passwordProtected'],
-        ],
         [
           'an empty object',
           {},
@@ -711,16 +700,8 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
       ['validityDays 1.5', { validityDays: 1.5 }, ['validityDays']],
       ['a missing validityDays', {}, ['validityDays']],
       ['an unknown field', { validityDays: 30, commonName: 'other' }, ['commonName']],
-      [
-        'responseFormat "File" (not built yet)',
-        { validityDays: 30, responseFormat: 'File' },
-        ['responseFormat'],
-      ],
-      [
-        'passwordProtected true (not built yet)',
-        { validityDays: 30, passwordProtected: true },
-        ['passwordProtected'],
-      ],
+      ['responseFormat "Pdf"', { validityDays: 30, responseFormat: 'Pdf' }, ['responseFormat']],
+      ['passwordProtected "yes"', { validityDays: 30, passwordProtected: 'yes' }, ['passwordProtected']],
     ])('refuses %s with 400 naming the field', async (_name, request, fields) => {
       expectValidationProblem(await renew(renewer, original.certificateId, request), fields);
     });

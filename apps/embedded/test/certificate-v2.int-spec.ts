@@ -182,8 +182,8 @@ describe.each(modes)('certificates v2 over HTTP (%s)', (mode) => {
         'clientId',
       ]);
       expectValidationProblem(await issueV2({ ...serverBody(), keyAlgorithm: 'RSA' }), ['keyAlgorithm']);
-      expectValidationProblem(await issueV2(serverBody({ responseFormat: 'File' })), ['responseFormat']);
-      expectValidationProblem(await issueV2(serverBody({ passwordProtected: true })), ['passwordProtected']);
+      expectValidationProblem(await issueV2(serverBody({ responseFormat: 'file' })), ['responseFormat']);
+      expectValidationProblem(await issueV2(serverBody({ passwordProtected: 1 })), ['passwordProtected']);
     });
 
     it('answers 404 NOT_FOUND to a tenant without a CA', async () => {
@@ -447,7 +447,7 @@ describe.each(modes)('certificates v2 over HTTP (%s)', (mode) => {
       expectValidationProblem(await renew({ validityDays: 826 }), ['validityDays']);
       expectValidationProblem(await renew({ validityDays: 0 }), ['validityDays']);
       expectValidationProblem(await renew({ validityDays: 30, usage: 'Client' }), ['usage']);
-      expectValidationProblem(await renew({ validityDays: 30, responseFormat: 'File' }), ['responseFormat']);
+      expectValidationProblem(await renew({ validityDays: 30, responseFormat: 'Zip' }), ['responseFormat']);
       expect((await renew({ validityDays: 825 })).status).toBe(200);
     });
 

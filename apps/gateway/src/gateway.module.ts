@@ -11,6 +11,9 @@ import { TokenVerifier } from './auth/token-verifier';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
 import { CertificatesController } from './certificates/certificates.controller';
 import { CertificatesV2Controller } from './certificates/certificates-v2.controller';
+import { CertificateDeliverer } from './certificates/certificate-delivery';
+import { DownloadLinks } from './downloads/download-links';
+import { DownloadsController } from './downloads/downloads.controller';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
@@ -20,6 +23,7 @@ export interface GatewayDependencies {
   issuance: RpcClient<IssuanceApi>;
   tenants: TenantDirectory;
   rateLimiter: RateLimiter;
+  downloads: DownloadLinks;
   errorCatalogUrl: string;
   ready: () => Promise<boolean>;
 }
@@ -36,12 +40,20 @@ export class GatewayModule {
     return {
       module: GatewayModule,
       imports: [PassportModule],
-      controllers: [CertificateAuthorityController, CertificatesController, CertificatesV2Controller, Health],
+      controllers: [
+        CertificateAuthorityController,
+        CertificatesController,
+        CertificatesV2Controller,
+        DownloadsController,
+        Health,
+      ],
       providers: [
         { provide: TokenVerifier, useValue: deps.tokenVerifier },
         { provide: RpcClient, useValue: deps.issuance },
         { provide: TenantDirectory, useValue: deps.tenants },
         { provide: RateLimiter, useValue: deps.rateLimiter },
+        { provide: DownloadLinks, useValue: deps.downloads },
+        { provide: CertificateDeliverer, useValue: new CertificateDeliverer(deps.downloads) },
         JwtStrategy,
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_FILTER, useValue: new ProblemDetailsFilter(deps.errorCatalogUrl) },

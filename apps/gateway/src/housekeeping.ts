@@ -1,4 +1,5 @@
 import { AuditRepository, DEFAULT_AUDIT_RETENTION_DAYS } from './audit/audit.repository';
+import { DownloadLinks } from './downloads/download-links';
 import { RateLimiter } from './rate-limit/rate-limiter';
 
 interface HousekeepingLogger {
@@ -9,13 +10,14 @@ interface HousekeepingLogger {
 export interface HousekeepingOptions {
   auditPruneIntervalMs?: number;
   rateLimitCleanupIntervalMs?: number;
+  downloadCleanupIntervalMs?: number;
   defaultAuditRetentionDays?: number;
 }
 
 /**
  * The gateway's periodic jobs: pruning the audit log past each tenant's retention (hourly, and
- * once soon after start) and deleting rate-limit windows that are over (every minute). Every
- * replica runs them; the work is idempotent and pruning serializes on the chain's head lock.
+ * once soon after start), deleting rate-limit windows that are over and erasing the payloads of
+ * expired download links (each every minute). Every replica runs them; the work is idempotent and pruning serializes on the chain's head lock.
  */
 export class GatewayHousekeeping {
   private readonly timers: NodeJS.Timeout[] = [];
@@ -26,6 +28,7 @@ export class GatewayHousekeeping {
     private readonly rateLimiter: RateLimiter,
     private readonly logger: HousekeepingLogger,
     private readonly options: HousekeepingOptions = {},
+    private readonly downloads?: DownloadLinks,
   ) {}
 
   start(): void {
@@ -36,6 +39,7 @@ export class GatewayHousekeeping {
     };
     every(this.options.auditPruneIntervalMs ?? 60 * 60_000, () => this.pruneAudit());
     every(this.options.rateLimitCleanupIntervalMs ?? 60_000, () => this.removeOldWindows());
+    every(this.options.downloadCleanupIntervalMs ?? 60_000, () => this.removeExpiredDownloads());
     const first = setTimeout(() => this.track(this.pruneAudit()), 10_000);
     first.unref();
     this.timers.push(first);
@@ -64,6 +68,17 @@ export class GatewayHousekeeping {
       await this.rateLimiter.removeOldWindows();
     } catch (err) {
       this.logger.warn({ err }, 'removing old rate-limit windows failed');
+    }
+  }
+
+  /** CONTRACT section 5: what waits for download is erased at expiry even if never fetched. */
+  async removeExpiredDownloads(): Promise<void> {
+    if (!this.downloads) return;
+    try {
+      const erased = await this.downloads.removeExpired();
+      if (erased > 0) this.logger.info({ erased }, 'expired download payloads erased');
+    } catch (err) {
+      this.logger.warn({ err }, 'erasing expired downloads failed');
     }
   }
 

@@ -8,6 +8,8 @@ import { AuditRepository } from './audit/audit.repository';
 import { AuditWriter } from './audit/audit-writer';
 import { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';
 import { TokenVerifier } from './auth/token-verifier';
+import { DownloadLinks } from './downloads/download-links';
+import { DownloadRepository } from './downloads/download.repository';
 import { openGatewayDatabase } from './gateway-database';
 import { GatewayModule } from './gateway.module';
 import { GatewayHousekeeping } from './housekeeping';
@@ -23,8 +25,16 @@ import { TenantRepository } from './tenants/tenant.repository';
 /** Request bodies of this API are small; anything larger is refused before parsing (413). */
 const BODY_LIMIT = '64kb';
 
-/** Starts the administrative API on GATEWAY_PORT, with its own schema (tenants, audit, rate limits). */
-export async function startGateway(runtime: ServiceRuntime): Promise<RunningService> {
+export interface GatewayOptions {
+  /** The time download links are made and checked by (tests move it past a link's hour). */
+  clock?: () => Date;
+}
+
+/** Starts the administrative API on GATEWAY_PORT, with its own schema (tenants, audit, rate limits, downloads). */
+export async function startGateway(
+  runtime: ServiceRuntime,
+  options: GatewayOptions = {},
+): Promise<RunningService> {
   const { config, messaging, logger } = runtime;
   const jwt =
     config.jwt.publicKeyPem || config.jwt.jwksUri
@@ -38,7 +48,12 @@ export async function startGateway(runtime: ServiceRuntime): Promise<RunningServ
   const rateLimiter = new RateLimiter(dataSource, config.rateLimitPerMinute);
   const auditRepository = new AuditRepository(dataSource);
   const audit = new AuditWriter(auditRepository, logger);
-  const housekeeping = new GatewayHousekeeping(auditRepository, rateLimiter, logger);
+  const downloads = new DownloadLinks(
+    new DownloadRepository(dataSource),
+    config.gatewayPublicUrl,
+    options.clock,
+  );
+  const housekeeping = new GatewayHousekeeping(auditRepository, rateLimiter, logger, {}, downloads);
   const issuance = messaging.rpcClient<IssuanceApi>();
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   let app: NestExpressApplication | undefined;
@@ -49,6 +64,7 @@ export async function startGateway(runtime: ServiceRuntime): Promise<RunningServ
         issuance,
         tenants,
         rateLimiter,
+        downloads,
         errorCatalogUrl: config.errorCatalogUrl,
         ready,
       }),

@@ -1,5 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
+  CertificateDelivery,
   CertificateDetail,
   CertificateStatus,
   CertificateSummary,
@@ -12,20 +13,52 @@ import {
 const STATUS = { enum: Object.values(CertificateStatus) };
 
 /** OpenAPI shapes of spec 4.1.4–4.1.9; the field lists are exactly those of spec 2.3. */
-export class IssueCertificateResponseDoc implements IssueCertificateResponse {
+/** The delivery fields of spec 4.1.4, shared by issue and renew (same presence rules). */
+export class CertificateDeliveryDoc implements CertificateDelivery {
+  @ApiPropertyOptional({ description: 'responseFormat Text.' }) certificatePem?: string;
+  @ApiPropertyOptional({ description: 'responseFormat Text; returned once, not stored by the service.' })
+  privateKeyPem?: string;
+  @ApiPropertyOptional({
+    format: 'uri',
+    description: 'responseFormat File: pre-signed GET link (no bearer token), valid one hour.',
+  })
+  certificateDownloadUrl?: string;
+  @ApiPropertyOptional({
+    format: 'uri',
+    description: 'responseFormat File: pre-signed GET link, valid one hour, works once.',
+  })
+  privateKeyDownloadUrl?: string;
+  @ApiPropertyOptional({ format: 'date-time', description: 'responseFormat File: when the links expire.' })
+  downloadUrlExpiresAt?: string;
+  @ApiPropertyOptional({
+    format: 'byte',
+    description: 'passwordProtected and Text: PKCS#12 (key, certificate, CA certificate) in base64.',
+  })
+  pfxBase64?: string;
+  @ApiPropertyOptional({
+    format: 'uri',
+    description:
+      'passwordProtected and File: pre-signed GET link to the PKCS#12, valid one hour, works once.',
+  })
+  pfxDownloadUrl?: string;
+  @ApiPropertyOptional({
+    minLength: 22,
+    description:
+      'passwordProtected: the PKCS#12 password (at least 128 random bits, base64url); returned once, never stored.',
+  })
+  password?: string;
+}
+
+export class IssueCertificateResponseDoc extends CertificateDeliveryDoc implements IssueCertificateResponse {
   @ApiProperty({ format: 'uuid' }) certificateId!: string;
   @ApiProperty({ description: 'Uppercase hex, as openssl prints it.' }) serialNumber!: string;
   @ApiProperty({ format: 'date-time' }) expiresAt!: string;
-  @ApiPropertyOptional() certificatePem?: string;
-  @ApiPropertyOptional({ description: 'Returned once; not stored by the service.' }) privateKeyPem?: string;
 }
 
-export class RenewCertificateResponseDoc implements RenewCertificateResponse {
+export class RenewCertificateResponseDoc extends CertificateDeliveryDoc implements RenewCertificateResponse {
   @ApiProperty({ format: 'uuid' }) newCertificateId!: string;
   @ApiProperty() serialNumber!: string;
   @ApiProperty({ format: 'date-time' }) expiresAt!: string;
-  @ApiPropertyOptional() certificatePem?: string;
-  @ApiPropertyOptional({ description: 'Returned once; not stored by the service.' }) privateKeyPem?: string;
 }
 
 export class RevokeCertificateResponseDoc implements RevokeCertificateResult {

@@ -14,6 +14,7 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
+import { CertificateDeliverer } from './certificate-delivery';
 import { IssueCertificateResponseDoc, RenewCertificateResponseDoc } from './certificate.responses';
 
 /** Spec 4.1 operations 8 and 9 (v2): usage, SANs, must-staple and custom extensions. */
@@ -21,7 +22,10 @@ import { IssueCertificateResponseDoc, RenewCertificateResponseDoc } from './cert
 @ApiBearerAuth()
 @Controller('v2/certificates')
 export class CertificatesV2Controller {
-  constructor(private readonly issuance: RpcClient<IssuanceApi>) {}
+  constructor(
+    private readonly issuance: RpcClient<IssuanceApi>,
+    private readonly deliverer: CertificateDeliverer,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -31,19 +35,21 @@ export class CertificatesV2Controller {
     operationId: 'issueCertificateV2',
   })
   @ApiOkResponse({ type: IssueCertificateResponseDoc })
-  issue(
+  async issue(
     @Body() body: IssueCertificateV2Request,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
-    return this.issuance.send(IssuancePattern.IssueCertificateV2, {
+    const issued = await this.issuance.send(IssuancePattern.IssueCertificateV2, {
       tenantId: principal.tenantId,
       principal: principal.subject,
       requestId: req.requestId,
       certificateLimit: tenant.certificateLimit,
       request: body,
     });
+    const { certificateId, serialNumber, expiresAt } = issued;
+    return { certificateId, serialNumber, expiresAt, ...(await this.deliverer.deliver(issued, body)) };
   }
 
   @Post(':certificateId/renew')
@@ -61,17 +67,20 @@ export class CertificatesV2Controller {
     @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
-    const { certificateId: newCertificateId, ...rest } = await this.issuance.send(
-      IssuancePattern.RenewCertificateV2,
-      {
-        tenantId: principal.tenantId,
-        principal: principal.subject,
-        requestId: req.requestId,
-        certificateLimit: tenant.certificateLimit,
-        certificateId,
-        request: body,
-      },
-    );
-    return { newCertificateId, ...rest };
+    const renewed = await this.issuance.send(IssuancePattern.RenewCertificateV2, {
+      tenantId: principal.tenantId,
+      principal: principal.subject,
+      requestId: req.requestId,
+      certificateLimit: tenant.certificateLimit,
+      certificateId,
+      request: body,
+    });
+    const { serialNumber, expiresAt } = renewed;
+    return {
+      newCertificateId: renewed.certificateId,
+      serialNumber,
+      expiresAt,
+      ...(await this.deliverer.deliver(renewed, body)),
+    };
   }
 }

@@ -18,6 +18,7 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
+import { CertificateDeliverer } from './certificate-delivery';
 import {
   CertificateDetailDoc,
   CertificateListDoc,
@@ -34,7 +35,10 @@ const DEFAULT_EXPIRING_DAYS = 30;
 @ApiBearerAuth()
 @Controller('v1/certificates')
 export class CertificatesController {
-  constructor(private readonly issuance: RpcClient<IssuanceApi>) {}
+  constructor(
+    private readonly issuance: RpcClient<IssuanceApi>,
+    private readonly deliverer: CertificateDeliverer,
+  ) {}
 
   @Post()
   @HttpCode(200)
@@ -52,7 +56,8 @@ export class CertificatesController {
       certificateLimit: tenant.certificateLimit,
       request: body,
     });
-    return issued;
+    const { certificateId, serialNumber, expiresAt } = issued;
+    return { certificateId, serialNumber, expiresAt, ...(await this.deliverer.deliver(issued, body)) };
   }
 
   @Get()
@@ -112,16 +117,19 @@ export class CertificatesController {
     @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
-    const { certificateId: newCertificateId, ...rest } = await this.issuance.send(
-      IssuancePattern.RenewCertificate,
-      {
-        ...this.command(principal, req),
-        certificateLimit: tenant.certificateLimit,
-        certificateId,
-        request: body,
-      },
-    );
-    return { newCertificateId, ...rest };
+    const renewed = await this.issuance.send(IssuancePattern.RenewCertificate, {
+      ...this.command(principal, req),
+      certificateLimit: tenant.certificateLimit,
+      certificateId,
+      request: body,
+    });
+    const { serialNumber, expiresAt } = renewed;
+    return {
+      newCertificateId: renewed.certificateId,
+      serialNumber,
+      expiresAt,
+      ...(await this.deliverer.deliver(renewed, body)),
+    };
   }
 
   @Post(':certificateId/revoke')

@@ -10,6 +10,7 @@ import {
 import { CaError, ErrorCode } from '@ca/contracts';
 import { PROBLEM_CONTENT_TYPE, toProblemDocument } from '@ca/problem';
 import { Request, Response } from 'express';
+import { auditResourceOf } from '../audit/audit-action';
 import { AUDIT_CODE_LOCAL } from '../audit/audit.middleware';
 import { RequestWithId } from './request-id';
 
@@ -42,7 +43,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const problem = toProblemDocument(error, { catalogUrl: this.catalogUrl, requestId, instance: req.path });
     if (problem.status === 401) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
     if (problem.status >= 500) {
-      this.logger.error({ err: exception, requestId, path: req.path }, 'request failed');
+      // auditResourceOf: a download token in the path is a credential, never logged.
+      this.logger.error({ err: exception, requestId, path: auditResourceOf(req.path) }, 'request failed');
     }
     res.locals[AUDIT_CODE_LOCAL] = problem.code;
     res.status(problem.status).type(PROBLEM_CONTENT_TYPE).send(JSON.stringify(problem));

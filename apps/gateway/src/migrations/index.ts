@@ -1,10 +1,12 @@
 import { CreateTenants1764633600000 } from './1764633600000-create-tenants';
 import { CreateAuditEvents1764633700000 } from './1764633700000-create-audit-events';
 import { CreateRateLimitWindows1764633800000 } from './1764633800000-create-rate-limit-windows';
+import { CreateDownloads1764633900000 } from './1764633900000-create-downloads';
 
 /** In order; each runs once per database (TypeORM's gateway.migrations table). */
 export const GATEWAY_MIGRATIONS = [
   CreateTenants1764633600000,
   CreateAuditEvents1764633700000,
   CreateRateLimitWindows1764633800000,
+  CreateDownloads1764633900000,
 ];

@@ -1,5 +1,6 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { documentErrorResponses } from './error-responses';
 
 /** Spec 9.4 / CONTRACT section 5: the OpenAPI 3.1.0 description, generated from the code. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -12,7 +13,9 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
-  return SwaggerModule.createDocument(app, config);
+  const document = SwaggerModule.createDocument(app, config);
+  documentErrorResponses(document);
+  return document;
 }
 
 /** Serves the document at /openapi.json and a browsable view at /docs. */

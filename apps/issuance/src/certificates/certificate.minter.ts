@@ -134,6 +134,7 @@ export class CertificateMinter {
         expiresAt: notAfter.toISOString(),
         certificatePem: derToPem(der),
         privateKeyPem: await exportPrivateKeyPem(keys.privateKey),
+        caCertificatePem: derToPem(new Uint8Array(authority.certificateDer)),
       };
     }
   }

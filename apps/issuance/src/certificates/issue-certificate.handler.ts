@@ -13,7 +13,6 @@ import {
 } from '@ca/contracts';
 import { CertificateProfile, orderedCustomExtensions } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
-import { refuseUnsupportedDelivery } from './unsupported-delivery';
 
 /** Spec 4.1.2 (operation 2, client certificates) and 4.1.3 (operation 8, with usage, SANs, extensions). */
 export class IssueCertificateHandler {
@@ -21,7 +20,6 @@ export class IssueCertificateHandler {
 
   async execute(command: IssueCertificateCommand): Promise<IssuedCertificate> {
     const request = await validateDto(IssueCertificateRequest, command.request);
-    refuseUnsupportedDelivery(request);
     return this.minter.mint({
       tenantId: command.tenantId,
       profile: {
@@ -40,7 +38,6 @@ export class IssueCertificateHandler {
     const request = await validateDto(IssueCertificateV2Request, command.request);
     const ruleErrors = v2IssuanceRuleErrors(request);
     if (ruleErrors.length > 0) throw CaError.validation(ruleErrors);
-    refuseUnsupportedDelivery(request);
     const usage = request.usage ?? CertificateUsage.Client;
     const dnsNames = (request.subjectAlternativeNames ?? []).map((name) => name.toLowerCase());
     // A server's host name in the CN must also be in the SAN: TLS clients match the SAN only (RFC 6125 6.4.4).

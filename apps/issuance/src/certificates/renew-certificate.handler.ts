@@ -11,7 +11,6 @@ import { DataSource } from 'typeorm';
 import { CertificateProfile } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
 import { findTenantCertificate } from './certificate.repository';
-import { refuseUnsupportedDelivery } from './unsupported-delivery';
 
 /**
  * Spec 4.1.5, operations 5 and 9: a new certificate (new id, serial and key) with the same subject,
@@ -45,7 +44,6 @@ export class RenewCertificateHandler {
         { field: 'validityDays', message: `must be at most ${MAX_SERVER_VALIDITY_DAYS} for usage ${usage}` },
       ]);
     }
-    refuseUnsupportedDelivery(request);
     if (original.revokedAt)
       throw CaError.conflict('A revoked certificate cannot be renewed; issue a new one instead.');
     const profile: CertificateProfile = {

@@ -79,13 +79,36 @@ export interface IssuedCertificate {
   certificatePem: string;
   /** Returned once, never stored or published. */
   privateKeyPem: string;
+  /** The issuing tenant CA, for the PKCS#12 bundle the gateway builds (spec 4.1.4 passwordProtected). */
+  caCertificatePem: string;
 }
 
-/** Spec 4.1.4 (Text format). */
-export interface IssueCertificateResponse {
+/**
+ * How the key material is handed over (spec 4.1.4): inline PEMs (Text) or pre-signed download
+ * links (File), plus a PKCS#12 and its password when passwordProtected.
+ */
+export interface CertificateDelivery {
+  /** responseFormat Text. */
+  certificatePem?: string;
+  /** responseFormat Text; returned once, not stored. */
+  privateKeyPem?: string;
+  /** responseFormat File; pre-signed, valid one hour. */
+  certificateDownloadUrl?: string;
+  /** responseFormat File; pre-signed, valid one hour, works once. */
+  privateKeyDownloadUrl?: string;
+  /** responseFormat File. */
+  downloadUrlExpiresAt?: string;
+  /** passwordProtected and Text: the PKCS#12 in base64. */
+  pfxBase64?: string;
+  /** passwordProtected and File: pre-signed, valid one hour, works once. */
+  pfxDownloadUrl?: string;
+  /** passwordProtected: the PKCS#12 password, returned once, never stored. */
+  password?: string;
+}
+
+/** Spec 4.1.4. */
+export interface IssueCertificateResponse extends CertificateDelivery {
   certificateId: string;
   serialNumber: string;
   expiresAt: string;
-  certificatePem?: string;
-  privateKeyPem?: string;
 }

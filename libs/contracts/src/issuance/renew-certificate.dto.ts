@@ -2,6 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { PlanLimited, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
+import type { CertificateDelivery } from './issue-certificate.dto';
 
 /** Spec 4.1.5: body of POST /v1/certificates/{id}/renew. */
 export class RenewCertificateRequest {
@@ -27,11 +28,9 @@ export interface RenewCertificateCommand extends TenantCommand, PlanLimited {
   request: RenewCertificateRequest;
 }
 
-/** Spec 4.1.5 response (Text format). */
-export interface RenewCertificateResponse {
+/** Spec 4.1.5 response; the delivery fields follow the presence rules of 4.1.4. */
+export interface RenewCertificateResponse extends CertificateDelivery {
   newCertificateId: string;
   serialNumber: string;
   expiresAt: string;
-  certificatePem?: string;
-  privateKeyPem?: string;
 }
