@@ -47,11 +47,7 @@ describe('Kubernetes manifests (deploy/)', () => {
       edit('base/gateway.yaml', 'replicas: 1', "replicas: 'two'");
       edit('base/issuance.yaml', 'readinessProbe:', 'readinessProbeX:');
       edit('base/revocation.yaml', 'key: revocation-database-url', 'key: revocation-db-url');
-      edit(
-        'overlays/example/ocsp-responder-hpa.yaml',
-        '    name: ocsp-responder\n',
-        '    name: ocsp\n',
-      );
+      edit('overlays/example/ocsp-responder-hpa.yaml', '    name: ocsp-responder\n', '    name: ocsp\n');
     });
     afterAll(() => rmSync(copy, { recursive: true, force: true }));
 
