@@ -2,10 +2,12 @@
  * `npm run ops -- <command>` (CONTRACT section 4): operator commands on a running system.
  * With DATABASE_URL it works on that Postgres's gateway schema directly; in embedded mode it asks
  * the running process through its operator endpoint (DATA_DIR/ops.json), since that process holds
- * the PGlite files. Exit codes: 0 done, 1 failed, 2 bad arguments. See docs/operations.md.
+ * the PGlite files. `expiring` asks issuance (over NATS with DATABASE_URL, in process otherwise).
+ * Exit codes: 0 done, 1 failed, 2 bad arguments. See docs/operations.md.
  */
 import 'reflect-metadata';
 import { ConfigError, loadConfig } from '@ca/config';
+import type { IssuanceApi } from '@ca/contracts';
 import { OPS_USAGE, UsageError, parseOpsCommand } from '../apps/gateway/src/operations/ops-command';
 
 async function main(argv: string[]): Promise<number> {
@@ -35,6 +37,7 @@ async function main(argv: string[]): Promise<number> {
     const { runThroughOperatorEndpoint } = await import('../apps/gateway/src/operations/operator-client');
     return runThroughOperatorEndpoint(config.dataDir, argv, process);
   }
+  if (command.kind === 'expiring') return runExpiringOverNats(command, config.natsUrl);
   const { openGatewayDatabase } = await import('../apps/gateway/src/gateway-database');
   const { GatewayOperations } = await import('../apps/gateway/src/operations/gateway-operations');
   const dataSource = await openGatewayDatabase(config.databaseUrl, 2);
@@ -48,6 +51,30 @@ async function main(argv: string[]): Promise<number> {
     });
   } finally {
     await dataSource.destroy();
+  }
+}
+
+/** Distributed mode: the expiry facts are issuance's; ask it over NATS (never its schema). */
+async function runExpiringOverNats(
+  command: { days: number; json: boolean },
+  natsUrl: string | undefined,
+): Promise<number> {
+  if (!natsUrl) {
+    process.stderr.write('ops: expiring needs NATS_URL to reach issuance (with DATABASE_URL set)\n');
+    return 2;
+  }
+  const { openMessaging } = await import('@ca/messaging');
+  const { runExpiringReport } = await import('../apps/gateway/src/operations/expiring-report');
+  const messaging = await openMessaging({ natsUrl, name: 'ops' });
+  const issuance = messaging.rpcClient<IssuanceApi>();
+  try {
+    return await runExpiringReport(command, issuance, {
+      out: (line) => write(process.stdout, line),
+      err: (line) => write(process.stderr, line),
+    });
+  } finally {
+    await issuance.close();
+    await messaging.close();
   }
 }
 

@@ -1,7 +1,8 @@
 import { CaManagerConfig } from '@ca/config';
+import { IssuanceApi } from '@ca/contracts';
 import { Messaging, MessagingOptions, openMessaging } from '@ca/messaging';
 import { Logger as NestLogger } from '@nestjs/common';
-import { Logger, NestPinoLogger, createLogger } from '@ca/observability';
+import { Logger, NestPinoLogger, createLogger, installTracing } from '@ca/observability';
 import { startEmbeddedPostgres } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { OperatorEndpoint, startGateway, startOperatorEndpoint } from '../../gateway/src';
@@ -36,6 +37,8 @@ export async function startEmbeddedSystem(
 ): Promise<EmbeddedSystem> {
   const serviceLogger =
     options.serviceLogger ?? ((service: string) => createLogger({ level: config.logLevel, service }));
+  // One tracer provider for the process: spans of every service share it (service.name ca-manager).
+  installTracing({ serviceName: 'ca-manager' });
   const embeddedPg = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
   const databaseUrl = config.databaseUrl ?? embeddedPg!.url;
   const messaging = await openMessaging({
@@ -76,6 +79,7 @@ export async function startEmbeddedSystem(
         databaseUrl,
         defaultCertificateLimit: config.defaultCertificateLimit,
         logger: serviceLogger('operator-endpoint'),
+        issuance: messaging.rpcClient<IssuanceApi>(),
       });
     }
   } catch (error) {

@@ -16,6 +16,7 @@ import { GatewayHousekeeping } from './housekeeping';
 import { applyHeaderLimits } from './http/header-limits';
 import { JsonBodyPipe } from './http/json-body.pipe';
 import { verifyJsonBody } from './http/json-body-verifier';
+import { mountObservability } from './http/observability';
 import { requestIdMiddleware } from './http/request-id';
 import { mountOpenApi } from './openapi/openapi';
 import { RateLimiter } from './rate-limit/rate-limiter';
@@ -79,6 +80,7 @@ export async function startGateway(
     });
     // First, so that even a body that cannot be parsed gets its request id (spec 7.1) and is audited.
     app.use(requestIdMiddleware);
+    mountObservability(app, logger);
     app.use(auditMiddleware((entry) => audit.record(entry)));
     app.useBodyParser('json', { limit: BODY_LIMIT, type: () => true, strict: false, verify: verifyJsonBody });
     app.useGlobalPipes(new JsonBodyPipe());

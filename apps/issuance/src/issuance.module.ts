@@ -8,6 +8,8 @@ import { InitializeCaHandler } from './certificate-authority/initialize-ca.handl
 import { CertificateQueries } from './certificates/certificate-queries';
 import { CertificateMinter } from './certificates/certificate.minter';
 import { CertificatesController } from './certificates/certificates.controller';
+import { ExpiryReporter } from './certificates/expiry-report';
+import { ExpiryReportController } from './certificates/expiry-report.controller';
 import { IssueCertificateHandler } from './certificates/issue-certificate.handler';
 import { RenewCertificateHandler } from './certificates/renew-certificate.handler';
 import { RevokeCertificateHandler } from './certificates/revoke-certificate.handler';
@@ -34,7 +36,12 @@ export class IssuanceModule {
     const minter = new CertificateMinter(deps.dataSource, signer, deps.pkiPublicUrl, nudge);
     return {
       module: IssuanceModule,
-      controllers: [CertificateAuthorityController, CertificatesController, SigningController],
+      controllers: [
+        CertificateAuthorityController,
+        CertificatesController,
+        ExpiryReportController,
+        SigningController,
+      ],
       providers: [
         {
           provide: InitializeCaHandler,
@@ -44,6 +51,7 @@ export class IssuanceModule {
         { provide: RenewCertificateHandler, useValue: new RenewCertificateHandler(deps.dataSource, minter) },
         { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
+        { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
         { provide: SignCrlHandler, useValue: new SignCrlHandler(signer, deps.blobs) },
         { provide: IssueOcspSignerHandler, useValue: new IssueOcspSignerHandler(signer) },
       ],

@@ -1,12 +1,13 @@
 import { NestFactory } from '@nestjs/core';
 import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
-import { OutboxRelay, RpcReplyInterceptor } from '@ca/messaging';
-import { NestPinoLogger } from '@ca/observability';
+import { OutboxRelay, RpcReplyInterceptor, RpcTraceInterceptor } from '@ca/messaging';
+import { NestPinoLogger, certificateMetrics, messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { ConfigError } from '@ca/config';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { CertificateAuthorityEntity } from './certificate-authority/certificate-authority.entity';
 import { CertificateEntity } from './certificates/certificate.entity';
+import { ExpiryReporter } from './certificates/expiry-report';
 import { IssuanceModule } from './issuance.module';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { ISSUANCE_MIGRATIONS } from './migrations';
@@ -36,13 +37,22 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<RunningSer
       logger: new NestPinoLogger(runtime.logger),
     },
   );
-  app.useGlobalInterceptors(new RpcReplyInterceptor(messaging.blobs));
+  // Trace first: it continues the caller's trace around the whole handling, replies included.
+  app.useGlobalInterceptors(new RpcTraceInterceptor('issuance'), new RpcReplyInterceptor(messaging.blobs));
   await app.listen();
   relay.start();
+  const expiry = new ExpiryReporter(dataSource);
+  const unregisterGauges = [
+    certificateMetrics.expiring.register(() => expiry.gaugeSamples()),
+    messagingMetrics.outboxBacklog.register(async () => [
+      { labels: { service: 'issuance' }, value: await relay.backlog() },
+    ]),
+  ];
   return {
     name: 'issuance',
     ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
     close: once(async () => {
+      for (const unregister of unregisterGauges) unregister();
       await app.close();
       await relay.stop();
       await dataSource.destroy();

@@ -6,6 +6,7 @@ import {
   IssuanceApi,
 } from '@ca/contracts';
 import { OutboxRelay, routeByType } from '@ca/messaging';
+import { messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { RevocationLedger } from './ledger/revocation.ledger';
@@ -50,10 +51,22 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   );
   relay.start();
   scheduler.start();
+  const unregisterGauges = [
+    messagingMetrics.outboxBacklog.register(async () => [
+      { labels: { service: 'revocation' }, value: await relay.backlog() },
+    ]),
+    messagingMetrics.consumerPending.register(async () => [
+      {
+        labels: { consumer: REVOCATION_CONSUMER },
+        value: await messaging.events.pending(REVOCATION_CONSUMER),
+      },
+    ]),
+  ];
   return {
     name: 'revocation',
     ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
     close: once(async () => {
+      for (const unregister of unregisterGauges) unregister();
       scheduler.stop();
       await subscription.stop();
       await publisher.idle();

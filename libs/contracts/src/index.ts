@@ -14,6 +14,7 @@ export * from './issuance/issue-certificate.dto';
 export * from './issuance/renew-certificate.dto';
 export * from './issuance/revoke-certificate.dto';
 export * from './issuance/certificate-views';
+export * from './issuance/expiry-report';
 export * from './issuance/certificate.events';
 export * from './issuance/signing.dto';
 export * from './revocation/crl-published.event';

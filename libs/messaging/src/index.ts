@@ -4,6 +4,8 @@ export * from './events/jetstream.event-bus';
 export * from './events/in-process.event-bus';
 export * from './rpc/rpc-client';
 export * from './rpc/rpc-reply.interceptor';
+export * from './rpc/rpc-trace.interceptor';
+export * from './rpc/rpc-headers';
 export * from './rpc/in-process.registry';
 export * from './rpc/in-process.server';
 export * from './rpc/in-process.client';

@@ -1,5 +1,6 @@
 import pino, { Logger } from 'pino';
 import { scrubSecrets, scrubString } from './secret-scrubber';
+import { currentLogFields } from './tracing/request-context';
 
 export type { Logger } from 'pino';
 
@@ -10,13 +11,18 @@ export interface LoggerOptions {
   destination?: pino.DestinationStream;
 }
 
-/** A structured JSON logger whose every line passes through the secret scrubber. */
+/**
+ * A structured JSON logger whose every line passes through the secret scrubber and carries the
+ * request id and trace id of the request it was written for.
+ */
 export function createLogger(options: LoggerOptions): Logger {
   return pino(
     {
       level: options.level,
       base: { service: options.service },
       timestamp: pino.stdTimeFunctions.isoTime,
+      // Request id, trace id and span id of the request being served, in every service it reaches.
+      mixin: currentLogFields,
       formatters: { log: (object) => scrubSecrets(object) },
       hooks: {
         logMethod(args, method) {

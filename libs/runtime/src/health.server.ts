@@ -1,8 +1,9 @@
 import { Server, createServer } from 'node:http';
+import { METRICS_PATH, serveMetrics } from './metrics.endpoint';
 
 /**
- * `/health/live` and `/health/ready` for services without an HTTP surface of their own
- * (issuance, revocation) in distributed mode, for the orchestrator's probes.
+ * `/health/live`, `/health/ready` and `/metrics` (Prometheus) for services without an HTTP
+ * surface of their own (issuance, revocation) in distributed mode: probes and scrapes.
  */
 export async function startHealthServer(
   host: string,
@@ -15,6 +16,7 @@ export async function startHealthServer(
       res.end(JSON.stringify(body));
     };
     if (req.url === '/health/live') return reply(200, { status: 'ok' });
+    if (req.url === METRICS_PATH) return serveMetrics(req, res);
     if (req.url === '/health/ready') {
       ready().then(
         (ok) => reply(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable' }),

@@ -1,7 +1,7 @@
 import { CaManagerConfig, ConfigError, loadConfig } from '@ca/config';
 import { openMessaging } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
-import { NestPinoLogger, createLogger } from '@ca/observability';
+import { NestPinoLogger, createLogger, flushTracing, installTracing } from '@ca/observability';
 import { startHealthServer } from './health.server';
 import { RunningService, ServiceRuntime } from './service-runtime';
 
@@ -34,6 +34,8 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
     exitOnStartupError(error);
   }
   const logger = createLogger({ level: config.logLevel, service: definition.name });
+  // Before anything starts, so every span and log line of the service finds the tracer.
+  installTracing({ serviceName: definition.name });
   // Classes log through Nest's shared Logger; route it to this service's JSON logger (with the
   // secret scrubber) even for a service without a Nest application of its own (revocation).
   Logger.overrideLogger(new NestPinoLogger(logger));
@@ -51,6 +53,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
       health?.close();
       await service.close();
       await messaging.close();
+      await flushTracing().catch(() => undefined);
     });
   } catch (error) {
     exitOnStartupError(error, logger);

@@ -3,6 +3,7 @@ import { AuditEntry } from '../audit/audit-chain';
 import { AuditRepository, DEFAULT_AUDIT_RETENTION_DAYS } from '../audit/audit.repository';
 import { TENANT_CACHE_TTL_MS } from '../tenants/tenant-directory';
 import { TenantRecord, TenantRepository } from '../tenants/tenant.repository';
+import { ExpiryReportSource, runExpiringReport } from './expiring-report';
 import { OPS_USAGE, OpsCommand } from './ops-command';
 
 /** Where a command's lines go: standard output/error, or frames of the operator endpoint. */
@@ -28,6 +29,8 @@ export class GatewayOperations {
   constructor(
     dataSource: DataSource,
     private readonly defaults: OpsDefaults,
+    /** Issuance, for the expiry report (expiry facts live there, not in the gateway's schema). */
+    private readonly issuance?: ExpiryReportSource,
   ) {
     this.tenants = new TenantRepository(dataSource);
     this.audit = new AuditRepository(dataSource);
@@ -84,6 +87,12 @@ export class GatewayOperations {
         );
         return 0;
       }
+      case 'expiring':
+        if (!this.issuance) {
+          await io.err('ops: expiring needs the issuance service, which this process cannot reach');
+          return 1;
+        }
+        return runExpiringReport(command, this.issuance, io);
     }
   }
 

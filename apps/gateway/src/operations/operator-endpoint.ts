@@ -3,6 +3,8 @@ import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo, Socket } from 'node:net';
 import { join } from 'node:path';
+import { IssuanceApi } from '@ca/contracts';
+import { RpcClient } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { openGatewayDatabase } from '../gateway-database';
 import { GatewayOperations, OpsDefaults } from './gateway-operations';
@@ -33,6 +35,8 @@ export interface OperatorEndpointOptions extends OpsDefaults {
   /** The embedded database that holds the gateway's schema. */
   databaseUrl: string;
   logger: EndpointLogger;
+  /** A client of issuance, for `expiring`; closed with the endpoint. */
+  issuance?: RpcClient<IssuanceApi>;
 }
 
 export interface OperatorEndpoint {
@@ -49,7 +53,7 @@ export interface OperatorEndpoint {
  */
 export async function startOperatorEndpoint(options: OperatorEndpointOptions): Promise<OperatorEndpoint> {
   const dataSource = await openGatewayDatabase(options.databaseUrl, 2);
-  const operations = new GatewayOperations(dataSource, options);
+  const operations = new GatewayOperations(dataSource, options, options.issuance);
   const secret = randomBytes(32).toString('base64url');
   const sockets = new Set<Socket>();
   const server = createServer((req, res) => void handle(req, res, secret, operations, options.logger));
@@ -74,6 +78,7 @@ export async function startOperatorEndpoint(options: OperatorEndpointOptions): P
       removeIfOurs(file, secret);
       await closeServer(server, sockets);
       await destroy(dataSource);
+      await options.issuance?.close();
     },
   };
 }

@@ -23,6 +23,9 @@ describe('npm run ops -- … arguments', () => {
       { kind: 'audit.export', tenantId: tenant, since: new Date('2025-01-02T03:04:05Z') },
     ],
     [['audit', 'export', '--since', '2025-01-02'], { kind: 'audit.export', since: new Date('2025-01-02') }],
+    [['expiring'], { kind: 'expiring', days: 30, json: false }],
+    [['expiring', '--days', '7', '--json'], { kind: 'expiring', days: 7, json: true }],
+    [['expiring', '--json', '--days=0'], { kind: 'expiring', days: 0, json: true }],
     [[], { kind: 'help' }],
     [['--help'], { kind: 'help' }],
   ])('%j', (argv, command) => {
@@ -31,6 +34,10 @@ describe('npm run ops -- … arguments', () => {
 
   it.each([
     [['frob'], /unknown command "frob"/],
+    [['expiring', '--days'], /--days must be a whole number from 0 to 3650, got ""/],
+    [['expiring', '--days', '3651'], /--days must be a whole number from 0 to 3650, got "3651"/],
+    [['expiring', '--days', '-1'], /--days must be a whole number/],
+    [['expiring', '--tenant', 'x'], /unknown option "--tenant" for expiring/],
     [['tenant'], /tenant needs a command/],
     [['tenant', 'delete', tenant], /unknown tenant command "delete"/],
     [['tenant', 'suspend'], /usage: tenant suspend <tenantId>/],

@@ -7,7 +7,8 @@ export type OpsCommand =
   | { kind: 'tenant.set-retention'; tenantId: string; days: number | null }
   | { kind: 'tenant.show'; tenantId: string }
   | { kind: 'audit.export'; tenantId?: string; since?: Date }
-  | { kind: 'audit.verify' };
+  | { kind: 'audit.verify' }
+  | { kind: 'expiring'; days: number; json: boolean };
 
 /** Bad arguments: one line to standard error, exit code 2. */
 export class UsageError extends Error {
@@ -24,7 +25,8 @@ export const OPS_USAGE = `usage: npm run ops -- <command>
   tenant set-retention <tenantId> <days|default> audit retention of the tenant, 30 to 365 days
   tenant show <tenantId>                the tenant's status and limits, as JSON
   audit export [--tenant <tenantId>] [--since <iso-date>]   the audit log as JSON lines
-  audit verify                          check the audit log's hash chain`;
+  audit verify                          check the audit log's hash chain
+  expiring [--days <n>] [--json]        per tenant, Active certificates expiring within n days (default 30)`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** As DEFAULT_CERTIFICATE_LIMIT accepts it. */
@@ -39,7 +41,8 @@ export function parseOpsCommand(argv: readonly string[]): OpsCommand {
     return { kind: 'help' };
   if (group === 'tenant') return parseTenantCommand(action, rest);
   if (group === 'audit') return parseAuditCommand(action, rest);
-  throw new UsageError(`unknown command "${group}"; expected tenant or audit`);
+  if (group === 'expiring') return parseExpiringCommand(argv.slice(1));
+  throw new UsageError(`unknown command "${group}"; expected tenant, audit or expiring`);
 }
 
 function parseTenantCommand(action: string | undefined, args: string[]): OpsCommand {
@@ -107,6 +110,31 @@ function parseAuditCommand(action: string | undefined, args: string[]): OpsComma
       ? 'audit needs a command: export or verify'
       : `unknown audit command "${action}"; expected export or verify`,
   );
+}
+
+/** The same window as a tenant's own expiring list (CONTRACT section 5): 0 to 3650 days. */
+export const MAX_EXPIRING_DAYS = 3650;
+
+function parseExpiringCommand(args: string[]): OpsCommand {
+  const command = { kind: 'expiring' as const, days: 30, json: false };
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i];
+    if (arg === '--json') {
+      command.json = true;
+      continue;
+    }
+    const equals = arg.indexOf('=');
+    const flag = equals >= 0 ? arg.slice(0, equals) : arg;
+    if (flag !== '--days')
+      throw new UsageError(`unknown option "${arg}" for expiring; expected --days or --json`);
+    const value = equals >= 0 ? arg.slice(equals + 1) : args[++i];
+    if (value === undefined || !/^\d+$/.test(value) || Number(value) > MAX_EXPIRING_DAYS)
+      throw new UsageError(
+        `--days must be a whole number from 0 to ${MAX_EXPIRING_DAYS}, got "${value ?? ''}"`,
+      );
+    command.days = Number(value);
+  }
+  return command;
 }
 
 function tenantIdOf(value: string): string {

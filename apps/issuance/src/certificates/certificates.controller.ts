@@ -1,6 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { IssuanceApi, IssuancePattern } from '@ca/contracts';
+import { certificateMetrics } from '@ca/observability';
 import { CertificateQueries } from './certificate-queries';
 import { IssueCertificateHandler } from './issue-certificate.handler';
 import { RenewCertificateHandler } from './renew-certificate.handler';
@@ -23,35 +24,37 @@ export class CertificatesController {
   issue(
     @Payload() command: Request<typeof IssuancePattern.IssueCertificate>,
   ): Reply<typeof IssuancePattern.IssueCertificate> {
-    return this.issueHandler.execute(command);
+    return this.issueHandler.execute(command).then(counted(() => certificateMetrics.issued('issue')));
   }
 
   @MessagePattern(IssuancePattern.RenewCertificate)
   renew(
     @Payload() command: Request<typeof IssuancePattern.RenewCertificate>,
   ): Reply<typeof IssuancePattern.RenewCertificate> {
-    return this.renewHandler.execute(command);
+    return this.renewHandler.execute(command).then(counted(() => certificateMetrics.issued('renew')));
   }
 
   @MessagePattern(IssuancePattern.IssueCertificateV2)
   issueV2(
     @Payload() command: Request<typeof IssuancePattern.IssueCertificateV2>,
   ): Reply<typeof IssuancePattern.IssueCertificateV2> {
-    return this.issueHandler.executeV2(command);
+    return this.issueHandler.executeV2(command).then(counted(() => certificateMetrics.issued('issue-v2')));
   }
 
   @MessagePattern(IssuancePattern.RenewCertificateV2)
   renewV2(
     @Payload() command: Request<typeof IssuancePattern.RenewCertificateV2>,
   ): Reply<typeof IssuancePattern.RenewCertificateV2> {
-    return this.renewHandler.executeV2(command);
+    return this.renewHandler.executeV2(command).then(counted(() => certificateMetrics.issued('renew-v2')));
   }
 
   @MessagePattern(IssuancePattern.RevokeCertificate)
   revoke(
     @Payload() command: Request<typeof IssuancePattern.RevokeCertificate>,
   ): Reply<typeof IssuancePattern.RevokeCertificate> {
-    return this.revokeHandler.execute(command);
+    return this.revokeHandler
+      .execute(command)
+      .then(counted(() => certificateMetrics.revoked(command.request?.reasonCode)));
   }
 
   @MessagePattern(IssuancePattern.GetCertificate)
@@ -74,4 +77,12 @@ export class CertificatesController {
   ): Reply<typeof IssuancePattern.ListExpiringCertificates> {
     return this.queries.expiring(query);
   }
+}
+
+/** Counts a success once its reply is ready (ca_certificates_issued_total / _revoked_total). */
+function counted<T>(count: () => void): (value: T) => T {
+  return (value) => {
+    count();
+    return value;
+  };
 }

@@ -6,6 +6,7 @@ import {
   ExpiringCertificatesQuery,
   ListCertificatesQuery,
 } from './certificate-views';
+import { ExpiryReport, ExpiryReportQuery } from './expiry-report';
 import { InitializeCaCommand, InitializeCaResult } from './initialize-ca.dto';
 import { IssueCertificateCommand, IssuedCertificate } from './issue-certificate.dto';
 import { IssueCertificateV2Command } from './issue-certificate-v2.dto';
@@ -28,6 +29,7 @@ export type IssuanceApi = {
     ExpiringCertificatesQuery,
     { certificates: ExpiringCertificateSummary[] },
   ];
+  [IssuancePattern.ExpiryReport]: [ExpiryReportQuery, ExpiryReport];
   [IssuancePattern.SignCrl]: [SignCrlCommand, SignCrlResult];
   [IssuancePattern.IssueOcspSigner]: [IssueOcspSignerCommand, IssueOcspSignerResult];
 };

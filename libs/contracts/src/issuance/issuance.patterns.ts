@@ -9,6 +9,8 @@ export const IssuancePattern = {
   GetCertificate: 'issuance.certificate.get',
   ListCertificates: 'issuance.certificate.list',
   ListExpiringCertificates: 'issuance.certificate.list-expiring',
+  /** Operator report across tenants (`npm run ops -- expiring`); never reachable from the admin API. */
+  ExpiryReport: 'issuance.report.expiring',
   SignCrl: 'issuance.crl.sign',
   IssueOcspSigner: 'issuance.ocsp-signer.issue',
 } as const;

@@ -17,6 +17,8 @@ export abstract class EventBus {
   abstract publish(event: EventEnvelope): Promise<void>;
   abstract subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription>;
   abstract close(): Promise<void>;
+  /** Events of the stream the durable consumer has not acknowledged yet (its lag; 0 if it does not exist). */
+  abstract pending(durableName: string): Promise<number>;
 }
 
 /** Routes events by type to handlers; types a service does not handle are acknowledged and skipped. */

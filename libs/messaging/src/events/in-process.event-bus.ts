@@ -127,6 +127,16 @@ export class InProcessEventBus extends EventBus {
     return rows.length;
   }
 
+  /** Events after the consumer's position (the same measure as JetStream's pending counts). */
+  async pending(durableName: string): Promise<number> {
+    const { rows } = await this.pool.query<{ pending: string }>(
+      `SELECT coalesce((SELECT max(seq) FROM messaging.stream), 0) - c.last_seq AS pending
+         FROM messaging.consumers c WHERE c.durable_name = $1`,
+      [durableName],
+    );
+    return rows.length === 0 ? 0 : Math.max(0, Number(rows[0].pending));
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await this.pool.end();

@@ -115,6 +115,16 @@ export class JetStreamEventBus extends EventBus {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
   }
 
+  /** Not yet delivered (num_pending) plus delivered and not yet acknowledged (num_ack_pending). */
+  async pending(durableName: string): Promise<number> {
+    try {
+      const info = await this.jsm.consumers.info(this.options.streamName, durableName);
+      return info.num_pending + info.num_ack_pending;
+    } catch {
+      return 0;
+    }
+  }
+
   get connection(): NatsConnection {
     return this.nc;
   }

@@ -73,6 +73,14 @@ export class OutboxRelay {
     }
   }
 
+  /** Events recorded and not yet published (the `ca_outbox_backlog` gauge). */
+  async backlog(): Promise<number> {
+    const rows: { count: string }[] = await this.dataSource.query(
+      `SELECT count(*) AS count FROM ${this.schema}.outbox WHERE published_at IS NULL`,
+    );
+    return Number(rows[0]?.count ?? 0);
+  }
+
   private async drainLoop(): Promise<void> {
     do {
       this.again = false;

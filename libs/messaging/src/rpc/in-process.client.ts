@@ -1,5 +1,6 @@
 import { ClientProxy, ReadPacket, WritePacket } from '@nestjs/microservices';
 import { InProcessRegistry } from './in-process.registry';
+import { unwrapRecord } from './rpc-headers';
 
 /** Marks "nobody answers this subject", like NATS's no-responders status. */
 export const NO_RESPONDERS = 'NO_RESPONDERS';
@@ -31,7 +32,9 @@ export class InProcessClient extends ClientProxy {
       setImmediate(() => callback({ err: NO_RESPONDERS, isDisposed: true }));
       return () => undefined;
     }
-    handler(copy(packet.data)).then(
+    // Headers (trace context, request id) travel beside the payload, as on NATS.
+    const { payload, headers } = unwrapRecord(packet.data);
+    handler(copy(payload), { ...headers }).then(
       (response) => callback({ response: copy(response), isDisposed: true }),
       (err: unknown) =>
         callback({ err: copy(err instanceof Error ? { message: err.message } : err), isDisposed: true }),

@@ -1,5 +1,5 @@
-/** A request handler as registered by the in-process server: JSON in, JSON out. */
-export type InProcessHandler = (payload: unknown) => Promise<unknown>;
+/** A request handler as registered by the in-process server: JSON in (with headers), JSON out. */
+export type InProcessHandler = (payload: unknown, headers: Record<string, string>) => Promise<unknown>;
 
 /**
  * The in-process stand-in for NATS subjects: a map from pattern to the one server that answers

@@ -2,6 +2,7 @@ import { CustomTransportStrategy, MessageHandler, Server } from '@nestjs/microse
 import { BaseRpcContext } from '@nestjs/microservices/ctx-host/base-rpc.context';
 import { lastValueFrom } from 'rxjs';
 import { InProcessHandler, InProcessRegistry } from './in-process.registry';
+import { HeaderReader, headerReader } from './rpc-headers';
 
 /**
  * A NestJS transport strategy that serves `@MessagePattern` handlers through an in-process
@@ -36,9 +37,16 @@ export class InProcessServer extends Server implements CustomTransportStrategy {
   }
 
   private toInProcessHandler(handler: MessageHandler): InProcessHandler {
-    return async (payload) => {
-      const result = await handler(payload, new BaseRpcContext([]));
+    return async (payload, headers) => {
+      const result = await handler(payload, new InProcessContext([headerReader(headers)]));
       return lastValueFrom(this.transformToObservable(result));
     };
+  }
+}
+
+/** The handler's view of an in-process request: its headers, read like NatsContext's. */
+export class InProcessContext extends BaseRpcContext<[HeaderReader]> {
+  getHeaders(): HeaderReader {
+    return this.args[0];
   }
 }

@@ -3,6 +3,7 @@ import { CaError, ErrorCode, RpcReply } from '@ca/contracts';
 import { TimeoutError, firstValueFrom, timeout } from 'rxjs';
 import { BlobStore } from '../blobs/blob-store';
 import { NO_RESPONDERS } from './in-process.client';
+import { withRpcHeaders } from './rpc-headers';
 
 /** A map from pattern to [request, response] types, declared once per context in libs/contracts. */
 export type RpcApi = Record<string, [unknown, unknown]>;
@@ -31,11 +32,15 @@ export class RpcClient<Api extends RpcApi> {
 
   async send<P extends keyof Api & string>(pattern: P, payload: Api[P][0]): Promise<Api[P][1]> {
     let reply: RpcReply<Api[P][1]>;
+    // The caller's trace context and request id travel as message headers to the handler.
+    const request = withRpcHeaders(pattern, payload);
     try {
       reply = await firstValueFrom(
-        this.proxy.send<RpcReply<Api[P][1]>>(pattern, payload).pipe(timeout(this.timeoutMs)),
+        this.proxy.send<RpcReply<Api[P][1]>>(pattern, request.record).pipe(timeout(this.timeoutMs)),
       );
+      request.end(reply?.ok === false ? reply.error : undefined);
     } catch (error) {
+      request.end(error);
       throw toTransportError(error);
     }
     if (reply?.ok === true && 'blobRef' in reply) return this.fetchLargeReply(reply.blobRef);

@@ -1,0 +1,45 @@
+import { IncomingMessage } from 'node:http';
+import { EventBus } from '@ca/messaging';
+import { UNMATCHED_ROUTE, expressRouteOf, messagingMetrics, ocspMetrics } from '@ca/observability';
+import { DataSource } from 'typeorm';
+
+/**
+ * Gauges the responder reports at scrape time: the age of the newest CRL it serves per tenant
+ * (seconds since thisUpdate; alert well before 24 h, when the CRL expires) and its consumer's
+ * lag. Returns the function that removes them when the responder stops.
+ */
+export function registerResponderGauges(
+  dataSource: DataSource,
+  events: EventBus,
+  consumer: string,
+): () => void {
+  const unregister = [
+    ocspMetrics.crlAge.register(async () => {
+      const rows: { tenant_id: string; age: string }[] = await dataSource.query(
+        'SELECT tenant_id, extract(epoch FROM now() - this_update) AS age FROM ocsp.crls',
+      );
+      return rows.map((r) => ({ labels: { tenant: r.tenant_id }, value: Math.max(0, Number(r.age)) }));
+    }),
+    messagingMetrics.consumerPending.register(async () => [
+      { labels: { consumer }, value: await events.pending(consumer) },
+    ]),
+  ];
+  return () => unregister.forEach((remove) => remove());
+}
+
+const PUBLIC_ROUTE = /^\/v1\/tenants\/[^/]+\/(ca\.pem|ca\.crt|crl|ocsp)(\/[^/]*)?\/?$/;
+
+/**
+ * Route template of a request to the public surface, for bounded metric labels: the tenant id
+ * and the base64 OCSP request of a GET never become label values.
+ */
+export function publicSurfaceRouteOf(req: IncomingMessage): string {
+  const path = (req.url ?? '').split('?')[0];
+  const match = PUBLIC_ROUTE.exec(path);
+  if (match) {
+    if (match[1] === 'ocsp' && match[2] && match[2] !== '/') return '/v1/tenants/:tenantId/ocsp/:request';
+    return match[2] && match[2] !== '/' ? UNMATCHED_ROUTE : `/v1/tenants/:tenantId/${match[1]}`;
+  }
+  if (path === '/metrics') return '/metrics';
+  return expressRouteOf(req);
+}

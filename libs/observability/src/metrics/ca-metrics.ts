@@ -1,0 +1,88 @@
+import { Counter } from 'prom-client';
+import { metricsRegistry } from './registry';
+import { SourcedGauge } from './sourced-gauge';
+
+const registers = [metricsRegistry];
+
+/** Certificates signed and revoked by issuance; `operation` is issue, issue-v2, renew or renew-v2. */
+export const certificateMetrics = {
+  issuedTotal: new Counter({
+    name: 'ca_certificates_issued_total',
+    help: 'Leaf certificates signed by issuance, by operation (issue, issue-v2, renew, renew-v2).',
+    labelNames: ['operation'] as const,
+    registers,
+  }),
+  revokedTotal: new Counter({
+    name: 'ca_certificates_revoked_total',
+    help: 'Certificates revoked, by RFC 5280 reason (Unspecified, KeyCompromise, ...).',
+    labelNames: ['reason'] as const,
+    registers,
+  }),
+  issued(operation: 'issue' | 'issue-v2' | 'renew' | 'renew-v2'): void {
+    this.issuedTotal.inc({ operation });
+  },
+  /** `reason` is the validated RFC 5280 reason name, so the label stays bounded. */
+  revoked(reason: string | undefined): void {
+    this.revokedTotal.inc({ reason: reason ?? 'Unspecified' });
+  },
+  /** Active certificates expiring within 7 and 30 days, per tenant (read from issuance's schema). */
+  expiring: new SourcedGauge(
+    'ca_certificates_expiring',
+    'Active certificates of a tenant whose notAfter falls within the next `within_days` days (7 or 30).',
+    ['tenant', 'within_days'] as const,
+  ),
+};
+
+/**
+ * What the responder answered (RFC 6960 2.2/2.3): `good`, `revoked`, `unknown` per single response,
+ * or the error status (`malformedRequest`, `unauthorized`, `tryLater`, `internalError`); plus the
+ * signed-response cache (RFC 5019 2.2) hits and misses, whose ratio says how much signing is saved.
+ */
+export const ocspMetrics = {
+  responsesTotal: new Counter({
+    name: 'ca_ocsp_responses_total',
+    help: 'OCSP answers by status: good, revoked, unknown (per certificate asked) or the error status.',
+    labelNames: ['status'] as const,
+    registers,
+  }),
+  cacheHitsTotal: new Counter({
+    name: 'ca_ocsp_cache_hits_total',
+    help: 'OCSP requests answered from the signed-response cache.',
+    registers,
+  }),
+  cacheMissesTotal: new Counter({
+    name: 'ca_ocsp_cache_misses_total',
+    help: 'Cacheable OCSP requests (no nonce) that had to be signed anew.',
+    registers,
+  }),
+  /**
+   * One answer: the status of each certificate asked (or the error status), and whether it came
+   * from the cache (undefined: not cacheable, for example a request with a nonce).
+   */
+  answer(statuses: string | readonly string[], cacheHit?: boolean): void {
+    for (const status of typeof statuses === 'string' ? [statuses] : statuses)
+      this.responsesTotal.inc({ status });
+    if (cacheHit === true) this.cacheHitsTotal.inc();
+    else if (cacheHit === false) this.cacheMissesTotal.inc();
+  },
+  /** Seconds since thisUpdate of the newest CRL the responder serves, per tenant. */
+  crlAge: new SourcedGauge(
+    'ca_crl_age_seconds',
+    'Seconds since thisUpdate of the newest CRL the OCSP responder serves for the tenant.',
+    ['tenant'] as const,
+  ),
+};
+
+/** Event flow health: events not yet published, and events not yet delivered to a consumer. */
+export const messagingMetrics = {
+  outboxBacklog: new SourcedGauge(
+    'ca_outbox_backlog',
+    'Events recorded in a service outbox and not yet published to the event stream.',
+    ['service'] as const,
+  ),
+  consumerPending: new SourcedGauge(
+    'ca_consumer_pending',
+    'Events in the stream not yet delivered to a durable consumer (JetStream num_pending).',
+    ['consumer'] as const,
+  ),
+};

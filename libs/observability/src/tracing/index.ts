@@ -1,0 +1,3 @@
+export * from './tracing';
+export * from './request-context';
+export * from './http-observability';
