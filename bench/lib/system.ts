@@ -46,6 +46,8 @@ export interface RunningSystem {
   logTail(): string;
   /** Whether the system's process is still running. */
   alive(): boolean;
+  /** The system's Node process (its /proc entry gives the memory it holds). */
+  pid: number;
   stop(): Promise<void>;
 }
 
@@ -175,6 +177,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     token: (tenantId) => devToken(dataDir, tenantId),
     logTail: () => tail(logFile),
     alive: () => child.exitCode === null && child.signalCode === null,
+    pid: child.pid!,
     stop,
   };
 }
