@@ -17,7 +17,7 @@ import { freePort, httpCall, LoadResult, runLoad } from './lib/http-load';
 import { machineInfo } from './lib/machine';
 import { makeOpensslCa } from './lib/openssl-ca';
 import { mapPool } from './lib/pool';
-import { mustRun, onCleanup, onPath, runCommand, runMain, spawnGroup, stopGroup, tempDir } from './lib/proc';
+import { ensureDebianPackage, mustRun, onCleanup, runCommand, runMain, spawnGroup, stopGroup, tempDir } from './lib/proc';
 import { report } from './lib/report';
 import { adminApi, initializeCa, ISSUE_BODY, RunningSystem, startSystem, SystemMode } from './lib/system';
 import { int, median, ms, percentile, ratio } from './lib/stats';
@@ -69,7 +69,7 @@ async function main(): Promise<void> {
   await makeOpensslCa(dir);
   let peerName: string;
   let peerNote: string;
-  if (await onPath('cfssl')) {
+  if (await ensureDebianPackage('cfssl', 'golang-cfssl')) {
     peerName = 'cfssl serve, /api/v1/cfssl/newcert';
     peerNote =
       'Peer: `cfssl serve` (its own P-256 CA made by openssl) and `POST /api/v1/cfssl/newcert` with a P-256 key request: key generation, CSR, signing, no persistence, no authentication.';

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // `npm run bench [-- <names…>] [--quick] [--no-record] [--at <git revision>]`: runs the benchmarks
 // one after the other, each as `node -r @swc-node/register bench/<file>.ts`. Each prints its table
-// and appends a dated entry to docs/benchmarks.md. Names: crl, ocsp, issuance, list, cold-start
+// and appends a dated entry to docs/benchmarks.md. Names: crl, ocsp, issuance, list, revocation, cold-start
 // (default: all). Other options are passed to every benchmark.
 //
 // --at <rev>  benchmarks that git revision instead of the working tree (useful while the tree is
@@ -18,6 +18,7 @@ const BENCHMARKS = {
   ocsp: 'ocsp.ts',
   issuance: 'issuance.ts',
   list: 'list.ts',
+  revocation: 'revocation.ts',
   'cold-start': 'cold-start.ts',
 };
 

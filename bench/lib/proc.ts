@@ -183,3 +183,28 @@ export function runMain(main: () => Promise<void>): void {
     )
     .finally(() => process.exit());
 }
+
+/**
+ * Makes `program` available from the Debian package `pkg` when it is missing (the benchmark
+ * peers: `golang-cfssl` for cfssl). Uses apt-get as root, or through `sudo -n`; returns whether
+ * the program is on PATH afterwards. Never run by CI: only the benchmarks call it.
+ */
+export async function ensureDebianPackage(program: string, pkg: string): Promise<boolean> {
+  if (await onPath(program)) return true;
+  if (!(await onPath('apt-get'))) return false;
+  const asRoot = process.getuid?.() === 0 ? [] : ['sudo', '-n'];
+  const aptGet = async (...args: string[]) => {
+    const [command, ...rest] = [...asRoot, 'apt-get', ...args];
+    return runCommand(command, rest, { env: { ...process.env, DEBIAN_FRONTEND: 'noninteractive' } });
+  };
+  process.stdout.write(`${program} not found: installing the Debian package ${pkg}… `);
+  let result = await aptGet('install', '-y', '--no-install-recommends', pkg);
+  if (result.code !== 0) {
+    // A fresh machine may not have the package lists yet.
+    await aptGet('update');
+    result = await aptGet('install', '-y', '--no-install-recommends', pkg);
+  }
+  const ok = result.code === 0 && (await onPath(program));
+  process.stdout.write(ok ? 'done\n' : `failed (${result.stderr.trim().split('\n').pop() ?? result.code})\n`);
+  return ok;
+}

@@ -65,6 +65,11 @@ class Connection {
       this.headerLength = end + HEADER_END.length;
       const head = all.toString('latin1', 0, end);
       this.status = Number(head.slice(9, 12));
+      // The server closes after this answer (HTTP/1.0 without keep-alive, or Connection: close):
+      // the next request goes on a new connection, as an HTTP client would do.
+      const keepAlive = /\r\nconnection:\s*keep-alive/i.test(head);
+      if (/\r\nconnection:\s*close/i.test(head) || (head.startsWith('HTTP/1.0') && !keepAlive))
+        this.closed = true;
       const length = /\r\ncontent-length:\s*(\d+)/i.exec(head);
       if (length) this.contentLength = Number(length[1]);
       else if (/\r\ntransfer-encoding:/i.test(head)) return this.settle({ error: 'chunked answer' });
