@@ -17,7 +17,16 @@ import { freePort, httpCall, LoadResult, runLoad } from './lib/http-load';
 import { machineInfo } from './lib/machine';
 import { makeOpensslCa } from './lib/openssl-ca';
 import { mapPool } from './lib/pool';
-import { ensureDebianPackage, mustRun, onCleanup, runCommand, runMain, spawnGroup, stopGroup, tempDir } from './lib/proc';
+import {
+  ensureDebianPackage,
+  mustRun,
+  onCleanup,
+  runCommand,
+  runMain,
+  spawnGroup,
+  stopGroup,
+  tempDir,
+} from './lib/proc';
 import { report } from './lib/report';
 import { adminApi, initializeCa, ISSUE_BODY, RunningSystem, startSystem, SystemMode } from './lib/system';
 import { int, median, ms, percentile, ratio } from './lib/stats';
