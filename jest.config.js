@@ -1,2 +1,8 @@
 // `npm test` runs every project's suites in one Jest run; `nx test <project>` runs one project.
-module.exports = { projects: ['<rootDir>/apps/*/jest.config.js', '<rootDir>/libs/*/jest.config.js'] };
+module.exports = {
+  projects: [
+    '<rootDir>/apps/*/jest.config.js',
+    '<rootDir>/libs/*/jest.config.js',
+    '<rootDir>/tests/*/jest.config.js',
+  ],
+};

@@ -1,0 +1,144 @@
+import { randomBytes, webcrypto } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
+import { ChildProgram, waitFor } from './child-process';
+import { freePorts } from './ports';
+
+/**
+ * Where the services' code is run from: this checkout, or FAULTS_APP_ROOT (for example a
+ * `git archive` export of a commit with node_modules linked in, while the tree is being edited).
+ */
+const APP_ROOT = process.env.FAULTS_APP_ROOT ?? resolve(__dirname, '../../../..');
+
+export type ServiceName = 'gateway' | 'issuance' | 'revocation' | 'ocsp-responder';
+const SERVICES: ServiceName[] = ['issuance', 'revocation', 'ocsp-responder', 'gateway'];
+
+/** Where a suite's own Postgres database and NATS server are. */
+export interface Infrastructure {
+  databaseUrl: string;
+  natsUrl: string;
+}
+
+/**
+ * The four services of distributed mode, each its own `node -r @swc-node/register
+ * apps/<app>/src/main.ts` process (as `nx serve` runs them) on the suite's database and NATS.
+ * Each service's output goes to `<logDir>/<service>.log`.
+ */
+export class DistributedSystem {
+  private readonly programs = new Map<ServiceName, ChildProgram>();
+  private readonly healthUrls = new Map<ServiceName, string>();
+
+  private constructor(
+    readonly gatewayUrl: string,
+    readonly pkiUrl: string,
+    readonly logDir: string,
+    private readonly signingKey: webcrypto.CryptoKey,
+  ) {}
+
+  static async start(infrastructure: Infrastructure, logDir: string): Promise<DistributedSystem> {
+    const [gatewayPort, pkiPort, issuanceHealth, revocationHealth] = await freePorts(4);
+    const keys = await generateKeyPair('ES256');
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    const pkiUrl = `http://127.0.0.1:${pkiPort}`;
+    const system = new DistributedSystem(gatewayUrl, pkiUrl, logDir, keys.privateKey);
+    const dataDir = mkdtempSync(join(tmpdir(), 'ca-faults-data-'));
+    const { NODE_OPTIONS: _jestFlags, ...inherited } = process.env;
+    const common: NodeJS.ProcessEnv = {
+      ...inherited,
+      HOST: '127.0.0.1',
+      DATABASE_URL: infrastructure.databaseUrl,
+      NATS_URL: infrastructure.natsUrl,
+      DATA_DIR: dataDir,
+      GATEWAY_PORT: String(gatewayPort),
+      PKI_PORT: String(pkiPort),
+      GATEWAY_PUBLIC_URL: gatewayUrl,
+      PKI_PUBLIC_URL: pkiUrl,
+      JWT_PUBLIC_KEY: await exportSPKI(keys.publicKey),
+      // The suites drive thousands of calls per tenant within a minute.
+      RATE_LIMIT_PER_MINUTE: '10000000',
+      DEFAULT_CERTIFICATE_LIMIT: '100000',
+      LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
+    };
+    // Each KEK-holding service gets its own key, as operations.md recommends.
+    const perService: Record<ServiceName, NodeJS.ProcessEnv> = {
+      gateway: {},
+      issuance: { CA_KEK: randomBytes(32).toString('base64'), HEALTH_PORT: String(issuanceHealth) },
+      revocation: { HEALTH_PORT: String(revocationHealth) },
+      'ocsp-responder': { CA_KEK: randomBytes(32).toString('base64') },
+    };
+    system.healthUrls.set('gateway', `${gatewayUrl}/health/ready`);
+    system.healthUrls.set('ocsp-responder', `${pkiUrl}/health/ready`);
+    system.healthUrls.set('issuance', `http://127.0.0.1:${issuanceHealth}/health/ready`);
+    system.healthUrls.set('revocation', `http://127.0.0.1:${revocationHealth}/health/ready`);
+    for (const service of SERVICES) {
+      system.programs.set(
+        service,
+        new ChildProgram(
+          service,
+          process.execPath,
+          ['-r', '@swc-node/register', `apps/${service}/src/main.ts`],
+          {
+            cwd: APP_ROOT,
+            env: { ...common, ...perService[service] },
+            logFile: join(logDir, `${service}.log`),
+          },
+        ),
+      );
+    }
+    system.removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+    try {
+      await Promise.all(SERVICES.map((service) => system.startService(service)));
+    } catch (error) {
+      await system.stop();
+      throw error;
+    }
+    return system;
+  }
+
+  private removeDataDir = () => undefined as void;
+
+  /** Starts one service (again) and waits until its /health/ready answers 200. */
+  async startService(service: ServiceName, timeoutMs = 90_000): Promise<void> {
+    const program = this.programs.get(service)!;
+    program.start();
+    let exited = false;
+    await waitFor(
+      async () => {
+        exited = !program.running;
+        return exited || (await fetch(this.healthUrls.get(service)!)).status === 200;
+      },
+      timeoutMs,
+      `${service} ready`,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message} (log: ${join(this.logDir, `${service}.log`)})`);
+    });
+    if (exited) throw new Error(`${service} exited at start (log: ${join(this.logDir, `${service}.log`)})`);
+  }
+
+  /** SIGKILL: the service dies mid-work, as in a crash or an OOM kill. */
+  kill(service: ServiceName): Promise<void> {
+    return this.programs.get(service)!.stop('SIGKILL');
+  }
+
+  /** SIGTERM: an orderly stop. */
+  stopService(service: ServiceName): Promise<void> {
+    return this.programs.get(service)!.stop('SIGTERM');
+  }
+
+  /** An ES256 admin token of the tenant with every scope. */
+  token(tenantId: string): Promise<string> {
+    return new SignJWT({ tenantId, scope: 'ca:admin certificates:read certificates:write' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+      .setSubject('fault-suite')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(this.signingKey);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.programs.values()].map((program) => program.stop('SIGTERM')));
+    this.removeDataDir();
+  }
+}
