@@ -14,9 +14,9 @@ import {
 } from '@ca/contracts';
 import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
 import { routeByType } from '@ca/messaging';
-import { NestPinoLogger } from '@ca/observability';
+import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
-import { RunningService, ServiceRuntime, once } from '@ca/runtime';
+import { RunningService, ServiceRuntime, metricsMiddleware, once } from '@ca/runtime';
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { CrlStore } from './crls/crl.store';
@@ -25,6 +25,7 @@ import { OcspResponder } from './ocsp/ocsp.responder';
 import { PublicSurfaceErrorsFilter } from './http/public-surface-errors.filter';
 import { PublicSurfaceRouter, publicSurfaceRouter } from './http/public-surface.router';
 import { OcspResponderModule } from './ocsp-responder.module';
+import { publicSurfaceRouteOf, registerResponderGauges } from './observability';
 import { OCSP_SCHEMA } from './ocsp.schema';
 import { OcspSignerKeeper } from './signers/ocsp-signer.keeper';
 
@@ -57,6 +58,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   });
   app.disable('x-powered-by');
   app.useGlobalFilters(new PublicSurfaceErrorsFilter());
+  app.use(metricsMiddleware);
   routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, responder }));
   try {
     await app.listen(config.pkiPort, config.host);
@@ -83,10 +85,12 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   );
   signers.start();
   statuses.watchChanges();
+  const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
   return {
     name: 'ocsp-responder',
     ready,
     close: once(async () => {
+      unregisterGauges();
       await app.close();
       await subscription.stop();
       await signers.stop();
@@ -105,9 +109,17 @@ function routePublicSurfaceFirst(app: NestExpressApplication, router: PublicSurf
   const server: Server = app.getHttpServer();
   const express = app.getHttpAdapter().getInstance() as RequestListener;
   server.removeListener('request', express);
-  server.on('request', (req: IncomingMessage, res: ServerResponse) => {
-    if (!router(req, res)) express(req, res);
+  // Request metrics of every answer, public or not (no span: this is the hot path).
+  const observe = httpObservability({
+    service: 'ocsp-responder',
+    routeOf: publicSurfaceRouteOf,
+    tracing: false,
   });
+  server.on('request', (req: IncomingMessage, res: ServerResponse) =>
+    observe(req, res, () => {
+      if (!router(req, res)) express(req, res);
+    }),
+  );
 }
 
 /** The responder's delegated keys are under a KEK of its own (in embedded mode, its own file). */

@@ -56,12 +56,12 @@ export const ocspMetrics = {
     registers,
   }),
   /**
-   * One answer: the status of each certificate asked (or the error status), and whether it came
+   * One answer: the error status, or the status of each certificate asked; and whether it came
    * from the cache (undefined: not cacheable, for example a request with a nonce).
    */
-  answer(statuses: string | readonly string[], cacheHit?: boolean): void {
-    for (const status of typeof statuses === 'string' ? [statuses] : statuses)
-      this.responsesTotal.inc({ status });
+  answer(statuses: string | readonly { kind: string }[], cacheHit?: boolean): void {
+    if (typeof statuses === 'string') this.responsesTotal.inc({ status: statuses });
+    else for (const status of statuses) this.responsesTotal.inc({ status: status.kind });
     if (cacheHit === true) this.cacheHitsTotal.inc();
     else if (cacheHit === false) this.cacheMissesTotal.inc();
   },

@@ -70,8 +70,8 @@ describe('metrics helpers', () => {
     const good = await value('ca_ocsp_responses_total', { status: 'good' });
     const hits = await value('ca_ocsp_cache_hits_total');
     const misses = await value('ca_ocsp_cache_misses_total');
-    ocspMetrics.answer(['good', 'revoked'], false);
-    ocspMetrics.answer(['good'], true);
+    ocspMetrics.answer([{ kind: 'good' }, { kind: 'revoked' }], false);
+    ocspMetrics.answer([{ kind: 'good' }], true);
     ocspMetrics.answer('tryLater');
     expect(await value('ca_ocsp_responses_total', { status: 'good' })).toBe(good + 2);
     expect(await value('ca_ocsp_responses_total', { status: 'tryLater' })).toBe(1);

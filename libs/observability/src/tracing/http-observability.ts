@@ -29,6 +29,8 @@ export interface HttpObservabilityOptions {
   codeOf?: (res: ServerResponse) => string | undefined;
   /** Writes one access line per answer (with the request's ids); none when unset (hot paths). */
   accessLog?: { info(object: object, message: string): void };
+  /** Metrics only, no span (the public surface: relying parties' OCSP at high rates). */
+  tracing?: boolean;
 }
 
 /**
@@ -40,6 +42,7 @@ export interface HttpObservabilityOptions {
 export function httpObservability(options: HttpObservabilityOptions) {
   const tracer = tracerOf(options.service);
   const routeOf = options.routeOf ?? expressRouteOf;
+  if (options.tracing === false) return metricsOnly(options.service, routeOf);
   return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
     const started = process.hrtime.bigint();
     const method = req.method ?? 'GET';
@@ -78,6 +81,27 @@ export function httpObservability(options: HttpObservabilityOptions) {
     res.once('finish', finish);
     res.once('close', finish);
     context.with(ctx, next);
+  };
+}
+
+function metricsOnly(service: string, routeOf: (req: IncomingMessage) => string) {
+  return (req: IncomingMessage, res: ServerResponse, next: () => void): void => {
+    const started = process.hrtime.bigint();
+    let done = false;
+    const finish = () => {
+      if (done) return;
+      done = true;
+      observeHttpRequest({
+        service,
+        method: req.method ?? 'GET',
+        route: routeOf(req),
+        status: res.writableFinished ? res.statusCode : 499,
+        seconds: Number(process.hrtime.bigint() - started) / 1e9,
+      });
+    };
+    res.once('finish', finish);
+    res.once('close', finish);
+    next();
   };
 }
 
