@@ -36,7 +36,8 @@ export class RevokeCertificateHandler {
       if (certificate.revokedAt) throw CaError.conflict('This certificate is already revoked.');
       await manager.update(
         CertificateEntity,
-        { id: certificate.id },
+        // Filtered by tenant too, although the row was read (and locked) for this tenant: defence in depth.
+        { id: certificate.id, tenantId: command.tenantId },
         {
           revokedAt,
           revocationReason: request.reason,

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { CertificateIssuedPayload, CertificateRevokedPayload, EventEnvelope } from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 
 export interface CertificateStatusRow {
@@ -42,6 +42,7 @@ export class CertificateStatusProjection {
   async applyIssued(event: EventEnvelope<CertificateIssuedPayload>): Promise<void> {
     const { tenantId, serialNumber, notAfter } = event.payload;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
+      if (!(await this.isTenantCa(manager, event))) return;
       await manager.query(
         `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after) VALUES ($1, $2, $3)
          ON CONFLICT (tenant_id, serial_number) DO NOTHING`,
@@ -53,6 +54,7 @@ export class CertificateStatusProjection {
   async applyRevoked(event: EventEnvelope<CertificateRevokedPayload>): Promise<void> {
     const { tenantId, serialNumber, revokedAt, reasonCode } = event.payload;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
+      if (!(await this.isTenantCa(manager, event))) return;
       // Upsert: a revocation must be answered even if the issue event were ever missing.
       await manager.query(
         `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, revoked_at, reason_code, status_changed_at)
@@ -136,6 +138,33 @@ export class CertificateStatusProjection {
     this.remembered.set(key, row);
     if (this.remembered.size > REMEMBERED_ROWS)
       this.remembered.delete(this.remembered.keys().next().value as string);
+  }
+
+  /**
+   * Tenant isolation in the projection itself (DESIGN security rules): a status event counts only
+   * when its envelope and payload name one tenant and its CA is that tenant's CA, so an event naming
+   * another tenant's certificate can neither make this tenant answer for it nor change the owner's
+   * answers. `ca.initialized` comes first on the same ordered consumer, so the CA row is there.
+   */
+  private async isTenantCa(
+    manager: EntityManager,
+    event: EventEnvelope<{ tenantId: string; caId: string }>,
+  ): Promise<boolean> {
+    const { tenantId, caId } = event.payload;
+    const rows: unknown[] =
+      event.tenantId === tenantId
+        ? await manager.query('SELECT 1 FROM ocsp.ca_certificates WHERE tenant_id = $1 AND ca_id = $2', [
+            tenantId,
+            caId,
+          ])
+        : [];
+    if (rows.length === 0) {
+      this.logger.warn(
+        { eventId: event.id, type: event.type, tenantId: event.tenantId },
+        'status event of another CA refused',
+      );
+    }
+    return rows.length > 0;
   }
 
   private forget(tenantId: string, serialNumber: string): void {
