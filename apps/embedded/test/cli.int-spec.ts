@@ -15,6 +15,8 @@ import { SystemUnderTest, startSystemUnderTest } from './support/system-under-te
 jest.setTimeout(60_000);
 
 const CLI = join(__dirname, '..', '..', 'cli', 'src', 'main.ts');
+/** Absolute, so the CLI also runs from another working directory (the default file names land there). */
+const SWC_REGISTER = require.resolve('@swc-node/register');
 
 describe('npm run cli (embedded)', () => {
   let sut: SystemUnderTest;
@@ -22,7 +24,7 @@ describe('npm run cli (embedded)', () => {
   let env: NodeJS.ProcessEnv;
 
   const cli = (...args: string[]): Promise<ProgramResult> =>
-    runProgram(process.execPath, ['-r', '@swc-node/register', CLI, ...args], { env, timeoutMs: 30_000 });
+    runProgram(process.execPath, ['-r', SWC_REGISTER, CLI, ...args], { env, timeoutMs: 30_000 });
   const path = (name: string) => join(dir, name);
   const modeOf = (file: string) => statSync(file).mode & 0o777;
 
@@ -121,12 +123,14 @@ describe('npm run cli (embedded)', () => {
     expect(new X509Certificate(serverAnswer.certificatePem).subjectAltName).toBe(
       'DNS:web.example.com, DNS:www.example.com',
     );
-    if (serverAnswer.pfxBase64) {
-      expect(readFileSync(path('web.p12')).equals(Buffer.from(serverAnswer.pfxBase64, 'base64'))).toBe(true);
-      expect(modeOf(path('web.p12'))).toBe(0o600);
-    }
+    expect(readFileSync(path('web.p12')).equals(Buffer.from(serverAnswer.pfxBase64!, 'base64'))).toBe(true);
+    expect(modeOf(path('web.p12'))).toBe(0o600);
 
-    const list = await cli('cert', 'list');
+    const [list, listJson, show] = await Promise.all([
+      cli('cert', 'list'),
+      cli('cert', 'list', '--json'),
+      cli('cert', 'show', id!),
+    ]);
     expect(list.status).toBe(0);
     const [header, ...rows] = list.stdout.trimEnd().split('\n');
     expect(header).toMatch(/^ID +COMMON NAME +CLIENT +SERIAL +STATUS +EXPIRES +DAYS LEFT$/);
@@ -134,17 +138,25 @@ describe('npm run cli (embedded)', () => {
     expect(rows.find((r) => r.startsWith(id!))).toMatch(
       /billing-client +billing-client +[0-9A-F]+ +Active +\d{4}-\d\d-\d\d +19$/,
     );
-    const listed = JSON.parse((await cli('cert', 'list', '--json')).stdout) as { certificates: unknown[] };
+    const listed = JSON.parse(listJson.stdout) as { certificates: unknown[] };
     expect(listed.certificates).toHaveLength(2);
 
-    const show = await cli('cert', 'show', id!);
     expect(show.stdout).toMatch(/^Status: +Active$/m);
     expect(show.stdout).toContain(leafPem.trimEnd());
 
-    const renew = await cli('cert', 'renew', id!, '--days', '10', '--json');
-    expect(renew.status).toBe(0);
-    const renewed = JSON.parse(renew.stdout) as { newCertificateId: string; privateKeyPem: string };
+    // Renewal for people with a PKCS#12: its password is shown once, the files default to the old id.
+    const renew = await runProgram(
+      process.execPath,
+      ['-r', SWC_REGISTER, CLI, 'cert', 'renew', id!, '--days', '10', '--p12'],
+      { env, timeoutMs: 30_000, cwd: dir },
+    );
+    expect(renew).toMatchObject({ status: 0, stderr: '' });
+    const renewed = { newCertificateId: renew.stdout.match(/^New certificate id: +([0-9a-f-]{36})$/m)?.[1] };
+    expect(renewed.newCertificateId).toBeDefined();
     expect(renewed.newCertificateId).not.toBe(id);
+    expect(renew.stdout).toMatch(/^PKCS#12 password: +\S+ +\(shown once: keep it now\)$/m);
+    for (const extension of ['crt', 'key', 'p12'])
+      expect(modeOf(path(`renewed-${id}.${extension}`))).toBe(0o600);
 
     const revoke = await cli(
       'cert',
@@ -173,30 +185,34 @@ describe('npm run cli (embedded)', () => {
   });
 
   it('shows a Problem Details answer as one line and exits non-zero', async () => {
-    const bad = await cli('cert', 'issue', 'x', '--org', 'Acme', '--ou', 'IT', '--country', 'usa');
+    const [bad, twice, missing, refused] = await Promise.all([
+      cli('cert', 'issue', 'x', '--org', 'Acme', '--ou', 'IT', '--country', 'usa'),
+      cli('ca', 'init', 'Again', '--org', 'Acme', '--country', 'US'),
+      cli('cert', 'show', randomUUID()),
+      cli('cert', 'list', '--token', 'not-a-jwt'),
+    ]);
     expect(bad.status).toBe(1);
     expect(bad.stdout).toBe('');
     expect(bad.stderr.trimEnd().split('\n')).toHaveLength(1);
     expect(bad.stderr).toMatch(/^error: 400 VALIDATION_FAILED: .*country/);
 
-    const twice = await cli('ca', 'init', 'Again', '--org', 'Acme', '--country', 'US');
     expect(twice.status).toBe(1);
     expect(twice.stderr).toMatch(/^error: 409 /);
 
-    const missing = await cli('cert', 'show', randomUUID());
     expect(missing.status).toBe(1);
     expect(missing.stderr).toMatch(/^error: 404 NOT_FOUND/);
 
-    const refused = await cli('cert', 'list', '--token', 'not-a-jwt');
     expect(refused.status).toBe(1);
     expect(refused.stderr).toMatch(/^error: 401/);
   });
 
   it('refuses a wrong command line with exit 2, and never overwrites a file without --force', async () => {
-    const unknown = await cli('cert', 'delete', 'x');
+    const [unknown, days] = await Promise.all([
+      cli('cert', 'delete', 'x'),
+      cli('cert', 'expiring', '--days', 'soon'),
+    ]);
     expect(unknown.status).toBe(2);
     expect(unknown.stderr).toContain("unknown command 'cert delete x'");
-    const days = await cli('cert', 'expiring', '--days', 'soon');
     expect(days.status).toBe(2);
     expect(days.stderr).toContain('--days must be a whole number');
 
