@@ -1,5 +1,6 @@
 import { CallHandler, ExecutionContext, Injectable, Logger, NestInterceptor } from '@nestjs/common';
-import { CaError, RpcReply } from '@ca/contracts';
+import { CaError, ErrorCode, RpcReply } from '@ca/contracts';
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { Observable, catchError, from, mergeMap, of } from 'rxjs';
 import { BlobStore } from '../blobs/blob-store';
 
@@ -21,6 +22,15 @@ export class RpcReplyInterceptor implements NestInterceptor {
     return next.handle().pipe(
       mergeMap((value: unknown) => from(this.reply(value))),
       catchError((error: unknown) => {
+        if (isDatabaseUnavailable(error)) {
+          // The service's database is away (restarting, say): a 503 the caller may retry, not a 500.
+          this.logger.warn({ err: error, pattern: context.getHandler().name }, 'database unavailable');
+          const unavailable = new CaError(
+            ErrorCode.ServiceUnavailable,
+            'A backing service is not available right now; retry shortly.',
+          );
+          return of<RpcReply<unknown>>({ ok: false, error: unavailable.toShape() });
+        }
         if (!(error instanceof CaError)) {
           this.logger.error({ err: error, pattern: context.getHandler().name }, 'request handler failed');
         }
