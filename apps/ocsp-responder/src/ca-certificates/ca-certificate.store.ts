@@ -34,6 +34,11 @@ export class CaCertificateStore {
     });
   }
 
+  /** The certificate if this replica has already read it (no query). */
+  cached(tenantId: string): ServedCaCertificate | undefined {
+    return this.cache.get(tenantId.toLowerCase());
+  }
+
   async find(tenantId: string): Promise<ServedCaCertificate | undefined> {
     if (!UUID.test(tenantId)) return undefined;
     const key = tenantId.toLowerCase();

@@ -30,7 +30,7 @@ const CHANGE_OVERLAP_MS = 5_000;
  */
 export class CertificateStatusProjection {
   private readonly logger = new Logger('CertificateStatusProjection');
-  private readonly remembered = new Map<string, CertificateStatusRow>();
+  private readonly rows = new Map<string, CertificateStatusRow>();
   /** Bumped by every forget: a lookup that overlapped one does not remember what it read. */
   private forgets = 0;
   private polledUpTo: Date | undefined;
@@ -68,11 +68,22 @@ export class CertificateStatusProjection {
     this.forget(tenantId, serialNumber);
   }
 
+  /** The rows of all `serialNumbers` if every one is remembered (no query), else undefined. */
+  remembered(tenantId: string, serialNumbers: string[]): Map<string, CertificateStatusRow> | undefined {
+    const found = new Map<string, CertificateStatusRow>();
+    for (const serial of serialNumbers) {
+      const row = this.rows.get(`${tenantId}:${serial}`);
+      if (!row) return undefined;
+      found.set(serial, row);
+    }
+    return found;
+  }
+
   async find(tenantId: string, serialNumbers: string[]): Promise<Map<string, CertificateStatusRow>> {
     const found = new Map<string, CertificateStatusRow>();
     const missing: string[] = [];
     for (const serial of serialNumbers) {
-      const row = this.remembered.get(`${tenantId}:${serial}`);
+      const row = this.rows.get(`${tenantId}:${serial}`);
       if (row) found.set(serial, row);
       else missing.push(serial);
     }
@@ -117,7 +128,7 @@ export class CertificateStatusProjection {
       // Nothing read before the first poll can be older than the database's clock now.
       const [{ now }]: { now: Date }[] = await this.dataSource.query('SELECT now() AS now');
       this.polledUpTo = now;
-      this.remembered.clear();
+      this.rows.clear();
       this.forgets++;
       return;
     }
@@ -135,9 +146,8 @@ export class CertificateStatusProjection {
   }
 
   private remember(key: string, row: CertificateStatusRow): void {
-    this.remembered.set(key, row);
-    if (this.remembered.size > REMEMBERED_ROWS)
-      this.remembered.delete(this.remembered.keys().next().value as string);
+    this.rows.set(key, row);
+    if (this.rows.size > REMEMBERED_ROWS) this.rows.delete(this.rows.keys().next().value as string);
   }
 
   /**
@@ -169,6 +179,6 @@ export class CertificateStatusProjection {
 
   private forget(tenantId: string, serialNumber: string): void {
     this.forgets++;
-    this.remembered.delete(`${tenantId.toLowerCase()}:${serialNumber}`);
+    this.rows.delete(`${tenantId.toLowerCase()}:${serialNumber}`);
   }
 }

@@ -38,17 +38,23 @@ export class OcspHttp {
     req.on('end', () => {
       if (res.headersSent) return;
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
-      void this.answerSafely(tenantId, body).then((answer) => {
-        res.setHeader('Cache-Control', 'no-store');
-        sendBody(res, 200, OCSP_RESPONSE, answer.der);
-      });
+      const fast = this.fromMemory(tenantId, body);
+      if (fast) return this.sendPost(res, fast);
+      void this.answerSafely(tenantId, body).then((answer) => this.sendPost(res, answer));
     });
+  }
+
+  private sendPost(res: ServerResponse, answer: OcspAnswer): void {
+    res.setHeader('Cache-Control', 'no-store');
+    sendBody(res, 200, OCSP_RESPONSE, answer.der);
   }
 
   /** GET {url}/{base64 request} (RFC 6960 A.1); `encoded` is the rest of the path, not yet %-decoded. */
   async get(tenantId: string, encoded: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const der = decodeOcspGetRequest(percentDecoded(encoded) ?? '');
-    const answer: OcspAnswer = der ? await this.answerSafely(tenantId, der) : { der: MALFORMED };
+    const answer: OcspAnswer = !der
+      ? { der: MALFORMED }
+      : (this.fromMemory(tenantId, der) ?? (await this.answerSafely(tenantId, der)));
     if (answer.cache) {
       const maxAgeSeconds = (answer.cache.nextUpdate.getTime() - Date.now()) / 1000;
       res.setHeader('Expires', answer.cache.nextUpdate.toUTCString());
@@ -58,6 +64,15 @@ export class OcspHttp {
       res.setHeader('Cache-Control', 'no-store');
     }
     sendBody(res, 200, OCSP_RESPONSE, answer.der);
+  }
+
+  /** The answer without any I/O when it is in memory; a failure here falls back to the full path. */
+  private fromMemory(tenantId: string, request: Uint8Array): OcspAnswer | undefined {
+    try {
+      return this.responder.answerFromMemory(tenantId, request);
+    } catch {
+      return undefined;
+    }
   }
 
   /** Any failure is still an OCSP answer (internalError, RFC 6960 2.3), never an HTTP 500. */

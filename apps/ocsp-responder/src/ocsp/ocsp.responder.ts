@@ -3,6 +3,7 @@ import {
   OcspCertId,
   OcspCertStatus,
   OcspHashAlgorithm,
+  OcspRequestInfo,
   buildOcspErrorResponse,
   buildOcspResponse,
   issuerHashes,
@@ -15,12 +16,18 @@ import {
   CertificateStatusRow,
 } from '../certificate-status/certificate-status.projection';
 import { OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
-import { OcspResponseCache } from './ocsp-response.cache';
+import { CachedOcspResponse, OcspResponseCache } from './ocsp-response.cache';
 
 /** Validity of an answer (thisUpdate → nextUpdate); caches may keep it that long (RFC 5019 6.2). */
 export const OCSP_VALIDITY_MS = 60 * 60_000;
 /** A cached answer is reused until this long before its nextUpdate, so clients always get time to use it. */
 const REUSE_MARGIN_MS = 15 * 60_000;
+/**
+ * How long `answerFromMemory` trusts the signer `answer` last saw. A renewed signer (7 days before
+ * expiry) is picked up by the next full answer; until then answers of the previous, still valid one
+ * are served.
+ */
+const SIGNER_REUSE_MS = 5_000;
 
 export interface OcspAnswer {
   der: Buffer;
@@ -40,6 +47,9 @@ export class OcspResponder {
     { issuerNameHash: Uint8Array; issuerKeyHash: Uint8Array }
   >();
 
+  /** The tenant's signer as `answer` last saw it, which lets `answerFromMemory` pick cache keys. */
+  private readonly recentSigners = new Map<string, { notAfter: Date; until: number }>();
+
   constructor(
     private readonly cas: CaCertificateStore,
     private readonly statuses: CertificateStatusProjection,
@@ -47,8 +57,36 @@ export class OcspResponder {
     private readonly cache = new OcspResponseCache(),
   ) {}
 
+  /**
+   * The answer when everything it needs is already in memory: the CA, the signer, every
+   * serial's status and a signed answer for exactly this request and these statuses. No promise,
+   * no query: the hot path of relying parties asking again. Undefined when any part is missing
+   * (then `answer` does the full work, which includes every error answer).
+   */
+  answerFromMemory(tenantId: string, requestDer: Uint8Array): OcspAnswer | undefined {
+    let request: OcspRequestInfo;
+    try {
+      request = parseOcspRequest(requestDer);
+    } catch {
+      return undefined;
+    }
+    if (request.nonce) return undefined;
+    const ca = this.cas.cached(tenantId);
+    const signer = ca && this.recentSigners.get(ca.tenantId);
+    if (!ca || !signer || signer.until <= Date.now() || signer.notAfter.getTime() <= Date.now())
+      return undefined;
+    const found = this.statuses.remembered(
+      ca.tenantId,
+      request.certIds.map((c) => c.serialNumberHex),
+    );
+    if (!found) return undefined;
+    const statuses = request.certIds.map((certId) => this.statusOf(ca.tenantId, ca.der, certId, found));
+    const cached = this.cachedAnswer(this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter));
+    return cached && { der: cached.der, cache: cached };
+  }
+
   async answer(tenantId: string, requestDer: Uint8Array): Promise<OcspAnswer> {
-    let request: ReturnType<typeof parseOcspRequest>;
+    let request: OcspRequestInfo;
     try {
       request = parseOcspRequest(requestDer);
     } catch {
@@ -57,7 +95,14 @@ export class OcspResponder {
     const ca = await this.cas.find(tenantId);
     if (!ca) return { der: Buffer.from(buildOcspErrorResponse('unauthorized')) };
     const signer = await this.signers.signerFor(ca.tenantId);
-    if (!signer) return { der: Buffer.from(buildOcspErrorResponse('tryLater')) };
+    if (!signer) {
+      this.recentSigners.delete(ca.tenantId);
+      return { der: Buffer.from(buildOcspErrorResponse('tryLater')) };
+    }
+    this.recentSigners.set(ca.tenantId, {
+      notAfter: signer.notAfter,
+      until: Date.now() + SIGNER_REUSE_MS,
+    });
 
     const found = await this.statuses.find(
       ca.tenantId,
@@ -67,7 +112,7 @@ export class OcspResponder {
     const cacheKey = request.nonce
       ? undefined
       : this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter);
-    const cached = cacheKey ? this.cache.get(cacheKey) : undefined;
+    const cached = cacheKey ? this.cachedAnswer(cacheKey) : undefined;
     if (cached) return { der: cached.der, cache: cached };
 
     const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
@@ -95,6 +140,11 @@ export class OcspResponder {
     };
     if (cacheKey) this.cache.set(cacheKey, entry);
     return { der, cache: entry };
+  }
+
+  /** The one place the answer cache is consulted (both paths). */
+  private cachedAnswer(key: string): CachedOcspResponse | undefined {
+    return this.cache.get(key);
   }
 
   private statusOf(
