@@ -35,7 +35,10 @@ function nestRoutes(): string[] {
     const prototype = controller.prototype as Record<string, unknown>;
     return Object.getOwnPropertyNames(prototype)
       .map((name) => prototype[name])
-      .filter((handler) => typeof handler === 'function' && Reflect.hasMetadata(METHOD_METADATA, handler))
+      .filter(
+        (handler): handler is object =>
+          typeof handler === 'function' && Reflect.hasMetadata(METHOD_METADATA, handler),
+      )
       .map((handler) => {
         const method = RequestMethod[Reflect.getMetadata(METHOD_METADATA, handler) as number];
         const path = `/${base}/${String(Reflect.getMetadata(PATH_METADATA, handler))}`

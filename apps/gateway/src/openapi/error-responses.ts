@@ -68,6 +68,7 @@ const DESCRIPTIONS: Record<string, string> = {
   '404': 'Not found (NOT_FOUND).',
   '409': 'Conflict (CONFLICT) or the plan limit is reached (CERTIFICATE_LIMIT_REACHED).',
   '413': 'The request body is too large (PAYLOAD_TOO_LARGE).',
+  '431': 'The request headers are too large (REQUEST_HEADERS_TOO_LARGE).',
   '429': "The tenant's rate limit is used up (RATE_LIMITED); retry after Retry-After seconds.",
   '500': 'Unexpected error (INTERNAL_ERROR); the request id identifies it in the logs.',
   '503': 'A dependency does not answer (SERVICE_UNAVAILABLE); retry shortly.',
@@ -88,8 +89,8 @@ const OPERATION_ERRORS: Record<string, string[]> = {
 /**
  * Adds the error answers the code gives (spec 7) to the generated document: Problem Details
  * bodies, 429 with Retry-After, RateLimit-* headers on every answer of a rate-limited (bearer)
- * operation, 503 and 500 everywhere but the health probes. The status lists mirror the guard
- * (401/403/429), the body pipe (400/413) and the services' CaErrors.
+ * operation, 431, 503 and 500 everywhere but the health probes. The status lists mirror the
+ * guard (401/403/429), the body parser (400/413), the header limit (431) and the services' CaErrors.
  */
 export function documentErrorResponses(document: OpenAPIObject): void {
   document.components ??= {};
@@ -101,6 +102,7 @@ export function documentErrorResponses(document: OpenAPIObject): void {
       if (typeof operation !== 'object' || !operation?.responses) continue;
       const rateLimited = (operation.security ?? []).length > 0;
       const statuses = new Set<string>([
+        '431',
         '500',
         '503',
         ...(OPERATION_ERRORS[operation.operationId ?? ''] ?? []),
