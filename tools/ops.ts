@@ -6,11 +6,13 @@
  * Exit codes: 0 done, 1 failed, 2 bad arguments. See docs/operations.md.
  */
 import 'reflect-metadata';
+import { resolve } from 'node:path';
 import { ConfigError, loadConfig } from '@ca/config';
 import type { IssuanceApi } from '@ca/contracts';
 import { OPS_USAGE, UsageError, parseOpsCommand } from '../apps/gateway/src/operations/ops-command';
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === 'custody') return custody(argv.slice(1));
   let command;
   try {
     command = parseOpsCommand(argv);
@@ -76,6 +78,45 @@ async function runExpiringOverNats(
     await issuance.close();
     await messaging.close();
   }
+}
+
+/**
+ * `custody …` is issuance's (it owns the CA keys): against DATABASE_URL it runs issuance's code on
+ * issuance's schema from here; in embedded mode the running process runs it. See docs/operations.md.
+ */
+async function custody(args: string[]): Promise<number> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`ops: configuration error: ${error.message}\n`);
+    return 2;
+  }
+  const io = {
+    out: (line: string) => write(process.stdout, line),
+    err: (line: string) => write(process.stderr, line),
+  };
+  if (config.databaseUrl) {
+    const { runCustodyCommandOnDatabase } = await import('../apps/issuance/src/custody/custody-command');
+    return runCustodyCommandOnDatabase(config, args, io, process.env.CA_KEK_NEW);
+  }
+  // The running process reads the file, so it gets an absolute name; the KEK itself never travels.
+  const absolute = args.map((arg, i) =>
+    args[i - 1] === '--new-kek-file'
+      ? resolve(arg)
+      : arg.startsWith('--new-kek-file=')
+        ? `--new-kek-file=${resolve(arg.slice(15))}`
+        : arg,
+  );
+  if (process.env.CA_KEK_NEW !== undefined) {
+    await io.err(
+      'ops: in embedded mode give the new KEK with --new-kek-file FILE (CA_KEK_NEW is read with DATABASE_URL only)',
+    );
+    return 2;
+  }
+  const { runThroughOperatorEndpoint } = await import('../apps/gateway/src/operations/operator-client');
+  return runThroughOperatorEndpoint(config.dataDir, ['custody', ...absolute], process);
 }
 
 function write(stream: NodeJS.WriteStream, line: string): Promise<void> | void {

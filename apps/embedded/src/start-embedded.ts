@@ -68,7 +68,8 @@ export async function startEmbeddedSystem(
     await embeddedPg?.stop();
   });
   try {
-    services.push(await startIssuance(runtime('issuance')));
+    const issuance = await startIssuance(runtime('issuance'));
+    services.push(issuance);
     services.push(await startRevocation(runtime('revocation')));
     services.push(await startOcspResponder(runtime('ocsp-responder')));
     services.push(await startGateway(runtime('gateway')));
@@ -80,6 +81,7 @@ export async function startEmbeddedSystem(
         defaultCertificateLimit: config.defaultCertificateLimit,
         logger: serviceLogger('operator-endpoint'),
         issuance: messaging.rpcClient<IssuanceApi>(),
+        commandGroups: { custody: (args, io) => issuance.runCustodyCommand(args, io) },
       });
     }
   } catch (error) {

@@ -1,27 +1,36 @@
 import { NestFactory } from '@nestjs/core';
-import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
 import { OutboxRelay, RpcReplyInterceptor, RpcTraceInterceptor } from '@ca/messaging';
 import { NestPinoLogger, certificateMetrics, messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
-import { ConfigError } from '@ca/config';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { CertificateAuthorityEntity } from './certificate-authority/certificate-authority.entity';
 import { CertificateEntity } from './certificates/certificate.entity';
+import { CustodyCommandOutput, runCustodyCommand } from './custody/custody-command';
+import { finishInterruptedKekRotation } from './custody/kek-rotation';
+import { openIssuanceCustody } from './custody/open-issuance-custody';
 import { ExpiryReporter } from './certificates/expiry-report';
 import { IssuanceModule } from './issuance.module';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { ISSUANCE_MIGRATIONS } from './migrations';
 
+/** Issuance, running; it also answers the `custody` operator commands (it owns the CA keys). */
+export interface IssuanceService extends RunningService {
+  runCustodyCommand(args: readonly string[], io: CustodyCommandOutput): Promise<number>;
+}
+
 /** Starts the issuance context on the given runtime (embedded or distributed alike). */
-export async function startIssuance(runtime: ServiceRuntime): Promise<RunningService> {
+
+export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceService> {
   const { config, messaging } = runtime;
-  const custody = openCustody(runtime);
+  const custody = openIssuanceCustody(config);
   const dataSource = await openSchemaDataSource({
     url: runtime.databaseUrl,
     schema: ISSUANCE_SCHEMA,
     entities: [CertificateAuthorityEntity, CertificateEntity],
     migrations: ISSUANCE_MIGRATIONS,
   });
+  const finished = await finishInterruptedKekRotation(config, dataSource, custody);
+  if (finished) runtime.logger.warn(finished, 'finished a KEK rotation that had been interrupted');
   const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events);
   const app = await NestFactory.createMicroservice(
     IssuanceModule.register({
@@ -50,29 +59,14 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<RunningSer
   ];
   return {
     name: 'issuance',
+    runCustodyCommand: (args, io) => runCustodyCommand(args, io, { config, dataSource, custody }),
     ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
       await app.close();
       await relay.stop();
       await dataSource.destroy();
+      custody.close();
     }),
   };
-}
-
-function openCustody({ config }: ServiceRuntime): KeyCustody {
-  if (config.keyCustody === 'pkcs11')
-    throw new ConfigError('KEY_CUSTODY', 'pkcs11 custody is not available in this build yet');
-  try {
-    const kek = loadOrCreateLocalKek({
-      kekBase64: config.caKek,
-      dataDir: config.dataDir,
-      embedded: config.embedded,
-    });
-    return new LocalKeyCustody(kek);
-  } catch (error) {
-    // One clear line naming the setting (CONTRACT section 2), whatever custody found wrong.
-    const problem = error instanceof Error ? error.message.replace(/^CA_KEK:?\s*/, '') : 'is not usable';
-    throw new ConfigError('CA_KEK', problem);
-  }
 }

@@ -40,8 +40,15 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(`^${name}: `));
   });
 
-  it('requires PKCS11_LIBRARY for KEY_CUSTODY=pkcs11', () => {
-    expect(() => loadConfig({ KEY_CUSTODY: 'pkcs11' })).toThrow(/^PKCS11_LIBRARY: /);
+  it('requires PKCS11_LIBRARY, PKCS11_TOKEN_LABEL and PKCS11_PIN for KEY_CUSTODY=pkcs11', () => {
+    const library = { KEY_CUSTODY: 'pkcs11', PKCS11_LIBRARY: '/lib/p11.so' };
+    expect(() => loadConfig({ KEY_CUSTODY: 'pkcs11' })).toThrow(
+      /^PKCS11_LIBRARY: is required when KEY_CUSTODY=pkcs11$/,
+    );
+    expect(() => loadConfig(library)).toThrow(/^PKCS11_TOKEN_LABEL: is required/);
+    expect(() => loadConfig({ ...library, PKCS11_TOKEN_LABEL: 'ca' })).toThrow(/^PKCS11_PIN: is required/);
+    const config = loadConfig({ ...library, PKCS11_TOKEN_LABEL: 'ca', PKCS11_PIN: '1234' });
+    expect(config.pkcs11).toEqual({ library: '/lib/p11.so', tokenLabel: 'ca', pin: '1234' });
   });
 
   it('is distributed when DATABASE_URL is set', () => {

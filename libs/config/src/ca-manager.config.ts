@@ -39,8 +39,16 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     tokenLabel: readString(env, 'PKCS11_TOKEN_LABEL'),
     pin: readString(env, 'PKCS11_PIN'),
   };
-  if (keyCustody === 'pkcs11' && !pkcs11.library)
-    throw new ConfigError('PKCS11_LIBRARY', 'is required when KEY_CUSTODY=pkcs11');
+  if (keyCustody === 'pkcs11') {
+    // All three are needed to reach the token; name the first one missing (CONTRACT section 2).
+    for (const [name, value] of [
+      ['PKCS11_LIBRARY', pkcs11.library],
+      ['PKCS11_TOKEN_LABEL', pkcs11.tokenLabel],
+      ['PKCS11_PIN', pkcs11.pin],
+    ] as const) {
+      if (!value) throw new ConfigError(name, 'is required when KEY_CUSTODY=pkcs11');
+    }
+  }
   const healthPort =
     readString(env, 'HEALTH_PORT') === undefined ? undefined : readPort(env, 'HEALTH_PORT', 0);
   return {

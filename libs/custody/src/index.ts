@@ -8,5 +8,11 @@ export {
 } from './key-custody.port';
 export { LocalKeyCustody } from './local/local-key-custody.adapter';
 export { type LocalKekOptions, loadOrCreateLocalKek } from './local/local-kek';
+export {
+  beginKekFileRotation,
+  type KekFileRotation,
+  readPreviousLocalKek,
+  removePreviousLocalKek,
+} from './local/kek-file-rotation';
 export { Pkcs11KeyCustody } from './pkcs11/pkcs11-key-custody.adapter';
 export { type Pkcs11TokenOptions } from './pkcs11/pkcs11-token';

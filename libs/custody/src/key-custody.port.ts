@@ -52,4 +52,9 @@ export abstract class KeyCustody {
    * Refuses (`KeyCustodyError`) a key that was not made for `ctx`.
    */
   abstract destroySigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<void>;
+
+  /** Releases what the custody holds open (a token session); nothing for `local`. */
+  close(): void {
+    // nothing to release by default
+  }
 }

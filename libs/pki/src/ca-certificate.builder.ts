@@ -54,7 +54,7 @@ export async function buildCaCertificate(
     subjectKeyIdentifierExtension(keyId),
     authorityKeyIdentifierExtension(keyId),
   ];
-  await certificate.sign(keys.privateKey, 'SHA-256', pkiCrypto());
+  await certificate.sign(keys.privateKey, 'SHA-256', pkiCrypto(keys.privateKey));
   // A private key that does not belong to the public key would yield a root nobody can verify.
   if (!(await certificate.verify(certificate, pkiCrypto()))) {
     throw new RangeError('The private key does not match the public key');

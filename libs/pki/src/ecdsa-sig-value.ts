@@ -1,6 +1,7 @@
 import type { webcrypto } from 'node:crypto';
 
 import { derSequence, derUnsignedIntegerFromOctets } from './der-writer';
+import { pkiCrypto } from './crypto-engine';
 
 const ECDSA_SHA256: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
 const P256_COORDINATE_OCTETS = 32;
@@ -35,7 +36,8 @@ export async function signTbs(tbs: Uint8Array, privateKey: webcrypto.CryptoKey):
       `Expected an ECDSA P-256 key, got ${algorithm.name} ${algorithm.namedCurve ?? ''}`.trim(),
     );
   }
-  const signature = new Uint8Array(await globalThis.crypto.subtle.sign(ECDSA_SHA256, privateKey, tbs));
+  const subtle = pkiCrypto(privateKey).subtle; // the key's own provider (a PKCS#11 token's, say)
+  const signature = new Uint8Array(await subtle.sign(ECDSA_SHA256, privateKey, tbs));
   if (signature.length !== 2 * P256_COORDINATE_OCTETS) {
     throw new RangeError(`Unexpected P-256 signature length ${signature.length}`);
   }

@@ -55,3 +55,4 @@ export {
   decodeKeyValueExtension,
   encodeKeyValueExtension,
 } from './key-value-extension';
+export { useProviderForKey } from './crypto-engine';

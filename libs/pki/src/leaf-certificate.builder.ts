@@ -107,7 +107,7 @@ export async function buildLeafCertificate(
   });
   await certificate.subjectPublicKeyInfo.importKey(subjectPublicKey, pkiCrypto());
   certificate.extensions = leafExtensions(profile, certificate.subjectPublicKeyInfo, issuerCertificate);
-  await certificate.sign(issuer.privateKey, 'SHA-256', pkiCrypto());
+  await certificate.sign(issuer.privateKey, 'SHA-256', pkiCrypto(issuer.privateKey));
   await assertSignedByIssuer(certificate, issuer.privateKey, issuerCertificate.certificate);
   // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue } (RFC 5280 4.1),
   // around exactly the TBSCertificate octets that were signed.

@@ -7,7 +7,7 @@ import { IssuanceApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { openGatewayDatabase } from '../gateway-database';
-import { GatewayOperations, OpsDefaults } from './gateway-operations';
+import { GatewayOperations, OpsDefaults, OpsOutput } from './gateway-operations';
 import { UsageError, parseOpsCommand } from './ops-command';
 
 /** Written into DATA_DIR while the embedded system runs: where its operator endpoint listens. */
@@ -37,7 +37,15 @@ export interface OperatorEndpointOptions extends OpsDefaults {
   logger: EndpointLogger;
   /** A client of issuance, for `expiring`; closed with the endpoint. */
   issuance?: RpcClient<IssuanceApi>;
+  /**
+   * Command groups another context of this process answers, by first word: `custody` is run by
+   * issuance, which owns the CA keys and their KEK (the gateway never touches them).
+   */
+  commandGroups?: Record<string, OperatorCommandGroup>;
 }
+
+/** Runs `npm run ops -- <group> <args…>` and returns its exit code. */
+export type OperatorCommandGroup = (args: readonly string[], io: OpsOutput) => Promise<number>;
 
 export interface OperatorEndpoint {
   url: string;
@@ -56,7 +64,9 @@ export async function startOperatorEndpoint(options: OperatorEndpointOptions): P
   const operations = new GatewayOperations(dataSource, options, options.issuance);
   const secret = randomBytes(32).toString('base64url');
   const sockets = new Set<Socket>();
-  const server = createServer((req, res) => void handle(req, res, secret, operations, options.logger));
+  const server = createServer(
+    (req, res) => void handle(req, res, secret, operations, options.logger, options.commandGroups ?? {}),
+  );
   server.on('connection', (socket) => {
     sockets.add(socket);
     socket.on('close', () => sockets.delete(socket));
@@ -89,6 +99,7 @@ async function handle(
   secret: string,
   operations: GatewayOperations,
   logger: EndpointLogger,
+  commandGroups: Record<string, OperatorCommandGroup>,
 ): Promise<void> {
   const plain = (status: number, text: string) => {
     res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
@@ -108,10 +119,9 @@ async function handle(
   const send = (frame: OperatorFrame) => writeLine(res, `${JSON.stringify(frame)}\n`);
   let exit: number;
   try {
-    exit = await operations.run(parseOpsCommand(argv), {
-      out: (line) => send({ out: line }),
-      err: (line) => send({ err: line }),
-    });
+    const io: OpsOutput = { out: (line) => send({ out: line }), err: (line) => send({ err: line }) };
+    const group = Object.hasOwn(commandGroups, argv[0] ?? '') ? commandGroups[argv[0]] : undefined;
+    exit = group ? await group(argv.slice(1), io) : await operations.run(parseOpsCommand(argv), io);
   } catch (error) {
     if (res.destroyed) return;
     if (error instanceof UsageError) {

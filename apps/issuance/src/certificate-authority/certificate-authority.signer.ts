@@ -1,6 +1,7 @@
 import type { webcrypto } from 'node:crypto';
 import { CaError } from '@ca/contracts';
 import { CustodiedKey, KeyCustody } from '@ca/custody';
+import { useProviderForKey } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
 
@@ -42,10 +43,11 @@ export class CertificateAuthoritySigner {
       publicKeySpki: new Uint8Array(authority.publicKeySpki),
       wrapped: new Uint8Array(authority.wrappedKey),
     };
-    const { privateKey } = await this.custody.openSigningKey(
+    const { privateKey, crypto } = await this.custody.openSigningKey(
       { tenantId: authority.tenantId, keyId: authority.id },
       key,
     );
+    useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
     return { authority, privateKey };
   }
 }

@@ -10,7 +10,7 @@ import {
 } from '@ca/contracts';
 import { KeyCustody } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
-import { buildCaCertificate, derToPem, randomSerialNumber, serialToHex } from '@ca/pki';
+import { buildCaCertificate, derToPem, randomSerialNumber, serialToHex, useProviderForKey } from '@ca/pki';
 import { recordEvent } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
@@ -43,10 +43,11 @@ export class InitializeCaHandler {
       tenantId: command.tenantId,
       keyId: caId,
     });
-    const { privateKey } = await this.custody.openSigningKey(
+    const { privateKey, crypto } = await this.custody.openSigningKey(
       { tenantId: command.tenantId, keyId: caId },
       key,
     );
+    useProviderForKey(privateKey, crypto);
     const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000);
     const notAfter = addYears(notBefore, request.validityYears);
     const serialNumber = randomSerialNumber();
@@ -91,6 +92,10 @@ export class InitializeCaHandler {
         });
       });
     } catch (error) {
+      // Not stored, so never to be used: a token key would otherwise stay in the token for good.
+      await this.custody
+        .destroySigningKey({ tenantId: command.tenantId, keyId: caId }, key)
+        .catch(() => undefined);
       if (isUniqueViolation(error)) throw CaError.conflict(ALREADY_EXISTS);
       throw error;
     }

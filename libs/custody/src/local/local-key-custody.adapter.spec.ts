@@ -114,4 +114,42 @@ describe('LocalKeyCustody', () => {
     buffer.fill(0);
     await expect(own.openSigningKey(ctx, key)).resolves.toBeDefined();
   });
+
+  describe('KEK rotation', () => {
+    const newKek = new Uint8Array(randomBytes(32));
+
+    it('re-wraps a key under a new KEK: same key pair, opens under the new KEK only', async () => {
+      const { key: original, publicKey } = await custody.generateSigningKey(ctx);
+      const rewrapped = await custody.rewrapUnder(new LocalKeyCustody(newKek), ctx, original);
+      expect(Buffer.from(rewrapped.publicKeySpki).equals(Buffer.from(original.publicKeySpki))).toBe(true);
+      expect(Buffer.from(rewrapped.wrapped).equals(Buffer.from(original.wrapped))).toBe(false);
+      await expect(custody.openSigningKey(ctx, rewrapped)).rejects.toThrow(KeyCustodyError);
+      const opened = await new LocalKeyCustody(newKek).openSigningKey(ctx, rewrapped);
+      const data = new TextEncoder().encode('same key');
+      const signature = await opened.crypto.subtle.sign(
+        { name: 'ECDSA', hash: 'SHA-256' },
+        opened.privateKey,
+        data,
+      );
+      expect(await crypto.subtle.verify({ name: 'ECDSA', hash: 'SHA-256' }, publicKey, signature, data)).toBe(
+        true,
+      );
+    });
+
+    it("refuses to re-wrap a key that is not the context's", async () => {
+      const elsewhere = { ...ctx, tenantId: '0b8a7d3e-2f41-4c55-8e6a-9c3d2b1a0f99' };
+      await expect(custody.rewrapUnder(new LocalKeyCustody(newKek), elsewhere, key)).rejects.toThrow(
+        KeyCustodyError,
+      );
+    });
+
+    it('opens under a fallback KEK until useKek leaves only the new one', async () => {
+      const both = new LocalKeyCustody(newKek, [kek]);
+      await expect(both.openSigningKey(ctx, key)).resolves.toBeDefined();
+      const { key: wrappedUnderNew } = await both.generateSigningKey(ctx);
+      await expect(new LocalKeyCustody(newKek).openSigningKey(ctx, wrappedUnderNew)).resolves.toBeDefined();
+      both.useKek(newKek);
+      await expect(both.openSigningKey(ctx, key)).rejects.toThrow(/wrapped under another CA_KEK/);
+    });
+  });
 });

@@ -19,19 +19,28 @@ const KEK_OCTETS = 32;
  * non-extractable WebCrypto key only when something is to be signed.
  */
 export class LocalKeyCustody extends KeyCustody {
-  private readonly kek: Promise<webcrypto.CryptoKey>;
+  /** Wraps new keys and opens existing ones. */
+  private kek: Promise<webcrypto.CryptoKey>;
+  /** Only open keys, after `kek` failed: the KEKs of an interrupted rotation (see `kek-files`). */
+  private fallbacks: Promise<webcrypto.CryptoKey>[];
 
-  /** @param kek the 32-octet key-encryption key, e.g. from `loadOrCreateLocalKek` */
-  constructor(kek: Uint8Array) {
+  /**
+   * @param kek the 32-octet key-encryption key, e.g. from `loadOrCreateLocalKek`
+   * @param fallbackKeks older KEKs that may still open keys (never used to wrap)
+   */
+  constructor(kek: Uint8Array, fallbackKeks: readonly Uint8Array[] = []) {
     super();
-    if (kek.length !== KEK_OCTETS) {
-      throw new KeyCustodyError('invalid-argument', `The key-encryption key must be ${KEK_OCTETS} bytes`);
-    }
-    // Imported once, non-extractable, usable only to wrap and unwrap keys.
-    this.kek = globalThis.crypto.subtle.importKey('raw', Uint8Array.from(kek), 'AES-GCM', false, [
-      'wrapKey',
-      'unwrapKey',
-    ]);
+    this.kek = importKek(kek);
+    this.fallbacks = fallbackKeks.map(importKek);
+  }
+
+  /**
+   * From now on wraps and opens under `kek` alone: the last step of a KEK rotation in a running
+   * process, once every stored key has been re-wrapped under it.
+   */
+  useKek(kek: Uint8Array): void {
+    this.kek = importKek(kek);
+    this.fallbacks = [];
   }
 
   async generateSigningKey(
@@ -72,7 +81,7 @@ export class LocalKeyCustody extends KeyCustody {
     const version = wrappedKeyVersion(key.wrapped);
     const aad = associatedData(ctx, { version, algorithm: key.algorithm, publicKeySpki: key.publicKeySpki });
     try {
-      const privateKey = await unwrapPrivateKey(await this.kek, key.wrapped, aad);
+      const privateKey = await this.unwrap(key.wrapped, aad, false);
       const publicKey = await globalThis.crypto.subtle.importKey(
         'spki',
         key.publicKeySpki,
@@ -91,6 +100,25 @@ export class LocalKeyCustody extends KeyCustody {
     }
   }
 
+  /** Unwraps under the KEK, else under the first fallback KEK that opens it; throws the KEK's error. */
+  private async unwrap(
+    wrapped: Uint8Array,
+    aad: Uint8Array,
+    extractable: boolean,
+  ): Promise<webcrypto.CryptoKey> {
+    try {
+      return await unwrapPrivateKey(await this.kek, wrapped, aad, extractable);
+    } catch (error) {
+      for (const fallback of this.fallbacks) {
+        const opened = await unwrapPrivateKey(await fallback, wrapped, aad, extractable).catch(
+          () => undefined,
+        );
+        if (opened) return opened;
+      }
+      throw error;
+    }
+  }
+
   /** The blob in the caller's row is the only copy: checks it is `ctx`'s, then nothing to do. */
   async destroySigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<void> {
     await this.openSigningKey(ctx, key);
@@ -105,17 +133,8 @@ export class LocalKeyCustody extends KeyCustody {
     await this.openSigningKey(ctx, key); // the same checks and messages as any opening
     const version = wrappedKeyVersion(key.wrapped);
     const aad = associatedData(ctx, { version, algorithm: key.algorithm, publicKeySpki: key.publicKeySpki });
-    let extractable: webcrypto.CryptoKey;
-    try {
-      // Extractable only so that `wrapKey` can export it again inside native code.
-      extractable = await unwrapPrivateKey(await this.kek, key.wrapped, aad, true);
-    } catch (error) {
-      if (error instanceof KeyCustodyError) throw error;
-      throw new KeyCustodyError(
-        'key-unavailable',
-        `Cannot open key ${ctx.keyId} of tenant ${ctx.tenantId} under the current CA_KEK`,
-      );
-    }
+    // Extractable only so that `wrapKey` can export it again inside native code.
+    const extractable = await this.unwrap(key.wrapped, aad, true);
     const rewrapped: CustodiedKey = {
       ...key,
       wrapped: await wrapPrivateKey(await newKek.kek, extractable, aad),
@@ -123,6 +142,17 @@ export class LocalKeyCustody extends KeyCustody {
     await newKek.openSigningKey(ctx, rewrapped);
     return rewrapped;
   }
+}
+
+function importKek(kek: Uint8Array): Promise<webcrypto.CryptoKey> {
+  if (kek.length !== KEK_OCTETS) {
+    throw new KeyCustodyError('invalid-argument', `The key-encryption key must be ${KEK_OCTETS} bytes`);
+  }
+  // Imported once, non-extractable, usable only to wrap and unwrap keys.
+  return globalThis.crypto.subtle.importKey('raw', Uint8Array.from(kek), 'AES-GCM', false, [
+    'wrapKey',
+    'unwrapKey',
+  ]);
 }
 
 function assertContext(ctx: CustodyKeyContext): void {

@@ -95,7 +95,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
   }
 
   /** Logs out when no other custody of this process uses the token. */
-  close(): void {
+  override close(): void {
     this.token.release();
   }
 

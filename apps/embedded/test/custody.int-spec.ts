@@ -1,0 +1,202 @@
+import { X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { PassThrough } from 'node:stream';
+import { CustodiedKey, KeyCustodyError, LocalKeyCustody } from '@ca/custody';
+import { createSoftHsmToken, describeIfSoftHsm, SoftHsmToken } from '@ca/custody/testing';
+import * as pkijs from 'pkijs';
+import { Client } from 'pg';
+import { runThroughOperatorEndpoint } from '../../gateway/src/operations/operator-client';
+import { TestTenant, createTenant, issueBody } from './support/admin-api';
+import { eventuallyCrl } from './support/pki';
+import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
+
+jest.setTimeout(120_000);
+
+/**
+ * Key custody as an operator and a relying party see it: KEK rotation of the embedded system
+ * (issue, rotate, restart on the new KEK, issue and revoke again with the same CA), and a whole
+ * system whose CA keys live in a PKCS#11 token (SoftHSM2).
+ */
+
+/** A certificate and a CRL signed by the tenant CA, as a relying party checks them. */
+async function expectSignedByCa(
+  t: TestTenant,
+  sut: SystemUnderTest,
+  certificatePem: string,
+  revokedSerial?: string,
+) {
+  expect(new X509Certificate(certificatePem).verify(new X509Certificate(t.caPem).publicKey)).toBe(true);
+  const { der } = await eventuallyCrl(
+    sut.pkiUrl,
+    t.tenantId,
+    (crl) => !revokedSerial || crl.entries.some((e) => e.serialNumberHex === revokedSerial),
+    `CRL listing ${revokedSerial ?? 'nothing in particular'}`,
+  );
+  const crl = pkijs.CertificateRevocationList.fromBER(new Uint8Array(der));
+  expect(await crl.verify({ issuerCertificate: pkijs.Certificate.fromBER(new Uint8Array(t.caDer)) })).toBe(
+    true,
+  );
+}
+
+async function revoke(t: TestTenant, certificateId: string): Promise<void> {
+  const answer = await t.post(`/v1/certificates/${certificateId}/revoke`, { reason: 'key compromise drill' });
+  expect(answer.status).toBe(200);
+}
+
+/** The stored CA key of a tenant, read from issuance's table. */
+async function storedCaKey(
+  sut: SystemUnderTest,
+  tenantId: string,
+): Promise<{ ctx: { tenantId: string; keyId: string }; key: CustodiedKey }> {
+  const client = new Client({ connectionString: sut.databaseUrl });
+  await client.connect();
+  try {
+    const { rows } = await client.query(
+      'SELECT id, key_algorithm, public_key_spki, wrapped_key FROM issuance.certificate_authorities WHERE tenant_id = $1',
+      [tenantId],
+    );
+    const row = rows[0] as {
+      id: string;
+      key_algorithm: 'ECDSA-P256';
+      public_key_spki: Buffer;
+      wrapped_key: Buffer;
+    };
+    return {
+      ctx: { tenantId, keyId: row.id },
+      key: {
+        keyId: row.id,
+        algorithm: row.key_algorithm,
+        publicKeySpki: new Uint8Array(row.public_key_spki),
+        wrapped: new Uint8Array(row.wrapped_key),
+      },
+    };
+  } finally {
+    await client.end();
+  }
+}
+
+/** `npm run ops -- custody …` as the CLI sends it to the running embedded system. */
+async function ops(
+  sut: SystemUnderTest,
+  argv: string[],
+): Promise<{ exit: number; out: string; err: string }> {
+  const stdout = new PassThrough();
+  const stderr = new PassThrough();
+  let out = '';
+  let err = '';
+  stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+  stderr.on('data', (chunk: Buffer) => (err += chunk.toString()));
+  const exit = await runThroughOperatorEndpoint(sut.config.dataDir, argv, { stdout, stderr });
+  return { exit, out, err };
+}
+
+const kekOf = (file: string) => new Uint8Array(Buffer.from(readFileSync(file, 'utf8').trim(), 'base64'));
+
+describe('KEK rotation (embedded, KEK in DATA_DIR)', () => {
+  let sut: SystemUnderTest;
+  let t: TestTenant;
+  let kekFile: string;
+
+  beforeAll(async () => {
+    sut = await startSystemUnderTest('embedded');
+    kekFile = join(sut.config.dataDir, 'keys', 'ca-kek');
+    t = await createTenant(sut);
+  });
+  afterAll(() => sut?.stop());
+
+  it('re-wraps the CA key under a new KEK; the CA keeps signing, across a restart, and the old KEK opens nothing', async () => {
+    const before = await t.issue(issueBody());
+    const oldKek = kekOf(kekFile);
+
+    const rotated = await ops(sut, ['custody', 'rotate-kek']);
+    expect(rotated).toMatchObject({ exit: 0, err: '' });
+    expect(rotated.out).toMatch(
+      /^custody rotate-kek: 1 CA key\(s\) re-wrapped under the new KEK, 0 already were\n/,
+    );
+    const newKek = kekOf(kekFile);
+    expect(Buffer.from(newKek).equals(Buffer.from(oldKek))).toBe(false);
+    expect(newKek).toHaveLength(32);
+    expect(statSync(kekFile).mode & 0o777).toBe(0o600);
+    expect(existsSync(`${kekFile}.previous`)).toBe(false);
+    expect(rotated.out).not.toContain(Buffer.from(newKek).toString('base64'));
+
+    // Still running: issues and signs CRLs with the same CA.
+    const during = await t.issue(issueBody({ commonName: 'after-rotation' }));
+    await revoke(t, before.certificateId);
+    await expectSignedByCa(t, sut, during.certificatePem, before.serialNumber);
+
+    await sut.restart(); // reads the new KEK file
+    const after = await t.issue(issueBody({ commonName: 'after-restart' }));
+    await revoke(t, during.certificateId);
+    await expectSignedByCa(t, sut, after.certificatePem, during.serialNumber);
+
+    const { ctx, key } = await storedCaKey(sut, t.tenantId);
+    await expect(new LocalKeyCustody(oldKek).openSigningKey(ctx, key)).rejects.toThrow(KeyCustodyError);
+    await expect(new LocalKeyCustody(newKek).openSigningKey(ctx, key)).resolves.toBeDefined();
+  });
+
+  it('takes the new KEK from --new-kek-file, and refuses a malformed one with exit code 2, changing nothing', async () => {
+    const file = join(sut.config.dataDir, 'new-kek.txt');
+    writeFileSync(file, 'not base64 of 32 bytes\n', { mode: 0o600 });
+    const refused = await ops(sut, ['custody', 'rotate-kek', '--new-kek-file', file]);
+    expect(refused.exit).toBe(2);
+    expect(refused.err).toContain('the new KEK in');
+    const unchanged = kekOf(kekFile);
+
+    const chosen = Buffer.alloc(32, 7);
+    writeFileSync(file, chosen.toString('base64'), { mode: 0o600 });
+    expect(await ops(sut, ['custody', 'rotate-kek', `--new-kek-file=${file}`])).toMatchObject({ exit: 0 });
+    expect(Buffer.from(kekOf(kekFile)).equals(chosen)).toBe(true);
+    expect(Buffer.from(unchanged).equals(chosen)).toBe(false);
+    await t.issue(issueBody({ commonName: 'chosen-kek' }));
+  });
+
+  it('answers an unknown custody command with exit code 2', async () => {
+    expect(await ops(sut, ['custody', 'rotate-everything'])).toMatchObject({ exit: 2 });
+  });
+});
+
+describeIfSoftHsm('KEY_CUSTODY=pkcs11 (SoftHSM2), embedded system', () => {
+  let token: SoftHsmToken;
+  let sut: SystemUnderTest;
+
+  beforeAll(async () => {
+    token = createSoftHsmToken('ca-manager-system');
+    sut = await startSystemUnderTest('embedded', {
+      env: {
+        KEY_CUSTODY: 'pkcs11',
+        PKCS11_LIBRARY: token.library,
+        PKCS11_TOKEN_LABEL: token.tokenLabel,
+        PKCS11_PIN: token.pin,
+      },
+    });
+  });
+  afterAll(async () => {
+    await sut?.stop();
+    token?.remove();
+  });
+
+  it('initializes a CA in the token, issues and revokes with it, also after a restart; stores only a reference', async () => {
+    const t = await createTenant(sut);
+    const first = await t.issue(issueBody());
+    await revoke(t, first.certificateId);
+    await expectSignedByCa(t, sut, first.certificatePem, first.serialNumber);
+
+    await sut.restart(); // logs in again and finds the key in the token
+    const second = await t.issue(issueBody({ commonName: 'after-restart' }));
+    await revoke(t, second.certificateId);
+    await expectSignedByCa(t, sut, second.certificatePem, second.serialNumber);
+
+    const { key } = await storedCaKey(sut, t.tenantId);
+    expect(key.wrapped[0]).toBe(0x81); // a token reference (CKA_ID), not key material
+    expect(key.wrapped.length).toBeLessThan(40);
+    expect(existsSync(join(sut.config.dataDir, 'keys', 'ca-kek'))).toBe(false);
+  });
+
+  it('answers custody rotate-kek with exit code 2: a token key is under no KEK of ours', async () => {
+    const answer = await ops(sut, ['custody', 'rotate-kek']);
+    expect(answer.exit).toBe(2);
+    expect(answer.err).toContain('KEY_CUSTODY=pkcs11');
+  });
+});
