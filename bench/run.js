@@ -2,7 +2,7 @@
 // `npm run bench [-- <names…>] [--quick] [--no-record] [--at <git revision>]`: runs the benchmarks
 // one after the other, each as `node -r @swc-node/register bench/<file>.ts`. Each prints its table
 // and appends a dated entry to docs/benchmarks.md. Names: crl, ocsp, issuance, list, revocation, cold-start
-// (default: all). Other options are passed to every benchmark.
+// (default: all of these), and soak (10 minutes; only when named). Other options are passed to every benchmark.
 //
 // --at <rev>  benchmarks that git revision instead of the working tree (useful while the tree is
 //             being edited): its files are exported with `git archive` into a temporary directory,
@@ -20,7 +20,10 @@ const BENCHMARKS = {
   list: 'list.ts',
   revocation: 'revocation.ts',
   'cold-start': 'cold-start.ts',
+  soak: 'soak.ts',
 };
+// Run only when named: the soak alone takes 10 minutes (`npm run bench -- soak`).
+const OPT_IN = ['soak'];
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);
@@ -46,7 +49,7 @@ for (let i = 0; i < args.length; i++) {
     process.exit(2);
   }
 }
-const selected = names.length > 0 ? names : Object.keys(BENCHMARKS);
+const selected = names.length > 0 ? names : Object.keys(BENCHMARKS).filter((name) => !OPT_IN.includes(name));
 
 let cwd = root;
 let snapshot;
