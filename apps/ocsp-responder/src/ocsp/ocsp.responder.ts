@@ -10,6 +10,7 @@ import {
   parseOcspRequest,
   publishedReasonCode,
 } from '@ca/pki';
+import { ocspMetrics } from '@ca/observability';
 import { CaCertificateStore } from '../ca-certificates/ca-certificate.store';
 import {
   CertificateStatusProjection,
@@ -82,6 +83,7 @@ export class OcspResponder {
     if (!found) return undefined;
     const statuses = request.certIds.map((certId) => this.statusOf(ca.tenantId, ca.der, certId, found));
     const cached = this.cachedAnswer(this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter));
+    if (cached) ocspMetrics.answer(statuses, true);
     return cached && { der: cached.der, cache: cached };
   }
 
@@ -90,13 +92,18 @@ export class OcspResponder {
     try {
       request = parseOcspRequest(requestDer);
     } catch {
+      ocspMetrics.answer('malformedRequest');
       return { der: Buffer.from(buildOcspErrorResponse('malformedRequest')) };
     }
     const ca = await this.cas.find(tenantId);
-    if (!ca) return { der: Buffer.from(buildOcspErrorResponse('unauthorized')) };
+    if (!ca) {
+      ocspMetrics.answer('unauthorized');
+      return { der: Buffer.from(buildOcspErrorResponse('unauthorized')) };
+    }
     const signer = await this.signers.signerFor(ca.tenantId);
     if (!signer) {
       this.recentSigners.delete(ca.tenantId);
+      ocspMetrics.answer('tryLater');
       return { der: Buffer.from(buildOcspErrorResponse('tryLater')) };
     }
     this.recentSigners.set(ca.tenantId, {
@@ -113,6 +120,8 @@ export class OcspResponder {
       ? undefined
       : this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter);
     const cached = cacheKey ? this.cachedAnswer(cacheKey) : undefined;
+    // Counted here, once per answer of this path: a hit, a miss, or not cacheable (nonce).
+    ocspMetrics.answer(statuses, cacheKey ? cached !== undefined : undefined);
     if (cached) return { der: cached.der, cache: cached };
 
     const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
