@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger } from './logger';
-import { REDACTED, scrubSecrets } from './secret-scrubber';
+import { generateKeyPairSync } from 'node:crypto';
+import { REDACTED, isSecretField, scrubSecrets } from './secret-scrubber';
 
 const pem =
   '-----BEGIN PRIVATE KEY-----\nMIGHAgEAMBMGByqGSM49AgEGCCqGSM49AwEHBG0wawIBAQQg\n-----END PRIVATE KEY-----\n';
@@ -27,6 +28,50 @@ describe('secret scrubbing', () => {
     const text = scrubSecrets(`failed with ${pem} and Authorization: Bearer ${jwt} then ${jwt}`);
     expect(text).not.toContain('MIGHAgEA');
     expect(text).not.toContain('eyJhbGci');
+  });
+
+  it.each([
+    'pkcs12Password',
+    'pkcs12Base64',
+    'p12',
+    'privateKeyDer',
+    'newKekBase64',
+    'wrapped_key',
+    'downloadToken',
+    'x-api-secret',
+    'PKCS11_PIN',
+  ])('treats the field %s as secret, whatever the naming style', (name) => {
+    expect(isSecretField(name)).toBe(true);
+  });
+
+  it.each([
+    'certificatePem',
+    'serialNumber',
+    'keyAlgorithm',
+    'publicKeySpki',
+    'tenantId',
+    'shipping',
+    'spinner',
+  ])('keeps the field %s', (name) => {
+    expect(isSecretField(name)).toBe(false);
+  });
+
+  it('redacts private keys in base64 DER (PKCS#8, SEC1) inside free text, standard or url-safe', () => {
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const pkcs8 = privateKey.export({ format: 'der', type: 'pkcs8' });
+    const sec1 = privateKey.export({ format: 'der', type: 'sec1' });
+    for (const der of [pkcs8, sec1]) {
+      for (const encoding of ['base64', 'base64url'] as const) {
+        const text = scrubSecrets(`decoding "${der.toString(encoding)}" failed`);
+        expect(text).toBe(`decoding "${REDACTED}" failed`);
+      }
+    }
+  });
+
+  it('keeps base64 of certificates and other DER, which is public', () => {
+    const { publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    const spki = publicKey.export({ format: 'der', type: 'spki' }).toString('base64');
+    expect(scrubSecrets(`spki ${spki}`)).toBe(`spki ${spki}`);
   });
 
   it('keeps certificates, which are public', () => {
