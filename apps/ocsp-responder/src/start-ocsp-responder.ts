@@ -84,7 +84,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     }),
   );
   signers.start();
-  statuses.watchChanges();
+  await statuses.watchChanges();
   const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
   return {
     name: 'ocsp-responder',

@@ -108,9 +108,15 @@ export class CertificateStatusProjection {
     return found;
   }
 
-  /** Starts polling for revocations applied by other replicas. */
-  watchChanges(): void {
-    this.timer ??= setInterval(() => {
+  /** Starts polling for revocations applied by other replicas, from the database's clock now. */
+  async watchChanges(): Promise<void> {
+    if (this.timer) return;
+    const [{ now }]: { now: Date }[] = await this.dataSource.query('SELECT now() AS now');
+    // Rows read before this point may predate a change the first poll would not reach back to.
+    this.polledUpTo = now;
+    this.rows.clear();
+    this.forgets++;
+    this.timer = setInterval(() => {
       this.polling ??= this.pollChanges()
         .catch((err: unknown) => this.logger.warn({ err }, 'polling status changes failed; retrying'))
         .finally(() => (this.polling = undefined));
@@ -124,14 +130,7 @@ export class CertificateStatusProjection {
   }
 
   private async pollChanges(): Promise<void> {
-    if (!this.polledUpTo) {
-      // Nothing read before the first poll can be older than the database's clock now.
-      const [{ now }]: { now: Date }[] = await this.dataSource.query('SELECT now() AS now');
-      this.polledUpTo = now;
-      this.rows.clear();
-      this.forgets++;
-      return;
-    }
+    if (!this.polledUpTo) return;
     const since = new Date(this.polledUpTo.getTime() - CHANGE_OVERLAP_MS);
     const rows: { tenant_id: string; serial_number: string; status_changed_at: Date }[] =
       await this.dataSource.query(
