@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { derToPem } from '@ca/pki';
 import { IssuedCertificate, TestTenant, createTenant, issueBody } from './support/admin-api';
-import { eventually } from './support/http';
+import { eventually, freePorts } from './support/http';
 import { startNginx, httpsGet } from './support/nginx';
 import { eventuallyCrl, eventuallyRevokedInOcsp } from './support/pki';
 import { describeIfPrograms, runProgram } from './support/programs';
@@ -179,7 +179,7 @@ ${revocation}
       expect(compiled.stderr).toBe('');
     });
 
-    const pkixCheck = (leaf: IssuedCertificate) =>
+    const pkixCheck = (leaf: IssuedCertificate, ocspOverride?: string) =>
       runProgram('java', [
         '-Dcom.sun.security.enableCRLDP=true',
         '-cp',
@@ -187,6 +187,7 @@ ${revocation}
         'PkixCheck',
         file('ca.pem', tenant.caPem),
         file(`${leaf.serialNumber}.pem`, leaf.certificatePem),
+        ...(ocspOverride ? [ocspOverride] : []),
       ]);
 
     it('accepts a valid certificate and rejects a revoked one, by the URLs in the certificates', async () => {
@@ -195,6 +196,15 @@ ${revocation}
       expect(rejected.status).toBe(1);
       expect(rejected.stdout).toMatch(/^INVALID REVOKED: Certificate has been revoked/);
       expect(rejected.stdout).toMatch(/KEY_COMPROMISE/);
+    });
+
+    it('falls back to the CRL of the CDP when OCSP cannot be reached', async () => {
+      const [deadPort] = await freePorts(1);
+      const dead = `http://127.0.0.1:${deadPort}/ocsp`;
+      const [accepted, rejected] = await Promise.all([pkixCheck(good, dead), pkixCheck(revoked, dead)]);
+      expect(accepted).toMatchObject({ status: 0, stdout: 'VALID\n' });
+      expect(rejected.status).toBe(1);
+      expect(rejected.stdout).toMatch(/^INVALID REVOKED: Certificate has been revoked/);
     });
   });
 });

@@ -17,8 +17,9 @@ import java.util.List;
  * OCSP first (the responder named in the leaf's AIA), the CRL of its CRL distribution point as the
  * fallback. No URL is given: only the certificate's own extensions say where to ask.
  *
- *   java -Dcom.sun.security.enableCRLDP=true PkixCheck ca.pem leaf.pem
+ *   java -Dcom.sun.security.enableCRLDP=true PkixCheck ca.pem leaf.pem [ocsp-url]
  *
+ * An ocsp-url overrides the AIA (a test points it at a dead port to see the CRL fallback work).
  * Prints "VALID", or "INVALID <reason>: <message>" and exits 1.
  */
 public final class PkixCheck {
@@ -32,6 +33,7 @@ public final class PkixCheck {
     PKIXRevocationChecker checker = (PKIXRevocationChecker) validator.getRevocationChecker();
     // Defaults kept on purpose: OCSP preferred, CRL fallback (no NO_FALLBACK, no SOFT_FAIL).
     checker.setOptions(EnumSet.of(PKIXRevocationChecker.Option.ONLY_END_ENTITY));
+    if (args.length > 2) checker.setOcspResponder(java.net.URI.create(args[2]));
 
     PKIXParameters parameters = new PKIXParameters(Collections.singleton(new TrustAnchor(anchor, null)));
     parameters.setRevocationEnabled(true);
