@@ -4,7 +4,7 @@ import { request } from 'node:https';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { eventually, freePorts } from './http';
-import { stopChild } from './programs';
+import { programPath, stopChild } from './programs';
 
 /** An nginx started by a test: its HTTPS port, its error log, and a way to stop it. */
 export interface TestNginx {
@@ -44,7 +44,7 @@ ${server}
 `,
   );
   const child: ChildProcess = spawn(
-    'nginx',
+    programPath('nginx') ?? 'nginx',
     ['-p', dir, '-c', conf, '-g', `daemon off; pid ${join(dir, 'nginx.pid')};`],
     { stdio: ['ignore', 'ignore', 'pipe'] },
   );

@@ -1,13 +1,21 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 
-/** Whether `program` is on the PATH (asked once per program). */
-const found = new Map<string, boolean>();
-export function hasProgram(program: string): boolean {
+/**
+ * Where `program` is: on the PATH, or in /usr/sbin (nginx lives there, outside a non-root PATH).
+ * Undefined when it is not installed. Asked once per program.
+ */
+const found = new Map<string, string | undefined>();
+export function programPath(program: string): string | undefined {
   if (!found.has(program)) {
-    found.set(program, spawnSync('sh', ['-c', `command -v ${program}`], { stdio: 'ignore' }).status === 0);
+    const which = spawnSync('sh', ['-c', `command -v ${program} || command -v /usr/sbin/${program}`], {
+      encoding: 'utf8',
+    });
+    found.set(program, which.status === 0 ? which.stdout.trim().split('\n')[0] : undefined);
   }
-  return found.get(program)!;
+  return found.get(program);
 }
+
+export const hasProgram = (program: string): boolean => programPath(program) !== undefined;
 
 /** `describe`, or `describe.skip` with a warning naming the missing programs (a visible skip). */
 export function describeIfPrograms(programs: string[], name: string, body: () => void): void {
