@@ -27,7 +27,7 @@ const describeFaults = describeWithRealServices('postgres restart fault');
   'distributed mode: Postgres crashed under issuance load',
   () => {
     if (!postgresServerInstalled())
-      console.warn('postgres restart fault: no PostgreSQL server binaries, skipped');
+      process.stderr.write('postgres restart fault: no PostgreSQL server binaries, skipped\n');
     const logs = new LogDir(1);
     let cluster: OwnPostgresCluster;
     let nats: OwnNatsServer;

@@ -9,8 +9,9 @@ import { join } from 'node:path';
  */
 export function describeWithRealServices(suite: string): jest.Describe {
   if (process.env.DATABASE_URL && process.env.NATS_URL) return describe;
-  console.warn(
-    `${suite}: DATABASE_URL/NATS_URL not set, fault suite skipped (it runs on real Postgres + NATS only)`,
+  // Straight to stderr: Jest drops the console output of a file whose tests are all skipped.
+  process.stderr.write(
+    `${suite}: DATABASE_URL/NATS_URL not set, fault suite skipped (it runs on real Postgres + NATS only)\n`,
   );
   return describe.skip;
 }
@@ -20,19 +21,25 @@ export function describeWithRealServices(suite: string): jest.Describe {
  * printed) otherwise or with FAULTS_KEEP_LOGS set, so a run can be read afterwards.
  */
 export class LogDir {
-  readonly path = mkdtempSync(join(tmpdir(), 'ca-faults-logs-'));
+  private dir?: string;
   private passed = 0;
 
   constructor(private readonly expectedTests: number) {}
+
+  /** Made on first use, so that a skipped suite leaves nothing behind. */
+  get path(): string {
+    return (this.dir ??= mkdtempSync(join(tmpdir(), 'ca-faults-logs-')));
+  }
 
   testPassed(): void {
     this.passed++;
   }
 
   close(): void {
+    if (!this.dir) return;
     if (this.passed === this.expectedTests && !process.env.FAULTS_KEEP_LOGS)
-      rmSync(this.path, { recursive: true, force: true });
-    else console.warn(`fault suite logs kept in ${this.path}`);
+      rmSync(this.dir, { recursive: true, force: true });
+    else console.warn(`fault suite logs kept in ${this.dir}`);
   }
 }
 
