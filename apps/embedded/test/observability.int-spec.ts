@@ -188,6 +188,37 @@ describe.each(systemModes('observability suite'))('observability (%s)', (mode) =
     expect(lines.every((l) => l.traceId === traceId)).toBe(true);
   });
 
+  it("continues a revocation's trace in the consumers of its event (through the outbox and stream)", async () => {
+    const { certificateId } = await tenant.issue(issueBody({ clientId: 'traced-revoke' }));
+    spans.reset();
+    const traceId = randomBytes(16).toString('hex');
+    const answer = await tenant.post(
+      `/v1/certificates/${certificateId}/revoke`,
+      { reason: 'traced' },
+      { headers: { traceparent: `00-${traceId}-${randomBytes(8).toString('hex')}-01` } },
+    );
+    expect(answer.status).toBe(200);
+    const consumers = await eventually(
+      async () => {
+        const found = spans
+          .getFinishedSpans()
+          .filter((s) => s.name === 'certificate.revoked process' && s.spanContext().traceId === traceId);
+        return found.length === 2 ? found : undefined;
+      },
+      10_000,
+      'consumer spans of certificate.revoked',
+    );
+    expect(consumers.map((s) => s.instrumentationScope.name).sort()).toEqual([
+      'ocsp-responder',
+      'revocation',
+    ]);
+    const issuance = spans
+      .getFinishedSpans()
+      .find((s) => s.name === 'issuance.certificate.revoke' && s.spanContext().traceId === traceId);
+    // The event was recorded inside issuance's handling: the consumers' spans are its children.
+    expect(consumers.every((s) => s.parentSpanContext?.spanId === issuance?.spanContext().spanId)).toBe(true);
+  });
+
   it('reports Active certificates expiring soon: the per-tenant gauge and `npm run ops -- expiring`', async () => {
     const soon = await createTenant(sut);
     const in5 = await soon.issue(issueBody({ clientId: 'five', validityDays: 5 }));
@@ -222,14 +253,15 @@ describe.each(systemModes('observability suite'))('observability (%s)', (mode) =
   });
 
   /**
-   * Embedded: the real command in another process (through the operator endpoint). With NATS the
-   * suite's request subjects carry a prefix of its own that the command does not know, so the
-   * same report code runs here over this suite's NATS connection.
+   * Embedded, the JSON report: the real command in another process (through the operator
+   * endpoint). Otherwise the same report code runs here over the system's own messaging: with NATS
+   * the suite's request subjects carry a prefix the command does not know, and one process start
+   * per suite is enough (the text format is unit-tested).
    */
   async function expiring(
     ...args: string[]
   ): Promise<{ status: number | null; stdout: string; stderr: string }> {
-    if (mode === 'embedded') {
+    if (mode === 'embedded' && args.includes('--json')) {
       const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: sut.config.dataDir };
       for (const name of ['DATABASE_URL', 'NATS_URL', 'NODE_OPTIONS']) delete env[name];
       return runProgram(
@@ -244,8 +276,7 @@ describe.each(systemModes('observability suite'))('observability (%s)', (mode) =
         return r;
       });
     }
-    const messaging = await sut.openMessaging('ops');
-    const issuance = messaging.rpcClient<IssuanceApi>();
+    const issuance = sut.system.messaging.rpcClient<IssuanceApi>();
     let stdout = '';
     let stderr = '';
     const status = await runExpiringReport(
@@ -253,6 +284,7 @@ describe.each(systemModes('observability suite'))('observability (%s)', (mode) =
       issuance,
       { out: (line) => void (stdout += `${line}\n`), err: (line) => void (stderr += `${line}\n`) },
     );
+    await issuance.close();
     return { status, stdout, stderr };
   }
 });

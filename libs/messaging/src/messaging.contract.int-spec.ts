@@ -11,6 +11,7 @@ import {
   applyOnce,
   inboxTableSql,
   outboxTableSql,
+  outboxTraceContextSql,
   OutboxRelay,
   recordEvent,
 } from './index';
@@ -85,7 +86,11 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
     await dataSource.initialize();
     await dataSource.query('CREATE SCHEMA producer');
     await dataSource.query('CREATE SCHEMA consumer');
-    for (const sql of [...outboxTableSql('producer'), ...inboxTableSql('consumer')])
+    for (const sql of [
+      ...outboxTableSql('producer'),
+      outboxTraceContextSql('producer'),
+      ...inboxTableSql('consumer'),
+    ])
       await dataSource.query(sql);
     await dataSource.query('CREATE TABLE consumer.applied (n serial primary key, event_id uuid not null)');
   }, 60_000);

@@ -1,10 +1,12 @@
 import { CreateCertificateAuthorities1763769600000 } from './1763769600000-create-certificate-authorities';
 import { CreateCertificates1763769700000 } from './1763769700000-create-certificates';
 import { AddV2ProfileToCertificates1763769900000 } from './1763769900000-add-v2-profile-to-certificates';
+import { AddTraceContextToOutbox1764800000000 } from './1764800000000-add-trace-context-to-outbox';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */
 export const ISSUANCE_MIGRATIONS = [
   CreateCertificateAuthorities1763769600000,
   CreateCertificates1763769700000,
   AddV2ProfileToCertificates1763769900000,
+  AddTraceContextToOutbox1764800000000,
 ];

@@ -1,7 +1,9 @@
 import { CreateCrlIssuers1763769600000 } from './1763769600000-create-crl-issuers';
 import { CreateRevokedCertificatesAndCrls1763769800000 } from './1763769800000-create-revoked-certificates-and-crls';
+import { AddTraceContextToOutbox1764800000000 } from './1764800000000-add-trace-context-to-outbox';
 
 export const REVOCATION_MIGRATIONS = [
   CreateCrlIssuers1763769600000,
   CreateRevokedCertificatesAndCrls1763769800000,
+  AddTraceContextToOutbox1764800000000,
 ];

@@ -9,4 +9,9 @@ export interface EventEnvelope<T = unknown> {
   tenantId: string;
   occurredAt: string;
   payload: T;
+  /**
+   * W3C trace context (`traceparent`, `tracestate`) of the request that recorded the event, so
+   * consumers continue its trace. Absent for events recorded outside a traced request.
+   */
+  traceContext?: Record<string, string>;
 }

@@ -3,6 +3,7 @@ import { Logger } from '@nestjs/common';
 import { EventEnvelope } from '@ca/contracts';
 import { Pool } from 'pg';
 import { EventBus, EventHandler, EventSubscription } from './event-bus';
+import { tracedHandler } from './traced-handler';
 
 const BATCH = 100;
 
@@ -63,6 +64,7 @@ export class InProcessEventBus extends EventBus {
   }
 
   async subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription> {
+    const traced = tracedHandler(durableName, handler);
     await this.pool.query(
       `INSERT INTO messaging.consumers (durable_name) VALUES ($1) ON CONFLICT (durable_name) DO NOTHING`,
       [durableName],
@@ -81,7 +83,7 @@ export class InProcessEventBus extends EventBus {
       });
     const loop = (async () => {
       while (running) {
-        const delivered = await this.deliverBatch(durableName, handler, () => running).catch(
+        const delivered = await this.deliverBatch(durableName, traced, () => running).catch(
           (err: unknown) => {
             this.logger.warn({ err, durableName }, 'event delivery failed; will retry');
             return -1;

@@ -12,6 +12,7 @@ import {
 } from 'nats';
 import { Logger } from '@nestjs/common';
 import { EventBus, EventHandler, EventSubscription } from './event-bus';
+import { tracedHandler } from './traced-handler';
 
 export interface JetStreamOptions {
   /** Stream that keeps every event; default `CA_EVENTS`. */
@@ -65,6 +66,7 @@ export class JetStreamEventBus extends EventBus {
 
   async subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription> {
     const { streamName, subjectPrefix } = this.options;
+    const traced = tracedHandler(durableName, handler);
     try {
       await this.jsm.consumers.info(streamName, durableName);
     } catch {
@@ -92,7 +94,7 @@ export class JetStreamEventBus extends EventBus {
           continue;
         }
         try {
-          await handler(event);
+          await traced(event);
           message.ack();
         } catch (err) {
           this.logger.warn({ err, eventId: event.id, type: event.type }, 'event handler failed; will retry');

@@ -10,6 +10,7 @@ interface OutboxRow {
   tenant_id: string;
   payload: unknown;
   occurred_at: Date;
+  trace_context: Record<string, string> | null;
 }
 
 /**
@@ -59,7 +60,7 @@ export class OutboxRelay {
     let total = 0;
     for (;;) {
       const rows: OutboxRow[] = await this.dataSource.query(
-        `SELECT seq, id, type, tenant_id, payload, occurred_at FROM ${this.schema}.outbox
+        `SELECT seq, id, type, tenant_id, payload, occurred_at, trace_context FROM ${this.schema}.outbox
           WHERE published_at IS NULL ORDER BY seq LIMIT 100`,
       );
       if (rows.length === 0) return total;
@@ -101,5 +102,6 @@ function toEnvelope(row: OutboxRow): EventEnvelope {
     tenantId: row.tenant_id,
     occurredAt: new Date(row.occurred_at).toISOString(),
     payload: row.payload,
+    ...(row.trace_context ? { traceContext: row.trace_context } : {}),
   };
 }

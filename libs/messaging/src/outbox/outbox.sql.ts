@@ -17,6 +17,14 @@ export function outboxTableSql(schema: string): string[] {
   ];
 }
 
+/**
+ * Added to every outbox by a later migration of its schema: the W3C trace context of the request
+ * that recorded the event (null outside a request), which the relay puts into the envelope.
+ */
+export function outboxTraceContextSql(schema: string): string {
+  return `ALTER TABLE ${schema}.outbox ADD COLUMN trace_context jsonb`;
+}
+
 /** DDL of the inbox that makes a consumer idempotent: one row per applied event id. */
 export function inboxTableSql(schema: string): string[] {
   return [

@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { context, propagation } from '@opentelemetry/api';
 import { EventEnvelope } from '@ca/contracts';
 import { EntityManager } from 'typeorm';
 
@@ -19,9 +20,20 @@ export async function recordEvent<T extends { tenantId: string }>(
     occurredAt: new Date().toISOString(),
     payload,
   };
+  // The trace of the request in progress travels with the event (see outboxTraceContextSql).
+  const traceContext: Record<string, string> = {};
+  propagation.inject(context.active(), traceContext);
+  if (Object.keys(traceContext).length > 0) event.traceContext = traceContext;
   await manager.query(
-    `INSERT INTO ${schema}.outbox (id, type, tenant_id, payload, occurred_at) VALUES ($1, $2, $3, $4, $5)`,
-    [event.id, event.type, event.tenantId, JSON.stringify(event.payload), event.occurredAt],
+    `INSERT INTO ${schema}.outbox (id, type, tenant_id, payload, occurred_at, trace_context) VALUES ($1, $2, $3, $4, $5, $6)`,
+    [
+      event.id,
+      event.type,
+      event.tenantId,
+      JSON.stringify(event.payload),
+      event.occurredAt,
+      event.traceContext ? JSON.stringify(event.traceContext) : null,
+    ],
   );
   return event;
 }
