@@ -60,6 +60,18 @@ interface Outcome {
 interface Sample {
   at: number;
   rssBytes: number;
+  /** Events not yet consumed by each durable consumer (`ca_consumer_pending`), when /metrics answers. */
+  pending: Record<string, number>;
+}
+
+/** `ca_consumer_pending{consumer="…"}` values from the system's Prometheus metrics. */
+async function consumerPending(system: RunningSystem): Promise<Record<string, number>> {
+  const answer = await httpCall(`${system.adminUrl}/metrics`, { timeoutMs: 5_000 }).catch(() => undefined);
+  const pending: Record<string, number> = {};
+  if (answer?.status !== 200) return pending;
+  for (const match of answer.body.toString().matchAll(/^ca_consumer_pending\{consumer="([^"]+)"\} (\d+)/gm))
+    pending[match[1]] = Number(match[2]);
+  return pending;
 }
 
 /** Resident set size of a process (Linux /proc), bytes. */
@@ -71,7 +83,7 @@ function rssOf(pid: number): number {
 }
 
 /** Least-squares line through (x, y): slope, and R² (how well a line explains the points). */
-export function linearTrend(points: { x: number; y: number }[]): { slope: number; r2: number } {
+function linearTrend(points: { x: number; y: number }[]): { slope: number; r2: number } {
   const n = points.length;
   if (n < 3) return { slope: NaN, r2: NaN };
   const mx = points.reduce((s, p) => s + p.x, 0) / n;
@@ -153,8 +165,15 @@ runMain(async () => {
             rotating = undefined;
           },
           (error: unknown) => {
+            // Counted as an error; the next issue tries again.
             rotating = undefined;
-            process.stderr.write(`new tenant failed: ${String(error)}\n`);
+            outcomes.push({
+              at: now(),
+              op: 'issue',
+              ms: 0,
+              ok: false,
+              kind: `new tenant: ${(error as Error).message}`,
+            });
           },
         );
       return { ok: true };
@@ -190,14 +209,17 @@ runMain(async () => {
       : { ok: false, kind: `ocsp ${parsed.responseStatus}` };
   };
 
-  const sampler = setInterval(() => {
+  const sample = async () => {
     try {
-      samples.push({ at: now(), rssBytes: rssOf(system.pid) });
+      const at = now();
+      const rssBytes = rssOf(system.pid);
+      samples.push({ at, rssBytes, pending: await consumerPending(system) });
     } catch (error) {
-      process.stderr.write(`memory sample failed: ${String(error)}\n`);
+      process.stderr.write(`sample failed: ${String(error)}\n`);
     }
-  }, sampleMs);
-  samples.push({ at: 0, rssBytes: rssOf(system.pid) });
+  };
+  const sampler = setInterval(() => void sample(), sampleMs);
+  await sample();
 
   let inFlight = 0;
   let skipped = 0;
@@ -238,7 +260,7 @@ runMain(async () => {
   }
   await Promise.all(running);
   clearInterval(sampler);
-  samples.push({ at: now(), rssBytes: rssOf(system.pid) });
+  await sample();
   if (!system.alive()) throw new Error(`the system died during the soak:\n${system.logTail()}`);
   await system.stop();
 
@@ -249,6 +271,7 @@ runMain(async () => {
     const count = (op: Operation) => int(inMinute.filter((o) => o.op === op && o.ok).length);
     const latencies = inMinute.filter((o) => o.ok).map((o) => o.ms);
     const rss = samples.filter((s) => s.at <= (m + 1) * 60_000).at(-1)?.rssBytes ?? NaN;
+    const samplesIn = samples.filter((s) => s.at >= m * 60_000 && s.at < (m + 1) * 60_000);
     rows.push([
       String(m + 1),
       count('issue'),
@@ -259,6 +282,8 @@ runMain(async () => {
       ms(percentile(latencies, 50)),
       ms(percentile(latencies, 99)),
       mib(rss),
+      int(Math.max(0, ...samplesIn.map((x) => x.pending['revocation'] ?? 0))),
+      int(Math.max(0, ...samplesIn.map((x) => x.pending['ocsp-responder'] ?? 0))),
     ]);
   }
   const errors = outcomes.filter((o) => !o.ok);
@@ -292,12 +317,24 @@ runMain(async () => {
       machine,
       settings: [
         `Load: open loop, ${rate} operations started per second (at most ${MAX_IN_FLIGHT} in flight), in a fixed cycle of 20: 6 \`POST /v1/certificates\`, 2 \`GET /v1/certificates\`, 4 \`POST /v1/certificates/{id}/revoke\` (oldest unrevoked), 8 OCSP POST for a random issued serial; a new tenant (CA) every ${ISSUES_PER_TENANT} issues, so per-tenant lists and CRLs stay bounded (${tenants.length} tenants in all); one new HTTP connection per request.`,
-        `Memory: RSS of the system's process (/proc/<pid>/status VmRSS) every ${sampleMs / 1000} s; the trend is the least-squares slope after the first ${warmupMs(durationMs) / 1000} s.`,
+        `Memory: RSS of the system's process (/proc/<pid>/status VmRSS) every ${sampleMs / 1000} s; the trend is the least-squares slope after the first ${warmupMs(durationMs) / 1000} s. Lag: the most events a durable consumer had not consumed yet in a sample of that minute (\`ca_consumer_pending\` from \`/metrics\`); a lag that keeps rising means the consumer cannot keep up with the load.`,
         `System: embedded (PGlite, in-process transport), LOG_LEVEL=warn, ready in ${ms(system.readyMs)}.`,
       ],
       tables: [
         {
-          headers: ['minute', 'issued', 'lists', 'revoked', 'OCSP', 'errors', 'p50', 'p99', 'RSS at end'],
+          headers: [
+            'minute',
+            'issued',
+            'lists',
+            'revoked',
+            'OCSP',
+            'errors',
+            'p50',
+            'p99',
+            'RSS at end',
+            'revocation lag (max)',
+            'responder lag (max)',
+          ],
           rows,
         },
       ],
