@@ -22,7 +22,7 @@ export interface IssuanceService extends RunningService {
 
 export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceService> {
   const { config, messaging } = runtime;
-  const custody = openIssuanceCustody(config);
+  const custody = await openIssuanceCustody(config);
   const dataSource = await openSchemaDataSource({
     url: runtime.databaseUrl,
     schema: ISSUANCE_SCHEMA,

@@ -14,5 +14,6 @@ export {
   readPreviousLocalKek,
   removePreviousLocalKek,
 } from './local/kek-file-rotation';
-export { Pkcs11KeyCustody } from './pkcs11/pkcs11-key-custody.adapter';
+export { openPkcs11KeyCustody } from './pkcs11/open-pkcs11-key-custody';
+export type { Pkcs11KeyCustody } from './pkcs11/pkcs11-key-custody.adapter';
 export { type Pkcs11TokenOptions } from './pkcs11/pkcs11-token';

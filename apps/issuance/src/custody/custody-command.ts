@@ -87,7 +87,7 @@ export async function runCustodyCommandOnDatabase(
   newKekBase64: string | undefined,
 ): Promise<number> {
   if (!config.databaseUrl) throw new Error('runCustodyCommandOnDatabase needs DATABASE_URL');
-  const custody = openIssuanceCustody(config);
+  const custody = await openIssuanceCustody(config);
   const dataSource = await openSchemaDataSource({
     url: config.databaseUrl,
     schema: ISSUANCE_SCHEMA,

@@ -122,15 +122,13 @@ describe.each(databaseKinds())('KEK rotation on issuance schema (%s)', (kind) =>
     await seedAuthorities(oldKek);
     const [, second] = await storedKeys();
     const stranger = await new LocalKeyCustody(randomBytes(32)).generateSigningKey(second.ctx);
-    await dataSource
-      .getRepository(CertificateAuthorityEntity)
-      .update(
-        { id: second.ctx.keyId },
-        {
-          wrappedKey: Buffer.from(stranger.key.wrapped),
-          publicKeySpki: Buffer.from(stranger.key.publicKeySpki),
-        },
-      );
+    await dataSource.getRepository(CertificateAuthorityEntity).update(
+      { id: second.ctx.keyId },
+      {
+        wrappedKey: Buffer.from(stranger.key.wrapped),
+        publicKeySpki: Buffer.from(stranger.key.publicKeySpki),
+      },
+    );
     const failed = await ops({ CA_KEK: b64(oldKek) }, ['rotate-kek'], b64(newKek));
     expect(failed.exit).toBe(1);
     expect(failed.err).toMatch(/^ops: custody rotate-kek failed, nothing changed: Cannot open key /);

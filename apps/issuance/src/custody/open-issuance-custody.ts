@@ -3,7 +3,7 @@ import {
   KeyCustody,
   KeyCustodyError,
   LocalKeyCustody,
-  Pkcs11KeyCustody,
+  openPkcs11KeyCustody,
   loadOrCreateLocalKek,
   readPreviousLocalKek,
 } from '@ca/custody';
@@ -13,7 +13,7 @@ import {
  * mode generated into DATA_DIR/keys/ca-kek), or `pkcs11` on the configured token. Any problem is
  * one configuration line naming the setting at fault, before the service starts.
  */
-export function openIssuanceCustody(config: CaManagerConfig): KeyCustody {
+export async function openIssuanceCustody(config: CaManagerConfig): Promise<KeyCustody> {
   if (config.keyCustody === 'pkcs11') return openTokenCustody(config);
   try {
     const kek = loadOrCreateLocalKek({
@@ -32,10 +32,10 @@ export function openIssuanceCustody(config: CaManagerConfig): KeyCustody {
   }
 }
 
-function openTokenCustody({ pkcs11 }: CaManagerConfig): KeyCustody {
+async function openTokenCustody({ pkcs11 }: CaManagerConfig): Promise<KeyCustody> {
   try {
     // loadConfig has checked that all three are set.
-    return new Pkcs11KeyCustody({
+    return await openPkcs11KeyCustody({
       library: pkcs11.library!,
       tokenLabel: pkcs11.tokenLabel!,
       pin: pkcs11.pin!,

@@ -50,12 +50,16 @@ export function createSoftHsmToken(tokenLabel = 'ca-manager-test'): SoftHsmToken
   if (!module) throw new Error('SoftHSM2 is not installed');
   const dir = mkdtempSync(join(tmpdir(), 'softhsm-'));
   mkdirSync(join(dir, 'tokens'), { mode: 0o700 });
-  const conf = join(dir, 'softhsm2.conf');
+  // One configuration file per process, rewritten for each new token: SoftHSM reads it at every
+  // C_Initialize, while the variable naming it can be set only once (see exportToNativeEnvironment).
+  const confDir = join(tmpdir(), `softhsm-conf-${process.pid}`);
+  mkdirSync(confDir, { recursive: true, mode: 0o700 });
+  const conf = join(confDir, 'softhsm2.conf');
   writeFileSync(
     conf,
     `directories.tokendir = ${join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`,
   );
-  exportToNativeEnvironment(dir, 'SOFTHSM2_CONF', conf);
+  exportToNativeEnvironment(confDir, 'SOFTHSM2_CONF', conf);
   const pin = randomBytes(6).toString('hex');
   const init = spawnSync(
     'softhsm2-util',
@@ -77,13 +81,17 @@ export function createSoftHsmToken(tokenLabel = 'ca-manager-test'): SoftHsmToken
     tokenLabel,
     pin,
     env: { SOFTHSM2_CONF: conf },
-    remove: () => rmSync(dir, { recursive: true, force: true }),
+    remove: () => {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(confDir, { recursive: true, force: true });
+    },
   };
 }
 
 /**
  * Sets a variable in the process's real environment, where the native module's getenv() reads it.
- * Jest hands each test file a copy of `process.env`; `process.loadEnvFile` writes to the real one.
+ * Jest hands each test file a copy of `process.env`; `process.loadEnvFile` writes to the real one
+ * (but never overrides a variable already set, hence the one path per process).
  */
 function exportToNativeEnvironment(dir: string, name: string, value: string): void {
   const file = join(dir, 'env');
