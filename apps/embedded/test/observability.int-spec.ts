@@ -217,6 +217,15 @@ describe.each(systemModes('observability suite'))('observability (%s)', (mode) =
       .find((s) => s.name === 'issuance.certificate.revoke' && s.spanContext().traceId === traceId);
     // The event was recorded inside issuance's handling: the consumers' spans are its children.
     expect(consumers.every((s) => s.parentSpanContext?.spanId === issuance?.spanContext().spanId)).toBe(true);
+    // Each consumer's line about the event carries the revoke call's request id and trace id.
+    const requestId = answer.headers.get('x-request-id');
+    const handled = logs
+      .text()
+      .split('\n')
+      .filter((line) => line.includes('"event handled"') && line.includes(traceId))
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(handled.map((l) => l.consumer).sort()).toEqual(['ocsp-responder', 'revocation']);
+    expect(handled.every((l) => l.requestId === requestId && l.type === 'certificate.revoked')).toBe(true);
   });
 
   it('reports Active certificates expiring soon: the per-tenant gauge and `npm run ops -- expiring`', async () => {

@@ -10,8 +10,9 @@ export interface EventEnvelope<T = unknown> {
   occurredAt: string;
   payload: T;
   /**
-   * W3C trace context (`traceparent`, `tracestate`) of the request that recorded the event, so
-   * consumers continue its trace. Absent for events recorded outside a traced request.
+   * W3C trace context (`traceparent`, `tracestate`) and `x-request-id` of the request that
+   * recorded the event, so consumers continue its trace and log its request id. Absent for events
+   * recorded outside a request.
    */
   traceContext?: Record<string, string>;
 }

@@ -1,15 +1,19 @@
+import { Logger } from '@nestjs/common';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
-import { tracerOf } from '@ca/observability';
+import { REQUEST_ID_HEADER, tracerOf, withRequestId } from '@ca/observability';
 import { EventHandler } from './event-bus';
 
 /**
  * Runs a consumer's handler in a span that continues the trace of the request that caused the
  * event (the W3C context the outbox kept beside it), so a revocation's trace shows the CRL and
- * OCSP work it set off. Events without a context (recorded outside a request) start their own.
+ * OCSP work it set off, and the handler's log lines carry that request's id and trace id. Events
+ * without a context (recorded outside a request) start their own.
  */
 export function tracedHandler(durableName: string, handler: EventHandler): EventHandler {
   const tracer = tracerOf(durableName);
+  const logger = new Logger('EventConsumer');
   return async (event) => {
+    const started = Date.now();
     const parent = event.traceContext ? propagation.extract(ROOT_CONTEXT, event.traceContext) : ROOT_CONTEXT;
     const span = tracer.startSpan(
       `${event.type} process`,
@@ -24,9 +28,25 @@ export function tracedHandler(durableName: string, handler: EventHandler): Event
       },
       parent,
     );
+    const ctx = withRequestId(trace.setSpan(parent, span), event.traceContext?.[REQUEST_ID_HEADER]);
+    const handled = (outcome: string) =>
+      context.with(ctx, () =>
+        logger.debug(
+          {
+            consumer: durableName,
+            type: event.type,
+            eventId: event.id,
+            outcome,
+            durationMs: Date.now() - started,
+          },
+          'event handled',
+        ),
+      );
     try {
-      await context.with(trace.setSpan(parent, span), () => handler(event));
+      await context.with(ctx, () => handler(event));
+      handled('ok');
     } catch (error) {
+      handled('failed');
       span.setStatus({ code: SpanStatusCode.ERROR });
       throw error;
     } finally {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { context, propagation } from '@opentelemetry/api';
+import { REQUEST_ID_HEADER, currentRequestId } from '@ca/observability';
 import { EventEnvelope } from '@ca/contracts';
 import { EntityManager } from 'typeorm';
 
@@ -20,9 +21,11 @@ export async function recordEvent<T extends { tenantId: string }>(
     occurredAt: new Date().toISOString(),
     payload,
   };
-  // The trace of the request in progress travels with the event (see outboxTraceContextSql).
+  // The trace and request id of the request in progress travel with the event (outboxTraceContextSql).
   const traceContext: Record<string, string> = {};
   propagation.inject(context.active(), traceContext);
+  const requestId = currentRequestId();
+  if (requestId) traceContext[REQUEST_ID_HEADER] = requestId;
   if (Object.keys(traceContext).length > 0) event.traceContext = traceContext;
   await manager.query(
     `INSERT INTO ${schema}.outbox (id, type, tenant_id, payload, occurred_at, trace_context) VALUES ($1, $2, $3, $4, $5, $6)`,
