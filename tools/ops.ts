@@ -85,6 +85,11 @@ async function runExpiringOverNats(
  * issuance's schema from here; in embedded mode the running process runs it. See docs/operations.md.
  */
 async function custody(args: string[]): Promise<number> {
+  const { CUSTODY_USAGE } = await import('../apps/issuance/src/custody/custody-command');
+  if (args.length === 0 || args[0] === 'help' || args[0] === '--help') {
+    process.stdout.write(`${CUSTODY_USAGE}\n`);
+    return 0;
+  }
   let config;
   try {
     config = loadConfig();
