@@ -26,7 +26,8 @@ export const OPS_USAGE = `usage: npm run ops -- <command>
   tenant show <tenantId>                the tenant's status and limits, as JSON
   audit export [--tenant <tenantId>] [--since <iso-date>]   the audit log as JSON lines
   audit verify                          check the audit log's hash chain
-  expiring [--days <n>] [--json]        per tenant, Active certificates expiring within n days (default 30)`;
+  expiring [--days <n>] [--json]        per tenant, Active certificates expiring within n days (default 30)
+  custody rotate-kek [--new-kek-file FILE]       re-wrap every CA key under a new KEK (npm run ops -- custody help)`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** As DEFAULT_CERTIFICATE_LIMIT accepts it. */
