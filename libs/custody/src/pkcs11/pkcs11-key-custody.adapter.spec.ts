@@ -40,6 +40,19 @@ describeIfSoftHsm('Pkcs11KeyCustody on SoftHSM2', () => {
     return found.items(0).toType<graphene.PrivateKey>();
   }
 
+  it('signs many messages at once (concurrent requests share one session)', async () => {
+    const { privateKey, crypto, publicKey } = await custody.openSigningKey(ctx, key);
+    const ecdsa = { name: 'ECDSA', hash: 'SHA-256' };
+    const messages = Array.from({ length: 24 }, (_, i) => new TextEncoder().encode(`message ${i}`));
+    const signatures = await Promise.all(messages.map((m) => crypto.subtle.sign(ecdsa, privateKey, m)));
+    const verified = await Promise.all(
+      signatures.map((signature, i) =>
+        globalThis.crypto.subtle.verify(ecdsa, publicKey, signature, messages[i]),
+      ),
+    );
+    expect(verified.every(Boolean)).toBe(true);
+  });
+
   it('stores a reference to the token, not key material', () => {
     expect(key.wrapped[0]).toBe(0x81);
     expect(key.wrapped.length).toBeLessThan(40); // a PKCS#8 P-256 key is 138 octets

@@ -30,21 +30,30 @@ export class Pkcs11KeyCustody extends KeyCustody {
 
   /** The token's WebCrypto provider (its `subtle` signs with the keys this custody opens). */
   get crypto(): webcrypto.Crypto {
-    return this.token.crypto as unknown as webcrypto.Crypto;
+    return this.token.crypto;
   }
 
   async generateSigningKey(
     ctx: CustodyKeyContext,
   ): Promise<{ key: CustodiedKey; publicKey: webcrypto.CryptoKey }> {
     assertContext(ctx);
-    const subtle = this.token.crypto.subtle;
-    const pair = (await subtle.generateKey(
-      { ...ECDSA_P256, token: true, sensitive: true, label: tokenKeyLabel(ctx) } as webcrypto.EcKeyGenParams,
-      false,
-      ['sign', 'verify'],
-    )) as webcrypto.CryptoKeyPair;
-    const id = (pair.privateKey as unknown as TokenCryptoKey).p11Object.id;
-    const publicKeySpki = new Uint8Array(await subtle.exportKey('spki', pair.publicKey as never));
+    const { id, publicKeySpki } = await this.token.exclusive(async () => {
+      const subtle = this.token.rawCrypto.subtle;
+      const pair = (await subtle.generateKey(
+        {
+          ...ECDSA_P256,
+          token: true,
+          sensitive: true,
+          label: tokenKeyLabel(ctx),
+        } as webcrypto.EcKeyGenParams,
+        false,
+        ['sign', 'verify'],
+      )) as webcrypto.CryptoKeyPair;
+      return {
+        id: (pair.privateKey as unknown as TokenCryptoKey).p11Object.id,
+        publicKeySpki: new Uint8Array(await subtle.exportKey('spki', pair.publicKey as never)),
+      };
+    });
     const key: CustodiedKey = {
       keyId: ctx.keyId,
       algorithm: ECDSA_P256_ALGORITHM,
@@ -56,32 +65,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
   }
 
   async openSigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<OpenedSigningKey> {
-    const { privateObject, publicObject } = this.findOwnedPair(ctx, key);
-    const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
-    const secret = privateObject.toType<graphene.PrivateKey>();
-    if (secret.get('sensitive') !== true || secret.get('extractable') !== false) {
-      throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the token key is exportable`);
-    }
-    const storage = this.token.crypto.keyStorage;
-    const tokenPublic = await storage.getItem(
-      TokenCryptoKey.getID(publicObject.toType<graphene.Key>()),
-      ECDSA_P256,
-      true,
-      ['verify'],
-    );
-    const tokenSpki = Buffer.from(await this.token.crypto.subtle.exportKey('spki', tokenPublic));
-    if (!tokenSpki.equals(Buffer.from(key.publicKeySpki))) {
-      throw new KeyCustodyError(
-        'key-unavailable',
-        `Cannot open ${which}: the stored public key is not the token's`,
-      );
-    }
-    const privateKey = await storage.getItem(
-      TokenCryptoKey.getID(privateObject.toType<graphene.Key>()),
-      ECDSA_P256,
-      false,
-      ['sign'],
-    );
+    const privateKey = await this.token.exclusive(() => this.openOwnedPrivateKey(ctx, key));
     const publicKey = await globalThis.crypto.subtle.importKey('spki', key.publicKeySpki, ECDSA_P256, true, [
       'verify',
     ]);
@@ -90,13 +74,44 @@ export class Pkcs11KeyCustody extends KeyCustody {
 
   /** C_DestroyObject on both halves; a key already gone is not an error. */
   async destroySigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<void> {
-    const objects = this.findObjects(ctx, key);
-    for (const object of objects) object.destroy();
+    await this.token.exclusive(() => {
+      for (const object of this.findObjects(ctx, key)) object.destroy();
+    });
   }
 
   /** Logs out when no other custody of this process uses the token. */
   override close(): void {
     this.token.release();
+  }
+
+  /** The token's private key of `key`, after every check; run inside `exclusive`. */
+  private async openOwnedPrivateKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<TokenCryptoKey> {
+    const { privateObject, publicObject } = this.findOwnedPair(ctx, key);
+    const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
+    const secret = privateObject.toType<graphene.PrivateKey>();
+    if (secret.get('sensitive') !== true || secret.get('extractable') !== false) {
+      throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the token key is exportable`);
+    }
+    const crypto = this.token.rawCrypto;
+    const tokenPublic = await crypto.keyStorage.getItem(
+      TokenCryptoKey.getID(publicObject.toType<graphene.Key>()),
+      ECDSA_P256,
+      true,
+      ['verify'],
+    );
+    const tokenSpki = Buffer.from(await crypto.subtle.exportKey('spki', tokenPublic));
+    if (!tokenSpki.equals(Buffer.from(key.publicKeySpki))) {
+      throw new KeyCustodyError(
+        'key-unavailable',
+        `Cannot open ${which}: the stored public key is not the token's`,
+      );
+    }
+    return crypto.keyStorage.getItem(
+      TokenCryptoKey.getID(privateObject.toType<graphene.Key>()),
+      ECDSA_P256,
+      false,
+      ['sign'],
+    );
   }
 
   private findOwnedPair(

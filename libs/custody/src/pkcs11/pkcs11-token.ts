@@ -1,3 +1,4 @@
+import type { webcrypto } from 'node:crypto';
 import * as graphene from 'graphene-pk11';
 import { Crypto } from 'node-webcrypto-p11';
 import { KeyCustodyError } from '../key-custody.error';
@@ -15,14 +16,21 @@ export interface Pkcs11TokenOptions {
 /** A logged-in read-write session on the token, and the WebCrypto provider built on it. */
 export interface Pkcs11TokenSession {
   readonly session: graphene.Session;
-  readonly crypto: Crypto;
+  /** The provider itself: use it only inside `exclusive`. */
+  readonly rawCrypto: Crypto;
+  /** The provider for everyone else: every `subtle` call waits for the session to be free. */
+  readonly crypto: webcrypto.Crypto;
+  /** Runs `work` when no other operation uses the session. */
+  exclusive<T>(work: () => T | Promise<T>): Promise<T>;
   /** Gives the session back; the last user logs out and finalizes the module. */
   release(): void;
 }
 
 interface OpenToken {
   session: graphene.Session;
-  crypto: Crypto;
+  rawCrypto: Crypto;
+  crypto: webcrypto.Crypto;
+  exclusive<T>(work: () => T | Promise<T>): Promise<T>;
   users: number;
 }
 
@@ -55,7 +63,9 @@ export function openPkcs11Token(options: Pkcs11TokenOptions): Pkcs11TokenSession
   let released = false;
   return {
     session: opened.session,
+    rawCrypto: opened.rawCrypto,
     crypto: opened.crypto,
+    exclusive: opened.exclusive,
     release: () => {
       if (released) return;
       released = true;
@@ -99,7 +109,43 @@ function openSession(module: graphene.Module, options: Pkcs11TokenOptions): Open
       `PKCS11_PIN: the token "${options.tokenLabel}" refused the login (${reason(error)})`,
     );
   }
-  return { session, crypto: new Crypto({ session, name: options.tokenLabel }), users: 0 };
+  const rawCrypto = new Crypto({ session, name: options.tokenLabel });
+  const exclusive = oneAtATime();
+  return { session, rawCrypto, crypto: serialized(rawCrypto, exclusive), exclusive, users: 0 };
+}
+
+/**
+ * A session runs one operation at a time (PKCS#11 2.40 section 5.1): a second C_SignInit while a
+ * signature is being computed fails with CKR_OPERATION_ACTIVE. Concurrent requests therefore
+ * queue for the session; signing a certificate takes about a millisecond in a token.
+ */
+function oneAtATime(): <T>(work: () => T | Promise<T>) => Promise<T> {
+  let queue: Promise<unknown> = Promise.resolve();
+  return <T>(work: () => T | Promise<T>): Promise<T> => {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  };
+}
+
+/** The provider with every `subtle` method queued through `exclusive` (what pkijs is given). */
+function serialized(
+  crypto: Crypto,
+  exclusive: <T>(work: () => T | Promise<T>) => Promise<T>,
+): webcrypto.Crypto {
+  const subtle = new Proxy(crypto.subtle, {
+    get(target, property) {
+      const value: unknown = Reflect.get(target, property, target);
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) =>
+        exclusive(() => (value as (...a: unknown[]) => unknown).apply(target, args));
+    },
+  });
+  return {
+    subtle,
+    getRandomValues: <T extends ArrayBufferView | null>(array: T) => crypto.getRandomValues(array),
+    randomUUID: () => globalThis.crypto.randomUUID(),
+  } as unknown as webcrypto.Crypto;
 }
 
 function findSlot(module: graphene.Module, tokenLabel: string): graphene.Slot {
