@@ -8,7 +8,7 @@ import * as pkijs from 'pkijs';
 import { Client } from 'pg';
 import { runThroughOperatorEndpoint } from '../../gateway/src/operations/operator-client';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
-import { eventuallyCrl } from './support/pki';
+import { eventuallyCrl, eventuallyRevokedInOcsp } from './support/pki';
 import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
 
 jest.setTimeout(120_000);
@@ -187,6 +187,8 @@ describeIfSoftHsm('KEY_CUSTODY=pkcs11 (SoftHSM2), embedded system', () => {
     const second = await t.issue(issueBody({ commonName: 'after-restart' }));
     await revoke(t, second.certificateId);
     await expectSignedByCa(t, sut, second.certificatePem, second.serialNumber);
+    // The OCSP signer's certificate was issued with the token's key too.
+    await eventuallyRevokedInOcsp(sut.pkiUrl, t.tenantId, t.caDer, second.serialNumber);
 
     const { key } = await storedCaKey(sut, t.tenantId);
     expect(key.wrapped[0]).toBe(0x81); // a token reference (CKA_ID), not key material
