@@ -1,6 +1,19 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import { openSync, closeSync } from 'node:fs';
 
+/** Every child still running; SIGKILLed if the test process exits first (a crash, Ctrl-C). */
+const live = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function killOnExit(child: ChildProcess): void {
+  live.add(child);
+  child.once('exit', () => live.delete(child));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const c of live) c.kill('SIGKILL');
+  });
+}
+
 /**
  * A program of the fault suites (a service, nats-server, postgres) run as a child process with
  * its output in a log file, so a failing run can be diagnosed and the test output stays quiet.
@@ -33,6 +46,7 @@ export class ChildProgram {
       stdio: ['ignore', log, log],
     });
     closeSync(log);
+    killOnExit(child);
     this.child = child;
     this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
     void this.exited.then(() => {

@@ -53,6 +53,10 @@ export class OwnPostgresCluster {
     }
     chmodSync(dir, 0o700);
     const cluster = new OwnPostgresCluster(port, dir, bin, asRoot ? ['runuser', '-u', 'postgres', '--'] : []);
+    // pg_ctl leaves the server running on its own: stop it if the test process exits first.
+    const stopOnExit = () => cluster.stopNow();
+    process.once('exit', stopOnExit);
+    cluster.forgetExitHook = () => process.off('exit', stopOnExit);
     await cluster.run('initdb', ['-D', join(dir, 'data'), '-A', 'trust', '-U', 'postgres', '--no-sync']);
     await cluster.up();
     return cluster;
@@ -94,7 +98,29 @@ export class OwnPostgresCluster {
     await this.run('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']);
   }
 
+  private forgetExitHook = () => undefined as void;
+
+  /** Synchronous immediate stop, for an exiting process; removes the files. */
+  private stopNow(): void {
+    try {
+      const [command, ...rest] = [
+        ...this.runAs,
+        join(this.bin, 'pg_ctl'),
+        '-D',
+        join(this.dir, 'data'),
+        '-m',
+        'immediate',
+        'stop',
+      ];
+      execFileSync(command, rest, { stdio: 'ignore', cwd: this.dir });
+    } catch {
+      // not running
+    }
+    rmSync(this.dir, { recursive: true, force: true });
+  }
+
   async remove(): Promise<void> {
+    this.forgetExitHook();
     try {
       await this.run('pg_ctl', ['-D', join(this.dir, 'data'), '-m', 'immediate', '-w', 'stop']);
     } catch {
