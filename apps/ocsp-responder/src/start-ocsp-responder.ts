@@ -84,6 +84,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     }),
   );
   signers.start();
+  crls.copyPending(); // what a previous run left pending
   await statuses.watchChanges();
   const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
   return {
@@ -94,6 +95,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       await app.close();
       await subscription.stop();
       await signers.stop();
+      await crls.stop();
       await statuses.stopWatching();
       await issuance.close();
       await dataSource.destroy();
