@@ -5,7 +5,11 @@ import { NestFactory } from '@nestjs/core';
 import { CaError, ErrorCode, EventEnvelope } from '@ca/contracts';
 import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
+import { connect } from 'nats';
 import {
+  EventBus,
+  InProcessEventBus,
+  JetStreamEventBus,
   Messaging,
   RpcReplyInterceptor,
   applyOnce,
@@ -260,6 +264,75 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       expect(order.indexOf(first.id)).toBeLessThan(order.indexOf(second.id));
       expect(failures).toBe(2);
     }, 20_000);
+
+    describe('a consumer that crashes or works long', () => {
+      // Shorter than the 5 s default, to keep the suite quick; the consumers below are updated to it.
+      const ACK_WAIT_MS = 1_000;
+
+      /** An event bus of its own connection, as a service process has, and a way to kill it mid-event. */
+      async function openProcessLikeBus(): Promise<{ bus: EventBus; crash: () => Promise<void> }> {
+        if (kind === 'nats') {
+          const nc = await connect({ servers: process.env.NATS_URL });
+          const bus = await JetStreamEventBus.connect(nc, {
+            ...testMessaging.options,
+            ackWaitMs: ACK_WAIT_MS,
+          });
+          return { bus, crash: () => nc.close() }; // no ack, no unsubscribe: the process is gone
+        }
+        const bus = await InProcessEventBus.open(db.url);
+        return { bus, crash: () => bus.pool.end() }; // its position is never written
+      }
+
+      it('redelivers the event a consumer died on to its restart within about the ack wait', async () => {
+        // Created with the default ack wait, as consumers of an earlier version were with 30 s.
+        await (await messaging.events.subscribe('crashing-consumer', async () => undefined)).stop();
+        const event = await publishNew(messaging, 'in-flight');
+        const dying = await openProcessLikeBus();
+        let release = () => undefined as void;
+        let received = false;
+        const dead = await dying.bus.subscribe('crashing-consumer', async (e) => {
+          if (e.id !== event.id) return;
+          received = true;
+          await new Promise<void>((r) => (release = r)); // never finishes before the crash
+        });
+        await waitFor(() => received);
+        await dying.crash();
+        const crashedAt = Date.now();
+
+        const restarted = await openProcessLikeBus();
+        const seen: string[] = [];
+        const subscription = await restarted.bus.subscribe(
+          'crashing-consumer',
+          async (e) => void seen.push(e.id),
+        );
+        await waitFor(() => seen.includes(event.id), 10_000);
+        const delayMs = Date.now() - crashedAt;
+        await subscription.stop();
+        await restarted.crash();
+        release();
+        await dead.stop();
+        // Far below the former 30 s and the 5 s default: the consumer took the test's ack wait.
+        expect(delayMs).toBeLessThan(ACK_WAIT_MS + 2_500);
+      }, 30_000);
+
+      it('does not redeliver an event while its handler works longer than the ack wait', async () => {
+        const event = await publishNew(messaging, 'slow');
+        const own = await openProcessLikeBus();
+        let deliveries = 0;
+        let finished = false;
+        const subscription = await own.bus.subscribe('slow-consumer', async (e) => {
+          if (e.id !== event.id) return;
+          deliveries++;
+          await new Promise((r) => setTimeout(r, ACK_WAIT_MS * 2.5));
+          finished = true;
+        });
+        await waitFor(() => finished, 15_000);
+        await new Promise((r) => setTimeout(r, ACK_WAIT_MS)); // a redelivery would be handled by now
+        await subscription.stop();
+        await own.crash();
+        expect(deliveries).toBe(1);
+      }, 30_000);
+    });
   });
 });
 

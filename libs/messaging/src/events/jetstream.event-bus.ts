@@ -5,6 +5,7 @@ import {
   JSONCodec,
   JetStreamClient,
   JetStreamManager,
+  JsMsg,
   NatsConnection,
   RetentionPolicy,
   StorageType,
@@ -19,11 +20,21 @@ export interface JetStreamOptions {
   streamName: string;
   /** Subject prefix; an event of type `ca.initialized` goes to `<prefix>.ca.initialized`. */
   subjectPrefix: string;
-  /** How long a delivered event may stay unacknowledged before JetStream redelivers it. */
+  /**
+   * How long a delivered event may stay unacknowledged before JetStream redelivers it: the delay
+   * an event in flight when its consumer (or NATS) crashed waits before another delivery. Default
+   * DEFAULT_ACK_WAIT_MS; a handler that runs longer keeps its event by progress heartbeats.
+   */
   ackWaitMs?: number;
   /** Delay before a failed event is retried. */
   retryDelayMs?: number;
 }
+
+/**
+ * Short, so that a revocation in flight when its consumer or NATS crashed still reaches the CRL
+ * and OCSP within seconds (CONTRACT 6: within 5 s); slow handlers heartbeat instead.
+ */
+export const DEFAULT_ACK_WAIT_MS = 5_000;
 
 const codec = JSONCodec<EventEnvelope>();
 
@@ -65,21 +76,9 @@ export class JetStreamEventBus extends EventBus {
   }
 
   async subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription> {
-    const { streamName, subjectPrefix } = this.options;
+    const { streamName } = this.options;
     const traced = tracedHandler(durableName, handler);
-    try {
-      await this.jsm.consumers.info(streamName, durableName);
-    } catch {
-      await this.jsm.consumers.add(streamName, {
-        durable_name: durableName,
-        ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        filter_subject: `${subjectPrefix}.>`,
-        ack_wait: nanos(this.options.ackWaitMs ?? 30_000),
-        // One at a time keeps the stream's order per consumer (issued before revoked).
-        max_ack_pending: 1,
-      });
-    }
+    await this.ensureConsumer(durableName);
     const consumer = await this.js.consumers.get(streamName, durableName);
     const messages = await consumer.consume({ max_messages: 64 });
     const retryDelay = this.options.retryDelayMs ?? 1_000;
@@ -93,12 +92,23 @@ export class JetStreamEventBus extends EventBus {
           message.term();
           continue;
         }
+        const stopHeartbeat = this.heartbeat(message);
+        let handled: boolean;
         try {
           await traced(event);
-          message.ack();
+          handled = true;
         } catch (err) {
           this.logger.warn({ err, eventId: event.id, type: event.type }, 'event handler failed; will retry');
-          message.nak(retryDelay);
+          handled = false;
+        } finally {
+          stopHeartbeat();
+        }
+        // Without a connection the answer is lost; JetStream redelivers after the ack wait.
+        try {
+          if (handled) message.ack();
+          else message.nak(retryDelay);
+        } catch (err) {
+          this.logger.warn({ err, eventId: event.id }, 'acknowledgement not sent; the event comes again');
         }
       }
     })();
@@ -111,6 +121,54 @@ export class JetStreamEventBus extends EventBus {
     };
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  private get ackWaitMs(): number {
+    return this.options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+  }
+
+  /**
+   * Creates the durable consumer, or brings an existing one to this ack wait (consumers created
+   * with the former 30 s keep it otherwise); ack_wait is one of the fields a consumer update may
+   * change (nats-server 2.9), unlike its delivery or ack policy.
+   */
+  private async ensureConsumer(durableName: string): Promise<void> {
+    const { streamName, subjectPrefix } = this.options;
+    const ackWait = nanos(this.ackWaitMs);
+    const existing = await this.jsm.consumers.info(streamName, durableName).catch(() => undefined);
+    if (!existing) {
+      await this.jsm.consumers.add(streamName, {
+        durable_name: durableName,
+        ack_policy: AckPolicy.Explicit,
+        deliver_policy: DeliverPolicy.All,
+        filter_subject: `${subjectPrefix}.>`,
+        ack_wait: ackWait,
+        // One at a time keeps the stream's order per consumer (issued before revoked).
+        max_ack_pending: 1,
+      });
+    } else if (existing.config.ack_wait !== ackWait) {
+      await this.jsm.consumers.update(streamName, durableName, { ack_wait: ackWait });
+      this.logger.log({ durableName, ackWaitMs: this.ackWaitMs }, 'consumer ack wait updated');
+    }
+  }
+
+  /**
+   * While a handler runs (a big CRL), tells JetStream every third of the ack wait that the event
+   * is still being worked on (AckProgress, `+WIP`), which restarts its ack wait: it is redelivered
+   * only when its consumer is really gone. Returns the function that stops the heartbeat.
+   */
+  private heartbeat(message: JsMsg): () => void {
+    const timer = setInterval(
+      () => {
+        try {
+          message.working();
+        } catch {
+          // Disconnected: nothing to tell; the ack wait decides.
+        }
+      },
+      Math.max(100, Math.floor(this.ackWaitMs / 3)),
+    );
+    return () => clearInterval(timer);
   }
 
   async close(): Promise<void> {
