@@ -11,7 +11,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { benchArgs, intListOption, intOption } from './lib/args';
 import { freePort, httpCall, LoadResult, runLoad } from './lib/http-load';
 import { machineInfo } from './lib/machine';
@@ -35,6 +35,7 @@ const USAGE = `bench/issuance.ts: POST /v1/certificates against cfssl or the ope
   --duration S     seconds measured per cell (default 10; --quick: 3)
   --concurrency L  comma-separated (default 1,8)
   --quick          shorter
+  --cpu-prof DIR   run the system under \`node --cpu-prof\`, profiles written to DIR at its exit
   --no-record      do not append to docs/benchmarks.md`;
 
 const WARMUP_MS = 1_000;
@@ -52,7 +53,9 @@ async function main(): Promise<void> {
   const { quick, record, values } = benchArgs(USAGE, {
     duration: { type: 'string' },
     concurrency: { type: 'string' },
+    'cpu-prof': { type: 'string' },
   });
+  const profileDir = typeof values['cpu-prof'] === 'string' ? resolve(values['cpu-prof']) : undefined;
   const durationMs = intOption(values.duration, 'duration', quick ? 3 : 10) * 1000;
   const concurrencies = intListOption(values.concurrency, 'concurrency', [1, 8]);
   const machine = machineInfo();
@@ -62,7 +65,10 @@ async function main(): Promise<void> {
 
   for (const mode of modes) {
     process.stdout.write(`starting the system (${mode})… `);
-    const system = await startSystem({ mode });
+    const system = await startSystem({
+      mode,
+      nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+    });
     process.stdout.write(`ready in ${int(system.readyMs)} ms\n`);
     descriptions.push(system.description);
     for (const concurrency of concurrencies) {

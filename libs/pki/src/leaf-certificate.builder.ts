@@ -1,28 +1,18 @@
 import type { webcrypto } from 'node:crypto';
 
-import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
 import { pkiCrypto } from './crypto-engine';
-import { encodeDerSequence } from './der-sequence';
 import type { DistinguishedName } from './distinguished-name';
-import {
-  authorityInfoAccessExtension,
-  authorityKeyIdentifierExtension,
-  basicConstraintsExtension,
-  crlDistributionPointsExtension,
-  customExtension,
-  extendedKeyUsageExtension,
-  keyIdentifier,
-  type KeyPurpose,
-  keyUsageExtension,
-  ocspNoCheckExtension,
-  subjectAltNameExtension,
-  subjectKeyIdentifierExtension,
-  tlsFeatureMustStapleExtension,
-} from './extensions';
+import { ECDSA_WITH_SHA256_DER } from './algorithm-identifier';
+import { decodeCertificate } from './certificate.parser';
+import { contextConstructed, derBitString, derElement, derSequence, TAG } from './der-writer';
+import { encodeTimeDer } from './der-time';
+import { signTbs } from './ecdsa-sig-value';
+import type { KeyPurpose } from './extensions';
+import { encodeLeafExtensions, keyIdentifierOfSpki } from './leaf-extensions';
 import { decodeIssuerCertificate, type IssuerCertificate } from './issuer-certificate';
-import { encodeName } from './name';
+import { encodeNameDer } from './name';
 import { assertValidSerialNumber } from './serial-number';
 import { encodeTime } from './validity-time';
 
@@ -66,7 +56,7 @@ export interface IssuerKey {
 
 /**
  * An end-entity v3 certificate (RFC 5280 4.1) for `subjectPublicKey`, signed by the issuer CA with
- * SHA-256 (ecdsa-with-SHA256 for a P-256 CA key), DER-encoded.
+ * ecdsa-with-SHA256 (the CA key is ECDSA P-256, the only algorithm custody holds), DER-encoded.
  *
  * - issuer: the issuer certificate's subject, copied byte for byte so that name chaining
  *   (RFC 5280 6.1.3 (a)(4)) never depends on re-encoding;
@@ -77,7 +67,8 @@ export interface IssuerKey {
  *   id-pkix-ocsp-nocheck and the custom extensions, each when the profile asks for it.
  *
  * Throws RangeError for an invalid profile, a validity ending after the issuer's, an issuer that is
- * not a CA, or a private key that does not belong to the issuer certificate.
+ * not a CA, or a private key that does not belong to the issuer certificate; TypeError for an
+ * issuer key that is not ECDSA P-256.
  */
 export async function buildLeafCertificate(
   profile: LeafCertificateProfile,
@@ -97,25 +88,46 @@ export async function buildLeafCertificate(
     );
   }
 
-  const certificate = new pkijs.Certificate({
-    version: 2, // v3 (RFC 5280 4.1.2.1)
-    serialNumber: new asn1js.Integer({ valueHex: profile.serialNumber }),
-    issuer: issuerCertificate.certificate.subject, // re-emitted from the bytes it was decoded from
-    subject: encodeName(profile.subject),
-    notBefore,
-    notAfter,
-  });
-  await certificate.subjectPublicKeyInfo.importKey(subjectPublicKey, pkiCrypto());
-  certificate.extensions = leafExtensions(profile, certificate.subjectPublicKeyInfo, issuerCertificate);
-  await certificate.sign(issuer.privateKey, 'SHA-256', pkiCrypto(issuer.privateKey));
-  await assertSignedByIssuer(certificate, issuer.privateKey, issuerCertificate.certificate);
-  // Certificate ::= SEQUENCE { tbsCertificate, signatureAlgorithm, signatureValue } (RFC 5280 4.1),
-  // around exactly the TBSCertificate octets that were signed.
-  return encodeDerSequence([
-    certificate.tbsView,
-    new Uint8Array(certificate.signatureAlgorithm.toSchema().toBER(false)),
-    new Uint8Array(certificate.signatureValue.toBER(false)),
-  ]);
+  // Every issuance comes through here: the TBSCertificate is written as DER directly and its
+  // constant parts (issuer Name, algorithm identifier, most extensions) are reused as bytes; a
+  // pkijs object graph per certificate cost more than the signature.
+  const spki = new Uint8Array(await globalThis.crypto.subtle.exportKey('spki', subjectPublicKey));
+  const extensions = encodeLeafExtensions(
+    profile,
+    keyIdentifierOfSpki(spki),
+    issuerCertificate.keyIdentifier,
+  );
+  const tbs = derSequence(
+    VERSION_3,
+    derElement(TAG.integer, profile.serialNumber),
+    ECDSA_WITH_SHA256_DER, // RFC 5280 4.1.2.3: the same as signatureAlgorithm below
+    issuerNameDer(issuerCertificate),
+    derSequence(encodeTimeDer(notBefore.value), encodeTimeDer(notAfter.value)),
+    encodeNameDer(profile.subject),
+    spki,
+    derElement(contextConstructed(3), derSequence(...extensions.map(({ der }) => der))),
+  );
+  const der = derSequence(tbs, ECDSA_WITH_SHA256_DER, derBitString(await signTbs(tbs, issuer.privateKey)));
+  if (!matchingIssuerKeys.get(issuer.privateKey)?.has(issuerCertificate.certificate)) {
+    await assertSignedByIssuer(decodeCertificate(der), issuer.privateKey, issuerCertificate.certificate);
+  }
+  return der;
+}
+
+/** [0] EXPLICIT Version v3 (RFC 5280 4.1.2.1): INTEGER 2. */
+const VERSION_3 = Uint8Array.of(0xa0, 0x03, TAG.integer, 0x01, 0x02);
+
+// The issuer Name of every leaf: the issuer certificate's subject, re-emitted from the bytes it
+// was decoded from (pkijs keeps them), encoded once per decoded issuer.
+const issuerNames = new WeakMap<IssuerCertificate, Uint8Array>();
+
+function issuerNameDer(issuer: IssuerCertificate): Uint8Array {
+  let name = issuerNames.get(issuer);
+  if (!name) {
+    name = new Uint8Array(issuer.certificate.subject.toSchema().toBER(false));
+    issuerNames.set(issuer, name);
+  }
+  return name;
 }
 
 // Private keys already seen to belong to an issuer certificate (a key's material never changes).
@@ -136,38 +148,4 @@ async function assertSignedByIssuer(
   }
   const issuers = matchingIssuerKeys.get(privateKey) ?? new WeakSet<pkijs.Certificate>();
   matchingIssuerKeys.set(privateKey, issuers.add(issuerCertificate));
-}
-
-function leafExtensions(
-  profile: LeafCertificateProfile,
-  subjectPublicKeyInfo: pkijs.PublicKeyInfo,
-  issuer: IssuerCertificate,
-): pkijs.Extension[] {
-  const extensions = [
-    basicConstraintsExtension({ cA: false }),
-    keyUsageExtension(
-      profile.keyEncipherment ? ['digitalSignature', 'keyEncipherment'] : ['digitalSignature'],
-    ),
-    extendedKeyUsageExtension(profile.extendedKeyUsages),
-    subjectKeyIdentifierExtension(keyIdentifier(subjectPublicKeyInfo)),
-    authorityKeyIdentifierExtension(issuer.keyIdentifier),
-  ];
-  if (profile.dnsNames?.length) extensions.push(subjectAltNameExtension(profile.dnsNames));
-  if (profile.crlDistributionPointUrl !== undefined) {
-    extensions.push(crlDistributionPointsExtension(profile.crlDistributionPointUrl));
-  }
-  if (profile.ocspUrl !== undefined || profile.caIssuersUrl !== undefined) {
-    extensions.push(authorityInfoAccessExtension({ ocsp: profile.ocspUrl, caIssuers: profile.caIssuersUrl }));
-  }
-  if (profile.mustStaple) extensions.push(tlsFeatureMustStapleExtension());
-  if (profile.ocspNoCheck) extensions.push(ocspNoCheckExtension());
-  for (const { oid, value } of profile.customExtensions ?? []) extensions.push(customExtension(oid, value));
-
-  // RFC 5280 4.2: a certificate MUST NOT include more than one instance of an extension.
-  const seen = new Set<string>();
-  for (const { extnID } of extensions) {
-    if (seen.has(extnID)) throw new RangeError(`Extension ${extnID} would appear twice`);
-    seen.add(extnID);
-  }
-  return extensions;
 }

@@ -1,6 +1,6 @@
-import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 
+import { derElement, derObjectIdentifier, derSequence, TAG } from './der-writer';
 import type { DistinguishedName } from './distinguished-name';
 
 // Attribute types of X.520 (RFC 5280 Appendix A.1).
@@ -10,6 +10,14 @@ const ATTRIBUTE_TYPE = {
   organizationalUnit: '2.5.4.11',
   commonName: '2.5.4.3',
 } as const satisfies Record<keyof DistinguishedName, string>;
+
+const ATTRIBUTE_TYPE_DER = Object.fromEntries(
+  Object.entries(ATTRIBUTE_TYPE).map(([attribute, oid]) => [attribute, derObjectIdentifier(oid)]),
+) as Record<keyof DistinguishedName, Uint8Array>;
+
+// Universal tags of the two string types written (X.680 8.4).
+const UTF8_STRING = 0x0c;
+const PRINTABLE_STRING = 0x13;
 
 // Most significant first, so that openssl prints `C = US, O = Acme, OU = X, CN = Y`.
 const RDN_ORDER: readonly (keyof DistinguishedName)[] = [
@@ -28,18 +36,18 @@ const UPPER_BOUND = 64;
  * is built here and handed to pkijs as already-encoded bytes, which it then writes unchanged.
  */
 export function encodeName(name: DistinguishedName): pkijs.RelativeDistinguishedNames {
+  return pkijs.RelativeDistinguishedNames.fromBER(encodeNameDer(name));
+}
+
+/** `encodeName` as DER bytes, written directly (the leaf builder's hot path needs no objects). */
+export function encodeNameDer(name: DistinguishedName): Uint8Array {
   const rdns = RDN_ORDER.flatMap((attribute) => {
     const value = name[attribute];
     if (value === undefined) return [];
-    const typeAndValue = new asn1js.Sequence({
-      value: [
-        new asn1js.ObjectIdentifier({ value: ATTRIBUTE_TYPE[attribute] }),
-        encodeValue(attribute, value),
-      ],
-    });
-    return [new asn1js.Set({ value: [typeAndValue] })];
+    const typeAndValue = derSequence(ATTRIBUTE_TYPE_DER[attribute], encodeValue(attribute, value));
+    return [derElement(TAG.set, typeAndValue)];
   });
-  return pkijs.RelativeDistinguishedNames.fromBER(new asn1js.Sequence({ value: rdns }).toBER(false));
+  return derSequence(...rdns);
 }
 
 /**
@@ -55,19 +63,19 @@ export function decodeName(rdns: pkijs.RelativeDistinguishedNames): Distinguishe
   return name;
 }
 
-function encodeValue(attribute: keyof DistinguishedName, value: string): asn1js.BaseBlock {
+function encodeValue(attribute: keyof DistinguishedName, value: string): Uint8Array {
   if (attribute === 'country') {
     // X.520 CountryName: PrintableString (SIZE (2)).
     if (!/^[A-Z]{2}$/.test(value))
       throw new RangeError(`country must be two uppercase letters, not "${value}"`);
-    return new asn1js.PrintableString({ value });
+    return derElement(PRINTABLE_STRING, Buffer.from(value, 'ascii'));
   }
   const length = [...value].length;
   if (length < 1 || length > UPPER_BOUND) {
     throw new RangeError(`${attribute} must have 1 to ${UPPER_BOUND} characters, not ${length}`);
   }
   // RFC 5280 4.1.2.4: new certificates encode DirectoryString as UTF8String.
-  return new asn1js.Utf8String({ value });
+  return derElement(UTF8_STRING, Buffer.from(value, 'utf8'));
 }
 
 function stringValue(value: pkijs.AttributeValueType): string {

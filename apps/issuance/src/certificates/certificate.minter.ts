@@ -13,9 +13,8 @@ import {
 import { DataSource } from 'typeorm';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
-import { assertBelowCertificateLimit } from './certificate-limit';
+import { insertWithinCertificateLimit } from './certificate-limit';
 import { addDays } from './certificate-lifecycle';
-import { CertificateEntity } from './certificate.entity';
 import { distributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
 
@@ -58,11 +57,8 @@ export class CertificateMinter {
         },
       ]);
     }
-    // A tenant at its limit is refused before any key is made; the count that decides is the
-    // locked one inside the transaction below.
-    await assertBelowCertificateLimit(this.dataSource.manager, request.tenantId, request.certificateLimit, {
-      lock: false,
-    });
+    // The plan limit is checked once, locked, inside the transaction below: an unlocked count up
+    // front as well cost every issuance a query to spare a refused one a key generation.
     const keys = await generateLeafKeyPair();
     const urls = distributionPointsFor(this.pkiPublicUrl, request.tenantId);
     const { profile } = request;
@@ -89,30 +85,28 @@ export class CertificateMinter {
           caIssuersUrl: urls.caIssuersUrl,
         },
         keys.publicKey,
-        { certificateDer: new Uint8Array(authority.certificateDer), privateKey: caKey },
+        { certificateDer: authority.certificateDer, privateKey: caKey },
       );
       const certificateId = randomUUID();
       const serialHex = serialToHex(serialNumber);
       try {
         await this.dataSource.transaction(async (manager) => {
-          await assertBelowCertificateLimit(manager, request.tenantId, request.certificateLimit, {
-            lock: true,
-          });
-          await manager.insert(CertificateEntity, {
-            id: certificateId,
-            tenantId: request.tenantId,
-            caId: authority.id,
-            serialNumber: serialHex,
-            ...profile,
-            certificateDer: Buffer.from(der),
-            notBefore,
-            notAfter,
-            issuedAt: new Date(),
-            renewedFrom: request.renewedFrom ?? null,
-            revokedAt: null,
-            revocationReason: null,
-            revocationReasonCode: null,
-          });
+          await insertWithinCertificateLimit(
+            manager,
+            {
+              id: certificateId,
+              tenantId: request.tenantId,
+              caId: authority.id,
+              serialNumber: serialHex,
+              ...profile,
+              certificateDer: Buffer.from(der),
+              notBefore,
+              notAfter,
+              issuedAt: new Date(),
+              renewedFrom: request.renewedFrom ?? null,
+            },
+            request.certificateLimit,
+          );
           await recordEvent<CertificateIssuedPayload>(manager, ISSUANCE_SCHEMA, EventType.CertificateIssued, {
             tenantId: request.tenantId,
             certificateId,
