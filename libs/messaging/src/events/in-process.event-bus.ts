@@ -11,7 +11,9 @@ const BATCH = 100;
  * EventBus for embedded mode with JetStream's semantics, kept in the embedded database:
  * `messaging.stream` is the ordered, de-duplicated log and `messaging.consumers` holds each
  * durable consumer's position. So an event survives a restart and reaches a consumer that
- * was stopped when it was published, exactly as with NATS.
+ * was stopped when it was published, exactly as with NATS. There is no lease to expire (unlike
+ * JetStream's ack wait): the position moves only after the handler, so a consumer restarted after a
+ * crash mid-event gets that event again at once.
  */
 export class InProcessEventBus extends EventBus {
   private readonly logger = new Logger('InProcessEventBus');
