@@ -22,10 +22,17 @@ console.log(
   `Integration suites run on the embedded defaults${real ? ' and on DATABASE_URL + NATS_URL' : ' only (set DATABASE_URL and NATS_URL to add real Postgres + NATS)'}.`,
 );
 
+// TEST_SUITES=integration runs only the integration suites (CI's second pass, on real Postgres +
+// NATS: the unit suites do not read DATABASE_URL/NATS_URL, so running them again proves nothing).
+const only = process.env.TEST_SUITES;
 const runs = [
   { name: 'unit', args: ['--testPathIgnorePatterns', 'int-spec'] },
   { name: 'integration', args: ['--testPathPatterns', 'int-spec', '--runInBand', '--forceExit'] },
-];
+].filter((run) => !only || run.name === only);
+if (runs.length === 0) {
+  console.error(`TEST_SUITES must be unit or integration, not ${only}`);
+  process.exit(2);
+}
 
 let passed = 0;
 let failed = 0;
