@@ -1,7 +1,6 @@
 import 'reflect-metadata';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -29,6 +28,7 @@ import { RunningService, ServiceRuntime } from '@ca/runtime';
 import { startIssuance } from '../../issuance/src';
 import { startOcspResponder } from '../../ocsp-responder/src';
 import { startRevocation } from '../../revocation/src';
+import { HttpAnswer, freePorts, http } from './support/http';
 
 /**
  * CRL publication end to end (CONTRACT section 6, spec 4.2): issuance (CA key, SignCrl), the
@@ -56,12 +56,6 @@ const STARTERS: Record<ServiceName, (runtime: ServiceRuntime) => Promise<Running
   'ocsp-responder': startOcspResponder,
 };
 
-interface HttpAnswer {
-  status: number;
-  headers: Headers;
-  body: Buffer;
-}
-
 interface TenantCa {
   tenantId: string;
   caId: string;
@@ -74,23 +68,6 @@ interface TenantCa {
 interface ServedCrl {
   answer: HttpAnswer;
   info: CrlInfo;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function http(url: string, init: RequestInit = {}): Promise<HttpAnswer> {
-  const response = await fetch(url, init);
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: Buffer.from(await response.arrayBuffer()),
-  };
 }
 
 /** Polls `probe` every `intervalMs` until it returns a value (not undefined) or the time is up. */
@@ -306,7 +283,7 @@ describeIfOpenssl('CRL publication', () => {
       }
       client = await connection('test');
       issuance = client.rpcClient<IssuanceApi>();
-      const port = await freePort();
+      const [port] = await freePorts(1);
       baseUrl = `http://127.0.0.1:${port}`;
       const env: Record<string, string> = {
         HOST: '127.0.0.1',

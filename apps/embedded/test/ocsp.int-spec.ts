@@ -2,7 +2,6 @@ import 'reflect-metadata';
 import { execFile } from 'node:child_process';
 import { X509Certificate, randomBytes, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -37,6 +36,7 @@ import { RunningService, ServiceRuntime } from '@ca/runtime';
 import { startIssuance } from '../../issuance/src';
 import { startRevocation } from '../../revocation/src';
 import { startOcspResponder } from '../../ocsp-responder/src';
+import { HttpAnswer, freePorts, http } from './support/http';
 
 /**
  * OCSP over HTTP end to end (CONTRACT section 6, RFC 6960, RFC 5019): issuance, revocation and the
@@ -67,12 +67,6 @@ const STARTERS: Record<ServiceName, (runtime: ServiceRuntime) => Promise<Running
   'ocsp-responder': startOcspResponder,
 };
 
-interface HttpAnswer {
-  status: number;
-  headers: Headers;
-  body: Buffer;
-}
-
 interface TenantCa {
   tenantId: string;
   der: Buffer;
@@ -84,23 +78,6 @@ interface RequestOptions {
   nonce?: boolean;
   /** The issuer certificate the CertIDs are computed from; the tenant CA by default. */
   issuerPath?: string;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
-
-async function http(url: string, init: RequestInit = {}): Promise<HttpAnswer> {
-  const response = await fetch(url, init);
-  return {
-    status: response.status,
-    headers: response.headers,
-    body: Buffer.from(await response.arrayBuffer()),
-  };
 }
 
 /** Polls `probe` every `intervalMs` until it returns a value (not undefined) or the time is up. */
@@ -314,7 +291,7 @@ describeIfOpenssl('OCSP responder', () => {
       }
       client = await connection('test');
       issuance = client.rpcClient<IssuanceApi>();
-      const port = await freePort();
+      const [port] = await freePorts(1);
       baseUrl = `http://127.0.0.1:${port}`;
       const env: Record<string, string> = {
         HOST: '127.0.0.1',

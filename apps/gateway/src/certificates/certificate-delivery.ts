@@ -1,5 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { CertificateDelivery, IssuedCertificate, ResponseFormat } from '@ca/contracts';
+import {
+  CertificateDelivery,
+  IssueCertificateResponse,
+  IssuedCertificate,
+  RenewCertificateResponse,
+  ResponseFormat,
+} from '@ca/contracts';
 import { buildPkcs12, pemToDer } from '@ca/pki';
 import { DownloadFile, DownloadLinks } from '../downloads/download-links';
 import { unavailableAs503 } from '../downloads/unavailable-as-503';
@@ -20,7 +26,25 @@ export interface DeliveryRequest {
 export class CertificateDeliverer {
   constructor(private readonly links: DownloadLinks) {}
 
-  async deliver(issued: IssuedCertificate, request: DeliveryRequest): Promise<CertificateDelivery> {
+  /** The answer to an issue call (v1 and v2). */
+  async issueResponse(
+    issued: IssuedCertificate,
+    request: DeliveryRequest,
+  ): Promise<IssueCertificateResponse> {
+    const { certificateId, serialNumber, expiresAt } = issued;
+    return { certificateId, serialNumber, expiresAt, ...(await this.deliver(issued, request)) };
+  }
+
+  /** The answer to a renew call (v1 and v2): the new certificate's id as `newCertificateId`. */
+  async renewResponse(
+    renewed: IssuedCertificate,
+    request: DeliveryRequest,
+  ): Promise<RenewCertificateResponse> {
+    const { certificateId: newCertificateId, serialNumber, expiresAt } = renewed;
+    return { newCertificateId, serialNumber, expiresAt, ...(await this.deliver(renewed, request)) };
+  }
+
+  private async deliver(issued: IssuedCertificate, request: DeliveryRequest): Promise<CertificateDelivery> {
     const password =
       request.passwordProtected === true ? randomBytes(PASSWORD_BYTES).toString('base64url') : undefined;
     const pfx = password === undefined ? undefined : Buffer.from(await pkcs12Of(issued, password));

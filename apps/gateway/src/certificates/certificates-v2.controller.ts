@@ -15,6 +15,7 @@ import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
 import { CertificateDeliverer } from './certificate-delivery';
+import { writeCommand } from './write-command';
 import { IssueCertificateResponseDoc, RenewCertificateResponseDoc } from './certificate.responses';
 
 /** Spec 4.1 operations 8 and 9 (v2): usage, SANs, must-staple and custom extensions. */
@@ -42,14 +43,11 @@ export class CertificatesV2Controller {
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
     const issued = await this.issuance.send(IssuancePattern.IssueCertificateV2, {
-      tenantId: principal.tenantId,
-      principal: principal.subject,
-      requestId: req.requestId,
+      ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
       request: body,
     });
-    const { certificateId, serialNumber, expiresAt } = issued;
-    return { certificateId, serialNumber, expiresAt, ...(await this.deliverer.deliver(issued, body)) };
+    return this.deliverer.issueResponse(issued, body);
   }
 
   @Post(':certificateId/renew')
@@ -68,19 +66,11 @@ export class CertificatesV2Controller {
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
     const renewed = await this.issuance.send(IssuancePattern.RenewCertificateV2, {
-      tenantId: principal.tenantId,
-      principal: principal.subject,
-      requestId: req.requestId,
+      ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
       certificateId,
       request: body,
     });
-    const { serialNumber, expiresAt } = renewed;
-    return {
-      newCertificateId: renewed.certificateId,
-      serialNumber,
-      expiresAt,
-      ...(await this.deliverer.deliver(renewed, body)),
-    };
+    return this.deliverer.renewResponse(renewed, body);
   }
 }

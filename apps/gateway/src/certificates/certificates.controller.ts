@@ -19,6 +19,7 @@ import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
 import { CertificateDeliverer } from './certificate-delivery';
+import { writeCommand } from './write-command';
 import {
   CertificateDetailDoc,
   CertificateListDoc,
@@ -52,12 +53,11 @@ export class CertificatesController {
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
     const issued = await this.issuance.send(IssuancePattern.IssueCertificate, {
-      ...this.command(principal, req),
+      ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
       request: body,
     });
-    const { certificateId, serialNumber, expiresAt } = issued;
-    return { certificateId, serialNumber, expiresAt, ...(await this.deliverer.deliver(issued, body)) };
+    return this.deliverer.issueResponse(issued, body);
   }
 
   @Get()
@@ -118,18 +118,12 @@ export class CertificatesController {
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
     const renewed = await this.issuance.send(IssuancePattern.RenewCertificate, {
-      ...this.command(principal, req),
+      ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
       certificateId,
       request: body,
     });
-    const { serialNumber, expiresAt } = renewed;
-    return {
-      newCertificateId: renewed.certificateId,
-      serialNumber,
-      expiresAt,
-      ...(await this.deliverer.deliver(renewed, body)),
-    };
+    return this.deliverer.renewResponse(renewed, body);
   }
 
   @Post(':certificateId/revoke')
@@ -144,14 +138,10 @@ export class CertificatesController {
     @Req() req: RequestWithId,
   ): Promise<RevokeCertificateResult> {
     return this.issuance.send(IssuancePattern.RevokeCertificate, {
-      ...this.command(principal, req),
+      ...writeCommand(principal, req),
       certificateId,
       request: body,
     });
-  }
-
-  private command(principal: AuthenticatedPrincipal, req: RequestWithId) {
-    return { tenantId: principal.tenantId, principal: principal.subject, requestId: req.requestId };
   }
 }
 
