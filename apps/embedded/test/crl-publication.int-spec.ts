@@ -4,7 +4,6 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { CaManagerConfig, loadConfig } from '@ca/config';
 import {
   CaError,
   CertificateRevokedPayload,
@@ -17,18 +16,13 @@ import {
   RevocationReasonCode,
   RevocationReasonCodes,
 } from '@ca/contracts';
-import { InProcessEventBus, Messaging, RpcClient } from '@ca/messaging';
-import { TestMessaging, createTestMessaging, transportKinds } from '@ca/messaging/testing';
-import { createLogger } from '@ca/observability';
-import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
+import { Messaging, RpcClient } from '@ca/messaging';
+import { transportKinds } from '@ca/messaging/testing';
+import { TestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { CrlInfo, encodeTbsCertList, parseCertificate, parseCrl, pemToDer } from '@ca/pki';
 import { createTestPki, describeIfOpenssl, runOpenssl, spawnOpenssl } from '@ca/pki/testing';
-import { RunningService, ServiceRuntime } from '@ca/runtime';
-// The real services, started as their processes would be (the test is the composition root).
-import { startIssuance } from '../../issuance/src';
-import { startOcspResponder } from '../../ocsp-responder/src';
-import { startRevocation } from '../../revocation/src';
-import { HttpAnswer, freePorts, http } from './support/http';
+import { HttpAnswer, http } from './support/http';
+import { ServiceCluster, ServiceName } from './support/service-cluster';
 
 /**
  * CRL publication end to end (CONTRACT section 6, spec 4.2): issuance (CA key, SignCrl), the
@@ -38,8 +32,6 @@ import { HttpAnswer, freePorts, http } from './support/http';
  */
 jest.setTimeout(60_000);
 
-/** Silent by default; TEST_LOG_LEVEL=warn (say) shows the services' logs when a run needs diagnosing. */
-const LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 /** CONTRACT section 6: a revocation reaches the served CRL within this. */
 const PROPAGATION_MS = 5_000;
 
@@ -48,13 +40,6 @@ const combinations = databaseKinds().flatMap((database) =>
 );
 if (combinations.length === 1)
   console.warn('CRL publication suite: DATABASE_URL/NATS_URL not set, only embedded + in-process run');
-
-type ServiceName = 'issuance' | 'revocation' | 'ocsp-responder';
-const STARTERS: Record<ServiceName, (runtime: ServiceRuntime) => Promise<RunningService>> = {
-  issuance: startIssuance,
-  revocation: startRevocation,
-  'ocsp-responder': startOcspResponder,
-};
 
 interface TenantCa {
   tenantId: string;
@@ -111,17 +96,12 @@ const colonHex = (hex: string) => hex.match(/../g)!.join(':');
 
 describeIfOpenssl('CRL publication', () => {
   describe.each(combinations)('(%s database, %s transport)', (databaseKind, transport) => {
-    const logger = createLogger({ level: LOG_LEVEL, service: 'test' });
-    const running = new Map<ServiceName, { service: RunningService; messaging: Messaging }>();
+    let cluster: ServiceCluster;
     let database: TestDatabase;
-    let testMessaging: TestMessaging;
-    /** In process, request/reply only reaches services on the same Messaging: one for all, as in embedded mode. */
-    let shared: Messaging | undefined;
     /** The test's own connection (the gateway's place): RPC to issuance, raw events, blobs. */
     let client: Messaging;
     let issuance: RpcClient<IssuanceApi>;
     let sql: Client;
-    let config: CaManagerConfig;
     let baseUrl: string;
     let workDir: string;
     let tenantA: TenantCa;
@@ -129,45 +109,8 @@ describeIfOpenssl('CRL publication', () => {
 
     const crlUrl = (tenantId: string) => `${baseUrl}/v1/tenants/${tenantId}/crl`;
 
-    async function connection(name: string): Promise<Messaging> {
-      return shared ?? testMessaging.open(name);
-    }
-
-    async function start(name: ServiceName): Promise<void> {
-      const messaging = await connection(name);
-      const service = await STARTERS[name]({
-        config,
-        databaseUrl: database.url,
-        messaging,
-        logger: logger.child({ service: name }),
-      });
-      running.set(name, { service, messaging });
-      if (name === 'issuance') await untilIssuanceAnswers();
-    }
-
-    /**
-     * On NATS, start-up resolves before the server has seen issuance's subscriptions, so a request
-     * sent at once may find no responders (reported): wait until issuance answers at all.
-     */
-    async function untilIssuanceAnswers(): Promise<void> {
-      await eventually(async () => {
-        const outcome = await issuance
-          .send(IssuancePattern.GetCertificate, { tenantId: randomUUID(), certificateId: randomUUID() })
-          .then(
-            () => 'answered',
-            (error: unknown) => (error instanceof CaError ? error.code : 'failed'),
-          );
-        return outcome === ErrorCode.ServiceUnavailable ? undefined : outcome;
-      }, 'issuance answering requests');
-    }
-
-    async function stop(name: ServiceName): Promise<void> {
-      const entry = running.get(name);
-      if (!entry) return;
-      running.delete(name);
-      await entry.service.close();
-      if (entry.messaging !== shared) await entry.messaging.close();
-    }
+    const start = (name: ServiceName) => cluster.start(name);
+    const stop = (name: ServiceName) => cluster.stop(name);
 
     async function initializeCa(commonName: string): Promise<TenantCa> {
       const tenantId = randomUUID();
@@ -273,45 +216,15 @@ describeIfOpenssl('CRL publication', () => {
 
     beforeAll(async () => {
       workDir = mkdtempSync(join(tmpdir(), 'crl-int-'));
-      database = await createTestDatabase(databaseKind);
-      testMessaging = createTestMessaging(transport, database.url);
-      if (transport === 'in-process') {
-        shared = await testMessaging.open('ca-manager');
-        // The in-process bus's pg Pool has no 'error' listener (reported): the forced DROP DATABASE
-        // at teardown can hit one of its connections while it is still closing and crash the run.
-        if (shared.events instanceof InProcessEventBus) shared.events.pool.on('error', () => undefined);
-      }
-      client = await connection('test');
-      issuance = client.rpcClient<IssuanceApi>();
-      const [port] = await freePorts(1);
-      baseUrl = `http://127.0.0.1:${port}`;
-      const env: Record<string, string> = {
-        HOST: '127.0.0.1',
-        PKI_PORT: String(port),
-        PKI_PUBLIC_URL: baseUrl,
-        DATA_DIR: database.dataDir,
-        LOG_LEVEL,
-      };
-      if (databaseKind === 'postgres')
-        Object.assign(env, { DATABASE_URL: database.url, CA_KEK: randomBytes(32).toString('base64') });
-      if (transport === 'nats') env.NATS_URL = process.env.NATS_URL!;
-      config = loadConfig(env);
-      // Back ends first, as the embedded system starts them.
-      await start('issuance');
-      await start('revocation');
-      await start('ocsp-responder');
+      cluster = await ServiceCluster.start(databaseKind, transport);
+      ({ database, client, issuance, baseUrl } = cluster);
       sql = new Client({ connectionString: database.url });
       await sql.connect();
     });
 
     afterAll(async () => {
-      for (const name of ['ocsp-responder', 'revocation', 'issuance'] as const) await stop(name);
       await sql?.end();
-      await issuance?.close();
-      if (client && client !== shared) await client.close();
-      await shared?.close();
-      await testMessaging?.cleanup();
-      await database?.drop();
+      await cluster?.close();
       rmSync(workDir, { recursive: true, force: true });
     });
 

@@ -6,9 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Client } from 'pg';
-import { CaManagerConfig, loadConfig } from '@ca/config';
 import {
-  CaError,
   ErrorCode,
   IssuanceApi,
   IssuancePattern,
@@ -16,10 +14,9 @@ import {
   RevocationReasonCode,
   RevocationReasonCodes,
 } from '@ca/contracts';
-import { InProcessEventBus, Messaging, RpcClient } from '@ca/messaging';
-import { TestMessaging, createTestMessaging, transportKinds } from '@ca/messaging/testing';
-import { createLogger } from '@ca/observability';
-import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
+import { RpcClient } from '@ca/messaging';
+import { transportKinds } from '@ca/messaging/testing';
+import { TestDatabase, databaseKinds } from '@ca/persistence/testing';
 import {
   OcspBasicResponseInfo,
   OcspResponseInfo,
@@ -31,12 +28,8 @@ import {
   pemToDer,
 } from '@ca/pki';
 import { createTestPki, describeIfOpenssl, runOpenssl, spawnOpenssl } from '@ca/pki/testing';
-import { RunningService, ServiceRuntime } from '@ca/runtime';
-// The real services, started as their processes would be (the test is the composition root).
-import { startIssuance } from '../../issuance/src';
-import { startRevocation } from '../../revocation/src';
-import { startOcspResponder } from '../../ocsp-responder/src';
-import { HttpAnswer, freePorts, http } from './support/http';
+import { HttpAnswer, http } from './support/http';
+import { ServiceCluster, ServiceName } from './support/service-cluster';
 
 /**
  * OCSP over HTTP end to end (CONTRACT section 6, RFC 6960, RFC 5019): issuance, revocation and the
@@ -46,8 +39,6 @@ import { HttpAnswer, freePorts, http } from './support/http';
  */
 jest.setTimeout(60_000);
 
-/** Silent by default; TEST_LOG_LEVEL=warn (say) shows the services' logs when a run needs diagnosing. */
-const LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
 /** CONTRACT section 6: a revocation reaches OCSP answers within this. */
 const PROPAGATION_MS = 5_000;
 const OCSP_RESPONSE = /^application\/ocsp-response(;|$)/;
@@ -59,13 +50,6 @@ const combinations = databaseKinds().flatMap((database) =>
 );
 if (combinations.length === 1)
   console.warn('OCSP suite: DATABASE_URL/NATS_URL not set, only embedded + in-process run');
-
-type ServiceName = 'issuance' | 'revocation' | 'ocsp-responder';
-const STARTERS: Record<ServiceName, (runtime: ServiceRuntime) => Promise<RunningService>> = {
-  issuance: startIssuance,
-  revocation: startRevocation,
-  'ocsp-responder': startOcspResponder,
-};
 
 interface TenantCa {
   tenantId: string;
@@ -120,16 +104,9 @@ function statusOf(answer: HttpAnswer): OcspResponseInfo['responseStatus'] {
 
 describeIfOpenssl('OCSP responder', () => {
   describe.each(combinations)('(%s database, %s transport)', (databaseKind, transport) => {
-    const logger = createLogger({ level: LOG_LEVEL, service: 'test' });
-    const running = new Map<ServiceName, { service: RunningService; messaging: Messaging }>();
+    let cluster: ServiceCluster;
     let database: TestDatabase;
-    let testMessaging: TestMessaging;
-    /** In process, request/reply only reaches services on the same Messaging: one for all, as in embedded mode. */
-    let shared: Messaging | undefined;
-    /** The test's own connection, in the gateway's place. */
-    let client: Messaging;
     let issuance: RpcClient<IssuanceApi>;
-    let config: CaManagerConfig;
     let baseUrl: string;
     let workDir: string;
     let tenantA: TenantCa;
@@ -144,45 +121,8 @@ describeIfOpenssl('OCSP responder', () => {
     const crlUrl = (tenantId: string) => `${baseUrl}/v1/tenants/${tenantId}/crl`;
     const file = (name: string) => join(workDir, name);
 
-    async function connection(name: string): Promise<Messaging> {
-      return shared ?? testMessaging.open(name);
-    }
-
-    async function start(name: ServiceName): Promise<void> {
-      const messaging = await connection(name);
-      const service = await STARTERS[name]({
-        config,
-        databaseUrl: database.url,
-        messaging,
-        logger: logger.child({ service: name }),
-      });
-      running.set(name, { service, messaging });
-      if (name === 'issuance') await untilIssuanceAnswers();
-    }
-
-    /**
-     * On NATS, start-up resolves before the server has seen issuance's subscriptions, so a request
-     * sent at once may find no responders (reported): wait until issuance answers at all.
-     */
-    async function untilIssuanceAnswers(): Promise<void> {
-      await eventually(async () => {
-        const outcome = await issuance
-          .send(IssuancePattern.GetCertificate, { tenantId: randomUUID(), certificateId: randomUUID() })
-          .then(
-            () => 'answered',
-            (error: unknown) => (error instanceof CaError ? error.code : 'failed'),
-          );
-        return outcome === ErrorCode.ServiceUnavailable ? undefined : outcome;
-      }, 'issuance answering requests');
-    }
-
-    async function stop(name: ServiceName): Promise<void> {
-      const entry = running.get(name);
-      if (!entry) return;
-      running.delete(name);
-      await entry.service.close();
-      if (entry.messaging !== shared) await entry.messaging.close();
-    }
+    const start = (name: ServiceName) => cluster.start(name);
+    const stop = (name: ServiceName) => cluster.stop(name);
 
     async function initializeCa(commonName: string): Promise<TenantCa> {
       const tenantId = randomUUID();
@@ -281,32 +221,8 @@ describeIfOpenssl('OCSP responder', () => {
 
     beforeAll(async () => {
       workDir = mkdtempSync(join(tmpdir(), 'ocsp-int-'));
-      database = await createTestDatabase(databaseKind);
-      testMessaging = createTestMessaging(transport, database.url);
-      if (transport === 'in-process') {
-        shared = await testMessaging.open('ca-manager');
-        // The in-process bus's pg Pool has no 'error' listener (reported): the forced DROP DATABASE
-        // at teardown can hit one of its connections while it is still closing and crash the run.
-        if (shared.events instanceof InProcessEventBus) shared.events.pool.on('error', () => undefined);
-      }
-      client = await connection('test');
-      issuance = client.rpcClient<IssuanceApi>();
-      const [port] = await freePorts(1);
-      baseUrl = `http://127.0.0.1:${port}`;
-      const env: Record<string, string> = {
-        HOST: '127.0.0.1',
-        PKI_PORT: String(port),
-        PKI_PUBLIC_URL: baseUrl,
-        DATA_DIR: database.dataDir,
-        LOG_LEVEL,
-      };
-      if (databaseKind === 'postgres')
-        Object.assign(env, { DATABASE_URL: database.url, CA_KEK: randomBytes(32).toString('base64') });
-      if (transport === 'nats') env.NATS_URL = process.env.NATS_URL!;
-      config = loadConfig(env);
-      await start('issuance');
-      await start('revocation');
-      await start('ocsp-responder');
+      cluster = await ServiceCluster.start(databaseKind, transport);
+      ({ database, issuance, baseUrl } = cluster);
 
       tenantA = await initializeCa('OCSP Test Root A');
       tenantB = await initializeCa('OCSP Test Root B');
@@ -325,12 +241,7 @@ describeIfOpenssl('OCSP responder', () => {
     });
 
     afterAll(async () => {
-      for (const name of ['ocsp-responder', 'revocation', 'issuance'] as const) await stop(name);
-      await issuance?.close();
-      if (client && client !== shared) await client.close();
-      await shared?.close();
-      await testMessaging?.cleanup();
-      await database?.drop();
+      await cluster?.close();
       rmSync(workDir, { recursive: true, force: true });
     });
 
