@@ -12,6 +12,7 @@
  *     [--interval-ms 100] [--quick] [--no-record]
  */
 import { randomUUID } from 'node:crypto';
+import { resolve } from 'node:path';
 import { buildCertId, parseOcspResponse, pemToDer, serialFromHex } from '@ca/pki';
 import { benchArgs, intOption } from './lib/args';
 import { httpCall } from './lib/http-load';
@@ -27,7 +28,8 @@ const USAGE = `bench/revocation.ts: revoke → OCSP revoked and → CRL listing,
   --existing N      revocations already in the tenant's CRL, Postgres only (default 100000; --quick: 1000)
   --interval-ms N   one revocation started every N ms (default 100)
   --quick           smaller
-  --no-record       do not append to docs/benchmarks.md`;
+  --no-record       do not append to docs/benchmarks.md
+  --cpu-prof DIR    run the system under \`node --cpu-prof\`, profiles written to DIR at its exit`;
 
 const OCSP_POLL_MS = 10;
 const CRL_POLL_MS = 25;
@@ -47,15 +49,21 @@ async function main(): Promise<void> {
     revocations: { type: 'string' },
     existing: { type: 'string' },
     'interval-ms': { type: 'string' },
+    'cpu-prof': { type: 'string' },
   });
   const count = intOption(values.revocations, 'revocations', quick ? 20 : 200);
   const postgres = Boolean(process.env.DATABASE_URL);
   const existing = postgres ? intOption(values.existing, 'existing', quick ? 1_000 : 100_000) : 0;
   const intervalMs = intOption(values['interval-ms'], 'interval-ms', 100);
   const machine = machineInfo();
+  const profileDir = typeof values['cpu-prof'] === 'string' ? resolve(values['cpu-prof']) : undefined;
 
   process.stdout.write(`starting the system (${postgres ? 'postgres' : 'embedded'})… `);
-  const system = await startSystem({ mode: postgres ? 'postgres' : 'embedded', nats: postgres });
+  const system = await startSystem({
+    mode: postgres ? 'postgres' : 'embedded',
+    nats: postgres,
+    nodeArgs: profileDir ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [],
+  });
   process.stdout.write(`ready in ${int(system.readyMs)} ms\n`);
   const tenantId = randomUUID();
   const api = adminApi(system, await system.token(tenantId));

@@ -1,14 +1,13 @@
 import * as asn1js from 'asn1js';
 
 import { ECDSA_WITH_SHA256_DER } from './algorithm-identifier';
-import { assertCrlReasonCode, CRL_REASON } from './crl-reason';
+import { EncodedCrlEntries, type RevokedCertificateEntry } from './crl-entries';
 import { readSingleElement } from './der-reader';
-import { encodeTimeDer, MAX_TIME_DER_LENGTH, writeTime } from './der-time';
+import { encodeTimeDer } from './der-time';
 import {
   contextConstructed,
   contextPrimitive,
   derBitString,
-  DerChunkWriter,
   derElement,
   derLengthSize,
   derObjectIdentifier,
@@ -22,17 +21,7 @@ import { EXTENSION_ID } from './extensions';
 import { decodeIssuerCertificate } from './issuer-certificate';
 import { readTbsCertificateFields } from './tbs-certificate.reader';
 
-/** One revoked certificate of a CRL (RFC 5280 5.1.2.6). */
-export interface RevokedCertificateEntry {
-  /** As `serialToHex` gives it: hexadecimal magnitude, upper or lower case, at most 20 DER octets. */
-  serialNumberHex: string;
-  revocationDate: Date;
-  /**
-   * CRLReason (RFC 5280 5.3.1). 0 (unspecified) leaves the reasonCode entry extension out, as
-   * 5.3.1 says it SHOULD be.
-   */
-  reasonCode: number;
-}
+export type { RevokedCertificateEntry } from './crl-entries';
 
 /** What a complete, full CRL of one CA says (RFC 5280 5.1). */
 export interface CrlProfile {
@@ -43,25 +32,17 @@ export interface CrlProfile {
   thisUpdate: Date;
   /** RFC 5280 5.1.2.5: conforming CRL issuers MUST include nextUpdate; later than thisUpdate. */
   nextUpdate: Date;
-  /** Any iterable (an array, a generator over a database cursor); read once, in order. */
-  entries: Iterable<RevokedCertificateEntry>;
+  /**
+   * Any iterable (an array, a generator over a database cursor), read once, in order; or entries
+   * encoded earlier (kept between CRLs, so only new revocations are encoded each time).
+   */
+  entries: Iterable<RevokedCertificateEntry> | EncodedCrlEntries;
 }
 
 // RFC 5280 5.1.2.1: version v2 (INTEGER 1), required because the CRL has extensions.
 const VERSION_V2 = Uint8Array.of(TAG.integer, 1, 1);
-// crlEntryExtensions holding only reasonCode, non-critical (5.3.1), without the last octet: the
-// ENUMERATED value, written per entry.
-const REASON_CODE_EXTENSIONS_PREFIX = derSequence(
-  derSequence(
-    derObjectIdentifier(EXTENSION_ID.reasonCode),
-    derOctetString(Uint8Array.of(TAG.enumerated, 1, 0)),
-  ),
-).subarray(0, -1);
-// RFC 5280 4.1.2.2 / 5.2.3: at most 20 content octets.
+// RFC 5280 5.2.3: at most 20 content octets.
 const MAX_INTEGER_OCTETS = 20;
-// An entry SEQUENCE: header 2, serial 2 + 20, time 17, reason 14; always under 128 (short length).
-const MAX_ENTRY_OCTETS =
-  2 + 2 + MAX_INTEGER_OCTETS + MAX_TIME_DER_LENGTH + REASON_CODE_EXTENSIONS_PREFIX.length + 1;
 // Bit 6 of KeyUsage (RFC 5280 4.2.1.3), in the first octet of the BIT STRING.
 const KEY_USAGE_CRL_SIGN = 0x80 >> 6;
 
@@ -95,8 +76,11 @@ export function encodeTbsCertList(profile: CrlProfile): Uint8Array {
     derSequence(authorityKeyIdentifierExtension(issuer.keyIdentifier), crlNumberExtension(profile.crlNumber)),
   );
   const head = [VERSION_V2, ECDSA_WITH_SHA256_DER, subjectDer, thisUpdate, nextUpdate];
-  const entries = encodeRevokedCertificates(profile.entries);
-  const entriesLength = entries.reduce((total, chunk) => total + chunk.byteLength, 0);
+  const entries =
+    profile.entries instanceof EncodedCrlEntries
+      ? profile.entries
+      : EncodedCrlEntries.encode(profile.entries);
+  const entriesLength = entries.byteLength;
 
   let contentLength = crlExtensions.byteLength;
   for (const part of head) contentLength += part.byteLength;
@@ -111,7 +95,7 @@ export function encodeTbsCertList(profile: CrlProfile): Uint8Array {
   if (entriesLength > 0) {
     tbs[offset] = TAG.sequence;
     offset = writeDerLength(tbs, offset + 1, entriesLength);
-    for (const chunk of entries) {
+    for (const chunk of entries.chunks) {
       tbs.set(chunk, offset);
       offset += chunk.byteLength;
     }
@@ -151,68 +135,6 @@ function crlNumberExtension(crlNumber: bigint): Uint8Array {
     derObjectIdentifier(EXTENSION_ID.cRLNumber),
     derOctetString(derElement(TAG.integer, contents)),
   );
-}
-
-/** revokedCertificates' contents, entry after entry, as chunks of at most about a megabyte. */
-function encodeRevokedCertificates(entries: Iterable<RevokedCertificateEntry>): Uint8Array[] {
-  const writer = new DerChunkWriter();
-  let index = 0;
-  for (const entry of entries) {
-    const { target, offset } = writer.reserve(MAX_ENTRY_OCTETS);
-    let at = offset + 2;
-    try {
-      at = writeSerialNumber(target, at, entry.serialNumberHex);
-      at = writeTime(target, at, entry.revocationDate);
-      if (entry.reasonCode !== CRL_REASON.unspecified) {
-        assertCrlReasonCode(entry.reasonCode);
-        target.set(REASON_CODE_EXTENSIONS_PREFIX, at);
-        at += REASON_CODE_EXTENSIONS_PREFIX.length;
-        target[at++] = entry.reasonCode;
-      }
-    } catch (error) {
-      throw new RangeError(`CRL entry ${index}: ${(error as Error).message}`);
-    }
-    target[offset] = TAG.sequence;
-    target[offset + 1] = at - offset - 2;
-    writer.advance(at - offset);
-    index++;
-  }
-  return writer.finish();
-}
-
-/**
- * userCertificate (RFC 5280 5.1.2.6, 4.1.2.2): the INTEGER for a hexadecimal serial, minimal, with
- * a 0x00 in front when the top bit is set; positive and at most 20 octets.
- */
-function writeSerialNumber(target: Uint8Array, at: number, hex: string): number {
-  if (typeof hex !== 'string') throw new RangeError('serialNumberHex must be a string');
-  const end = hex.length;
-  let first = 0;
-  while (first < end && hex.charCodeAt(first) === 0x30) first++;
-  const digits = end - first;
-  if (digits === 0) throw new RangeError(`Serial number "${hex}" is not a positive hexadecimal number`);
-  const odd = digits & 1;
-  const octets = (digits + odd) >> 1;
-  const top = odd ? nibble(hex, first) : (nibble(hex, first) << 4) | nibble(hex, first + 1);
-  const pad = top & 0x80 ? 1 : 0;
-  if (octets + pad > MAX_INTEGER_OCTETS) {
-    throw new RangeError(`Serial number "${hex}" takes more than ${MAX_INTEGER_OCTETS} octets`);
-  }
-  target[at++] = TAG.integer;
-  target[at++] = octets + pad;
-  if (pad) target[at++] = 0;
-  let i = first;
-  if (odd) target[at++] = nibble(hex, i++);
-  for (; i < end; i += 2) target[at++] = (nibble(hex, i) << 4) | nibble(hex, i + 1);
-  return at;
-}
-
-function nibble(hex: string, index: number): number {
-  const code = hex.charCodeAt(index);
-  if (code >= 0x30 && code <= 0x39) return code - 0x30;
-  const lower = code | 0x20;
-  if (lower >= 0x61 && lower <= 0x66) return lower - 0x61 + 10;
-  throw new RangeError(`Serial number "${hex}" is not hexadecimal`);
 }
 
 /** RFC 5280 6.3.3 (f): a CRL issuer whose certificate has keyUsage must have cRLSign set. */

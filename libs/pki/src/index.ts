@@ -1,12 +1,8 @@
 export { buildCaCertificate, type CaCertificateProfile } from './ca-certificate.builder';
 export type { CertificateInfo } from './certificate-info';
 export { parseCertificate } from './certificate.parser';
-export {
-  assembleCertificateList,
-  type CrlProfile,
-  encodeTbsCertList,
-  type RevokedCertificateEntry,
-} from './crl.builder';
+export { assembleCertificateList, type CrlProfile, encodeTbsCertList } from './crl.builder';
+export { EncodedCrlEntries, type RevokedCertificateEntry } from './crl-entries';
 export { type CrlEntryInfo, type CrlInfo, parseCrl } from './crl.parser';
 export { CRL_REASON, type CrlReasonName, isCrlReasonCode, publishedReasonCode } from './crl-reason';
 export type { DistinguishedName } from './distinguished-name';

@@ -29,6 +29,7 @@ interface LedgerRow {
   serial_number: string;
   revocation_date: Date;
   reason_code: number;
+  recorded_at: Date;
 }
 
 interface StoredCrl {
@@ -59,6 +60,7 @@ class FakeRevocationDatabase {
       serial_number: serial,
       revocation_date: new Date('2030-01-01T00:00:00Z'),
       reason_code: reasonCode,
+      recorded_at: new Date(),
     });
   }
 
@@ -77,7 +79,12 @@ class FakeRevocationDatabase {
               },
             ];
       }
-      if (sql.includes('FROM revocation.revoked_certificates')) return [...(this.ledger.get(tenantId) ?? [])];
+      if (sql.includes('FROM revocation.revoked_certificates')) {
+        const since = params[1] as Date | undefined;
+        const all = this.ledger.get(tenantId) ?? [];
+        const rows = all.filter((r) => !since || r.recorded_at >= since);
+        return rows.length === 0 ? [{ total: all.length }] : rows.map((r) => ({ total: all.length, ...r }));
+      }
       throw new Error(`unexpected query ${sql}`);
     },
     transaction: async <T>(work: (manager: unknown) => Promise<T>): Promise<T> =>

@@ -2,14 +2,10 @@ import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { CrlPublishedPayload, EventType, IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
-import {
-  RevokedCertificateEntry,
-  assembleCertificateList,
-  encodeTbsCertList,
-  publishedReasonCode,
-} from '@ca/pki';
+import { assembleCertificateList, encodeTbsCertList } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
+import { CrlEntriesCache } from './crl-entries.cache';
 
 /** How long a CRL is valid (nextUpdate − thisUpdate); it is re-signed at half of that. */
 export const CRL_VALIDITY_MS = 24 * 60 * 60_000;
@@ -30,13 +26,16 @@ export class CrlPublisher {
   private readonly logger = new Logger('CrlPublisher');
   private readonly running = new Map<string, Promise<void>>();
   private readonly queued = new Map<string, Promise<void>>();
+  private readonly entries: CrlEntriesCache;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly blobs: BlobStore,
     private readonly relay: OutboxRelay,
-  ) {}
+  ) {
+    this.entries = new CrlEntriesCache(dataSource);
+  }
 
   /** Resolves when a CRL that includes everything recorded before the call is published. */
   request(tenantId: string): Promise<void> {
@@ -83,7 +82,7 @@ export class CrlPublisher {
     const crlNumber = BigInt(issuer.next_crl_number);
     const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
     const nextUpdate = new Date(thisUpdate.getTime() + CRL_VALIDITY_MS);
-    const entries = await this.entries(tenantId);
+    const entries = await this.entries.read(tenantId);
     const tbs = encodeTbsCertList({
       issuerCertificateDer: new Uint8Array(issuer.ca_certificate_der),
       crlNumber,
@@ -108,7 +107,7 @@ export class CrlPublisher {
       await manager.query(
         `INSERT INTO revocation.crls (tenant_id, crl_number, this_update, next_update, entry_count, der)
          VALUES ($1, $2, $3, $4, $5, $6)`,
-        [tenantId, crlNumber.toString(), thisUpdate, nextUpdate, entries.length, Buffer.from(der)],
+        [tenantId, crlNumber.toString(), thisUpdate, nextUpdate, entries.count, Buffer.from(der)],
       );
       await manager.query(`DELETE FROM revocation.crls WHERE tenant_id = $1 AND crl_number < $2`, [
         tenantId,
@@ -130,18 +129,5 @@ export class CrlPublisher {
     }
     this.relay.nudge();
     return true;
-  }
-
-  private async entries(tenantId: string): Promise<RevokedCertificateEntry[]> {
-    const rows: { serial_number: string; revocation_date: Date; reason_code: number }[] =
-      await this.dataSource.query(
-        `SELECT serial_number, revocation_date, reason_code FROM revocation.revoked_certificates WHERE tenant_id = $1`,
-        [tenantId],
-      );
-    return rows.map((r) => ({
-      serialNumberHex: r.serial_number,
-      revocationDate: r.revocation_date,
-      reasonCode: publishedReasonCode(r.reason_code) ?? 0,
-    }));
   }
 }

@@ -1,0 +1,145 @@
+import 'reflect-metadata';
+import { randomUUID } from 'node:crypto';
+import { EncodedCrlEntries, assembleCertificateList, encodeTbsCertList, parseCrl, signTbs } from '@ca/pki';
+import { TestPki, createTestPki } from '@ca/pki/testing';
+import { openSchemaDataSource } from '@ca/persistence';
+import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
+import { DataSource } from 'typeorm';
+import { REVOCATION_MIGRATIONS } from '../migrations';
+import { REVOCATION_SCHEMA } from '../revocation.schema';
+import { CrlEntriesCache } from './crl-entries.cache';
+
+/**
+ * The entries a CRL build lists, kept between builds: every revocation in the ledger exactly once,
+ * whatever order the revocations commit in, while a build after one more revocation reads only
+ * the newest rows (issue #8: 100,000 entries).
+ */
+jest.setTimeout(60_000);
+
+describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let pki: TestPki;
+  /** Rows each ledger read returned, newest read last. */
+  let rowsRead: number[];
+
+  beforeAll(async () => {
+    pki = await createTestPki('Entries Cache Test Root');
+    database = await createTestDatabase(kind);
+    dataSource = await openSchemaDataSource({
+      url: database.url,
+      schema: REVOCATION_SCHEMA,
+      entities: [],
+      migrations: REVOCATION_MIGRATIONS,
+    });
+    const query = dataSource.query.bind(dataSource);
+    dataSource.query = (async (sql: string, params?: unknown[]) => {
+      const rows: unknown = await query(sql, params);
+      if (sql.includes('WITH total')) {
+        rowsRead.push((rows as { serial_number: string | null }[]).filter((r) => r.serial_number).length);
+      }
+      return rows;
+    }) as typeof dataSource.query;
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  beforeEach(() => {
+    rowsRead = [];
+  });
+
+  async function newTenant(): Promise<string> {
+    const tenantId = randomUUID();
+    await dataSource.query(
+      `INSERT INTO revocation.crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after)
+       VALUES ($1, $2, $3, now() + interval '1 year')`,
+      [tenantId, randomUUID(), Buffer.from(pki.caDer)],
+    );
+    return tenantId;
+  }
+
+  /** Revokes `serials`, recorded `agoSeconds` before now (an old revocation or a late commit). */
+  async function revoke(tenantId: string, serials: string[], agoSeconds = 0): Promise<void> {
+    await dataSource.query(
+      `INSERT INTO revocation.revoked_certificates
+         (tenant_id, serial_number, certificate_id, revocation_date, reason_code, recorded_at)
+       SELECT $1, s, gen_random_uuid(), now(), 1, now() - make_interval(secs => $3::int)
+         FROM unnest($2::text[]) AS s`,
+      [tenantId, serials, agoSeconds],
+    );
+  }
+
+  /** The serials a signed CRL with these entries lists, sorted. */
+  async function listed(entries: EncodedCrlEntries): Promise<string[]> {
+    const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const tbs = encodeTbsCertList({
+      issuerCertificateDer: pki.caDer,
+      crlNumber: 1n,
+      thisUpdate,
+      nextUpdate: new Date(thisUpdate.getTime() + 3_600_000),
+      entries,
+    });
+    const crl = parseCrl(assembleCertificateList(tbs, await signTbs(tbs, pki.caKeys.privateKey)));
+    return crl.entries.map((e) => e.serialNumberHex.toUpperCase()).sort();
+  }
+
+  const serials = (prefix: string, n: number) =>
+    Array.from({ length: n }, (_, i) => `${prefix}${i.toString(16).padStart(4, '0')}`.toUpperCase());
+
+  it('lists every revocation once, reading only the newest rows after the first build', async () => {
+    const tenantId = await newTenant();
+    const cache = new CrlEntriesCache(dataSource);
+    // 200 revocations recorded an hour and more ago, one a minute apart.
+    for (const [i, serial] of serials('A1', 200).entries()) await revoke(tenantId, [serial], 3600 + i * 60);
+    expect(await listed(await cache.read(tenantId))).toEqual(serials('A1', 200));
+
+    await revoke(tenantId, ['B100']);
+    expect(await listed(await cache.read(tenantId))).toEqual([...serials('A1', 200), 'B100'].sort());
+    await revoke(tenantId, ['B200', 'B300']);
+    const entries = await cache.read(tenantId);
+    expect(entries.count).toBe(203);
+    expect(await listed(entries)).toEqual([...serials('A1', 200), 'B100', 'B200', 'B300'].sort());
+    // The full read, then only rows recorded since shortly before the newest one seen (the newest
+    // old one with B100, then the B ones).
+    expect(rowsRead).toEqual([200, 2, 3]);
+  });
+
+  it('still lists a revocation that committed after newer ones, older than the overlap reaches', async () => {
+    const tenantId = await newTenant();
+    const cache = new CrlEntriesCache(dataSource);
+    await revoke(tenantId, ['C1', 'C2']);
+    await cache.read(tenantId);
+    await revoke(tenantId, ['C3'], 60);
+    await revoke(tenantId, ['C4']);
+    expect(await listed(await cache.read(tenantId))).toEqual(['C1', 'C2', 'C3', 'C4']);
+    // C3 is before the window: 2 kept + C4 ≠ 4 in the ledger, so it read everything again.
+    expect(rowsRead.slice(1, 3)).toEqual([3, 4]);
+    await revoke(tenantId, ['C5']);
+    expect(await listed(await cache.read(tenantId))).toEqual(['C1', 'C2', 'C3', 'C4', 'C5']);
+  });
+
+  it('keeps each replica right on its own: another cache that read earlier catches up', async () => {
+    const tenantId = await newTenant();
+    const replicaA = new CrlEntriesCache(dataSource);
+    const replicaB = new CrlEntriesCache(dataSource);
+    await revoke(tenantId, ['D1']);
+    await replicaA.read(tenantId);
+    await replicaB.read(tenantId);
+    await revoke(tenantId, ['D2']);
+    expect(await listed(await replicaA.read(tenantId))).toEqual(['D1', 'D2']);
+    await revoke(tenantId, ['D3']);
+    expect(await listed(await replicaB.read(tenantId))).toEqual(['D1', 'D2', 'D3']);
+    expect(await listed(await replicaA.read(tenantId))).toEqual(['D1', 'D2', 'D3']);
+  });
+
+  it('gives none for a tenant without revocations, then its first one', async () => {
+    const tenantId = await newTenant();
+    const cache = new CrlEntriesCache(dataSource);
+    expect((await cache.read(tenantId)).count).toBe(0);
+    await revoke(tenantId, ['E1']);
+    expect(await listed(await cache.read(tenantId))).toEqual(['E1']);
+  });
+});

@@ -1,0 +1,85 @@
+import { EncodedCrlEntries, publishedReasonCode } from '@ca/pki';
+import { DataSource } from 'typeorm';
+
+/**
+ * How far back before the newest recorded revocation seen each read reaches: a revocation's
+ * `recorded_at` is its transaction's start, and that transaction can commit after a later one.
+ */
+export const RECORDED_AT_OVERLAP_MS = 5_000;
+
+interface LedgerRow {
+  serial_number: string;
+  revocation_date: Date;
+  reason_code: number;
+  recorded_at: Date;
+}
+
+interface Kept {
+  entries: EncodedCrlEntries;
+  serials: Set<string>;
+  /** The newest `recorded_at` read; undefined while the tenant has no entries. */
+  recordedUpTo?: Date;
+}
+
+/**
+ * Every revoked entry of a tenant, DER-encoded and kept between CRL builds, so a build after one
+ * more revocation reads and encodes that one, not all 100,000 (issue #8). Each read takes the
+ * entries recorded since a little before the newest one seen, skips serials already kept, and
+ * checks the result against the ledger's count in the same statement (one snapshot): entries are
+ * only ever added (one per serial, never changed or removed), so equal counts mean every entry is
+ * kept exactly once. Anything else, such as a revocation committed later than the overlap reaches
+ * back or recorded by a replica with this one's cache gone stale, makes it read everything again.
+ * Safe with several replicas: each keeps its own and the ledger decides.
+ */
+export class CrlEntriesCache {
+  private readonly kept = new Map<string, Kept>();
+
+  constructor(private readonly dataSource: DataSource) {}
+
+  async read(tenantId: string): Promise<EncodedCrlEntries> {
+    const kept = this.kept.get(tenantId);
+    if (kept?.recordedUpTo) {
+      const since = new Date(kept.recordedUpTo.getTime() - RECORDED_AT_OVERLAP_MS);
+      const { total, rows } = await this.query(tenantId, since);
+      const fresh = rows.filter((row) => !kept.serials.has(row.serial_number));
+      if (kept.serials.size + fresh.length === total) return this.keep(tenantId, kept, fresh);
+    }
+    const { rows } = await this.query(tenantId);
+    return this.keep(tenantId, { entries: EncodedCrlEntries.none, serials: new Set() }, rows);
+  }
+
+  private keep(tenantId: string, kept: Kept, rows: LedgerRow[]): EncodedCrlEntries {
+    // Encoded before anything is changed: an invalid entry leaves the kept ones as they were.
+    const entries = kept.entries.append(
+      EncodedCrlEntries.encode(
+        rows.map((r) => ({
+          serialNumberHex: r.serial_number,
+          revocationDate: r.revocation_date,
+          reasonCode: publishedReasonCode(r.reason_code) ?? 0,
+        })),
+      ),
+    );
+    let recordedUpTo = kept.recordedUpTo;
+    for (const row of rows) {
+      kept.serials.add(row.serial_number);
+      if (!recordedUpTo || row.recorded_at > recordedUpTo) recordedUpTo = row.recorded_at;
+    }
+    this.kept.set(tenantId, { entries, serials: kept.serials, recordedUpTo });
+    return entries;
+  }
+
+  /** The entries recorded at or after `since` (all without it) and the tenant's total, in one snapshot. */
+  private async query(tenantId: string, since?: Date): Promise<{ total: number; rows: LedgerRow[] }> {
+    const rows: (Partial<LedgerRow> & { total: number })[] = await this.dataSource.query(
+      `WITH total AS (SELECT count(*)::int AS n FROM revocation.revoked_certificates WHERE tenant_id = $1)
+       SELECT total.n AS total, r.serial_number, r.revocation_date, r.reason_code, r.recorded_at
+         FROM total LEFT JOIN revocation.revoked_certificates r
+           ON r.tenant_id = $1${since ? ' AND r.recorded_at >= $2' : ''}`,
+      since ? [tenantId, since] : [tenantId],
+    );
+    return {
+      total: Number(rows[0]?.total ?? 0),
+      rows: rows.filter((row): row is LedgerRow & { total: number } => row.serial_number != null),
+    };
+  }
+}
