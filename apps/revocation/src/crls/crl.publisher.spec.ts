@@ -235,6 +235,47 @@ describe('CrlPublisher', () => {
     expect(send).toHaveBeenCalledTimes(2);
   });
 
+  it('after a slow build, waits as long as it took before the next, which still includes every request', async () => {
+    const sentAt: number[] = [];
+    const sign = send.getMockImplementation()!;
+    send.mockImplementation(async (...args: unknown[]) => {
+      sentAt.push(Date.now());
+      return sign(...args);
+    });
+    gate = deferred();
+    const first = publisher.request(tenant);
+    await new Promise((resolve) => setImmediate(resolve));
+    db.revoke(tenant, '01');
+    const second = publisher.request(tenant);
+    const signing = gate;
+    gate = undefined;
+    setTimeout(() => signing.resolve(), 200);
+    await first;
+    db.revoke(tenant, '02'); // while the second build waits: it is included, no third build
+    expect(publisher.request(tenant)).toBe(second);
+    await second;
+
+    expect(sentAt).toHaveLength(2);
+    // The first build took about 200 ms, so the second began about 200 ms after it ended.
+    expect(sentAt[1] - sentAt[0]).toBeGreaterThanOrEqual(380);
+    expect(db.crls.map((c) => [c.crlNumber, c.entryCount])).toEqual([
+      ['1', 0],
+      ['2', 2],
+    ]);
+  });
+
+  it('builds at once when the last build is as long ago as it took', async () => {
+    await publisher.request(tenant);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const query = jest.spyOn(db.dataSource, 'query');
+    void publisher.request(tenant);
+    // Started within the call: the issuer is being read already.
+    expect(query).toHaveBeenCalledWith(expect.stringContaining('FROM revocation.crl_issuers'), [tenant]);
+    await publisher.idle();
+    expect(send).toHaveBeenCalledTimes(2);
+    expect(db.crls.map((c) => c.crlNumber)).toEqual(['1', '2']);
+  });
+
   it('builds for different tenants independently', async () => {
     const other = '0b4d3c2a-1e0f-4a9b-8c7d-6e5f4a3b2c1d';
     db.addIssuer(other, 41n);

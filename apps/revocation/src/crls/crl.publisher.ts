@@ -20,19 +20,26 @@ interface IssuerRow {
  * Builds, has signed and publishes a tenant's next CRL (RFC 5280 5): entries from the ledger,
  * the next CRLNumber, the signature from issuance (the CA key never comes here). Requests for
  * a tenant are coalesced: while one build runs, further requests share one queued build, so a
- * burst of revocations costs two CRLs, not one each.
+ * burst of revocations costs two CRLs, not one each. The queued build also waits until the
+ * tenant's previous build has been over for as long as it took (`pauseFactor`): a steady stream
+ * of revocations into a CRL of 100,000 entries (megabytes to hash, hand over and store each time)
+ * then keeps the process busy half the time, not all of it, and the OCSP path sharing it answers
+ * the revocations within a second (issue #8). A small CRL takes milliseconds, so it barely waits.
  */
 export class CrlPublisher {
   private readonly logger = new Logger('CrlPublisher');
   private readonly running = new Map<string, Promise<void>>();
   private readonly queued = new Map<string, Promise<void>>();
   private readonly entries: CrlEntriesCache;
+  /** When each tenant's last build ended and how long it took. */
+  private readonly lastBuild = new Map<string, { endedAt: number; tookMs: number }>();
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly blobs: BlobStore,
     private readonly relay: OutboxRelay,
+    private readonly pauseFactor = 1,
   ) {
     this.entries = new CrlEntriesCache(dataSource);
   }
@@ -42,8 +49,10 @@ export class CrlPublisher {
     const queued = this.queued.get(tenantId);
     if (queued) return queued; // a build that has not started yet will include this change
     const running = this.running.get(tenantId);
-    if (!running) return this.start(tenantId);
-    const next = running.then(() => this.start(tenantId));
+    if (!running && this.pauseMs(tenantId) === 0) return this.start(tenantId);
+    const next = (running ?? Promise.resolve())
+      .then(() => new Promise((resolve) => setTimeout(resolve, this.pauseMs(tenantId))))
+      .then(() => this.start(tenantId));
     this.queued.set(tenantId, next);
     return next;
   }
@@ -54,8 +63,14 @@ export class CrlPublisher {
     }
   }
 
+  private pauseMs(tenantId: string): number {
+    const last = this.lastBuild.get(tenantId);
+    return last ? Math.max(0, Math.ceil(last.endedAt + last.tookMs * this.pauseFactor - Date.now())) : 0;
+  }
+
   private start(tenantId: string): Promise<void> {
     this.queued.delete(tenantId);
+    const startedAt = Date.now();
     const build: Promise<void> = this.publish(tenantId)
       .then((published) => {
         // Another replica published this number first: make a newer one.
@@ -65,6 +80,8 @@ export class CrlPublisher {
         this.logger.warn({ err, tenantId }, 'CRL publication failed; the scheduler retries'),
       )
       .finally(() => {
+        const endedAt = Date.now();
+        this.lastBuild.set(tenantId, { endedAt, tookMs: endedAt - startedAt });
         if (this.running.get(tenantId) === build) this.running.delete(tenantId);
       });
     this.running.set(tenantId, build);
