@@ -12,6 +12,12 @@ export interface ServedCrl {
   nextUpdate: Date;
 }
 
+interface CachedCrl {
+  crl: ServedCrl;
+  sha256: string;
+  until: number;
+}
+
 const CACHE_MS = 2_000;
 /** After a failed copy round (database or blob store unreachable), the next attempt. */
 const COPY_RETRY_MS = 1_000;
@@ -23,8 +29,11 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export class CrlStore {
   private readonly logger = new Logger('CrlStore');
-  /** Short-lived: another replica may have stored a newer CRL (only one replica applies each event). */
-  private readonly cache = new Map<string, { crl: ServedCrl; until: number }>();
+  /**
+   * Revalidated after CACHE_MS: another replica may have stored a newer CRL (only one replica
+   * applies each event). The check reads the digest only; the megabytes only when it changed.
+   */
+  private readonly cache = new Map<string, CachedCrl>();
   private copying: Promise<void> | undefined;
   private copyAgain = false;
   private stopped = false;
@@ -102,14 +111,17 @@ export class CrlStore {
         // Expired or damaged hand-over: a newer CRL follows within half a CRL lifetime.
         this.logger.warn({ tenantId, crlNumber }, 'published CRL not retrievable; waiting for the next one');
       }
-      await this.dataSource.transaction(async (manager) => {
-        if (usable) {
-          await manager.query(
+      const served = usable ? Buffer.from(der.buffer, der.byteOffset, der.byteLength) : undefined;
+      const stored = await this.dataSource.transaction(async (manager) => {
+        let newest: unknown[] = [];
+        if (served) {
+          newest = await manager.query(
             `INSERT INTO ocsp.crls (tenant_id, crl_number, this_update, next_update, der, sha256) VALUES ($1, $2, $3, $4, $5, $6)
              ON CONFLICT (tenant_id) DO UPDATE SET crl_number = EXCLUDED.crl_number, this_update = EXCLUDED.this_update,
                next_update = EXCLUDED.next_update, der = EXCLUDED.der, sha256 = EXCLUDED.sha256
-             WHERE ocsp.crls.crl_number < EXCLUDED.crl_number`,
-            [tenantId, crlNumber, crl.this_update, crl.next_update, Buffer.from(der), sha256],
+             WHERE ocsp.crls.crl_number < EXCLUDED.crl_number
+             RETURNING crl_number`,
+            [tenantId, crlNumber, crl.this_update, crl.next_update, served, sha256],
           );
         }
         // Only this one: a newer CRL announced meanwhile stays pending for the next round.
@@ -117,8 +129,21 @@ export class CrlStore {
           tenantId,
           crlNumber,
         ]);
+        return newest.length > 0;
       });
-      this.cache.delete(tenantId);
+      const key = tenantId.toLowerCase();
+      if (stored && served) {
+        // Served from here at once, without reading the megabytes just written back.
+        const copied = {
+          der: served,
+          etag: `"${sha256}"`,
+          thisUpdate: crl.this_update,
+          nextUpdate: crl.next_update,
+        };
+        this.cache.set(key, { crl: copied, sha256, until: Date.now() + CACHE_MS });
+      } else {
+        this.cache.delete(key);
+      }
     }
   }
 
@@ -127,6 +152,16 @@ export class CrlStore {
     const key = tenantId.toLowerCase();
     const cached = this.cache.get(key);
     if (cached && cached.until > Date.now()) return cached.crl;
+    if (cached) {
+      const current: { sha256: string }[] = await this.dataSource.query(
+        'SELECT sha256 FROM ocsp.crls WHERE tenant_id = $1',
+        [key],
+      );
+      if (current[0]?.sha256 === cached.sha256) {
+        cached.until = Date.now() + CACHE_MS;
+        return cached.crl;
+      }
+    }
     const rows: { der: Buffer; sha256: string; this_update: Date; next_update: Date }[] =
       await this.dataSource.query(
         'SELECT der, sha256, this_update, next_update FROM ocsp.crls WHERE tenant_id = $1',
@@ -139,7 +174,10 @@ export class CrlStore {
       thisUpdate: rows[0].this_update,
       nextUpdate: rows[0].next_update,
     };
-    this.cache.set(key, { crl: served, until: Date.now() + CACHE_MS });
+    // Unless a copy put a newer one in meanwhile.
+    if (this.cache.get(key) === cached) {
+      this.cache.set(key, { crl: served, sha256: rows[0].sha256, until: Date.now() + CACHE_MS });
+    }
     return served;
   }
 }

@@ -33,8 +33,8 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
       migrations: REVOCATION_MIGRATIONS,
     });
     const query = dataSource.query.bind(dataSource);
-    dataSource.query = (async (sql: string, params?: unknown[]) => {
-      const rows: unknown = await query(sql, params);
+    dataSource.query = (async (sql: string, ...rest: unknown[]) => {
+      const rows: unknown = await query(sql, ...(rest as []));
       if (sql.includes('WITH total')) {
         rowsRead.push((rows as { serial_number: string | null }[]).filter((r) => r.serial_number).length);
       }
