@@ -5,7 +5,7 @@ import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
 import { parseCrl, signTbs } from '@ca/pki';
 import { TestPki, createTestPki } from '@ca/pki/testing';
 import { DataSource } from 'typeorm';
-import { CRL_VALIDITY_MS, CrlPublisher } from './crl.publisher';
+import { CRL_VALIDITY_MS, CrlPacing, CrlPublisher } from './crl.publisher';
 
 class MemoryBlobs extends BlobStore {
   readonly blobs = new Map<string, Uint8Array>();
@@ -163,13 +163,18 @@ describe('CrlPublisher', () => {
       if (!tbs) throw CaError.validation([{ field: 'tbsBlobRef', message: 'gone' }]);
       return { signature: Buffer.from(await signTbs(tbs, pki.caKeys.privateKey)).toString('base64') };
     });
-    publisher = new CrlPublisher(
+    publisher = publisherWith();
+  });
+
+  function publisherWith(pacing?: CrlPacing): CrlPublisher {
+    return new CrlPublisher(
       db.dataSource,
       { send } as unknown as RpcClient<IssuanceApi>,
       blobs,
       relay as unknown as OutboxRelay,
+      pacing,
     );
-  });
+  }
 
   it('publishes the next CRL number with the ledger entries, hands the DER over and records crl.published', async () => {
     db.revoke(tenant, '0A0B0C', 1);
@@ -235,7 +240,8 @@ describe('CrlPublisher', () => {
     expect(send).toHaveBeenCalledTimes(2);
   });
 
-  it('after a slow build, waits as long as it took before the next, which still includes every request', async () => {
+  it('after a slow build of a large CRL, waits as long as it took before the next, which still includes every request', async () => {
+    publisher = publisherWith({ pauseFactor: 1, fromEntries: 0 });
     const sentAt: number[] = [];
     const sign = send.getMockImplementation()!;
     send.mockImplementation(async (...args: unknown[]) => {
@@ -264,7 +270,22 @@ describe('CrlPublisher', () => {
     ]);
   });
 
-  it('builds at once when the last build is as long ago as it took', async () => {
+  it('builds a small CRL again at once after a slow build', async () => {
+    gate = deferred();
+    const first = publisher.request(tenant);
+    const signing = gate;
+    gate = undefined;
+    setTimeout(() => signing.resolve(), 200);
+    await first;
+    const query = jest.spyOn(db.dataSource, 'query');
+    void publisher.request(tenant);
+    expect(query).toHaveBeenCalledWith(expect.stringContaining('FROM revocation.crl_issuers'), [tenant]);
+    await publisher.idle();
+    expect(db.crls.map((c) => c.crlNumber)).toEqual(['1', '2']);
+  });
+
+  it('builds a large CRL at once when the last build is as long ago as it took', async () => {
+    publisher = publisherWith({ pauseFactor: 1, fromEntries: 0 });
     await publisher.request(tenant);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const query = jest.spyOn(db.dataSource, 'query');

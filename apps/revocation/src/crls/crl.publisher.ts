@@ -7,6 +7,16 @@ import { DataSource } from 'typeorm';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
 import { CrlEntriesCache } from './crl-entries.cache';
 
+/** How a tenant's CRL builds are spaced (see CrlPublisher). */
+export interface CrlPacing {
+  /** Pause after a build, as a multiple of the time it took. */
+  pauseFactor: number;
+  /** Only a CRL of this many entries or more is paced; smaller ones cost milliseconds. */
+  fromEntries: number;
+}
+
+const DEFAULT_PACING: CrlPacing = { pauseFactor: 1, fromEntries: 10_000 };
+
 /** How long a CRL is valid (nextUpdate − thisUpdate); it is re-signed at half of that. */
 export const CRL_VALIDITY_MS = 24 * 60 * 60_000;
 
@@ -20,11 +30,11 @@ interface IssuerRow {
  * Builds, has signed and publishes a tenant's next CRL (RFC 5280 5): entries from the ledger,
  * the next CRLNumber, the signature from issuance (the CA key never comes here). Requests for
  * a tenant are coalesced: while one build runs, further requests share one queued build, so a
- * burst of revocations costs two CRLs, not one each. The queued build also waits until the
- * tenant's previous build has been over for as long as it took (`pauseFactor`): a steady stream
- * of revocations into a CRL of 100,000 entries (megabytes to hash, hand over and store each time)
+ * burst of revocations costs two CRLs, not one each. For a large CRL the queued build also waits
+ * until the previous one has been over for as long as it took (`CrlPacing`): a steady stream of
+ * revocations into a CRL of 100,000 entries (megabytes to hash, hand over and store each time)
  * then keeps the process busy half the time, not all of it, and the OCSP path sharing it answers
- * the revocations within a second (issue #8). A small CRL takes milliseconds, so it barely waits.
+ * the revocations within a second (issue #8). Small CRLs are published without a pause.
  */
 export class CrlPublisher {
   private readonly logger = new Logger('CrlPublisher');
@@ -33,13 +43,15 @@ export class CrlPublisher {
   private readonly entries: CrlEntriesCache;
   /** When each tenant's last build ended and how long it took. */
   private readonly lastBuild = new Map<string, { endedAt: number; tookMs: number }>();
+  /** How many entries each tenant's last CRL had. */
+  private readonly lastEntries = new Map<string, number>();
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly blobs: BlobStore,
     private readonly relay: OutboxRelay,
-    private readonly pauseFactor = 1,
+    private readonly pacing: CrlPacing = DEFAULT_PACING,
   ) {
     this.entries = new CrlEntriesCache(dataSource);
   }
@@ -65,7 +77,8 @@ export class CrlPublisher {
 
   private pauseMs(tenantId: string): number {
     const last = this.lastBuild.get(tenantId);
-    return last ? Math.max(0, Math.ceil(last.endedAt + last.tookMs * this.pauseFactor - Date.now())) : 0;
+    if (!last || (this.lastEntries.get(tenantId) ?? 0) < this.pacing.fromEntries) return 0;
+    return Math.max(0, Math.ceil(last.endedAt + last.tookMs * this.pacing.pauseFactor - Date.now()));
   }
 
   private start(tenantId: string): Promise<void> {
@@ -100,6 +113,7 @@ export class CrlPublisher {
     const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
     const nextUpdate = new Date(thisUpdate.getTime() + CRL_VALIDITY_MS);
     const entries = await this.entries.read(tenantId);
+    this.lastEntries.set(tenantId, entries.count);
     const tbs = encodeTbsCertList({
       issuerCertificateDer: new Uint8Array(issuer.ca_certificate_der),
       crlNumber,
