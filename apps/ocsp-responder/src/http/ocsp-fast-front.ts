@@ -1,0 +1,128 @@
+import { Server } from 'node:http';
+import { Socket } from 'node:net';
+import { OcspAnswer } from '../ocsp/ocsp.responder';
+import { SimpleOcspRequest, parseSimpleOcspRequest } from './ocsp-request-head';
+import { simpleOcspAnswer } from './simple-ocsp-answer';
+
+/** The answer to a simple OCSP request when it is ready in memory, without I/O; else undefined. */
+export type SimpleOcspAnswerer = (request: SimpleOcspRequest) => OcspAnswer | undefined;
+
+/** Told of each answer the front sent itself (request metrics): its method and duration. */
+export type FastAnswerListener = (method: 'POST' | 'GET', seconds: number) => void;
+
+type ConnectionListener = (this: Server, socket: Socket) => void;
+
+const noop = () => undefined;
+
+/**
+ * A front on `server`'s connections for the hot request shape of relying parties: an OCSP POST
+ * or GET that arrives whole in the connection's next read and whose answer is in memory is
+ * answered here, in one socket write, without Node's HTTP machinery (IncomingMessage,
+ * ServerResponse, header objects: most of the CPU of a fresh-connection answer). Anything else,
+ * from the first byte it could not answer on, goes to Node's HTTP server unchanged, which then
+ * keeps the connection: the front only ever holds connections that are between requests.
+ *
+ * Keep-alive as Node's server does it: HTTP/1.1 unless `Connection: close`, HTTP/1.0 only with
+ * `Connection: keep-alive`; idle connections end after `keepAliveTimeout`; `close()` (through
+ * `closeIdleConnections`, which Node's `server.close()` calls) ends the ones the front holds.
+ */
+export function installOcspFastFront(
+  server: Server,
+  answerOf: SimpleOcspAnswerer,
+  onAnswered: FastAnswerListener = noop,
+): void {
+  const nodeListeners = server.listeners('connection') as ConnectionListener[];
+  server.removeAllListeners('connection');
+  const held = new Set<Socket>();
+
+  function hold(socket: Socket): void {
+    held.add(socket);
+    socket.on('data', onData);
+    socket.on('end', onEnd);
+    socket.on('error', onError);
+    socket.on('timeout', onTimeout);
+    socket.on('close', onClose);
+    // Until the first request: the server's headersTimeout (Node's bound for a request head).
+    if (server.headersTimeout > 0) socket.setTimeout(server.headersTimeout);
+  }
+
+  function release(socket: Socket): void {
+    held.delete(socket);
+    socket.removeListener('data', onData);
+    socket.removeListener('end', onEnd);
+    socket.removeListener('error', onError);
+    socket.removeListener('timeout', onTimeout);
+    socket.removeListener('close', onClose);
+    socket.setTimeout(0);
+  }
+
+  /** Node's server takes the connection with `bytes` still to read, before what comes next. */
+  function handOver(socket: Socket, bytes: Buffer): void {
+    release(socket);
+    socket.unshift(bytes);
+    for (const listener of nodeListeners) listener.call(server, socket);
+    // Node's server reads the socket's handle in C++ ("consumed") unless a 'data' listener is
+    // added after it took the socket; with one, every byte goes through the stream, in order:
+    // the bytes unshifted above, then the rest.
+    socket.on('data', noop);
+    socket.removeListener('data', noop);
+  }
+
+  function onData(this: Socket, bytes: Buffer): void {
+    const started = performance.now();
+    const request = parseSimpleOcspRequest(bytes);
+    const answer = request && answerOf(request);
+    if (!request || !answer) return handOver(this, bytes);
+    // Once the server closes, no connection stays open (as Node's server does).
+    const keepAlive = request.keepAlive && server.listening;
+    const response = simpleOcspAnswer(answer, {
+      method: request.method,
+      keepAlive,
+      keepAliveTimeoutMs: server.keepAliveTimeout,
+      now: Date.now(),
+    });
+    if (keepAlive) {
+      this.write(response);
+      this.setTimeout(server.keepAliveTimeout);
+    } else {
+      release(this);
+      this.on('error', noop);
+      this.end(response, () => this.destroy());
+    }
+    onAnswered(request.method, (performance.now() - started) / 1000);
+  }
+
+  function onEnd(this: Socket): void {
+    // The client is done, and no answer is pending (the front answers synchronously).
+    this.end();
+  }
+
+  function onError(this: Socket): void {
+    this.destroy();
+  }
+
+  function onTimeout(this: Socket): void {
+    this.destroy();
+  }
+
+  function onClose(this: Socket): void {
+    held.delete(this);
+  }
+
+  server.on('connection', hold);
+
+  const closeIdleConnections = server.closeIdleConnections.bind(server);
+  const closeAllConnections = server.closeAllConnections.bind(server);
+  const destroyHeld = () => {
+    for (const socket of held) socket.destroy();
+    held.clear();
+  };
+  server.closeIdleConnections = () => {
+    destroyHeld();
+    closeIdleConnections();
+  };
+  server.closeAllConnections = () => {
+    destroyHeld();
+    closeAllConnections();
+  };
+}
