@@ -260,8 +260,17 @@ describe('installOcspFastFront', () => {
     const c = client();
     await c.send(POST());
     expect(c.received).toContain('Keep-Alive: timeout=0\r\n');
-    expect(await c.closedByServer(150)).toBe(false);
-    expect(await c.closedByServer(1_000)).toBe(true);
+    expect(await c.closedByServer(250)).toBe(false);
+    // Within the timeout and one sweep of held connections (every second).
+    expect(await c.closedByServer(1_500)).toBe(true);
+  });
+
+  it("ends a connection that sends nothing within the server's headersTimeout", async () => {
+    h.server.headersTimeout = 300;
+    const c = client();
+    expect(await c.closedByServer(250)).toBe(false);
+    expect(await c.closedByServer(1_500)).toBe(true);
+    expect(c.received).toBe('');
   });
 
   it('lets server.close() finish with idle kept-alive connections it holds', async () => {
