@@ -189,6 +189,22 @@ describe('installOcspFastFront', () => {
     expect(h.fastAnswers).toEqual([]);
   });
 
+  it('hands a request to Node when finding the answer throws, and keeps serving', async () => {
+    const answered = h.answer;
+    h.answer = {
+      get der(): Buffer {
+        throw new Error('broken cache');
+      },
+    } as unknown as OcspAnswer;
+    const c = client();
+    await c.send(POST('boom'));
+    expect((await c.answers(1)).map(bodyOf)).toEqual(['POST /v1/tenants/t1/ocsp boom']);
+    h.answer = answered;
+    const next = client();
+    await next.send(POST());
+    expect((await next.answers(1)).map(bodyOf)).toEqual(['FAST']);
+  });
+
   it.each([
     [
       'a conditional GET',

@@ -79,17 +79,28 @@ export function installOcspFastFront(
 
   function onData(this: Socket, bytes: Buffer): void {
     const started = performance.now();
-    const request = parseSimpleOcspRequest(bytes);
-    const answer = request && answerOf(request);
-    if (!request || !answer) return handOver(this, bytes);
+    let request: SimpleOcspRequest | undefined;
+    let response: Buffer | undefined;
     // Once the server closes, no connection stays open (as Node's server does).
-    const keepAlive = request.keepAlive && server.listening;
-    const response = simpleOcspAnswer(answer, {
-      method: request.method,
-      keepAlive,
-      keepAliveTimeoutMs: server.keepAliveTimeout,
-      now: Date.now(),
-    });
+    let keepAlive = false;
+    try {
+      request = parseSimpleOcspRequest(bytes);
+      const answer = request && answerOf(request);
+      keepAlive = request !== undefined && request.keepAlive && server.listening;
+      response =
+        request &&
+        answer &&
+        simpleOcspAnswer(answer, {
+          method: request.method,
+          keepAlive,
+          keepAliveTimeoutMs: server.keepAliveTimeout,
+          now: Date.now(),
+        });
+    } catch {
+      // Nothing written yet: Node's path answers this one, and reports whatever failed.
+      response = undefined;
+    }
+    if (!request || !response) return handOver(this, bytes);
     if (keepAlive) {
       this.write(response);
       held.set(this, Date.now() + (server.keepAliveTimeout || NO_TIMEOUT_MS));
