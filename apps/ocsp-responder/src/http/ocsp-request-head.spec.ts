@@ -23,6 +23,13 @@ describe('parseSimpleOcspRequest', () => {
     });
   });
 
+  it("accepts the headers fetch() sends (Node's undici), which change nothing in the answer", () => {
+    const head =
+      'connection: keep-alive\r\ncontent-type: application/ocsp-request\r\naccept: */*\r\n' +
+      'accept-language: *\r\nsec-fetch-mode: cors\r\nuser-agent: node\r\naccept-encoding: gzip, deflate\r\n';
+    expect(parse(post(head))?.keepAlive).toBe(true);
+  });
+
   it('accepts the trailing slash the Node path accepts on POST', () => {
     expect(parse(post('').replace('/ocsp ', '/ocsp/ '))?.method).toBe('POST');
   });
