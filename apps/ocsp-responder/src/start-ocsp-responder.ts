@@ -21,11 +21,13 @@ import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { CrlStore } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
+import { OcspHttp } from './ocsp/ocsp.http';
 import { OcspResponder } from './ocsp/ocsp.responder';
+import { installOcspFastFront } from './http/ocsp-fast-front';
 import { PublicSurfaceErrorsFilter } from './http/public-surface-errors.filter';
 import { PublicSurfaceRouter, publicSurfaceRouter } from './http/public-surface.router';
 import { OcspResponderModule } from './ocsp-responder.module';
-import { publicSurfaceRouteOf, registerResponderGauges } from './observability';
+import { fastAnswerMetrics, publicSurfaceRouteOf, registerResponderGauges } from './observability';
 import { OCSP_SCHEMA } from './ocsp.schema';
 import { OcspSignerKeeper } from './signers/ocsp-signer.keeper';
 
@@ -59,7 +61,13 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   app.disable('x-powered-by');
   app.useGlobalFilters(new PublicSurfaceErrorsFilter());
   app.use(metricsMiddleware);
-  routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, responder }));
+  const ocsp = new OcspHttp(responder);
+  routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, ocsp }));
+  installOcspFastFront(
+    app.getHttpServer(),
+    (request) => ocsp.simpleFromMemory(request),
+    fastAnswerMetrics('ocsp-responder'),
+  );
   try {
     await app.listen(config.pkiPort, config.host);
   } catch (error) {
@@ -85,7 +93,8 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   );
   signers.start();
   crls.copyPending(); // what a previous run left pending
-  await statuses.watchChanges();
+  // Embedded, the database is this process's alone: no other replica can revoke.
+  await statuses.watchChanges({ otherReplicas: !config.embedded });
   const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
   return {
     name: 'ocsp-responder',

@@ -113,6 +113,37 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
     expect((await replicaA.find(tenantId, [s])).get(s)?.revokedAt).toBeInstanceOf(Date);
   });
 
+  it('keeps a row remembered as revoked while the poll window still returns it', async () => {
+    const s = serial();
+    await replicaB.applyIssued(issued(s));
+    await replicaB.applyRevoked(revoked(s));
+    const deadline = Date.now() + 2_000;
+    while (replicaA.remembered(tenantId, [s]) === undefined && Date.now() < deadline)
+      await replicaA.find(tenantId, [s]);
+    expect(replicaA.remembered(tenantId, [s])?.get(s)?.revokedAt).toBeInstanceOf(Date);
+    // Several polls later (every 250 ms, each reading 5 s back), still answered from memory.
+    await new Promise((resolve) => setTimeout(resolve, 800));
+    expect(replicaA.remembered(tenantId, [s])?.get(s)?.revokedAt).toBeInstanceOf(Date);
+  });
+
+  it('does not poll when told there is no other replica, and still forgets its own revocations', async () => {
+    // sources[1]: replica B's, which does not watch (replica A polls on sources[0]).
+    const single = new CertificateStatusProjection(sources[1]);
+    const queries = jest.spyOn(sources[1], 'query');
+    await single.watchChanges({ otherReplicas: false });
+    const s = serial();
+    await single.applyIssued(issued(s));
+    await single.find(tenantId, [s]);
+    queries.mockClear();
+    await new Promise((resolve) => setTimeout(resolve, 600));
+    expect(queries.mock.calls.filter(([sql]) => String(sql).includes('status_changed_at >'))).toEqual([]);
+    queries.mockRestore();
+    await single.applyRevoked(revoked(s));
+    expect(single.remembered(tenantId, [s])).toBeUndefined();
+    expect((await single.find(tenantId, [s])).get(s)?.revokedAt).toBeInstanceOf(Date);
+    await single.stopWatching();
+  });
+
   it('does not remember a serial it did not find: its issue event may come next', async () => {
     const s = serial();
     expect((await replicaA.find(tenantId, [s])).size).toBe(0);

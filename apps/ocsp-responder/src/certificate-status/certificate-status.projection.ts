@@ -108,14 +108,20 @@ export class CertificateStatusProjection {
     return found;
   }
 
-  /** Starts polling for revocations applied by other replicas, from the database's clock now. */
-  async watchChanges(): Promise<void> {
+  /**
+   * Starts polling for revocations applied by other replicas, from the database's clock now.
+   * Without other replicas (the embedded database is one process's alone) there is nothing to
+   * poll: every revocation goes through `applyRevoked` here, which forgets the row at once, and a
+   * query every 250 ms on the shared in-process database would only delay other work.
+   */
+  async watchChanges({ otherReplicas = true }: { otherReplicas?: boolean } = {}): Promise<void> {
     if (this.timer) return;
     const [{ now }]: { now: Date }[] = await this.dataSource.query('SELECT now() AS now');
     // Rows read before this point may predate a change the first poll would not reach back to.
     this.polledUpTo = now;
     this.rows.clear();
     this.forgets++;
+    if (!otherReplicas) return;
     this.timer = setInterval(() => {
       this.polling ??= this.pollChanges()
         .catch((err: unknown) => this.logger.warn({ err }, 'polling status changes failed; retrying'))
@@ -139,7 +145,10 @@ export class CertificateStatusProjection {
         [since],
       );
     for (const row of rows) {
-      this.forget(row.tenant_id, row.serial_number);
+      // A revoked row is final (applyRevoked changes only unrevoked rows): once remembered as
+      // revoked it need not be read again, though the overlap window keeps returning it.
+      if (!this.rows.get(`${row.tenant_id}:${row.serial_number}`)?.revokedAt)
+        this.forget(row.tenant_id, row.serial_number);
       if (row.status_changed_at > this.polledUpTo) this.polledUpTo = row.status_changed_at;
     }
   }

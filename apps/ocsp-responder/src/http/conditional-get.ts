@@ -16,10 +16,11 @@ export function answerConditionally(
   res: Pick<ServerResponse, 'setHeader' | 'end' | 'statusCode'>,
   representation: CacheableRepresentation,
 ): boolean {
-  const lastModified = new Date(Math.floor(representation.lastModified.getTime() / 1000) * 1000);
-  res.setHeader('ETag', representation.etag);
-  res.setHeader('Last-Modified', lastModified.toUTCString());
-  res.setHeader('Cache-Control', `public, max-age=${Math.max(0, Math.floor(representation.maxAgeSeconds))}`);
+  const validators = validatorHeaders(representation);
+  const lastModified = validators.lastModified;
+  res.setHeader('ETag', validators.etag);
+  res.setHeader('Last-Modified', validators.lastModifiedText);
+  res.setHeader('Cache-Control', validators.cacheControl);
   const ifNoneMatch = req.headers['if-none-match'];
   const ifModifiedSince = req.headers['if-modified-since'];
   let notModified = false;
@@ -37,4 +38,16 @@ export function answerConditionally(
     res.end();
   }
   return notModified;
+}
+
+/** The validator and Cache-Control values of a representation, as both HTTP paths send them. */
+export function validatorHeaders(representation: CacheableRepresentation) {
+  // Last-Modified has whole seconds (RFC 9110 5.6.7); comparisons use the same value.
+  const lastModified = new Date(Math.floor(representation.lastModified.getTime() / 1000) * 1000);
+  return {
+    etag: representation.etag,
+    lastModified,
+    lastModifiedText: lastModified.toUTCString(),
+    cacheControl: `public, max-age=${Math.max(0, Math.floor(representation.maxAgeSeconds))}`,
+  };
 }

@@ -5,13 +5,12 @@ import { CaCertificateStore } from '../ca-certificates/ca-certificate.store';
 import { serveCrl } from '../crls/crl.http';
 import { CrlStore } from '../crls/crl.store';
 import { OcspHttp } from '../ocsp/ocsp.http';
-import { OcspResponder } from '../ocsp/ocsp.responder';
 import { sendBody } from './send-body';
 
 export interface PublicSurfaceDependencies {
   caCertificates: CaCertificateStore;
   crls: CrlStore;
-  responder: OcspResponder;
+  ocsp: OcspHttp;
 }
 
 /** Answers one request, or returns false when it is not one of the routes below. */
@@ -31,8 +30,8 @@ const PREFIX = '/v1/tenants/';
  * `PublicSurfaceErrorsFilter` answers OCSP paths with malformedRequest and the rest with JSON.
  */
 export function publicSurfaceRouter(deps: PublicSurfaceDependencies): PublicSurfaceRouter {
+  const { ocsp } = deps;
   const logger = new Logger('PublicSurface');
-  const ocsp = new OcspHttp(deps.responder);
   const failed = (res: ServerResponse) => (err: unknown) => {
     logger.error({ err }, 'request failed');
     if (res.headersSent) return void res.destroy();

@@ -2,6 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
 import { buildOcspErrorResponse } from '@ca/pki';
 import { answerConditionally } from '../http/conditional-get';
+import { SimpleOcspRequest } from '../http/ocsp-request-head';
 import { sendBody } from '../http/send-body';
 import { decodeOcspGetRequest } from './ocsp-get-request';
 import { OcspAnswer, OcspResponder } from './ocsp.responder';
@@ -64,6 +65,16 @@ export class OcspHttp {
       res.setHeader('Cache-Control', 'no-store');
     }
     sendBody(res, 200, OCSP_RESPONSE, answer.der);
+  }
+
+  /**
+   * The answer to a simple request (see the fast front) when it is in memory, as `post` and `get`
+   * would give it; undefined sends the request down those paths.
+   */
+  simpleFromMemory(request: SimpleOcspRequest): OcspAnswer | undefined {
+    if (request.body) return this.fromMemory(request.tenantId, request.body);
+    const der = decodeOcspGetRequest(percentDecoded(request.encoded ?? '') ?? '');
+    return der && this.fromMemory(request.tenantId, der);
   }
 
   /** The answer without any I/O when it is in memory; a failure here falls back to the full path. */

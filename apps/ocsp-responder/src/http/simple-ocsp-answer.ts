@@ -1,0 +1,58 @@
+import { OcspAnswer } from '../ocsp/ocsp.responder';
+import { validatorHeaders } from './conditional-get';
+
+let dateSecond = -1;
+let dateText = '';
+
+/** The Date header's value (RFC 9110 6.6.1), made once per second as Node's own server does. */
+export function httpDate(now: number): string {
+  const second = Math.floor(now / 1000);
+  if (second !== dateSecond) {
+    dateSecond = second;
+    dateText = new Date(second * 1000).toUTCString();
+  }
+  return dateText;
+}
+
+export interface SimpleAnswerOptions {
+  method: 'POST' | 'GET';
+  keepAlive: boolean;
+  /** The server's keepAliveTimeout: Node announces it in a Keep-Alive header when set. */
+  keepAliveTimeoutMs: number;
+  now: number;
+}
+
+/**
+ * The whole HTTP answer (status line, headers, body) in one buffer, with the bytes Node's server
+ * and `OcspHttp` send for the same answer: the same headers in the same order. POST answers are
+ * `no-store`; GET answers carry Expires and validators up to their nextUpdate (RFC 5019 6).
+ */
+export function simpleOcspAnswer(answer: OcspAnswer, options: SimpleAnswerOptions): Buffer {
+  let head = 'HTTP/1.1 200 OK\r\n';
+  if (options.method === 'GET' && answer.cache) {
+    const { etag, thisUpdate, nextUpdate } = answer.cache;
+    const validators = validatorHeaders({
+      etag,
+      lastModified: thisUpdate,
+      maxAgeSeconds: (nextUpdate.getTime() - options.now) / 1000,
+    });
+    head +=
+      `Expires: ${nextUpdate.toUTCString()}\r\nETag: ${validators.etag}\r\n` +
+      `Last-Modified: ${validators.lastModifiedText}\r\nCache-Control: ${validators.cacheControl}\r\n`;
+  } else {
+    head += 'Cache-Control: no-store\r\n';
+  }
+  head +=
+    `Content-Type: application/ocsp-response\r\nContent-Length: ${answer.der.length}\r\n` +
+    `Date: ${httpDate(options.now)}\r\n`;
+  if (!options.keepAlive) head += 'Connection: close\r\n\r\n';
+  else if (options.keepAliveTimeoutMs > 0)
+    head += `Connection: keep-alive\r\nKeep-Alive: timeout=${Math.floor(options.keepAliveTimeoutMs / 1000)}\r\n\r\n`;
+  else head += 'Connection: keep-alive\r\n\r\n';
+
+  const headLength = Buffer.byteLength(head, 'latin1');
+  const bytes = Buffer.allocUnsafe(headLength + answer.der.length);
+  bytes.write(head, 0, 'latin1');
+  answer.der.copy(bytes, headLength);
+  return bytes;
+}
