@@ -1,5 +1,6 @@
 import { EventEnvelope } from '@ca/contracts';
 import { insertEvents } from '@ca/messaging';
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { admitWithinLimits, lockAndCountActive } from './certificate-limit';
@@ -28,7 +29,8 @@ const MAX_BATCH = 64;
  * timer: a certificate arriving when no transaction runs is stored at once. Each caller's promise
  * settles only after the commit that holds its row (or with its own refusal: plan limit reached);
  * if the batch's transaction fails (a duplicate serial, say), its certificates are stored again one
- * per transaction, so one bad row fails only its own caller.
+ * per transaction, so one bad row fails only its own caller. Not when the database is away: each
+ * would fail the same way, and a commit whose answer was lost must not be stored twice.
  */
 export class CertificateGroupCommit {
   private queue: Waiting[] = [];
@@ -64,7 +66,10 @@ export class CertificateGroupCommit {
     try {
       refusals = await this.dataSource.transaction((manager) => storeBatch(manager, batch));
     } catch (error) {
-      if (batch.length === 1) return batch[0].reject(error);
+      if (batch.length === 1 || isDatabaseUnavailable(error)) {
+        for (const item of batch) item.reject(error);
+        return;
+      }
       for (const item of batch) await this.commit([item]);
       return;
     }
