@@ -33,7 +33,7 @@ const MAX_BATCH = 64;
  * would fail the same way, and a commit whose answer was lost must not be stored twice.
  */
 export class CertificateGroupCommit {
-  private queue: Waiting[] = [];
+  private readonly queue: Waiting[] = [];
   private flushing = false;
 
   constructor(
