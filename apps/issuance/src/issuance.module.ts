@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
 import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
 import { InitializeCaHandler } from './certificate-authority/initialize-ca.handler';
+import { CertificateGroupCommit } from './certificates/certificate-group-commit';
 import { CertificateQueries } from './certificates/certificate-queries';
 import { CertificateMinter } from './certificates/certificate.minter';
 import { CertificatesController } from './certificates/certificates.controller';
@@ -33,7 +34,8 @@ export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
     const nudge = () => deps.relay.nudge();
     const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custody);
-    const minter = new CertificateMinter(deps.dataSource, signer, deps.pkiPublicUrl, nudge);
+    const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge);
+    const minter = new CertificateMinter(signer, deps.pkiPublicUrl, groupCommit);
     return {
       module: IssuanceModule,
       controllers: [

@@ -265,6 +265,53 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       expect(failures).toBe(2);
     }, 20_000);
 
+    it('appends a batch in its order, and a batch published again after a failure adds only what is new', async () => {
+      const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(newEvent);
+      await messaging.events.publishBatch([a, b, c]);
+      await messaging.events.publishBatch([b, c, d]); // as the relay republishes an unmarked batch
+      const seen: string[] = [];
+      const subscription = await messaging.events.subscribe('batch-consumer', async (e) => {
+        if ([a, b, c, d].some((x) => x.id === e.id)) seen.push(e.id);
+      });
+      await waitFor(() => seen.length >= 4);
+      await new Promise((r) => setTimeout(r, 200)); // a duplicate would come right after
+      await subscription.stop();
+      expect(seen).toEqual([a.id, b.id, c.id, d.id]);
+    }, 20_000);
+
+    it('relays an outbox of several events in one drain, in order, and leaves nothing pending', async () => {
+      const tenantId = randomUUID();
+      const recorded = await dataSource.transaction(async (m) => [
+        await recordEvent(m, 'producer', 'thing.happened', { tenantId, n: 1 }),
+        await recordEvent(m, 'producer', 'thing.happened', { tenantId, n: 2 }),
+        await recordEvent(m, 'producer', 'thing.happened', { tenantId, n: 3 }),
+      ]);
+      const relay = new OutboxRelay(dataSource, 'producer', messaging.events, 100);
+      expect(await relay.drain()).toBeGreaterThanOrEqual(3);
+      expect(await relay.backlog()).toBe(0);
+      const seen: string[] = [];
+      const subscription = await messaging.events.subscribe('relayed-batch-consumer', async (e) => {
+        if (e.tenantId === tenantId) seen.push(e.id);
+      });
+      await waitFor(() => seen.length >= 3);
+      await subscription.stop();
+      expect(seen).toEqual(recorded.map((e) => e.id));
+    }, 20_000);
+
+    it('does not deliver again the events handled before one that failed', async () => {
+      const [a, b, c] = ['x', 'y', 'z'].map(newEvent);
+      await messaging.events.publishBatch([a, b, c]);
+      const handled: string[] = [];
+      let failures = 0;
+      const subscription = await messaging.events.subscribe('mid-batch-failure-consumer', async (e) => {
+        if (e.id === b.id && failures++ === 0) throw new Error('transient');
+        if ([a, b, c].some((x) => x.id === e.id)) handled.push(e.id);
+      });
+      await waitFor(() => handled.includes(c.id));
+      await subscription.stop();
+      expect(handled).toEqual([a.id, b.id, c.id]);
+    }, 20_000);
+
     describe('a consumer that crashes or works long', () => {
       // Shorter than the 5 s default, to keep the suite quick; the consumers below are updated to it.
       const ACK_WAIT_MS = 1_000;
@@ -336,14 +383,18 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
   });
 });
 
-async function publishNew(messaging: Messaging, label: string): Promise<EventEnvelope> {
-  const event: EventEnvelope = {
+function newEvent(label: string): EventEnvelope {
+  return {
     id: randomUUID(),
     type: 'thing.happened',
     tenantId: randomUUID(),
     occurredAt: new Date().toISOString(),
     payload: { label },
   };
+}
+
+async function publishNew(messaging: Messaging, label: string): Promise<EventEnvelope> {
+  const event = newEvent(label);
   await messaging.events.publish(event);
   return event;
 }

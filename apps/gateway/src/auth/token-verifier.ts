@@ -1,14 +1,29 @@
 import { KeyObject, createPublicKey } from 'node:crypto';
 import { CaError, ErrorCode } from '@ca/contracts';
 import { ConfigError } from '@ca/config';
-import { JWTPayload, JWTVerifyGetKey, createRemoteJWKSet, errors, importSPKI, jwtVerify } from 'jose';
+import {
+  JWTPayload,
+  JWTVerifyGetKey,
+  createRemoteJWKSet,
+  decodeProtectedHeader,
+  errors,
+  importSPKI,
+  jwtVerify,
+} from 'jose';
 import { AuthenticatedPrincipal } from './authenticated-principal';
+import { VerifiedTokenCache } from './verified-token-cache';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Far above any real token; refuses abuse before any parsing. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
 type VerificationKey = KeyObject | Awaited<ReturnType<typeof importSPKI>> | JWTVerifyGetKey;
+
+/** A verified token's principal, and the JWKS key that verified it (none with a configured key). */
+interface Verified {
+  principal: AuthenticatedPrincipal;
+  jwksKey?: unknown;
+}
 
 export interface TokenVerifierOptions {
   publicKeyPem?: string;
@@ -20,9 +35,14 @@ export interface TokenVerifierOptions {
 /**
  * Verifies admin tokens (CONTRACT section 3) with jose: the algorithm is fixed by the key type
  * (RS256, ES256 or EdDSA), so `alg: none` and algorithm confusion fail; `exp` and `sub` are
- * required; `iss`/`aud` are checked when configured.
+ * required; `iss`/`aud` are checked when configured. A token verified once is not verified again
+ * until its `exp` (VerifiedTokenCache): with a configured key nothing else can change its outcome;
+ * with a JWKS, a kept token is accepted only while the key set, asked as a verification would ask
+ * it (and so refetched when jose would refetch it), still gives the very key that verified it.
  */
 export class TokenVerifier {
+  private readonly verified = new VerifiedTokenCache<Verified>();
+
   private constructor(
     private readonly key: VerificationKey,
     private readonly algorithms: string[],
@@ -44,7 +64,10 @@ export class TokenVerifier {
 
   async verify(token: string): Promise<AuthenticatedPrincipal> {
     if (token.length > MAX_TOKEN_LENGTH) throw invalidToken();
+    const kept = this.verified.get(token);
+    if (kept && (await this.stillVerifies(token, kept))) return copyOf(kept.principal);
     let payload: JWTPayload;
+    let jwksKey: unknown;
     try {
       const verifyOptions = {
         algorithms: this.algorithms,
@@ -52,7 +75,9 @@ export class TokenVerifier {
         audience: this.options.audience,
         requiredClaims: ['exp', 'sub'],
       };
-      payload = (await jwtVerify(token, this.key as JWTVerifyGetKey, verifyOptions)).payload;
+      const result = await jwtVerify(token, this.key as JWTVerifyGetKey, verifyOptions);
+      payload = result.payload;
+      if (typeof this.key === 'function') jwksKey = result.key;
     } catch (error) {
       if (error instanceof errors.JWTExpired)
         throw new CaError(ErrorCode.ExpiredToken, 'The token has expired.');
@@ -62,8 +87,33 @@ export class TokenVerifier {
     if (typeof tenantId !== 'string' || !UUID.test(tenantId))
       throw invalidToken('The token has no valid tenantId claim.');
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw invalidToken();
-    return { tenantId: tenantId.toLowerCase(), subject: payload.sub, scopes: scopesOf(payload) };
+    const principal = { tenantId: tenantId.toLowerCase(), subject: payload.sub, scopes: scopesOf(payload) };
+    this.verified.set(token, { principal: copyOf(principal), jwksKey }, payload.exp as number);
+    return principal;
   }
+
+  /** With a JWKS: whether the key set (refreshed as jose refreshes it) still yields the same key. */
+  private async stillVerifies(token: string, kept: Verified): Promise<boolean> {
+    if (typeof this.key !== 'function') return true;
+    try {
+      const [protectedPart, payload, signature] = token.split('.');
+      const current = await this.key(decodeProtectedHeader(token) as Parameters<JWTVerifyGetKey>[0], {
+        protected: protectedPart,
+        payload,
+        signature,
+      });
+      if (current === kept.jwksKey) return true;
+    } catch {
+      // The key is gone (or the set unreachable): verify afresh, which answers as it always did.
+    }
+    this.verified.delete(token);
+    return false;
+  }
+}
+
+/** Callers may change what they get; the kept principal must not change with it. */
+function copyOf(principal: AuthenticatedPrincipal): AuthenticatedPrincipal {
+  return { ...principal, scopes: [...principal.scopes] };
 }
 
 function invalidToken(message = 'A valid bearer token is required.'): CaError {

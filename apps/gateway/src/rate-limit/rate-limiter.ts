@@ -5,15 +5,22 @@ import {
   rateLimitDecision,
   windowStartOf,
 } from './rate-limit-window';
+import { IncrementBatcher } from './increment-batcher';
 
 /** Windows older than this are deleted by the housekeeping job. */
 const KEEP_WINDOWS_MS = 2 * RATE_LIMIT_WINDOW_MS;
 
 /**
  * Per-tenant fixed-window rate limit, counted in gateway.rate_limit_windows so that every gateway
- * replica shares one count: each request adds one in a single upsert and gets the new count.
+ * replica shares one count: each request adds one in an upsert and gets the new count. A tenant's
+ * requests that arrive while its upsert is in flight share the next one (IncrementBatcher).
  */
 export class RateLimiter {
+  private readonly counts = new IncrementBatcher<{ tenantId: string; windowStart: number }>(
+    (window, amount) => this.addToWindow(window.tenantId, window.windowStart, amount),
+    (window) => `${window.tenantId} ${window.windowStart}`,
+  );
+
   constructor(
     private readonly dataSource: DataSource,
     readonly limitPerMinute: number,
@@ -23,13 +30,18 @@ export class RateLimiter {
   async consume(tenantId: string): Promise<RateLimitDecision> {
     const now = this.now();
     const windowStart = windowStartOf(now);
+    const count = await this.counts.increment({ tenantId, windowStart });
+    return rateLimitDecision(this.limitPerMinute, count, windowStart, now);
+  }
+
+  private async addToWindow(tenantId: string, windowStart: number, amount: number): Promise<number> {
     const [{ count }]: { count: number }[] = await this.dataSource.query(
-      `INSERT INTO gateway.rate_limit_windows AS w (tenant_id, window_start, count) VALUES ($1, $2, 1)
-       ON CONFLICT (tenant_id, window_start) DO UPDATE SET count = w.count + 1
+      `INSERT INTO gateway.rate_limit_windows AS w (tenant_id, window_start, count) VALUES ($1, $2, $3)
+       ON CONFLICT (tenant_id, window_start) DO UPDATE SET count = w.count + $3
        RETURNING w.count`,
-      [tenantId, new Date(windowStart)],
+      [tenantId, new Date(windowStart), amount],
     );
-    return rateLimitDecision(this.limitPerMinute, Number(count), windowStart, now);
+    return Number(count);
   }
 
   /** Deletes windows that can no longer be counted in. */

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CaError, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
-import { recordEvent } from '@ca/messaging';
+import { newEvent } from '@ca/messaging';
 import { isUniqueViolation } from '@ca/persistence';
 import {
   buildLeafCertificate,
@@ -10,10 +10,8 @@ import {
   randomSerialNumber,
   serialToHex,
 } from '@ca/pki';
-import { DataSource } from 'typeorm';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
-import { insertWithinCertificateLimit } from './certificate-limit';
+import { CertificateGroupCommit } from './certificate-group-commit';
 import { addDays } from './certificate-lifecycle';
 import { distributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
@@ -34,14 +32,14 @@ const SERIAL_ATTEMPTS = 3;
  * Makes one certificate (CONTRACT section 5 profile, plus the v2 usage, SANs, must-staple and
  * custom extensions of spec 4.1.3) for issue and renew alike: a fresh
  * key pair generated here, signed by the tenant CA, stored with its `certificate.issued` event in
- * one transaction, which also enforces the tenant's plan limit. The private key is returned to the caller once and never stored.
+ * one transaction (shared with the certificates minted meanwhile: CertificateGroupCommit), which
+ * also enforces the tenant's plan limit. The private key is returned to the caller once and never stored.
  */
 export class CertificateMinter {
   constructor(
-    private readonly dataSource: DataSource,
     private readonly signer: CertificateAuthoritySigner,
     private readonly pkiPublicUrl: string,
-    private readonly onEventsRecorded: () => void,
+    private readonly groupCommit: CertificateGroupCommit,
   ) {}
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
@@ -90,24 +88,21 @@ export class CertificateMinter {
       const certificateId = randomUUID();
       const serialHex = serialToHex(serialNumber);
       try {
-        await this.dataSource.transaction(async (manager) => {
-          await insertWithinCertificateLimit(
-            manager,
-            {
-              id: certificateId,
-              tenantId: request.tenantId,
-              caId: authority.id,
-              serialNumber: serialHex,
-              ...profile,
-              certificateDer: Buffer.from(der),
-              notBefore,
-              notAfter,
-              issuedAt: new Date(),
-              renewedFrom: request.renewedFrom ?? null,
-            },
-            request.certificateLimit,
-          );
-          await recordEvent<CertificateIssuedPayload>(manager, ISSUANCE_SCHEMA, EventType.CertificateIssued, {
+        await this.groupCommit.store({
+          certificate: {
+            id: certificateId,
+            tenantId: request.tenantId,
+            caId: authority.id,
+            serialNumber: serialHex,
+            ...profile,
+            certificateDer: Buffer.from(der),
+            notBefore,
+            notAfter,
+            issuedAt: new Date(),
+            renewedFrom: request.renewedFrom ?? null,
+          },
+          // Made here, in the request's context, whose trace and request id it carries.
+          event: newEvent<CertificateIssuedPayload>(EventType.CertificateIssued, {
             tenantId: request.tenantId,
             certificateId,
             caId: authority.id,
@@ -115,13 +110,13 @@ export class CertificateMinter {
             notBefore: notBefore.toISOString(),
             notAfter: notAfter.toISOString(),
             ...(request.renewedFrom ? { renewedFrom: request.renewedFrom } : {}),
-          });
+          }),
+          limit: request.certificateLimit,
         });
       } catch (error) {
         if (isUniqueViolation(error) && attempt < SERIAL_ATTEMPTS) continue;
         throw error;
       }
-      this.onEventsRecorded();
       return {
         certificateId,
         serialNumber: serialHex,

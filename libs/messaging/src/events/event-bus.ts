@@ -15,6 +15,12 @@ export interface EventSubscription {
  */
 export abstract class EventBus {
   abstract publish(event: EventEnvelope): Promise<void>;
+  /**
+   * Appends events in the order given, as publish would one by one, but at the cost of about one
+   * publish. Resolves when all are stored; on a failure some may be stored and others not, so the
+   * caller publishes them all again (the stream drops the duplicates by event id).
+   */
+  abstract publishBatch(events: readonly EventEnvelope[]): Promise<void>;
   abstract subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription>;
   abstract close(): Promise<void>;
   /** Events of the stream the durable consumer has not acknowledged yet (its lag; 0 if it does not exist). */

@@ -45,15 +45,22 @@ export class InProcessEventBus extends EventBus {
     return new InProcessEventBus(pool, options.pollMs ?? 1_000, options.retryDelayMs ?? 1_000);
   }
 
-  async publish(event: EventEnvelope): Promise<void> {
+  publish(event: EventEnvelope): Promise<void> {
+    return this.publishBatch([event]);
+  }
+
+  /** One transaction and one INSERT for the whole batch; its events' seq follow the batch's order. */
+  async publishBatch(events: readonly EventEnvelope[]): Promise<void> {
+    if (events.length === 0) return;
+    const rows = events.map((_, i) => `($${i * 3 + 1}::uuid, $${i * 3 + 2}, $${i * 3 + 3}::jsonb)`);
     const client = await this.pool.connect();
     try {
       // The lock makes commit order equal sequence order, so no consumer skips a late commit.
       await client.query('BEGIN');
       await client.query('LOCK TABLE messaging.stream IN EXCLUSIVE MODE');
       await client.query(
-        `INSERT INTO messaging.stream (id, type, body) VALUES ($1, $2, $3) ON CONFLICT (id) DO NOTHING`,
-        [event.id, event.type, JSON.stringify(event)],
+        `INSERT INTO messaging.stream (id, type, body) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`,
+        events.flatMap((event) => [event.id, event.type, JSON.stringify(event)]),
       );
       await client.query('COMMIT');
     } catch (error) {
@@ -109,7 +116,12 @@ export class InProcessEventBus extends EventBus {
     return subscription;
   }
 
-  /** Delivers the next events after the consumer's position; returns how many, -1 on a handler failure. */
+  /**
+   * Delivers the next events after the consumer's position, handler after handler, then moves the
+   * position once past those handled (also when one fails or the subscription stops midway).
+   * Returns how many were delivered, -1 on a handler failure (that event comes again). A crash
+   * before the move redelivers the batch's handled events: at least once, as the inboxes expect.
+   */
   private async deliverBatch(
     durableName: string,
     handler: EventHandler,
@@ -120,13 +132,20 @@ export class InProcessEventBus extends EventBus {
         WHERE c.durable_name = $1 AND s.seq > c.last_seq ORDER BY s.seq LIMIT ${BATCH}`,
       [durableName],
     );
-    for (const row of rows) {
-      if (!isRunning()) return 0;
-      await handler(row.body);
-      await this.pool.query(`UPDATE messaging.consumers SET last_seq = $2 WHERE durable_name = $1`, [
-        durableName,
-        row.seq,
-      ]);
+    let handled: string | undefined;
+    try {
+      for (const row of rows) {
+        if (!isRunning()) return 0;
+        await handler(row.body);
+        handled = row.seq;
+      }
+    } finally {
+      if (handled !== undefined) {
+        await this.pool.query(`UPDATE messaging.consumers SET last_seq = $2 WHERE durable_name = $1`, [
+          durableName,
+          handled,
+        ]);
+      }
     }
     return rows.length;
   }

@@ -70,6 +70,23 @@ export class JetStreamEventBus extends EventBus {
   }
 
   async publish(event: EventEnvelope): Promise<void> {
+    await this.publishOne(event);
+  }
+
+  /**
+   * Pipelined: every publish is sent before the first ack is awaited. One connection delivers them
+   * to the server in order, so the stream keeps the batch's order; the acks are awaited in that
+   * order. A failed one fails the batch, which the caller republishes whole (Nats-Msg-Id de-dup).
+   */
+  async publishBatch(events: readonly EventEnvelope[]): Promise<void> {
+    const acks = events.map((event) => this.publishOne(event));
+    // Every ack is observed, so a second failure is not an unhandled rejection.
+    const settled = await Promise.allSettled(acks);
+    const failed = settled.find((result) => result.status === 'rejected');
+    if (failed) throw (failed as PromiseRejectedResult).reason;
+  }
+
+  private async publishOne(event: EventEnvelope): Promise<void> {
     await this.js.publish(`${this.options.subjectPrefix}.${event.type}`, codec.encode(event), {
       msgID: event.id,
     });

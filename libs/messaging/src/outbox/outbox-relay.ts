@@ -14,7 +14,7 @@ interface OutboxRow {
 }
 
 /**
- * Publishes a schema's outbox to the EventBus in order, then marks the rows published.
+ * Publishes a schema's outbox to the EventBus in order, a batch at a time, then marks the batch's rows published.
  * Publishing happens outside any transaction (embedded Postgres serialises transactions, and a
  * publish may write to the same database); a crash between publish and mark only republishes,
  * which the stream's de-duplication by event id and the consumers' inboxes absorb.
@@ -64,13 +64,13 @@ export class OutboxRelay {
           WHERE published_at IS NULL ORDER BY seq LIMIT 100`,
       );
       if (rows.length === 0) return total;
-      for (const row of rows) {
-        await this.bus.publish(toEnvelope(row));
-        await this.dataSource.query(`UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = $1`, [
-          row.seq,
-        ]);
-        total++;
-      }
+      // The batch in one publish and one mark: a failure between them only republishes.
+      await this.bus.publishBatch(rows.map(toEnvelope));
+      await this.dataSource.query(
+        `UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`,
+        [rows.map((row) => row.seq)],
+      );
+      total += rows.length;
     }
   }
 

@@ -1,0 +1,169 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { ErrorCode, EventEnvelope } from '@ca/contracts';
+import { isUniqueViolation, openSchemaDataSource } from '@ca/persistence';
+import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
+import { DataSource } from 'typeorm';
+import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { ISSUANCE_MIGRATIONS } from '../migrations';
+import { CertificateGroupCommit, CertificateToStore } from './certificate-group-commit';
+import { CertificateEntity } from './certificate.entity';
+
+jest.setTimeout(60_000);
+
+/**
+ * Group commit against a real schema: concurrent certificates share transactions, yet each
+ * caller is answered only after its row is committed, the plan limit stays exact (also across two
+ * processes), and one bad row fails only its own caller.
+ */
+describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  let caId: string;
+
+  const open = () =>
+    openSchemaDataSource({
+      url: database.url,
+      schema: ISSUANCE_SCHEMA,
+      entities: [CertificateAuthorityEntity, CertificateEntity],
+      migrations: ISSUANCE_MIGRATIONS,
+    });
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    dataSource = await open();
+    caId = randomUUID();
+    await dataSource.getRepository(CertificateAuthorityEntity).insert({
+      id: caId,
+      tenantId: randomUUID(),
+      commonName: 'Root',
+      organization: 'Acme',
+      country: 'US',
+      serialNumber: '01',
+      certificateDer: Buffer.of(0x30, 0x00),
+      notBefore: new Date(),
+      notAfter: new Date(Date.now() + 86_400_000),
+      keyCustody: 'local',
+      keyAlgorithm: 'ECDSA-P256',
+      publicKeySpki: Buffer.of(0x30, 0x00),
+      wrappedKey: Buffer.of(0),
+      createdAt: new Date(),
+    });
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  function certificateFor(
+    tenantId: string,
+    limit?: number,
+    serialNumber = randomBytes(16).toString('hex'),
+  ): CertificateToStore {
+    const id = randomUUID();
+    const now = new Date();
+    const event: EventEnvelope = {
+      id: randomUUID(),
+      type: 'certificate.issued',
+      tenantId,
+      occurredAt: now.toISOString(),
+      payload: { tenantId, certificateId: id },
+    };
+    return {
+      certificate: {
+        id,
+        tenantId,
+        caId,
+        serialNumber,
+        clientId: 'client',
+        commonName: 'cn',
+        organization: 'Acme',
+        organizationalUnit: 'Ops',
+        country: 'US',
+        certificateDer: Buffer.of(0x30, 0x00),
+        usage: 'Client',
+        dnsNames: ['a.example.com'],
+        mustStaple: false,
+        customExtensions: [{ key: 'k', value: 'v' }],
+        notBefore: now,
+        notAfter: new Date(now.getTime() + 86_400_000),
+        issuedAt: now,
+        renewedFrom: null,
+      },
+      event,
+      limit,
+    };
+  }
+
+  const stored = async (tenantId: string) => {
+    const [{ certificates }] = await dataSource.query(
+      'SELECT count(*)::int AS certificates FROM issuance.certificates WHERE tenant_id = $1',
+      [tenantId],
+    );
+    const [{ events }] = await dataSource.query(
+      'SELECT count(*)::int AS events FROM issuance.outbox WHERE tenant_id = $1',
+      [tenantId],
+    );
+    return { certificates, events };
+  };
+
+  it('stores concurrent certificates in fewer transactions, each with its event, readable once its promise resolves', async () => {
+    let commits = 0;
+    const groupCommit = new CertificateGroupCommit(dataSource, () => commits++);
+    const tenantId = randomUUID();
+    const items = Array.from({ length: 12 }, () => certificateFor(tenantId));
+    await Promise.all(
+      items.map(async (item) => {
+        await groupCommit.store(item);
+        const rows = await dataSource.query(
+          'SELECT custom_extensions, dns_names FROM issuance.certificates WHERE id = $1',
+          [item.certificate.id],
+        );
+        expect(rows).toEqual([
+          { custom_extensions: [{ key: 'k', value: 'v' }], dns_names: ['a.example.com'] },
+        ]);
+      }),
+    );
+    expect(await stored(tenantId)).toEqual({ certificates: 12, events: 12 });
+    expect(commits).toBeGreaterThan(0);
+    expect(commits).toBeLessThan(12);
+  });
+
+  it('keeps the plan limit exact within a batch and across two processes, refusing the rest with CERTIFICATE_LIMIT_REACHED', async () => {
+    const other = await open();
+    try {
+      const tenantId = randomUUID();
+      const first = new CertificateGroupCommit(dataSource, () => undefined);
+      const second = new CertificateGroupCommit(other, () => undefined);
+      const outcomes = await Promise.allSettled(
+        Array.from({ length: 16 }, (_, i) => (i % 2 ? first : second).store(certificateFor(tenantId, 5))),
+      );
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
+      for (const refused of outcomes.filter((o) => o.status === 'rejected')) {
+        expect((refused as PromiseRejectedResult).reason).toMatchObject({
+          code: ErrorCode.CertificateLimitReached,
+        });
+      }
+      expect(await stored(tenantId)).toEqual({ certificates: 5, events: 5 });
+    } finally {
+      await other.destroy();
+    }
+  });
+
+  it('fails only the certificate with a duplicate serial when its batch fails, storing the others one by one', async () => {
+    const tenantId = randomUUID();
+    const groupCommit = new CertificateGroupCommit(dataSource, () => undefined);
+    const taken = certificateFor(tenantId);
+    await groupCommit.store(taken);
+    const blocker = groupCommit.store(certificateFor(tenantId)); // the batch after it queues up meanwhile
+    const batch = [
+      certificateFor(tenantId),
+      certificateFor(tenantId, undefined, taken.certificate.serialNumber),
+      certificateFor(tenantId),
+    ];
+    const outcomes = await Promise.allSettled([blocker, ...batch.map((item) => groupCommit.store(item))]);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+    expect(isUniqueViolation((outcomes[2] as PromiseRejectedResult).reason)).toBe(true);
+    expect(await stored(tenantId)).toEqual({ certificates: 4, events: 4 });
+  });
+});

@@ -1,0 +1,57 @@
+import { DataSource } from 'typeorm';
+import { CertificateGroupCommit, CertificateToStore } from './certificate-group-commit';
+
+/** A data source whose n-th transaction fails with outcomes[n] (undefined: it commits). */
+function scriptedDataSource(outcomes: (Error | undefined)[]) {
+  let transactions = 0;
+  const dataSource = {
+    transaction: async (work: (manager: unknown) => Promise<unknown>) => {
+      const failure = outcomes[transactions++];
+      if (failure) throw failure;
+      return work({ query: async () => [] });
+    },
+  } as unknown as DataSource;
+  return { dataSource, transactions: () => transactions };
+}
+
+const item = (n: number): CertificateToStore =>
+  ({
+    certificate: { tenantId: '0a0a0a0a-0000-4000-8000-000000000001', id: String(n) },
+    event: { id: String(n) },
+    limit: undefined,
+  }) as unknown as CertificateToStore;
+
+/** Three stores: the first alone, the two that arrive while it is in flight as one batch. */
+function storeThree(groupCommit: CertificateGroupCommit) {
+  return Promise.allSettled([1, 2, 3].map((n) => groupCommit.store(item(n))));
+}
+
+const duplicate = () => Object.assign(new Error('duplicate key'), { code: '23505' });
+
+describe('CertificateGroupCommit when a batch fails', () => {
+  it('stores the batch again one by one after an error of its data, so only the bad row fails', async () => {
+    const { dataSource, transactions } = scriptedDataSource([undefined, duplicate(), duplicate(), undefined]);
+    const outcomes = await storeThree(new CertificateGroupCommit(dataSource, () => undefined));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect(transactions()).toBe(4);
+  });
+
+  it('fails the whole batch at once, storing nothing again, when the database is away', async () => {
+    const unavailable = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const { dataSource, transactions } = scriptedDataSource([undefined, unavailable]);
+    const outcomes = await storeThree(new CertificateGroupCommit(dataSource, () => undefined));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toBe(unavailable);
+    expect(transactions()).toBe(2);
+  });
+
+  it('tells that events were recorded only after a commit that stored something', async () => {
+    let nudges = 0;
+    const { dataSource } = scriptedDataSource([duplicate()]);
+    const groupCommit = new CertificateGroupCommit(dataSource, () => nudges++);
+    await expect(groupCommit.store(item(1))).rejects.toThrow('duplicate key');
+    expect(nudges).toBe(0);
+    await groupCommit.store(item(2));
+    expect(nudges).toBe(1);
+  });
+});

@@ -1,0 +1,103 @@
+import { EventEnvelope } from '@ca/contracts';
+import { insertEvents } from '@ca/messaging';
+import { isDatabaseUnavailable } from '@ca/persistence';
+import { DataSource, EntityManager } from 'typeorm';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { admitWithinLimits, lockAndCountActive } from './certificate-limit';
+import { NewCertificate, insertCertificates } from './certificate-rows';
+
+/** A certificate to store with its `certificate.issued` event, under its tenant's plan limit. */
+export interface CertificateToStore {
+  certificate: NewCertificate;
+  event: EventEnvelope;
+  /** The tenant's plan limit (Active certificates); absent: no limit. */
+  limit: number | undefined;
+}
+
+interface Waiting extends CertificateToStore {
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+/** Enough to amortise a transaction; small enough for the statement's parameters (18 a row). */
+const MAX_BATCH = 64;
+
+/**
+ * Group commit: certificates that arrive while a transaction is in flight are stored together in
+ * the next one (one BEGIN/COMMIT, one lock and one count for the limited tenants, one certificate
+ * INSERT and one outbox INSERT for all of them) instead of a transaction each. Nothing waits for a
+ * timer: a certificate arriving when no transaction runs is stored at once. Each caller's promise
+ * settles only after the commit that holds its row (or with its own refusal: plan limit reached);
+ * if the batch's transaction fails (a duplicate serial, say), its certificates are stored again one
+ * per transaction, so one bad row fails only its own caller. Not when the database is away: each
+ * would fail the same way, and a commit whose answer was lost must not be stored twice.
+ */
+export class CertificateGroupCommit {
+  private readonly queue: Waiting[] = [];
+  private flushing = false;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly onCommitted: () => void,
+    private readonly maxBatch = MAX_BATCH,
+  ) {}
+
+  store(item: CertificateToStore): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      this.queue.push({ ...item, resolve, reject });
+      if (!this.flushing) void this.flush();
+    });
+  }
+
+  private async flush(): Promise<void> {
+    this.flushing = true;
+    try {
+      while (this.queue.length > 0) {
+        await this.commit(this.queue.splice(0, this.maxBatch));
+      }
+    } finally {
+      this.flushing = false;
+    }
+  }
+
+  /** Stores a batch in one transaction; never throws (every waiting caller is settled). */
+  private async commit(batch: Waiting[]): Promise<void> {
+    let refusals: (Error | undefined)[];
+    try {
+      refusals = await this.dataSource.transaction((manager) => storeBatch(manager, batch));
+    } catch (error) {
+      if (batch.length === 1 || isDatabaseUnavailable(error)) {
+        for (const item of batch) item.reject(error);
+        return;
+      }
+      for (const item of batch) await this.commit([item]);
+      return;
+    }
+    if (refusals.some((refusal) => refusal === undefined)) this.onCommitted();
+    batch.forEach((item, i) => {
+      const refusal = refusals[i];
+      if (refusal) item.reject(refusal);
+      else item.resolve();
+    });
+  }
+}
+
+/** The batch's statements inside one transaction; returns each item's refusal (undefined: stored). */
+async function storeBatch(
+  manager: EntityManager,
+  batch: readonly CertificateToStore[],
+): Promise<(Error | undefined)[]> {
+  const requests = batch.map((item) => ({ tenantId: item.certificate.tenantId, limit: item.limit }));
+  const refusals = admitWithinLimits(requests, await lockAndCountActive(manager, requests));
+  const admitted = batch.filter((_, i) => refusals[i] === undefined);
+  await insertCertificates(
+    manager,
+    admitted.map((item) => item.certificate),
+  );
+  await insertEvents(
+    manager,
+    ISSUANCE_SCHEMA,
+    admitted.map((item) => item.event),
+  );
+  return refusals;
+}
