@@ -186,19 +186,23 @@ export class OcspResponder {
     return hashes;
   }
 
+  /**
+   * The answer cache's key: tenant, signer, and each CertID's DER with its current status. A plain
+   * string, not a digest: hashing it cost more than the Map lookup it keys (OCSP profile); the
+   * CertID DER is self-delimiting, so the parts cannot run into each other.
+   */
   private cacheKey(
     tenantId: string,
     certIds: OcspCertId[],
     statuses: OcspCertStatus[],
     signerNotAfter: Date,
   ): string {
-    const hash = createHash('sha256').update(tenantId).update(String(signerNotAfter.getTime()));
+    let key = `${tenantId}|${signerNotAfter.getTime()}`;
     certIds.forEach((certId, i) => {
       const status = statuses[i];
-      hash.update(certId.der).update(status.kind);
-      if (status.kind === 'revoked')
-        hash.update(`${status.revocationTime.getTime()}:${status.reasonCode ?? ''}`);
+      key += `|${Buffer.from(certId.der.buffer, certId.der.byteOffset, certId.der.byteLength).toString('base64')}:${status.kind}`;
+      if (status.kind === 'revoked') key += `:${status.revocationTime.getTime()}:${status.reasonCode ?? ''}`;
     });
-    return hash.digest('base64');
+    return key;
   }
 }
