@@ -138,7 +138,7 @@ export class InProcessEventBus extends EventBus {
   private async deliverBatch(
     durableName: string,
     handler: EventHandler,
-    batchHandlers: Record<string, BatchEventHandler>,
+    batchHandlers: Partial<Record<string, BatchEventHandler>>,
     isRunning: () => boolean,
   ): Promise<number> {
     const { rows } = await this.pool.query<{ seq: string; body: EventEnvelope }>(
@@ -151,7 +151,7 @@ export class InProcessEventBus extends EventBus {
     try {
       for (let start = 0; start < rows.length;) {
         if (!isRunning()) return 0;
-        const batchHandler: BatchEventHandler | undefined = batchHandlers[events[start].type];
+        const batchHandler = batchHandlers[events[start].type];
         const end = batchHandler ? runEnd(events, start) : start + 1;
         if (batchHandler) await batchHandler(events.slice(start, end));
         else await handler(events[start]);

@@ -12,7 +12,7 @@ import {
   nanos,
 } from 'nats';
 import { Logger } from '@nestjs/common';
-import { BatchEventHandler, EventBus, EventHandler, EventSubscription, SubscribeOptions } from './event-bus';
+import { EventBus, EventHandler, EventSubscription, SubscribeOptions } from './event-bus';
 import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
 export interface JetStreamOptions {
@@ -122,7 +122,7 @@ export class JetStreamEventBus extends EventBus {
         const stopHeartbeat = this.heartbeat(message);
         let handled: boolean;
         try {
-          const batchHandler: BatchEventHandler | undefined = batchHandlers[event.type];
+          const batchHandler = batchHandlers[event.type];
           await (batchHandler ? batchHandler([event]) : traced(event));
           handled = true;
         } catch (err) {

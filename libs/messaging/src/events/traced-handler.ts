@@ -110,7 +110,7 @@ export function tracedBatchHandler(durableName: string, handler: BatchEventHandl
 export function tracedBatchHandlers(
   durableName: string,
   options: SubscribeOptions | undefined,
-): Record<string, BatchEventHandler> {
+): Partial<Record<string, BatchEventHandler>> {
   return Object.fromEntries(
     Object.entries(options?.batchHandlers ?? {}).map(([type, h]) => [
       type,
