@@ -90,6 +90,13 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
         statuses.applyRevoked(e as EventEnvelope<CertificateRevokedPayload>),
       [EventType.CrlPublished]: (e) => crls.apply(e as EventEnvelope<CrlPublishedPayload>),
     }),
+    {
+      // Issuances come in bursts: one transaction per run instead of one per certificate.
+      batchHandlers: {
+        [EventType.CertificateIssued]: (events) =>
+          statuses.applyIssuedBatch(events as EventEnvelope<CertificateIssuedPayload>[]),
+      },
+    },
   );
   signers.start();
   crls.copyPending(); // what a previous run left pending

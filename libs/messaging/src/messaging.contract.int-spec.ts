@@ -13,6 +13,7 @@ import {
   Messaging,
   RpcReplyInterceptor,
   applyOnce,
+  applyOnceEach,
   inboxTableSql,
   outboxTableSql,
   outboxTraceContextSql,
@@ -311,6 +312,105 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       await subscription.stop();
       expect(handled).toEqual([a.id, b.id, c.id]);
     }, 20_000);
+
+    describe('batch handlers', () => {
+      const ofType = (type: string, label: string): EventEnvelope => ({ ...newEvent(label), type });
+      const applyRun = (events: readonly EventEnvelope[]) =>
+        applyOnceEach(dataSource, 'consumer', events, async (m, fresh) => {
+          for (const e of fresh) await m.query('INSERT INTO consumer.applied (event_id) VALUES ($1)', [e.id]);
+        });
+      const appliedCount = async (id: string): Promise<number> =>
+        (
+          await dataSource.query('SELECT count(*)::int AS n FROM consumer.applied WHERE event_id = $1', [id])
+        )[0].n;
+
+      it('gets only runs of consecutive events of its type; others stay one by one, in stream order', async () => {
+        const [x1, x2] = ['x1', 'x2'].map((l) => ofType('batched.order', l));
+        const other = newEvent('between');
+        const x3 = ofType('batched.order', 'x3');
+        const ours = new Set([x1, x2, other, x3].map((e) => e.id));
+        await messaging.events.publishBatch([x1, x2, other, x3]);
+        const order: string[] = [];
+        const runs: string[][] = [];
+        const subscription = await messaging.events.subscribe(
+          'batch-order-consumer',
+          async (e) => {
+            if (ours.has(e.id)) order.push(e.id);
+          },
+          {
+            batchHandlers: {
+              'batched.order': async (events) => {
+                runs.push(events.map((e) => e.id));
+                order.push(...events.map((e) => e.id));
+              },
+            },
+          },
+        );
+        await waitFor(() => order.includes(x3.id));
+        await subscription.stop();
+        expect(order).toEqual([x1.id, x2.id, other.id, x3.id]);
+        // A run never spans an event of another type (JetStream hands runs of one).
+        expect(runs.flat()).toEqual([x1.id, x2.id, x3.id]);
+        expect(runs.some((run) => run.includes(x2.id) && run.includes(x3.id))).toBe(false);
+        if (kind === 'in-process') expect(runs).toEqual([[x1.id, x2.id], [x3.id]]);
+      }, 20_000);
+
+      it('redelivers a failed run from its first event, before any later event, applying each once', async () => {
+        const run = ['r1', 'r2', 'r3'].map((l) => ofType('batched.retry', l));
+        const after = newEvent('after-run');
+        await messaging.events.publishBatch([...run, after]);
+        const order: string[] = [];
+        let failures = 0;
+        const subscription = await messaging.events.subscribe(
+          'batch-retry-consumer',
+          async (e) => {
+            if (e.id === after.id) order.push(e.id);
+          },
+          {
+            batchHandlers: {
+              'batched.retry': async (events) => {
+                await applyOnceEach(dataSource, 'consumer', events, async (m, fresh) => {
+                  for (const e of fresh)
+                    await m.query('INSERT INTO consumer.applied (event_id) VALUES ($1)', [e.id]);
+                  // Fails after writing, once: the transaction is rolled back and the run comes again.
+                  if (events.some((e) => e.id === run[1].id) && failures++ === 0)
+                    throw new Error('transient');
+                });
+                order.push(...events.map((e) => e.id));
+              },
+            },
+          },
+        );
+        await waitFor(() => order.includes(after.id));
+        await subscription.stop();
+        expect(failures).toBe(2);
+        expect(order).toEqual([...run.map((e) => e.id), after.id]);
+        for (const e of run) expect(await appliedCount(e.id)).toBe(1);
+      }, 20_000);
+
+      it('applies the events of a run already applied (a redelivery) once, and the new ones', async () => {
+        const [old, fresh] = ['old', 'new'].map((l) => ofType('batched.dedup', l));
+        await applyRun([old]); // applied before, its acknowledgement lost
+        await messaging.events.publishBatch([old, fresh]);
+        const applied: string[] = [];
+        const subscription = await messaging.events.subscribe('batch-dedup-consumer', async () => undefined, {
+          batchHandlers: {
+            'batched.dedup': async (events) => {
+              applied.push(...(await applyRun(events)).map((e) => e.id));
+            },
+          },
+        });
+        await waitFor(() => applied.includes(fresh.id));
+        await subscription.stop();
+        expect(applied).toEqual([fresh.id]);
+        expect(await appliedCount(old.id)).toBe(1);
+        expect(await appliedCount(fresh.id)).toBe(1);
+        // Within one run, an id given twice is applied once.
+        const twice = ofType('batched.dedup', 'twice');
+        expect((await applyRun([twice, twice])).map((e) => e.id)).toEqual([twice.id]);
+        expect(await appliedCount(twice.id)).toBe(1);
+      }, 20_000);
+    });
 
     describe('a consumer that crashes or works long', () => {
       // Shorter than the 5 s default, to keep the suite quick; the consumers below are updated to it.

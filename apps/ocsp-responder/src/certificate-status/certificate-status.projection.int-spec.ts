@@ -151,4 +151,63 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
     await replicaB.applyIssued(issued(s));
     expect((await replicaA.find(tenantId, [s])).get(s)).toBeDefined();
   });
+
+  describe('a run of certificate.issued events (applyIssuedBatch)', () => {
+    const inboxed = async (ids: string[]): Promise<number> =>
+      (
+        await sources[0].query('SELECT count(*)::int AS n FROM ocsp.inbox WHERE event_id = ANY($1::uuid[])', [
+          ids,
+        ])
+      )[0].n;
+
+    it('applies every event of the run, and a redelivered run changes nothing', async () => {
+      const serials = [serial(), serial(), serial()];
+      const run = serials.map(issued);
+      await replicaA.applyIssuedBatch(run);
+      const found = await replicaB.find(tenantId, serials);
+      expect([...found.keys()].sort()).toEqual([...serials].sort());
+      expect(found.get(serials[0])?.notAfter.toISOString()).toBe(run[0].payload.notAfter);
+
+      await replicaA.applyIssuedBatch(run);
+      expect(await inboxed(run.map((e) => e.id))).toBe(3);
+    });
+
+    it('refuses a forged event of the run on its own and applies the others', async () => {
+      const [ok1, ok2] = [serial(), serial()];
+      const otherTenant = randomUUID();
+      const forgedEnvelope = { ...issued(serial()), tenantId: otherTenant };
+      const otherCa = issued(serial());
+      otherCa.payload = { ...otherCa.payload, caId: randomUUID() };
+      const unknownTenant = issued(serial());
+      unknownTenant.tenantId = otherTenant;
+      unknownTenant.payload = { ...unknownTenant.payload, tenantId: otherTenant };
+      await replicaA.applyIssuedBatch([issued(ok1), forgedEnvelope, otherCa, unknownTenant, issued(ok2)]);
+      const found = await replicaB.find(tenantId, [
+        ok1,
+        ok2,
+        forgedEnvelope.payload.serialNumber,
+        otherCa.payload.serialNumber,
+      ]);
+      expect([...found.keys()].sort()).toEqual([ok1, ok2].sort());
+      expect((await replicaB.find(otherTenant, [unknownTenant.payload.serialNumber])).size).toBe(0);
+      // Refused events are still recorded as seen: a redelivery is not examined again.
+      expect(await inboxed([forgedEnvelope.id, otherCa.id, unknownTenant.id])).toBe(3);
+    });
+
+    it('does not bring back as good a certificate whose revocation came first', async () => {
+      const s = serial();
+      await replicaA.applyRevoked(revoked(s));
+      await replicaA.applyIssuedBatch([issued(serial()), issued(s)]);
+      expect((await replicaA.find(tenantId, [s])).get(s)?.revokedAt).toBeInstanceOf(Date);
+    });
+
+    it('applies nothing from a run whose status insert fails, so the whole run can come again', async () => {
+      const good = issued(serial());
+      const bad = issued(serial());
+      bad.payload = { ...bad.payload, notAfter: 'not a date' };
+      await expect(replicaA.applyIssuedBatch([good, bad])).rejects.toThrow();
+      expect(await inboxed([good.id, bad.id])).toBe(0);
+      expect((await replicaA.find(tenantId, [good.payload.serialNumber])).size).toBe(0);
+    });
+  });
 });

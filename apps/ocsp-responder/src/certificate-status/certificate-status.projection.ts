@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { CertificateIssuedPayload, CertificateRevokedPayload, EventEnvelope } from '@ca/contracts';
-import { applyOnce } from '@ca/messaging';
+import { applyOnce, applyOnceEach } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 
@@ -47,6 +47,28 @@ export class CertificateStatusProjection {
         `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after) VALUES ($1, $2, $3)
          ON CONFLICT (tenant_id, serial_number) DO NOTHING`,
         [tenantId, serialNumber, notAfter],
+      );
+    });
+  }
+
+  /**
+   * applyIssued for a run of consecutive `certificate.issued` events, in one transaction of a few
+   * statements whatever its length: one inbox insert, one CA check, one status insert. Each event
+   * is still checked on its own (isTenantCa): a forged one is refused, the others applied.
+   */
+  async applyIssuedBatch(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<void> {
+    await applyOnceEach(this.dataSource, OCSP_SCHEMA, events, async (manager, fresh) => {
+      const accepted = await this.tenantCaEvents(manager, fresh);
+      if (accepted.length === 0) return;
+      await manager.query(
+        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[])
+         ON CONFLICT (tenant_id, serial_number) DO NOTHING`,
+        [
+          accepted.map((event) => event.payload.tenantId),
+          accepted.map((event) => event.payload.serialNumber),
+          accepted.map((event) => event.payload.notAfter),
+        ],
       );
     });
   }
@@ -183,6 +205,36 @@ export class CertificateStatusProjection {
       );
     }
     return rows.length > 0;
+  }
+
+  /** isTenantCa for many events with one query: those that pass, in their order. */
+  private async tenantCaEvents<T extends EventEnvelope<{ tenantId: string; caId: string }>>(
+    manager: EntityManager,
+    events: T[],
+  ): Promise<T[]> {
+    const named = events.filter((event) => event.tenantId === event.payload.tenantId);
+    const tenants = [...new Set(named.map((event) => event.payload.tenantId))];
+    const rows: { tenant_id: string; ca_id: string }[] =
+      tenants.length === 0
+        ? []
+        : await manager.query(
+            'SELECT tenant_id, ca_id FROM ocsp.ca_certificates WHERE tenant_id = ANY($1::uuid[])',
+            [tenants],
+          );
+    const caOf = new Map(rows.map((row) => [row.tenant_id.toLowerCase(), row.ca_id.toLowerCase()]));
+    return events.filter((event) => {
+      const { tenantId, caId } = event.payload;
+      const ok =
+        event.tenantId === tenantId &&
+        caOf.get(String(tenantId).toLowerCase()) === String(caId).toLowerCase();
+      if (!ok) {
+        this.logger.warn(
+          { eventId: event.id, type: event.type, tenantId: event.tenantId },
+          'status event of another CA refused',
+        );
+      }
+      return ok;
+    });
   }
 
   private forget(tenantId: string, serialNumber: string): void {

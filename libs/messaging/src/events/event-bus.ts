@@ -2,6 +2,21 @@ import { EventEnvelope } from '@ca/contracts';
 
 export type EventHandler = (event: EventEnvelope) => Promise<void>;
 
+/**
+ * Applies a run of consecutive events of one type together: all take effect (one transaction) or
+ * none (it throws, and the whole run comes again, from its first event). Idempotent per event, as a
+ * handler is (see applyOnceEach).
+ */
+export type BatchEventHandler = (events: readonly EventEnvelope[]) => Promise<void>;
+
+export interface SubscribeOptions {
+  /**
+   * Per event type, the handler of runs of consecutive events of that type, instead of the event
+   * handler. Events of other types between them keep their one-by-one handling and their order.
+   */
+  batchHandlers?: Record<string, BatchEventHandler>;
+}
+
 export interface EventSubscription {
   /** Stops delivery; events published meanwhile wait for the next subscription of the same name. */
   stop(): Promise<void>;
@@ -21,7 +36,11 @@ export abstract class EventBus {
    * caller publishes them all again (the stream drops the duplicates by event id).
    */
   abstract publishBatch(events: readonly EventEnvelope[]): Promise<void>;
-  abstract subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription>;
+  abstract subscribe(
+    durableName: string,
+    handler: EventHandler,
+    options?: SubscribeOptions,
+  ): Promise<EventSubscription>;
   abstract close(): Promise<void>;
   /** Events of the stream the durable consumer has not acknowledged yet (its lag; 0 if it does not exist). */
   abstract pending(durableName: string): Promise<number>;
@@ -33,4 +52,11 @@ export function routeByType(handlers: Record<string, EventHandler>): EventHandle
     const handler = handlers[event.type];
     if (handler) await handler(event);
   };
+}
+
+/** Where a run of consecutive events of `events[start]`'s type ends (exclusive). */
+export function runEnd(events: readonly { type: string }[], start: number): number {
+  let end = start + 1;
+  while (end < events.length && events[end].type === events[start].type) end++;
+  return end;
 }

@@ -2,8 +2,15 @@ import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
 import { EventEnvelope } from '@ca/contracts';
 import { Pool } from 'pg';
-import { EventBus, EventHandler, EventSubscription } from './event-bus';
-import { tracedHandler } from './traced-handler';
+import {
+  BatchEventHandler,
+  EventBus,
+  EventHandler,
+  EventSubscription,
+  SubscribeOptions,
+  runEnd,
+} from './event-bus';
+import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
 const BATCH = 100;
 
@@ -72,8 +79,13 @@ export class InProcessEventBus extends EventBus {
     this.wake.emit('published');
   }
 
-  async subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription> {
+  async subscribe(
+    durableName: string,
+    handler: EventHandler,
+    options?: SubscribeOptions,
+  ): Promise<EventSubscription> {
     const traced = tracedHandler(durableName, handler);
+    const batchHandlers = tracedBatchHandlers(durableName, options);
     await this.pool.query(
       `INSERT INTO messaging.consumers (durable_name) VALUES ($1) ON CONFLICT (durable_name) DO NOTHING`,
       [durableName],
@@ -92,7 +104,7 @@ export class InProcessEventBus extends EventBus {
       });
     const loop = (async () => {
       while (running) {
-        const delivered = await this.deliverBatch(durableName, traced, () => running).catch(
+        const delivered = await this.deliverBatch(durableName, traced, batchHandlers, () => running).catch(
           (err: unknown) => {
             this.logger.warn({ err, durableName }, 'event delivery failed; will retry');
             return -1;
@@ -117,7 +129,8 @@ export class InProcessEventBus extends EventBus {
   }
 
   /**
-   * Delivers the next events after the consumer's position, handler after handler, then moves the
+   * Delivers the next events after the consumer's position, handler after handler (a run of
+   * consecutive events of a type with a batch handler goes to it in one call), then moves the
    * position once past those handled (also when one fails or the subscription stops midway).
    * Returns how many were delivered, -1 on a handler failure (that event comes again). A crash
    * before the move redelivers the batch's handled events: at least once, as the inboxes expect.
@@ -125,6 +138,7 @@ export class InProcessEventBus extends EventBus {
   private async deliverBatch(
     durableName: string,
     handler: EventHandler,
+    batchHandlers: Partial<Record<string, BatchEventHandler>>,
     isRunning: () => boolean,
   ): Promise<number> {
     const { rows } = await this.pool.query<{ seq: string; body: EventEnvelope }>(
@@ -132,12 +146,17 @@ export class InProcessEventBus extends EventBus {
         WHERE c.durable_name = $1 AND s.seq > c.last_seq ORDER BY s.seq LIMIT ${BATCH}`,
       [durableName],
     );
+    const events = rows.map((row) => row.body);
     let handled: string | undefined;
     try {
-      for (const row of rows) {
+      for (let start = 0; start < rows.length;) {
         if (!isRunning()) return 0;
-        await handler(row.body);
-        handled = row.seq;
+        const batchHandler = batchHandlers[events[start].type];
+        const end = batchHandler ? runEnd(events, start) : start + 1;
+        if (batchHandler) await batchHandler(events.slice(start, end));
+        else await handler(events[start]);
+        handled = rows[end - 1].seq;
+        start = end;
       }
     } finally {
       if (handled !== undefined) {

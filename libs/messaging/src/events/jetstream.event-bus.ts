@@ -12,8 +12,8 @@ import {
   nanos,
 } from 'nats';
 import { Logger } from '@nestjs/common';
-import { EventBus, EventHandler, EventSubscription } from './event-bus';
-import { tracedHandler } from './traced-handler';
+import { EventBus, EventHandler, EventSubscription, SubscribeOptions } from './event-bus';
+import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
 export interface JetStreamOptions {
   /** Stream that keeps every event; default `CA_EVENTS`. */
@@ -92,9 +92,19 @@ export class JetStreamEventBus extends EventBus {
     });
   }
 
-  async subscribe(durableName: string, handler: EventHandler): Promise<EventSubscription> {
+  /**
+   * A batch handler gets runs of one event here: with one event in flight per consumer (the
+   * order, see ensureConsumer), the next event is delivered only after this one's ack, so acking
+   * only committed events leaves no longer run to take.
+   */
+  async subscribe(
+    durableName: string,
+    handler: EventHandler,
+    options?: SubscribeOptions,
+  ): Promise<EventSubscription> {
     const { streamName } = this.options;
     const traced = tracedHandler(durableName, handler);
+    const batchHandlers = tracedBatchHandlers(durableName, options);
     await this.ensureConsumer(durableName);
     const consumer = await this.js.consumers.get(streamName, durableName);
     const messages = await consumer.consume({ max_messages: 64 });
@@ -112,7 +122,8 @@ export class JetStreamEventBus extends EventBus {
         const stopHeartbeat = this.heartbeat(message);
         let handled: boolean;
         try {
-          await traced(event);
+          const batchHandler = batchHandlers[event.type];
+          await (batchHandler ? batchHandler([event]) : traced(event));
           handled = true;
         } catch (err) {
           this.logger.warn({ err, eventId: event.id, type: event.type }, 'event handler failed; will retry');

@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
 import { REQUEST_ID_HEADER, tracerOf, withRequestId } from '@ca/observability';
-import { EventHandler } from './event-bus';
+import { BatchEventHandler, EventHandler, SubscribeOptions } from './event-bus';
 
 /**
  * Runs a consumer's handler in a span that continues the trace of the request that caused the
@@ -53,4 +53,68 @@ export function tracedHandler(durableName: string, handler: EventHandler): Event
       span.end();
     }
   };
+}
+
+/**
+ * Runs a batch handler in one span per run, continuing the trace of the run's first event (a run
+ * is one transaction; the other events' requests see it through the `messaging.batch.message_count`).
+ */
+export function tracedBatchHandler(durableName: string, handler: BatchEventHandler): BatchEventHandler {
+  const tracer = tracerOf(durableName);
+  const logger = new Logger('EventConsumer');
+  return async (events) => {
+    const [first] = events;
+    const started = Date.now();
+    const parent = first.traceContext ? propagation.extract(ROOT_CONTEXT, first.traceContext) : ROOT_CONTEXT;
+    const span = tracer.startSpan(
+      `${first.type} process`,
+      {
+        kind: SpanKind.CONSUMER,
+        attributes: {
+          'messaging.operation.type': 'process',
+          'messaging.consumer.group.name': durableName,
+          'messaging.batch.message_count': events.length,
+          'ca.service': durableName,
+        },
+      },
+      parent,
+    );
+    const ctx = withRequestId(trace.setSpan(parent, span), first.traceContext?.[REQUEST_ID_HEADER]);
+    const handled = (outcome: string) =>
+      context.with(ctx, () =>
+        logger.debug(
+          {
+            consumer: durableName,
+            type: first.type,
+            eventIds: events.map((event) => event.id),
+            outcome,
+            durationMs: Date.now() - started,
+          },
+          'events handled',
+        ),
+      );
+    try {
+      await context.with(ctx, () => handler(events));
+      handled('ok');
+    } catch (error) {
+      handled('failed');
+      span.setStatus({ code: SpanStatusCode.ERROR });
+      throw error;
+    } finally {
+      span.end();
+    }
+  };
+}
+
+/** Every batch handler of `options`, traced. */
+export function tracedBatchHandlers(
+  durableName: string,
+  options: SubscribeOptions | undefined,
+): Partial<Record<string, BatchEventHandler>> {
+  return Object.fromEntries(
+    Object.entries(options?.batchHandlers ?? {}).map(([type, h]) => [
+      type,
+      tracedBatchHandler(durableName, h),
+    ]),
+  );
 }
