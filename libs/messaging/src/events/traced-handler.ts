@@ -1,5 +1,14 @@
 import { Logger } from '@nestjs/common';
-import { ROOT_CONTEXT, SpanKind, SpanStatusCode, context, propagation, trace } from '@opentelemetry/api';
+import {
+  Attributes,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  context,
+  propagation,
+  trace,
+} from '@opentelemetry/api';
+import { EventEnvelope } from '@ca/contracts';
 import { REQUEST_ID_HEADER, tracerOf, withRequestId } from '@ca/observability';
 import { BatchEventHandler, EventHandler, SubscribeOptions } from './event-bus';
 
@@ -10,9 +19,40 @@ import { BatchEventHandler, EventHandler, SubscribeOptions } from './event-bus';
  * without a context (recorded outside a request) start their own.
  */
 export function tracedHandler(durableName: string, handler: EventHandler): EventHandler {
+  const run = consumerRun(durableName);
+  return (event) =>
+    run(event, { 'messaging.message.id': event.id }, { eventId: event.id }, 'event handled', () =>
+      handler(event),
+    );
+}
+
+/**
+ * Runs a batch handler in one span per run, continuing the trace of the run's first event (a run
+ * is one transaction; the other events' requests see it through the `messaging.batch.message_count`).
+ */
+export function tracedBatchHandler(durableName: string, handler: BatchEventHandler): BatchEventHandler {
+  const run = consumerRun(durableName);
+  return (events) =>
+    run(
+      events[0],
+      { 'messaging.batch.message_count': events.length },
+      { eventIds: events.map((event) => event.id) },
+      'events handled',
+      () => handler(events),
+    );
+}
+
+/** One consumer span and one debug line around `work`, in the context of `event`'s request. */
+function consumerRun(durableName: string) {
   const tracer = tracerOf(durableName);
   const logger = new Logger('EventConsumer');
-  return async (event) => {
+  return async (
+    event: EventEnvelope,
+    attributes: Attributes,
+    logFields: Record<string, unknown>,
+    message: string,
+    work: () => Promise<void>,
+  ): Promise<void> => {
     const started = Date.now();
     const parent = event.traceContext ? propagation.extract(ROOT_CONTEXT, event.traceContext) : ROOT_CONTEXT;
     const span = tracer.startSpan(
@@ -22,7 +62,7 @@ export function tracedHandler(durableName: string, handler: EventHandler): Event
         attributes: {
           'messaging.operation.type': 'process',
           'messaging.consumer.group.name': durableName,
-          'messaging.message.id': event.id,
+          ...attributes,
           'ca.service': durableName,
         },
       },
@@ -35,66 +75,15 @@ export function tracedHandler(durableName: string, handler: EventHandler): Event
           {
             consumer: durableName,
             type: event.type,
-            eventId: event.id,
+            ...logFields,
             outcome,
             durationMs: Date.now() - started,
           },
-          'event handled',
+          message,
         ),
       );
     try {
-      await context.with(ctx, () => handler(event));
-      handled('ok');
-    } catch (error) {
-      handled('failed');
-      span.setStatus({ code: SpanStatusCode.ERROR });
-      throw error;
-    } finally {
-      span.end();
-    }
-  };
-}
-
-/**
- * Runs a batch handler in one span per run, continuing the trace of the run's first event (a run
- * is one transaction; the other events' requests see it through the `messaging.batch.message_count`).
- */
-export function tracedBatchHandler(durableName: string, handler: BatchEventHandler): BatchEventHandler {
-  const tracer = tracerOf(durableName);
-  const logger = new Logger('EventConsumer');
-  return async (events) => {
-    const [first] = events;
-    const started = Date.now();
-    const parent = first.traceContext ? propagation.extract(ROOT_CONTEXT, first.traceContext) : ROOT_CONTEXT;
-    const span = tracer.startSpan(
-      `${first.type} process`,
-      {
-        kind: SpanKind.CONSUMER,
-        attributes: {
-          'messaging.operation.type': 'process',
-          'messaging.consumer.group.name': durableName,
-          'messaging.batch.message_count': events.length,
-          'ca.service': durableName,
-        },
-      },
-      parent,
-    );
-    const ctx = withRequestId(trace.setSpan(parent, span), first.traceContext?.[REQUEST_ID_HEADER]);
-    const handled = (outcome: string) =>
-      context.with(ctx, () =>
-        logger.debug(
-          {
-            consumer: durableName,
-            type: first.type,
-            eventIds: events.map((event) => event.id),
-            outcome,
-            durationMs: Date.now() - started,
-          },
-          'events handled',
-        ),
-      );
-    try {
-      await context.with(ctx, () => handler(events));
+      await context.with(ctx, work);
       handled('ok');
     } catch (error) {
       handled('failed');
