@@ -38,7 +38,7 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
 };
 const ALL_EVENTS = [...new Set(Object.values(MAY_PUBLISH).flat())];
 
-const TESTS = 11;
+const TESTS = 12;
 describeWithRealServices('security: bus permissions', ['nats-server'])(
   'the production NATS configuration against rogue clients',
   () => {
@@ -250,6 +250,27 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
         // An ephemeral consumer on the event stream would read every event: refused too.
         expect(
           await jetStreamRefused(() => jsm.consumers.add('CA_EVENTS', { ack_policy: AckPolicy.None })),
+        ).toBe(true);
+      }
+    });
+
+    it('lets nobody create a consumer on the blob store, whose deliver subject would bypass publish permissions', async () => {
+      for (const service of SERVICES) {
+        const jsm = await clients[service].jetstreamManager();
+        // Delivered by the server, this would put stored bytes on issuance.certificate.revoke.
+        const pushIntoIssuance = {
+          deliver_subject: 'issuance.certificate.revoke',
+          filter_subject: '$O.CA_EVENTS_BLOBS.M.>',
+          ack_policy: AckPolicy.None,
+        };
+        expect([
+          service,
+          await jetStreamRefused(() => jsm.consumers.add('OBJ_CA_EVENTS_BLOBS', pushIntoIssuance)),
+        ]).toEqual([service, true]);
+        expect(
+          await jetStreamRefused(() =>
+            jsm.consumers.add('OBJ_CA_EVENTS_BLOBS', { ...pushIntoIssuance, durable_name: service }),
+          ),
         ).toBe(true);
       }
     });
