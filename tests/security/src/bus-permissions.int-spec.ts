@@ -38,7 +38,7 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
 };
 const ALL_EVENTS = [...new Set(Object.values(MAY_PUBLISH).flat())];
 
-const TESTS = 12;
+const TESTS = 13;
 describeWithRealServices('security: bus permissions', ['nats-server'])(
   'the production NATS configuration against rogue clients',
   () => {
@@ -102,6 +102,32 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
         await messaging.close();
       }
       expect(nats.violations()).toEqual([]);
+    });
+
+    it('lets the gateway read and delete a large reply issuance put in the blob store; the responder may not delete', async () => {
+      const open = (service: ServiceName) =>
+        openMessaging({
+          natsUrl: nats.url,
+          name: service,
+          user: service,
+          pass: nats.passwords[service],
+          inboxPrefix: `_INBOX.${service}`,
+        });
+      const [gateway, responder] = [await open('gateway'), await open('ocsp-responder')];
+      try {
+        const bytes = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
+        const ref = await issuanceMessaging.blobs.put(bytes);
+        expect(Buffer.from((await responder.blobs.get(ref))!).equals(Buffer.from(bytes))).toBe(true);
+        await responder.blobs.delete(ref); // refused, and swallowed by the store
+        expect(await gateway.blobs.get(ref)).toHaveLength(bytes.length);
+        await gateway.blobs.delete(ref);
+        expect(await gateway.blobs.get(ref)).toBeUndefined();
+        const refused = nats.violations().filter((line) => !/User "ocsp-responder"/.test(line));
+        expect(refused).toEqual([]);
+      } finally {
+        await gateway.close();
+        await responder.close();
+      }
     });
 
     it('allows no user to subscribe to everything, to the event subjects or to the JetStream API', async () => {
