@@ -1,4 +1,10 @@
-import { CaManagerConfig, ConfigError, loadConfig } from '@ca/config';
+import {
+  CaManagerConfig,
+  ConfigError,
+  NatsClientSettings,
+  loadConfig,
+  loadNatsClientSettings,
+} from '@ca/config';
 import { openMessaging } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
 import { NestPinoLogger, createLogger, flushTracing, installTracing } from '@ca/observability';
@@ -18,8 +24,11 @@ export interface ServiceDefinition {
  */
 export async function runService(definition: ServiceDefinition): Promise<void> {
   let config: CaManagerConfig;
+  let nats: NatsClientSettings;
   try {
     config = loadConfig();
+    // Its own NATS user when NATS_PASSWORD_<APP> is set (docs/security.md, "The bus").
+    nats = loadNatsClientSettings(definition.name);
     if (!config.databaseUrl)
       throw new ConfigError(
         'DATABASE_URL',
@@ -40,7 +49,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
   // secret scrubber) even for a service without a Nest application of its own (revocation).
   Logger.overrideLogger(new NestPinoLogger(logger));
   try {
-    const messaging = await openMessaging({ natsUrl: config.natsUrl, name: definition.name });
+    const messaging = await openMessaging({ natsUrl: config.natsUrl, name: definition.name, ...nats });
     const service = await definition.start({ config, databaseUrl: config.databaseUrl, messaging, logger });
     Logger.overrideLogger(new NestPinoLogger(logger));
     const healthPort = config.healthPort ?? definition.defaultHealthPort;
