@@ -10,6 +10,7 @@ import { Detail, IssuedCertificate, Summary, TestTenant, createTenant, issueBody
 import { HttpAnswer, eventually, http } from './support/http';
 import { TempFiles, eventuallyCrl, eventuallyRevokedInOcsp, ocspStatus, opensslAsync } from './support/pki';
 import { expectProblem, expectValidationProblem } from './support/problems';
+import { runProgram } from './support/programs';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
@@ -21,6 +22,7 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
 jest.setTimeout(120_000);
 
 const ROOT = join(__dirname, '..', '..', '..');
+const CLI = join(ROOT, 'apps', 'cli', 'src', 'main.ts');
 /** The bound a revocation meets on the distribution surface; a release meets the same. */
 const PROPAGATION_MS = 5_000;
 
@@ -131,7 +133,15 @@ describe.each(systemModes('hold and reasons suite'))(
         const document = (await http(`${sut.gatewayUrl}/openapi.json`)).json<{
           paths: Record<
             string,
-            Record<string, { operationId: string; description?: string; responses: object }>
+            Record<
+              string,
+              {
+                operationId: string;
+                description?: string;
+                responses: object;
+                requestBody?: { required?: boolean };
+              }
+            >
           >;
           components: {
             schemas: Record<
@@ -145,6 +155,7 @@ describe.each(systemModes('hold and reasons suite'))(
         expect(reasonCode.description).toMatch(/CaCompromise/);
         const operation = document.paths['/v2/certificates/{certificateId}/release-hold'].post;
         expect(operation.operationId).toBe('releaseCertificateHold');
+        expect(operation.requestBody?.required).not.toBe(true);
         expect(operation.description).toMatch(/CERTIFICATE_NOT_ON_HOLD/);
         expect(operation.description).toMatch(/CERTIFICATE_LIMIT_REACHED/);
         expect(Object.keys(operation.responses)).toEqual(
@@ -319,6 +330,13 @@ describe.each(systemModes('hold and reasons suite'))(
         const [quiet, explained] = [await issue(), await issue()];
         await hold(quiet.certificateId);
         await hold(explained.certificateId);
+        // A JSON null or array is not an empty body.
+        for (const raw of ['null', '[]']) {
+          expectValidationProblem(
+            await tenant.post(`/v2/certificates/${quiet.certificateId}/release-hold`, undefined, { raw }),
+            ['body'],
+          );
+        }
         expect((await release(quiet.certificateId)).status).toBe(200);
         const requestId = `release-${randomUUID()}`;
         const answer = await tenant.post(
@@ -381,6 +399,24 @@ describe.each(systemModes('hold and reasons suite'))(
           'CERTIFICATE_NOT_ON_HOLD',
         );
       });
+    });
+
+    it('releases a hold with the CLI (cert release-hold)', async () => {
+      const target = await issue();
+      await hold(target.certificateId);
+      const env = { ...process.env, CA_MANAGER_URL: sut.gatewayUrl, CA_MANAGER_TOKEN: tenant.bearer };
+      const cli = (...args: string[]) =>
+        runProgram(process.execPath, ['-r', require.resolve('@swc-node/register'), CLI, ...args], {
+          env,
+          timeoutMs: 30_000,
+        });
+      const released = await cli('cert', 'release-hold', target.certificateId, '--reason', 'found again');
+      expect(released).toMatchObject({ status: 0, stderr: '' });
+      expect(released.stdout).toMatch(new RegExp(`^Released: +${target.certificateId}$`, 'm'));
+      expect((await detail(target.certificateId)).status).toBe('Active');
+      const again = await cli('cert', 'release-hold', target.certificateId);
+      expect(again.status).toBe(1);
+      expect(again.stderr).toMatch(/^error: 409 CERTIFICATE_NOT_ON_HOLD/);
     });
 
     describe('plan limit', () => {

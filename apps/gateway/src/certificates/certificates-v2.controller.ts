@@ -1,4 +1,4 @@
-import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
+import { Body, Controller, HttpCode, Param, Post, Req, UseInterceptors } from '@nestjs/common';
 import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   IssuanceApi,
@@ -9,7 +9,6 @@ import {
   ReleaseHoldResult,
   RenewCertificateRequest,
   RenewCertificateResponse,
-  validateDto,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
@@ -18,6 +17,7 @@ import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
 import { CertificateDeliverer } from './certificate-delivery';
+import { OptionalBodyInterceptor } from './optional-body.interceptor';
 import { writeCommand } from './write-command';
 import {
   IssueCertificateResponseDoc,
@@ -105,15 +105,14 @@ export class CertificatesV2Controller {
   })
   @ApiBody({ type: ReleaseHoldRequest, required: false })
   @ApiOkResponse({ type: ReleaseHoldResponseDoc })
-  async releaseHold(
+  @UseInterceptors(OptionalBodyInterceptor)
+  releaseHold(
     @Param('certificateId', new UuidParamPipe()) certificateId: string,
+    @Body() body: ReleaseHoldRequest,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<ReleaseHoldResult> {
-    // The body is optional: nothing sent is an empty request (a JSON null is still refused).
-    const raw: unknown = (req as { body?: unknown }).body;
-    const body = await validateDto(ReleaseHoldRequest, raw === undefined ? {} : raw);
     return this.issuance.send(IssuancePattern.ReleaseCertificateHold, {
       ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
