@@ -348,7 +348,7 @@ describeIfOpenssl('CRL publication', () => {
 
     it('applies a duplicate certificate.revoked once', async () => {
       const certificate = await issue(tenantA, 'duplicate');
-      await revoke(tenantA, certificate.certificateId, 'CaCompromise');
+      await revoke(tenantA, certificate.certificateId, 'AffiliationChanged');
       const first = await crlWhere(tenantA, 'revoked serial listed', (c) =>
         lists(c, certificate.serialNumber),
       );
@@ -392,7 +392,7 @@ describeIfOpenssl('CRL publication', () => {
 
       const entries = crl.info.entries.filter((e) => e.serialNumberHex === certificate.serialNumber);
       expect(entries).toHaveLength(1);
-      expect(entries[0].reasonCode).toBe(RevocationReasonCodes.CaCompromise);
+      expect(entries[0].reasonCode).toBe(RevocationReasonCodes.AffiliationChanged);
       expect(entries[0].revocationDate.toISOString()).toBe(original.revocationDate.toISOString());
       const ledger = await sql.query<{ count: string }>(
         'SELECT count(*) FROM revocation.revoked_certificates WHERE tenant_id = $1 AND serial_number = $2',
@@ -431,32 +431,6 @@ describeIfOpenssl('CRL publication', () => {
       expect(b.info.crlNumber).toBeGreaterThanOrEqual(1n);
       const { nextCrlNumber } = await issuerRow(tenantA);
       expect(nextCrlNumber).toBeGreaterThan(crl.info.crlNumber);
-    });
-
-    it('publishes a RemoveFromCrl revocation without a reason, and keeps publishing after it', async () => {
-      // Spec 4.1.6 lists RemoveFromCrl (8), but RFC 5280 5.3.1 allows it in delta CRLs only: the
-      // full CRL carries the entry without a reasonCode, and later revocations still get through.
-      const tenantC = await initializeCa('CRL Test Root C');
-      await crlWhere(tenantC, 'first CRL of tenant C served', () => true);
-      const removed = await issue(tenantC, 'remove from crl');
-      const later = await issue(tenantC, 'later');
-      await revoke(tenantC, removed.certificateId, 'RemoveFromCrl');
-      await revoke(tenantC, later.certificateId, 'KeyCompromise');
-      const crl = await crlWhere(
-        tenantC,
-        'both revocations listed',
-        (c) => lists(c, later.serialNumber) && lists(c, removed.serialNumber),
-      );
-      expect(crl.info.entries.find((e) => e.serialNumberHex === removed.serialNumber)!.reasonCode).toBe(0);
-      const { text, verify } = opensslCrl(tenantC, crl.answer.body);
-      expect(verify).toMatch(/verify OK/);
-      expect(text).not.toMatch(/Remove From CRL/i);
-      // Its entry in openssl's listing has no CRL entry extensions at all.
-      const entryText = text
-        .split(`Serial Number: ${removed.serialNumber}`)[1]
-        .split(/Serial Number:|Signature Algorithm/)[0];
-      expect(entryText).toMatch(/Revocation Date:/);
-      expect(entryText).not.toMatch(/CRL entry extensions|Reason Code/);
     });
 
     describe('issuance SignCrl', () => {

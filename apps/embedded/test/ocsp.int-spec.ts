@@ -483,28 +483,6 @@ describeIfOpenssl('OCSP responder', () => {
       });
     });
 
-    it('answers a serial revoked with reasonCode RemoveFromCrl as revoked, without a reason', async () => {
-      // Spec 4.1.6 lists RemoveFromCrl (8); RFC 5280 5.3.1 has it in delta CRLs only, so the OCSP
-      // answer (which carries CRLReason values, RFC 6960 4.2.1) leaves the reason out.
-      const tenantC = await initializeCa('OCSP Test Root C');
-      const removed = await issue(tenantC, 'remove from crl');
-      const other = await issue(tenantC, 'other');
-      await signerReady(tenantC, other.serialNumber);
-      const { revokedAt: when } = await revoke(tenantC, removed.certificateId, 'RemoveFromCrl');
-      const request = ocspRequest(tenantC, [removed.serialNumber, other.serialNumber], { nonce: false });
-      const answer = await eventually(async () => {
-        const info = basic(await post(tenantC.tenantId, request));
-        return info.responses[0].status.kind === 'revoked' ? info : undefined;
-      }, 'RemoveFromCrl revocation known to the responder');
-      expect(answer.responses[0].status).toEqual({ kind: 'revoked', revocationTime: new Date(when) });
-      expect(answer.responses[1].status).toEqual({ kind: 'good' });
-      const get = await http(`${ocspUrl(tenantC.tenantId)}/${request.toString('base64url')}`);
-      const verified = opensslVerify(tenantC, get.body, [removed.serialNumber, other.serialNumber]);
-      expect(verified.out).toContain('Response verify OK');
-      expect(verified.out).toMatch(new RegExp(`0x${removed.serialNumber}: revoked`));
-      expect(verified.out).not.toMatch(/removeFromCRL/);
-    });
-
     describe('error answers: HTTP 200, application/ocsp-response', () => {
       it('says unauthorized for an unknown tenant and a tenant without CA', async () => {
         const request = ocspRequest(tenantA, [goodA.serialNumber], { nonce: false });

@@ -5,6 +5,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@ca/config';
 import {
   CaInitializedPayload,
+  CertificateHoldReleasedPayload,
   CertificateIssuedPayload,
   CertificateRevokedPayload,
   CrlPublishedPayload,
@@ -88,6 +89,8 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
         statuses.applyIssued(e as EventEnvelope<CertificateIssuedPayload>),
       [EventType.CertificateRevoked]: (e) =>
         statuses.applyRevoked(e as EventEnvelope<CertificateRevokedPayload>),
+      [EventType.CertificateHoldReleased]: (e) =>
+        statuses.applyHoldReleased(e as EventEnvelope<CertificateHoldReleasedPayload>),
       [EventType.CrlPublished]: (e) => crls.apply(e as EventEnvelope<CrlPublishedPayload>),
     }),
     {
