@@ -52,3 +52,10 @@ export {
   encodeKeyValueExtension,
 } from './key-value-extension';
 export { useProviderForKey } from './crypto-engine';
+export {
+  BACKDATE_SECONDS,
+  backdatedStart,
+  type ValidityPeriod,
+  validityOfDays,
+  validityOfYears,
+} from './validity-time';
