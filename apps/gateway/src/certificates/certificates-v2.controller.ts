@@ -5,8 +5,8 @@ import {
   IssuancePattern,
   IssueCertificateResponse,
   IssueCertificateV2Request,
-  RenewCertificateRequest,
   RenewCertificateResponse,
+  RenewCertificateV2Request,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
@@ -14,7 +14,7 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
-import { CertificateDeliverer } from './certificate-delivery';
+import { CertificateDeliverer, withoutDeliveryProfile } from './certificate-delivery';
 import { writeCommand } from './write-command';
 import { IssueCertificateResponseDoc, RenewCertificateResponseDoc } from './certificate.responses';
 
@@ -45,7 +45,7 @@ export class CertificatesV2Controller {
     const issued = await this.issuance.send(IssuancePattern.IssueCertificateV2, {
       ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
-      request: body,
+      request: withoutDeliveryProfile(body),
     });
     return this.deliverer.issueResponse(issued, body);
   }
@@ -60,7 +60,7 @@ export class CertificatesV2Controller {
   @ApiOkResponse({ type: RenewCertificateResponseDoc })
   async renew(
     @Param('certificateId', new UuidParamPipe()) certificateId: string,
-    @Body() body: RenewCertificateRequest,
+    @Body() body: RenewCertificateV2Request,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
@@ -69,7 +69,7 @@ export class CertificatesV2Controller {
       ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
       certificateId,
-      request: body,
+      request: withoutDeliveryProfile(body),
     });
     return this.deliverer.renewResponse(renewed, body);
   }
