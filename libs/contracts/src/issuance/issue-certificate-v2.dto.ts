@@ -26,7 +26,7 @@ export const PKCS12_PROFILE_PROPERTY = {
   default: Pkcs12Profile.Modern,
   description:
     'Encryption of the PKCS#12 when passwordProtected is true (ignored otherwise). modern: PBES2 with ' +
-    'PBKDF2-HMAC-SHA256 and AES-256-CBC, HMAC-SHA256 MAC (OpenSSL 3, current Windows, macOS and Java). ' +
+    'PBKDF2-HMAC-SHA256 and AES-256-CBC, HMAC-SHA256 MAC (OpenSSL 3, GnuTLS, current Windows and Java). ' +
     'legacy: pbeWithSHAAnd3-KeyTripleDES-CBC and a SHA-1 MAC, for older Windows, the macOS Keychain ' +
     'and Java before 8u301.',
 };
