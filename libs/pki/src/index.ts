@@ -41,7 +41,7 @@ export {
 } from './ocsp-response.parser';
 export { derToPem, pemToDer } from './pem';
 export { PkiFormatError } from './pki-format.error';
-export { buildPkcs12, type Pkcs12Contents } from './pkcs12.builder';
+export { buildPkcs12, type Pkcs12Contents, type Pkcs12Encryption } from './pkcs12.builder';
 export { exportPrivateKeyPem, generateLeafKeyPair } from './private-key';
 export { assertValidSerialNumber, randomSerialNumber, serialFromHex, serialToHex } from './serial-number';
 export type { SigningKeys } from './signing-keys';
@@ -52,3 +52,10 @@ export {
   encodeKeyValueExtension,
 } from './key-value-extension';
 export { useProviderForKey } from './crypto-engine';
+export {
+  BACKDATE_SECONDS,
+  backdatedStart,
+  type ValidityPeriod,
+  validityOfDays,
+  validityOfYears,
+} from './validity-time';

@@ -7,8 +7,8 @@ import {
   IssueCertificateV2Request,
   ReleaseHoldRequest,
   ReleaseHoldResult,
-  RenewCertificateRequest,
   RenewCertificateResponse,
+  RenewCertificateV2Request,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
@@ -16,7 +16,7 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
-import { CertificateDeliverer } from './certificate-delivery';
+import { CertificateDeliverer, withoutDeliveryProfile } from './certificate-delivery';
 import { OptionalBodyInterceptor } from './optional-body.interceptor';
 import { writeCommand } from './write-command';
 import {
@@ -66,7 +66,7 @@ export class CertificatesV2Controller {
     const issued = await this.issuance.send(IssuancePattern.IssueCertificateV2, {
       ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
-      request: body,
+      request: withoutDeliveryProfile(body),
     });
     return this.deliverer.issueResponse(issued, body);
   }
@@ -81,7 +81,7 @@ export class CertificatesV2Controller {
   @ApiOkResponse({ type: RenewCertificateResponseDoc })
   async renew(
     @Param('certificateId', new UuidParamPipe()) certificateId: string,
-    @Body() body: RenewCertificateRequest,
+    @Body() body: RenewCertificateV2Request,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
@@ -90,7 +90,7 @@ export class CertificatesV2Controller {
       ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
       certificateId,
-      request: body,
+      request: withoutDeliveryProfile(body),
     });
     return this.deliverer.renewResponse(renewed, body);
   }
