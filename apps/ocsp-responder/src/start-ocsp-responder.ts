@@ -22,7 +22,8 @@ import { CertificateStatusProjection } from './certificate-status/certificate-st
 import { CrlStore } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
 import { OcspHttp } from './ocsp/ocsp.http';
-import { OcspResponder } from './ocsp/ocsp.responder';
+import { OcspResponseCache } from './ocsp/ocsp-response.cache';
+import { DEFAULT_OCSP_LIMITS, OcspResponder } from './ocsp/ocsp.responder';
 import { installOcspFastFront } from './http/ocsp-fast-front';
 import { PublicSurfaceErrorsFilter } from './http/public-surface-errors.filter';
 import { PublicSurfaceRouter, publicSurfaceRouter } from './http/public-surface.router';
@@ -52,7 +53,13 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const statuses = new CertificateStatusProjection(dataSource);
   const crls = new CrlStore(dataSource, messaging.blobs);
   const signers = new OcspSignerKeeper(dataSource, custody, issuance);
-  const responder = new OcspResponder(caCertificates, statuses, signers);
+  const responder = new OcspResponder(
+    caCertificates,
+    statuses,
+    signers,
+    new OcspResponseCache(config.ocsp.cacheMaxBytes),
+    { ...DEFAULT_OCSP_LIMITS, ...config.ocsp },
+  );
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   const app = await NestFactory.create<NestExpressApplication>(OcspResponderModule.register({ ready }), {
     logger: new NestPinoLogger(runtime.logger),

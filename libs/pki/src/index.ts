@@ -17,6 +17,7 @@ export {
 } from './leaf-certificate.builder';
 export {
   buildCertId,
+  isOcspHashAlgorithm,
   issuerHashes,
   type OcspCertId,
   type OcspHashAlgorithm,
