@@ -16,7 +16,13 @@ import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
 import { routeByType } from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
-import { RunningService, ServiceRuntime, metricsMiddleware, once } from '@ca/runtime';
+import {
+  RunningService,
+  ServiceRuntime,
+  configureMetricsAccess,
+  once,
+  publicMetricsMiddleware,
+} from '@ca/runtime';
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { CrlStore } from './crls/crl.store';
@@ -67,7 +73,10 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   });
   app.disable('x-powered-by');
   app.useGlobalFilters(new PublicSurfaceErrorsFilter());
-  app.use(metricsMiddleware);
+  // The public port names no tenant; per-tenant series are on the admin port. Under npm start the
+  // services share one process, so this also sets the token the admin port's /metrics requires.
+  configureMetricsAccess({ token: config.metricsToken });
+  app.use(publicMetricsMiddleware);
   const ocsp = new OcspHttp(responder);
   routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, ocsp }));
   installOcspFastFront(
