@@ -155,7 +155,7 @@ ${revocation}
           15_000,
           `a stapled OCSP response (nginx log: ${nginx.errorLog()})`,
         );
-        expect(stapled).toContain('Cert Status: good');
+        expect(stapled).toContain('Certificate Status: good');
         expect(stapled).toContain('Verify return code: 0 (ok)');
         expect(stapled.match(/Serial Number: (\w+)/)?.[1]).toBe(server.serialNumber.toUpperCase());
       } finally {
@@ -215,8 +215,7 @@ ${revocation}
     async function ask(leaf: IssuedCertificate) {
       const response = join(dir, `ocsptool-${leaf.serialNumber}.der`);
       const run = await runProgram('ocsptool', [
-        '--ask',
-        ocspUrl(),
+        `--ask=${ocspUrl()}`,
         '--load-issuer',
         file('ca.pem', tenant.caPem),
         '--load-cert',
@@ -235,10 +234,10 @@ ${revocation}
       const [goodRun, revokedRun] = [await ask(good), await ask(revoked)];
       expect({ status: goodRun.status, out: goodRun.out }).toEqual({
         status: 0,
-        out: expect.stringMatching(/Cert Status: good/),
+        out: expect.stringMatching(/Certificate Status: good/),
       });
       expect(goodRun.out).toMatch(/Verifying OCSP Response: Success/);
-      expect(revokedRun.out).toMatch(/Cert Status: revoked/);
+      expect(revokedRun.out).toMatch(/Certificate Status: revoked/);
       expect(revokedRun.out).toMatch(/Verifying OCSP Response: Success/);
       for (const saved of [goodRun.response, revokedRun.response]) {
         const verified = await verifySaved(saved);
