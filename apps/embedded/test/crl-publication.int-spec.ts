@@ -34,14 +34,14 @@ import { HttpAnswer, http } from './support/http';
 import { ServiceCluster, ServiceName } from './support/service-cluster';
 
 /**
- * CRL publication end to end (CONTRACT section 6, spec 4.2): issuance (CA key, SignCrl), the
+ * CRL publication end to end (docs/ocsp.md): issuance (CA key, SignCrl), the
  * revocation context (ledger, CRL numbers, publisher) and the OCSP responder (which serves the
  * CRL at GET /v1/tenants/{tenantId}/crl), driven over RPC as the gateway would, without it.
  * Runs on every database kind and transport the machine offers.
  */
 jest.setTimeout(60_000);
 
-/** CONTRACT section 6: a revocation reaches the served CRL within this. */
+/** A revocation reaches the served CRL within this (docs/ocsp.md). */
 const PROPAGATION_MS = 5_000;
 
 const combinations = databaseKinds().flatMap((database) =>
@@ -296,7 +296,7 @@ describeIfOpenssl('CRL publication', () => {
           `Serial Number: ${certificate.serialNumber}\\s*\\n\\s*Revocation Date: [^\\n]+\\n\\s*CRL entry extensions:\\s*\\n\\s*X509v3 CRL Reason Code:\\s*\\n\\s*Key Compromise`,
         ),
       );
-      // The free-text reason is for the audit log only (spec 4.1.6).
+      // The free-text reason is for the audit log only.
       expect(crl.answer.body.includes(Buffer.from(freeText))).toBe(false);
       expect(crl.answer.body.includes(Buffer.from('compromised laptop'))).toBe(false);
       expect(text).not.toContain('compromised laptop');

@@ -7,7 +7,7 @@ import { ocspRequestDer } from './support/pki';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
- * DER fuzz of the public OCSP endpoints over HTTP (issue #9, CONTRACT section 6): random and
+ * DER fuzz of the public OCSP endpoints over HTTP (docs/ocsp.md): random and
  * mutated requests, by POST and by GET, always get an HTTP 200 OCSPResponse that is either
  * `malformedRequest` or a successful answer; never a 5xx, never `internalError`.
  */

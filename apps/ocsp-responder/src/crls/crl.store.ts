@@ -71,7 +71,7 @@ export class CrlStore {
   /**
    * Records the announced CRL as pending (newest per tenant) and returns: the copy of a CRL of
    * megabytes happens off the event consumer (`copyPending`), so the status changes queued behind
-   * this event are applied without waiting for it (issue #8: OCSP within 1 s of a revocation).
+   * this event are applied without waiting for it.
    * Pending rows are durable: a copy cut short by a crash is done after the restart.
    */
   async apply(event: EventEnvelope<CrlPublishedPayload>): Promise<void> {
