@@ -4,6 +4,7 @@ export { parseCertificate } from './certificate.parser';
 export { assembleCertificateList, type CrlProfile, encodeTbsCertList } from './crl.builder';
 export { EncodedCrlEntries, type RevokedCertificateEntry } from './crl-entries';
 export { type CrlEntryInfo, type CrlInfo, parseCrl } from './crl.parser';
+export { checkCrlIssuedBy, type CrlIssuerCheck } from './crl-issued-by';
 export { CRL_REASON, type CrlReasonName, isCrlReasonCode, publishedReasonCode } from './crl-reason';
 export type { DistinguishedName } from './distinguished-name';
 export { EC_P256_KEY_ALGORITHM, exportSpkiDer, generateEcKeyPair, importEcPublicKey } from './ec-key-pair';
@@ -17,6 +18,7 @@ export {
 } from './leaf-certificate.builder';
 export {
   buildCertId,
+  isOcspHashAlgorithm,
   issuerHashes,
   type OcspCertId,
   type OcspHashAlgorithm,

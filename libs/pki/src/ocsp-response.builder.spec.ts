@@ -117,9 +117,17 @@ describe('buildOcspResponse', () => {
     ]);
   });
 
-  it('echoes the nonce extnValue unchanged (RFC 9654 2.1)', async () => {
+  it('echoes the nonce extnValue unchanged (RFC 8954 2.1)', async () => {
     const nonce = derOctetString(randomBytes(32));
     expect(hex((await basic({ nonce })).nonce!)).toBe(hex(nonce));
+  });
+
+  it('leaves nextUpdate out when none is given: newer information is always available (RFC 6960 2.4)', async () => {
+    const { responses } = await basic({
+      responses: [{ certId, status: { kind: 'unknown' }, thisUpdate }],
+    });
+    expect(responses[0].status.kind).toBe('unknown');
+    expect(responses[0].nextUpdate).toBeUndefined();
   });
 
   it('takes SingleResponses encoded ahead of time, with the same result', async () => {
@@ -193,7 +201,7 @@ describe('buildOcspResponse', () => {
       }),
     ],
     ['an empty nonce', () => ({ nonce: new Uint8Array(0) })],
-    ['a nonce over 128 octets', () => ({ nonce: derOctetString(new Uint8Array(129)) })],
+    ['a nonce over 32 octets', () => ({ nonce: derOctetString(new Uint8Array(33)) })],
   ])('refuses %s', async (_case, overrides) => {
     await expect(buildOcspResponse(input(overrides()))).rejects.toThrow(RangeError);
   });

@@ -45,8 +45,11 @@ export interface OcspSingleResponseInput {
   certId: OcspCertId;
   status: OcspCertStatus;
   thisUpdate: Date;
-  /** RFC 5019 2.2.4: always present; later than thisUpdate. */
-  nextUpdate: Date;
+  /**
+   * Later than thisUpdate. Absent only where newer information is always available (RFC 6960
+   * 2.4), which makes the answer one no cache may keep (a serial not known yet, answered `unknown`).
+   */
+  nextUpdate?: Date;
 }
 
 export interface OcspResponseInput {
@@ -71,8 +74,8 @@ const SUCCESSFUL = derEnumerated(OCSP_RESPONSE_STATUS.successful);
 const BASIC_RESPONSE_TYPE = derObjectIdentifier(OCSP_ID.basic);
 const NONCE_ID = derObjectIdentifier(OCSP_ID.nonce);
 const NO_UNUSED_BITS = Uint8Array.of(0);
-// RFC 9654 2.1: a nonce of at most 128 octets in an OCTET STRING (tag and a two-octet length).
-const MAX_NONCE_EXTN_VALUE_OCTETS = 131;
+// RFC 8954 2.1: a nonce of at most 32 octets in an OCTET STRING (tag and a one-octet length).
+const MAX_NONCE_EXTN_VALUE_OCTETS = 34;
 
 /**
  * SingleResponse ::= SEQUENCE { certID, certStatus, thisUpdate GeneralizedTime,
@@ -89,7 +92,7 @@ export function encodeSingleResponse(input: OcspSingleResponseInput): Uint8Array
  *
  * - ResponseData: version v1 (the DEFAULT, so absent), responderID byKey (SHA-1 of the responder's
  *   subjectPublicKey BIT STRING value, 4.2.2.3), producedAt, the SingleResponses in the order
- *   given, and the nonce echoed in responseExtensions when the request had one (RFC 9654 2.1);
+ *   given, and the nonce echoed in responseExtensions when the request had one (RFC 8954 2.1);
  * - signatureAlgorithm ecdsa-with-SHA256 and the signature by the responder key;
  * - certs: the responder certificate, which a client needs to check a delegated signer (4.2.2.2).
  *
@@ -174,7 +177,11 @@ function encodeCertStatus(status: OcspCertStatus): DerPart {
 
 function singleResponseNode(input: OcspSingleResponseInput): DerNode {
   readSingleElement(input.certId.der, 'CertID', TAG.sequence);
-  if (Math.floor(input.nextUpdate.getTime() / 1000) <= Math.floor(input.thisUpdate.getTime() / 1000)) {
+  const { nextUpdate } = input;
+  if (
+    nextUpdate &&
+    Math.floor(nextUpdate.getTime() / 1000) <= Math.floor(input.thisUpdate.getTime() / 1000)
+  ) {
     throw new RangeError('nextUpdate must be later than thisUpdate');
   }
   return derNode(
@@ -182,7 +189,7 @@ function singleResponseNode(input: OcspSingleResponseInput): DerNode {
     input.certId.der,
     encodeCertStatus(input.status),
     encodeGeneralizedTimeDer(input.thisUpdate),
-    derNode(contextConstructed(0), encodeGeneralizedTimeDer(input.nextUpdate)),
+    ...(nextUpdate ? [derNode(contextConstructed(0), encodeGeneralizedTimeDer(nextUpdate))] : []),
   );
 }
 

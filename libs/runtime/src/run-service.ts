@@ -9,6 +9,7 @@ import { openMessaging } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
 import { NestPinoLogger, createLogger, flushTracing, installTracing } from '@ca/observability';
 import { startHealthServer } from './health.server';
+import { configureMetricsAccess } from './metrics.endpoint';
 import { RunningService, ServiceRuntime } from './service-runtime';
 
 export interface ServiceDefinition {
@@ -42,6 +43,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
   } catch (error) {
     exitOnStartupError(error);
   }
+  configureMetricsAccess({ token: config.metricsToken });
   const logger = createLogger({ level: config.logLevel, service: definition.name });
   // Before anything starts, so every span and log line of the service finds the tracer.
   installTracing({ serviceName: definition.name });

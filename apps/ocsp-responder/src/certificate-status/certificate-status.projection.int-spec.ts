@@ -17,7 +17,7 @@ import { CertificateStatusProjection } from './certificate-status.projection';
 /**
  * The status rows the OCSP hot path answers from memory: a revocation must reach the answers of
  * the replica that applied it at once, and of every other replica (each event is applied by one
- * replica only) within a second (issue #8: OCSP within 1 s p99).
+ * replica only) within a second.
  */
 jest.setTimeout(60_000);
 
