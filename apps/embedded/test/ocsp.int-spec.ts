@@ -655,20 +655,20 @@ describeIfOpenssl('OCSP responder', () => {
       expect(basic(await post(tenantB.tenantId, own)).responses[0].status.kind).toBe('good');
     });
 
-    it('says malformedRequest for a nonce of 0 or over 32 octets (RFC 8954 2.1), answers 1 and 32', async () => {
+    it('says malformedRequest for a nonce of 0 or over 128 octets (RFC 9654 2.1), answers 1, 32 and 128', async () => {
       const certId = buildCertId({
         issuerCertificateDer: tenantA.der,
         serialNumberHex: goodA.serialNumber,
         hashAlgorithm: 'sha1',
       }).der;
-      for (const length of [0, 33, 64]) {
+      for (const length of [0, 129, 200]) {
         const request = craftedRequest([certId], der(0x04, randomBytes(length)));
         expect({ length, status: statusOf(await post(tenantA.tenantId, request)) }).toEqual({
           length,
           status: 'malformedRequest',
         });
       }
-      for (const length of [1, 32]) {
+      for (const length of [1, 32, 128]) {
         const nonce = der(0x04, randomBytes(length));
         const answer = await post(tenantA.tenantId, craftedRequest([certId], nonce));
         expect(Buffer.from(basic(answer).nonce!)).toEqual(nonce);

@@ -74,8 +74,8 @@ const SUCCESSFUL = derEnumerated(OCSP_RESPONSE_STATUS.successful);
 const BASIC_RESPONSE_TYPE = derObjectIdentifier(OCSP_ID.basic);
 const NONCE_ID = derObjectIdentifier(OCSP_ID.nonce);
 const NO_UNUSED_BITS = Uint8Array.of(0);
-// RFC 8954 2.1: a nonce of at most 32 octets in an OCTET STRING (tag and a one-octet length).
-const MAX_NONCE_EXTN_VALUE_OCTETS = 34;
+// RFC 9654 2.1: a nonce of at most 128 octets in an OCTET STRING (tag, 0x81 and a length octet).
+const MAX_NONCE_EXTN_VALUE_OCTETS = 131;
 
 /**
  * SingleResponse ::= SEQUENCE { certID, certStatus, thisUpdate GeneralizedTime,
@@ -92,7 +92,7 @@ export function encodeSingleResponse(input: OcspSingleResponseInput): Uint8Array
  *
  * - ResponseData: version v1 (the DEFAULT, so absent), responderID byKey (SHA-1 of the responder's
  *   subjectPublicKey BIT STRING value, 4.2.2.3), producedAt, the SingleResponses in the order
- *   given, and the nonce echoed in responseExtensions when the request had one (RFC 8954 2.1);
+ *   given, and the nonce echoed in responseExtensions when the request had one (RFC 9654 2.1);
  * - signatureAlgorithm ecdsa-with-SHA256 and the signature by the responder key;
  * - certs: the responder certificate, which a client needs to check a delegated signer (4.2.2.2).
  *
