@@ -47,7 +47,7 @@ const PROPAGATION_MS = 5_000;
 const combinations = databaseKinds().flatMap((database) =>
   transportKinds().map((transport) => [database, transport] as const),
 );
-if (combinations.length === 1)
+if (!process.env.DATABASE_URL || !process.env.NATS_URL)
   console.warn('CRL publication suite: DATABASE_URL/NATS_URL not set, only embedded + in-process run');
 
 interface TenantCa {
