@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { TestTenant, createTenant } from '../../../apps/embedded/test/support/admin-api';
+import { TestTenant, createTenant, issueBody } from '../../../apps/embedded/test/support/admin-api';
 import { eventually, http, sleep } from '../../../apps/embedded/test/support/http';
+import { eventuallyCrl, ocspStatus } from '../../../apps/embedded/test/support/pki';
 import { steadyClient } from './support/flood';
 import { SystemUnderTest, startRealSystem } from './support/outsider';
 import { auditVerify, holdSocket, statusFrom } from './support/raw-http';
@@ -41,14 +42,10 @@ describeWithRealServices('security: edge floods', [])('floods and odd tokens at 
       },
     });
     tenant = await createTenant(sut);
-    await tenant.issue({
-      clientId: 'edge',
-      commonName: 'edge-client',
-      organization: 'Acme',
-      country: 'US',
-      validityDays: 30,
-    });
-    await sleep(1_000); // the issue's events applied
+    const { serialNumber } = await tenant.issue(issueBody());
+    await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true, 'first CRL served');
+    await ocspStatus(sut.pkiUrl, tenant.tenantId, tenant.caDer, serialNumber);
+    await sleep(500);
     stored = await readStoredState(sut.databaseUrl, WITHOUT_AUDIT);
   });
 
