@@ -16,7 +16,7 @@ import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
 import { routeByType } from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
-import { RunningService, ServiceRuntime, metricsMiddleware, once } from '@ca/runtime';
+import { RunningService, ServiceRuntime, applyHttpLimits, metricsMiddleware, once } from '@ca/runtime';
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { CrlStore } from './crls/crl.store';
@@ -59,6 +59,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     bodyParser: false,
   });
   app.disable('x-powered-by');
+  applyHttpLimits(app.getHttpServer(), config.http);
   app.useGlobalFilters(new PublicSurfaceErrorsFilter());
   app.use(metricsMiddleware);
   const ocsp = new OcspHttp(responder);

@@ -1,0 +1,23 @@
+import { Server } from 'node:http';
+import { HttpLimits } from '@ca/config';
+
+/**
+ * Bounds what idle or slow clients can hold on an HTTP server (both surfaces): the open
+ * connections, the time to send the headers (slowloris) and the whole request, the idle time of a
+ * kept-alive connection, and the requests one connection may send. Node checks the header and
+ * request timeouts every `connectionsCheckingInterval` (30 s by default), so the interval is
+ * brought down to a fraction of the headers timeout; a connection that never sends a byte is cut
+ * by the headers timeout too (its clock starts at accept). Set before `listen`.
+ */
+export function applyHttpLimits(server: Server, limits: HttpLimits): void {
+  server.maxConnections = limits.maxConnections;
+  server.headersTimeout = limits.headersTimeoutSeconds * 1000;
+  server.requestTimeout = limits.requestTimeoutSeconds * 1000;
+  server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;
+  server.maxRequestsPerSocket = limits.maxRequestsPerSocket;
+  // Read by Node when the server starts listening (not declared as a property by @types/node).
+  (server as Server & { connectionsCheckingInterval?: number }).connectionsCheckingInterval = Math.min(
+    1000,
+    (limits.headersTimeoutSeconds * 1000) / 4,
+  );
+}
