@@ -102,7 +102,12 @@ export class TokenVerifier {
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw invalidToken();
     if (textProblem(payload.sub)) throw invalidToken("The token's sub claim is not acceptable text.");
     const principal = { tenantId: tenantId.toLowerCase(), subject: payload.sub, scopes: scopesOf(payload) };
-    this.verified.set(token, { principal: copyOf(principal), jwksKey }, payload.exp as number);
+    // Kept as long as jose would accept it: until exp plus the clock skew.
+    this.verified.set(
+      token,
+      { principal: copyOf(principal), jwksKey },
+      (payload.exp as number) + this.clockSkew,
+    );
     return principal;
   }
 
