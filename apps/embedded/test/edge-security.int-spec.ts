@@ -6,7 +6,7 @@ import { Socket, connect } from 'node:net';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Pool } from 'pg';
-import { TestTenant, adminRequest, createTenant, issueBody } from './support/admin-api';
+import { TestTenant, createTenant, issueBody } from './support/admin-api';
 import { HttpAnswer, eventually, http } from './support/http';
 import { expectInvalidToken, expectProblem, expectValidationProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
@@ -116,7 +116,7 @@ describe.each(systemModes('edge security suite'))('the edge against hostile clie
 
   /** `npm run ops -- audit verify`, as an operator runs it: another process. */
   function auditVerify(): Promise<{ code: number | null; stdout: string; stderr: string }> {
-    const env = { ...process.env, DATA_DIR: sut.config.dataDir };
+    const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: sut.config.dataDir };
     delete env.NODE_OPTIONS;
     if (mode === 'embedded') delete env.DATABASE_URL;
     else env.DATABASE_URL = sut.databaseUrl;
