@@ -1,4 +1,5 @@
 import { Server } from 'node:http';
+import { Socket } from 'node:net';
 import { HttpLimits } from '@ca/config';
 
 /**
@@ -6,8 +7,9 @@ import { HttpLimits } from '@ca/config';
  * connections, the time to send the headers (slowloris) and the whole request, the idle time of a
  * kept-alive connection, and the requests one connection may send. Node checks the header and
  * request timeouts every `connectionsCheckingInterval` (30 s by default), so the interval is
- * brought down to a fraction of the headers timeout; a connection that never sends a byte is cut
- * by the headers timeout too (its clock starts at accept). Set before `listen`.
+ * brought down to a fraction of the headers timeout. Node's timeouts only watch a connection once a
+ * request has begun: one that never sends a byte is cut here, when the headers timeout has passed
+ * since accept. Set before `listen`.
  */
 export function applyHttpLimits(server: Server, limits: HttpLimits): void {
   server.maxConnections = limits.maxConnections;
@@ -20,4 +22,14 @@ export function applyHttpLimits(server: Server, limits: HttpLimits): void {
     1000,
     (limits.headersTimeoutSeconds * 1000) / 4,
   );
+  const headersTimeoutMs = limits.headersTimeoutSeconds * 1000;
+  server.on('connection', (socket: Socket) => {
+    // Already read from: handed over by a front that had the bytes first (the responder's fast front).
+    if (socket.bytesRead > 0) return;
+    const cut = setTimeout(() => {
+      if (socket.bytesRead === 0) socket.destroy();
+    }, headersTimeoutMs);
+    cut.unref();
+    socket.once('close', () => clearTimeout(cut));
+  });
 }
