@@ -8,7 +8,7 @@ const CANCEL_REQUEST = 80877102;
 const BATCH_END = new Set(['S', 'Q', 'X', 'H'].map((c) => c.charCodeAt(0)));
 const TERMINATE = 'X'.charCodeAt(0);
 const PASSWORD_MESSAGE = 'p'.charCodeAt(0);
-/** AuthenticationCleartextPassword (PostgreSQL protocol 55.7: 'R', length 8, code 3). */
+/** AuthenticationCleartextPassword of the PostgreSQL wire protocol: 'R', length 8, code 3. */
 const ASK_CLEARTEXT_PASSWORD = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3]);
 /** SQLSTATE 28P01 invalid_password. */
 const INVALID_PASSWORD = '28P01';
@@ -199,7 +199,7 @@ function sameSecret(a: Buffer, b: Buffer): boolean {
   return timingSafeEqual(digest(a), digest(b)) && a.length === b.length;
 }
 
-/** ErrorResponse ('E'): severity FATAL, the SQLSTATE and a message (PostgreSQL protocol 55.8). */
+/** ErrorResponse ('E') of the wire protocol: severity FATAL, the SQLSTATE and a message. */
 function errorResponse(sqlState: string, text: string): Buffer {
   const fields = Buffer.from(`SFATAL\0VFATAL\0C${sqlState}\0M${text}\0\0`, 'utf8');
   const header = Buffer.alloc(5);

@@ -4,7 +4,7 @@ import { textFieldErrors } from '../text/text-fields';
 
 /**
  * Validates @Body() parameters: every string is acceptable text (text/text-rules.ts), then the DTO
- * class (spec 4.1 constraints): 400 VALIDATION_FAILED with one `errors[]` entry per failing field;
+ * class (its class-validator rules): 400 VALIDATION_FAILED with one `errors[]` entry per failing field;
  * unknown fields are refused.
  */
 @Injectable()
