@@ -64,7 +64,6 @@ describe('loadConfig', () => {
       headersTimeoutSeconds: 10,
       requestTimeoutSeconds: 30,
       keepAliveTimeoutSeconds: 5,
-      maxRequestsPerSocket: 1000,
     });
   });
 

@@ -10,8 +10,6 @@ export interface HttpLimits {
   requestTimeoutSeconds: number;
   /** Seconds an idle kept-alive connection stays open after an answer. */
   keepAliveTimeoutSeconds: number;
-  /** Requests on one kept-alive connection before it is closed (0: no cap). */
-  maxRequestsPerSocket: number;
 }
 
 export function readHttpLimits(env: Env): HttpLimits {
@@ -28,6 +26,5 @@ export function readHttpLimits(env: Env): HttpLimits {
       3600,
     ),
     keepAliveTimeoutSeconds: readInt(env, 'HTTP_KEEPALIVE_TIMEOUT', 5, 1, 3600),
-    maxRequestsPerSocket: readInt(env, 'HTTP_MAX_REQUESTS_PER_SOCKET', 1000, 0, 1_000_000),
   };
 }

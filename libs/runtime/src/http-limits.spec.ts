@@ -7,7 +7,6 @@ const limits = {
   headersTimeoutSeconds: 1,
   requestTimeoutSeconds: 2,
   keepAliveTimeoutSeconds: 1,
-  maxRequestsPerSocket: 2,
 };
 
 describe('applyHttpLimits', () => {
@@ -19,7 +18,6 @@ describe('applyHttpLimits', () => {
       headersTimeout: 1000,
       requestTimeout: 2000,
       keepAliveTimeout: 1000,
-      maxRequestsPerSocket: 2,
     });
   });
 
