@@ -9,6 +9,7 @@ import { AuditWriter } from './audit/audit-writer';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';
 import { TokenVerifier } from './auth/token-verifier';
+import { uncheckedClaimsWarning } from './auth/unchecked-claims-warning';
 import { DownloadLinks } from './downloads/download-links';
 import { DownloadRepository } from './downloads/download.repository';
 import { openGatewayDatabase } from './gateway-database';
@@ -43,13 +44,8 @@ export async function startGateway(
     config.jwt.publicKeyPem || config.jwt.jwksUri
       ? config.jwt
       : { ...config.jwt, publicKeyPem: loadOrCreateDevelopmentJwtKeys(config.dataDir).publicKeyPem };
-  if ((config.jwt.publicKeyPem || config.jwt.jwksUri) && (!config.jwt.issuer || !config.jwt.audience)) {
-    // Optional by design, but then a token this key signed for another service is accepted too.
-    logger.warn(
-      { issuerChecked: Boolean(config.jwt.issuer), audienceChecked: Boolean(config.jwt.audience) },
-      'JWT_ISSUER and/or JWT_AUDIENCE are unset: tokens of any issuer or audience signed by this key are accepted',
-    );
-  }
+  const claimsWarning = uncheckedClaimsWarning(config.jwt);
+  if (claimsWarning) logger.warn({}, claimsWarning);
   const tokenVerifier = await TokenVerifier.create(jwt);
   const dataSource = await openGatewayDatabase(runtime.databaseUrl, 10);
   const tenants = new TenantDirectory(new TenantRepository(dataSource), {
