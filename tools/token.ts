@@ -28,6 +28,11 @@ async function main(): Promise<void> {
   if (!UUID.test(tenantId)) fail('--tenant must be a UUID');
   const ttl = Number(values.ttl);
   if (!Number.isInteger(ttl) || ttl < 1) fail('--ttl must be a positive number of seconds');
+  if (ttl > config.jwt.maxLifetimeSeconds) {
+    fail(
+      `--ttl ${ttl} is above the ${config.jwt.maxLifetimeSeconds} s the gateway accepts (JWT_MAX_TOKEN_LIFETIME); such a token would be refused`,
+    );
+  }
   const keys = loadOrCreateDevelopmentJwtKeys(config.dataDir);
   const token = await new SignJWT({ tenantId, scope: values.scope })
     .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })

@@ -206,7 +206,13 @@ describe.each(systemModes('abuse suite'))('hostile input on the administrative A
 
   beforeAll(async () => {
     sut = await startSystemUnderTest(mode, {
-      env: { JWT_ISSUER: ISSUER, JWT_AUDIENCE: AUDIENCE, RATE_LIMIT_PER_MINUTE: '100000' },
+      // The JWT matrix makes hundreds of failed authentications from one address in a minute.
+      env: {
+        JWT_ISSUER: ISSUER,
+        JWT_AUDIENCE: AUDIENCE,
+        RATE_LIMIT_PER_MINUTE: '100000',
+        AUTH_FAILURE_LIMIT_PER_MINUTE: '100000',
+      },
     });
     // Tokens of this suite carry the configured iss/aud unless a case says otherwise.
     const sign = sut.tokens.sign.bind(sut.tokens);

@@ -5,6 +5,7 @@ import { IssuanceApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
 import { Public } from './auth/auth.decorators';
+import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { TokenVerifier } from './auth/token-verifier';
@@ -23,6 +24,7 @@ export interface GatewayDependencies {
   issuance: RpcClient<IssuanceApi>;
   tenants: TenantDirectory;
   rateLimiter: RateLimiter;
+  authFailures: AuthFailureLimiter;
   downloads: DownloadLinks;
   errorCatalogUrl: string;
   ready: () => Promise<boolean>;
@@ -52,6 +54,7 @@ export class GatewayModule {
         { provide: RpcClient, useValue: deps.issuance },
         { provide: TenantDirectory, useValue: deps.tenants },
         { provide: RateLimiter, useValue: deps.rateLimiter },
+        { provide: AuthFailureLimiter, useValue: deps.authFailures },
         { provide: DownloadLinks, useValue: deps.downloads },
         { provide: CertificateDeliverer, useValue: new CertificateDeliverer(deps.downloads) },
         JwtStrategy,

@@ -2,12 +2,14 @@ import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { IssuanceApi } from '@ca/contracts';
 import { NestPinoLogger } from '@ca/observability';
-import { RunningService, ServiceRuntime, once } from '@ca/runtime';
+import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runtime';
 import { auditMiddleware } from './audit/audit.middleware';
 import { AuditRepository } from './audit/audit.repository';
 import { AuditWriter } from './audit/audit-writer';
+import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';
 import { TokenVerifier } from './auth/token-verifier';
+import { uncheckedClaimsWarning } from './auth/unchecked-claims-warning';
 import { DownloadLinks } from './downloads/download-links';
 import { DownloadRepository } from './downloads/download.repository';
 import { openGatewayDatabase } from './gateway-database';
@@ -15,6 +17,7 @@ import { GatewayModule } from './gateway.module';
 import { GatewayHousekeeping } from './housekeeping';
 import { applyHeaderLimits } from './http/header-limits';
 import { JsonBodyPipe } from './http/json-body.pipe';
+import { TextParamPipe } from './http/text-param.pipe';
 import { verifyJsonBody } from './http/json-body-verifier';
 import { mountObservability } from './http/observability';
 import { requestIdMiddleware } from './http/request-id';
@@ -41,6 +44,8 @@ export async function startGateway(
     config.jwt.publicKeyPem || config.jwt.jwksUri
       ? config.jwt
       : { ...config.jwt, publicKeyPem: loadOrCreateDevelopmentJwtKeys(config.dataDir).publicKeyPem };
+  const claimsWarning = uncheckedClaimsWarning(config.jwt);
+  if (claimsWarning) logger.warn({}, claimsWarning);
   const tokenVerifier = await TokenVerifier.create(jwt);
   const dataSource = await openGatewayDatabase(runtime.databaseUrl, 10);
   const tenants = new TenantDirectory(new TenantRepository(dataSource), {
@@ -49,6 +54,9 @@ export async function startGateway(
   const rateLimiter = new RateLimiter(dataSource, config.rateLimitPerMinute);
   const auditRepository = new AuditRepository(dataSource);
   const audit = new AuditWriter(auditRepository, logger);
+  const authFailures = new AuthFailureLimiter(config.authFailureLimitPerMinute, (entry) =>
+    audit.record(entry),
+  );
   const downloads = new DownloadLinks(
     new DownloadRepository(dataSource),
     config.gatewayPublicUrl,
@@ -65,6 +73,7 @@ export async function startGateway(
         issuance,
         tenants,
         rateLimiter,
+        authFailures,
         downloads,
         errorCatalogUrl: config.errorCatalogUrl,
         ready,
@@ -83,9 +92,10 @@ export async function startGateway(
     mountObservability(app, logger);
     app.use(auditMiddleware((entry) => audit.record(entry)));
     app.useBodyParser('json', { limit: BODY_LIMIT, type: () => true, strict: false, verify: verifyJsonBody });
-    app.useGlobalPipes(new JsonBodyPipe());
+    app.useGlobalPipes(new TextParamPipe(), new JsonBodyPipe());
     mountOpenApi(app);
     applyHeaderLimits(app.getHttpServer(), config.errorCatalogUrl);
+    applyHttpLimits(app.getHttpServer(), config.http);
     await app.listen(config.gatewayPort, config.host);
   } catch (error) {
     await app?.close();
@@ -95,12 +105,14 @@ export async function startGateway(
   }
   const started = app;
   housekeeping.start();
+  authFailures.start();
   return {
     name: 'gateway',
     ready,
     close: once(async () => {
       await started.close();
       await housekeeping.stop();
+      authFailures.stop();
       await audit.close();
       await issuance.close();
       await dataSource.destroy();

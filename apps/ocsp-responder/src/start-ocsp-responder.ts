@@ -20,6 +20,7 @@ import { openSchemaDataSource } from '@ca/persistence';
 import {
   RunningService,
   ServiceRuntime,
+  applyHttpLimits,
   configureMetricsAccess,
   once,
   publicMetricsMiddleware,
@@ -73,6 +74,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     bodyParser: false,
   });
   app.disable('x-powered-by');
+  applyHttpLimits(app.getHttpServer(), config.http);
   app.useGlobalFilters(new PublicSurfaceErrorsFilter());
   // The public port names no tenant; per-tenant series are on the admin port. Under npm start the
   // services share one process, so this also sets the token the admin port's /metrics requires.

@@ -78,4 +78,34 @@ describe('loadConfig', () => {
   it('is distributed when DATABASE_URL is set', () => {
     expect(loadConfig({ DATABASE_URL: 'postgres://u@h/db' }).embedded).toBe(false);
   });
+
+  it('gives the edge limits their defaults: tokens, failed authentications, HTTP', () => {
+    const config = loadConfig({});
+    expect(config.jwt).toMatchObject({ maxLifetimeSeconds: 86_400, clockSkewSeconds: 60 });
+    expect(config.authFailureLimitPerMinute).toBe(60);
+    expect(config.http).toEqual({
+      maxConnections: 1024,
+      headersTimeoutSeconds: 10,
+      requestTimeoutSeconds: 30,
+      keepAliveTimeoutSeconds: 5,
+    });
+  });
+
+  it('keeps the request timeout at least the headers timeout, as Node requires', () => {
+    expect(loadConfig({ HTTP_HEADERS_TIMEOUT: '45' }).http.requestTimeoutSeconds).toBe(45);
+    expect(() => loadConfig({ HTTP_HEADERS_TIMEOUT: '20', HTTP_REQUEST_TIMEOUT: '10' })).toThrow(
+      /^HTTP_REQUEST_TIMEOUT: /,
+    );
+  });
+
+  it.each([
+    ['JWT_MAX_TOKEN_LIFETIME', '10'],
+    ['JWT_CLOCK_SKEW', '-1'],
+    ['AUTH_FAILURE_LIMIT_PER_MINUTE', '0'],
+    ['HTTP_MAX_CONNECTIONS', '0'],
+    ['HTTP_HEADERS_TIMEOUT', 'soon'],
+    ['HTTP_KEEPALIVE_TIMEOUT', '0'],
+  ])('refuses a malformed %s with one line naming it', (name, bad) => {
+    expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(`^${name}: `));
+  });
 });

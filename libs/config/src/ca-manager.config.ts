@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
+import { HttpLimits, readHttpLimits } from './http-limits.config';
 import {
   Env,
   readBaseUrl,
@@ -27,7 +28,19 @@ export interface CaManagerConfig {
   dataDir: string;
   databaseUrl?: string;
   natsUrl?: string;
-  jwt: { publicKeyPem?: string; jwksUri?: string; issuer?: string; audience?: string };
+  jwt: {
+    publicKeyPem?: string;
+    jwksUri?: string;
+    issuer?: string;
+    audience?: string;
+    /** JWT_MAX_TOKEN_LIFETIME: longest accepted exp - iat (or exp - now without iat), seconds. */
+    maxLifetimeSeconds: number;
+    /** JWT_CLOCK_SKEW: tolerance on exp, nbf and iat, seconds. */
+    clockSkewSeconds: number;
+  };
+  /** AUTH_FAILURE_LIMIT_PER_MINUTE: failed authentications per source address and minute. */
+  authFailureLimitPerMinute: number;
+  http: HttpLimits;
   defaultCertificateLimit: number;
   rateLimitPerMinute: number;
   errorCatalogUrl: string;
@@ -88,7 +101,11 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
       jwksUri: readUrl(env, 'JWT_JWKS_URI', ['http:', 'https:']),
       issuer: readString(env, 'JWT_ISSUER'),
       audience: readString(env, 'JWT_AUDIENCE'),
+      maxLifetimeSeconds: readInt(env, 'JWT_MAX_TOKEN_LIFETIME', 24 * 3600, 60, 366 * 24 * 3600),
+      clockSkewSeconds: readInt(env, 'JWT_CLOCK_SKEW', 60, 0, 3600),
     },
+    authFailureLimitPerMinute: readInt(env, 'AUTH_FAILURE_LIMIT_PER_MINUTE', 60, 1, 10_000_000),
+    http: readHttpLimits(env),
     defaultCertificateLimit: readInt(env, 'DEFAULT_CERTIFICATE_LIMIT', 1000, 0, 100_000_000),
     rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     errorCatalogUrl: readBaseUrl(env, 'ERROR_CATALOG_URL', 'https://errors.ca-manager.dev'),

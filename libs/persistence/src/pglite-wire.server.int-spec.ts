@@ -93,3 +93,77 @@ describe('embedded Postgres over the wire protocol', () => {
     expect(rows).toEqual([{ owner: 'durable' }]);
   }, 60_000);
 });
+
+/** PGlite's one session is a superuser's: only the process that started it may connect. */
+describe('embedded Postgres access', () => {
+  let dir: string;
+  let pg: EmbeddedPostgres;
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ca-pgwire-auth-'));
+    pg = await startEmbeddedPostgres(dir);
+  }, 60_000);
+
+  afterAll(async () => {
+    await pg.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const withoutPassword = (password?: string) => {
+    const url = new URL(pg.url);
+    url.password = password ?? '';
+    return url.toString();
+  };
+
+  it('carries a random password in its URL, and a client with it connects', async () => {
+    expect(new URL(pg.url).password.length).toBeGreaterThanOrEqual(24);
+    const client = new Client({ connectionString: pg.url });
+    await client.connect();
+    expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+    await client.end();
+  });
+
+  it.each([
+    ['no password', undefined],
+    ['a wrong password', 'guessed'],
+  ])('refuses a raw pg client with %s (28P01), and keeps serving the others', async (_name, password) => {
+    const intruder = new Client({ connectionString: withoutPassword(password), password: password ?? '' });
+    await expect(intruder.connect()).rejects.toMatchObject({ code: '28P01' });
+    await intruder.end().catch(() => undefined);
+    const client = new Client({ connectionString: pg.url });
+    await client.connect();
+    expect((await client.query('SELECT 2 AS two')).rows).toEqual([{ two: 2 }]);
+    await client.end();
+  });
+
+  it('passes nothing of a refused client to the database, even what it sends past the refusal', async () => {
+    const { port } = new URL(pg.url);
+    const { connect } = await import('node:net');
+    const socket = connect(Number(port), '127.0.0.1');
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const startup = Buffer.concat([
+      Buffer.from([0, 0, 0, 0, 0, 3, 0, 0]),
+      Buffer.from('user\0postgres\0database\0postgres\0\0'),
+    ]);
+    startup.writeInt32BE(startup.length, 0);
+    const query = (sql: string) => {
+      const body = Buffer.from(`${sql}\0`);
+      const header = Buffer.from([0x51, 0, 0, 0, 0]);
+      header.writeInt32BE(body.length + 4, 1);
+      return Buffer.concat([header, body]);
+    };
+    // Skips the password and goes straight to a statement, then another.
+    socket.write(Buffer.concat([startup, query('CREATE TABLE intruded (x int)'), query('SELECT 1')]));
+    const received: Buffer[] = [];
+    socket.on('data', (chunk) => received.push(chunk));
+    await new Promise((resolve) => socket.once('close', resolve));
+    const answer = Buffer.concat(received).toString('latin1');
+    expect(answer).toContain('28P01');
+    expect(answer).not.toContain('CREATE TABLE');
+    const client = new Client({ connectionString: pg.url });
+    await client.connect();
+    const { rows } = await client.query("SELECT to_regclass('intruded') AS t");
+    expect(rows).toEqual([{ t: null }]);
+    await client.end();
+  });
+});

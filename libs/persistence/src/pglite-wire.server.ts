@@ -1,3 +1,4 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
 import { Server, Socket, createServer } from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
 
@@ -6,12 +7,21 @@ const CANCEL_REQUEST = 80877102;
 /** Messages after which the client waits for the server: the end of one unit of work. */
 const BATCH_END = new Set(['S', 'Q', 'X', 'H'].map((c) => c.charCodeAt(0)));
 const TERMINATE = 'X'.charCodeAt(0);
+const PASSWORD_MESSAGE = 'p'.charCodeAt(0);
+/** AuthenticationCleartextPassword of the PostgreSQL wire protocol: 'R', length 8, code 3. */
+const ASK_CLEARTEXT_PASSWORD = Buffer.from([0x52, 0, 0, 0, 8, 0, 0, 0, 3]);
+/** SQLSTATE 28P01 invalid_password. */
+const INVALID_PASSWORD = '28P01';
 
 interface Connection {
   socket: Socket;
   buffer: Buffer;
   pending: Buffer[];
   started: boolean;
+  /** The startup message, held until the password is checked. */
+  startup?: Buffer;
+  /** Refused (wrong password): nothing more it sends reaches the database. */
+  refused?: boolean;
 }
 
 interface Batch {
@@ -26,6 +36,10 @@ interface Batch {
  * Sync (or simple Query) that ends them and run as one batch, and while a connection has a
  * transaction open only its batches run. (pglite-socket queues message by message, which lets one
  * connection's Parse replace another's unnamed statement before its Bind: seen under load.)
+ *
+ * PGlite trusts every session as a superuser, so with a `password` the server asks each client for
+ * it (cleartext password authentication, which `pg` supports; the bytes never leave the loopback)
+ * and passes the startup message on only when it matches: other local processes cannot connect.
  */
 export class PgliteWireServer {
   private readonly server: Server;
@@ -34,7 +48,10 @@ export class PgliteWireServer {
   private owner?: Connection;
   private draining = false;
 
-  constructor(private readonly db: PGlite) {
+  constructor(
+    private readonly db: PGlite,
+    private readonly password?: string,
+  ) {
     this.server = createServer((socket) => this.accept(socket));
   }
 
@@ -63,6 +80,7 @@ export class PgliteWireServer {
   }
 
   private receive(connection: Connection, chunk: Buffer): void {
+    if (connection.refused) return;
     connection.buffer = connection.buffer.length ? Buffer.concat([connection.buffer, chunk]) : chunk;
     for (;;) {
       const buffer = connection.buffer;
@@ -79,7 +97,12 @@ export class PgliteWireServer {
         connection.buffer = buffer.subarray(length);
         if (code === CANCEL_REQUEST) continue;
         connection.started = true;
-        this.enqueue(connection, buffer.subarray(0, length));
+        if (this.password === undefined) {
+          this.enqueue(connection, buffer.subarray(0, length));
+        } else {
+          connection.startup = Buffer.from(buffer.subarray(0, length));
+          connection.socket.write(ASK_CLEARTEXT_PASSWORD);
+        }
         continue;
       }
       if (buffer.length < 5) return;
@@ -91,12 +114,32 @@ export class PgliteWireServer {
         connection.socket.end();
         return;
       }
+      if (connection.startup) {
+        if (!this.authenticate(connection, message)) return;
+        continue;
+      }
       connection.pending.push(message);
       if (BATCH_END.has(message[0])) {
         this.enqueue(connection, Buffer.concat(connection.pending));
         connection.pending = [];
       }
     }
+  }
+
+  /** The password message answers the startup's challenge: right, the session starts; else refused. */
+  private authenticate(connection: Connection, message: Buffer): boolean {
+    const startup = connection.startup!;
+    connection.startup = undefined;
+    const end = message.indexOf(0, 5);
+    const given = message[0] === PASSWORD_MESSAGE && end > 0 ? message.subarray(5, end) : Buffer.alloc(0);
+    if (!sameSecret(given, Buffer.from(this.password ?? '', 'utf8'))) {
+      connection.refused = true;
+      connection.buffer = Buffer.alloc(0);
+      connection.socket.end(errorResponse(INVALID_PASSWORD, 'password authentication failed'));
+      return false;
+    }
+    this.enqueue(connection, startup);
+    return true;
   }
 
   private enqueue(connection: Connection, bytes: Uint8Array): void {
@@ -148,4 +191,19 @@ export class PgliteWireServer {
       void this.drain();
     }
   }
+}
+
+/** Constant-time comparison of two secrets of any length (by their SHA-256). */
+function sameSecret(a: Buffer, b: Buffer): boolean {
+  const digest = (x: Buffer) => createHash('sha256').update(x).digest();
+  return timingSafeEqual(digest(a), digest(b)) && a.length === b.length;
+}
+
+/** ErrorResponse ('E') of the wire protocol: severity FATAL, the SQLSTATE and a message. */
+function errorResponse(sqlState: string, text: string): Buffer {
+  const fields = Buffer.from(`SFATAL\0VFATAL\0C${sqlState}\0M${text}\0\0`, 'utf8');
+  const header = Buffer.alloc(5);
+  header[0] = 'E'.charCodeAt(0);
+  header.writeInt32BE(fields.length + 4, 1);
+  return Buffer.concat([header, fields]);
 }

@@ -4,3 +4,4 @@ export * from './run-service';
 export * from './health.controller';
 export * from './metrics.endpoint';
 export * from './once';
+export * from './http-limits';

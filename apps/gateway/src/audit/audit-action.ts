@@ -1,3 +1,5 @@
+import { truncateCharacters } from '../text/text-rules';
+
 /**
  * The audit `action` of a request, from its method and route (spec 1.7). Derived from the path
  * rather than from the matched handler so that requests refused before routing (a body that does
@@ -38,6 +40,7 @@ export function isAuditedPath(path: string): boolean {
   return !/^\/(health(\/|$)|openapi\.json$|docs(\/|-json$|$))/i.test(path);
 }
 
+/** In characters (code points), never cutting one. */
 const MAX_RESOURCE_LENGTH = 512;
 
 /**
@@ -46,5 +49,5 @@ const MAX_RESOURCE_LENGTH = 512;
  */
 export function auditResourceOf(path: string): string {
   const resource = path.replace(/^(\/v1\/downloads\/)[^/]+/i, '$1{token}');
-  return resource.length > MAX_RESOURCE_LENGTH ? `${resource.slice(0, MAX_RESOURCE_LENGTH)}…` : resource;
+  return truncateCharacters(resource, MAX_RESOURCE_LENGTH, '…');
 }

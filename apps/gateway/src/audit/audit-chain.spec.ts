@@ -220,4 +220,34 @@ describe('the audit hash chain', () => {
       });
     });
   });
+
+  it('hashes the text the database stores, so an entry read back verifies (odd but valid and invalid text)', () => {
+    // What PostgreSQL `text` keeps of a JS string: its UTF-8 (a lone surrogate becomes U+FFFD).
+    const stored = (text: string | null) =>
+      text === null ? null : Buffer.from(text, 'utf8').toString('utf8');
+    const principals = ['ops 🔐 認証 שלום', `${'a'.repeat(255)}\ud83d`, 'x\udc00y', 'a\u0000b'];
+    const entries = sealAuditEntries(
+      { id: 0, hash: GENESIS_HASH },
+      principals.map((principal, i) => input(i + 1, { principal })),
+    );
+    expect(entries.every((e) => !e.principal!.includes('\u0000'))).toBe(true);
+    const readBack = entries.map((e) => ({ ...e, principal: stored(e.principal) }));
+    const last = entries[entries.length - 1];
+    expect(
+      verifyAuditChain(
+        { anchorId: 0, anchorHash: GENESIS_HASH, headId: last.id, headHash: last.hash },
+        readBack,
+      ),
+    ).toMatchObject({ ok: true, entries: 4 });
+    expect(readBack[0].principal).toBe('ops 🔐 認証 שלום');
+  });
+
+  it('hashes occurrences of an aggregate entry, and leaves the hash of a single-call entry as before', () => {
+    const [single] = sealAuditEntries({ id: 0, hash: GENESIS_HASH }, [input(1)]);
+    const [same] = sealAuditEntries({ id: 0, hash: GENESIS_HASH }, [input(1, { occurrences: null })]);
+    const [aggregate] = sealAuditEntries({ id: 0, hash: GENESIS_HASH }, [input(1, { occurrences: 499 })]);
+    expect(same.hash).toBe(single.hash);
+    expect(aggregate.hash).not.toBe(single.hash);
+    expect(auditEntryHash({ ...aggregate, occurrences: 500 })).not.toBe(aggregate.hash);
+  });
 });

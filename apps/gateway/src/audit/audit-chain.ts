@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { storableText } from '../text/text-rules';
 
 /** The prev_hash of the very first entry, and the anchor before anything was pruned. */
 export const GENESIS_HASH = '0'.repeat(64);
@@ -19,6 +20,11 @@ export interface AuditEntryInput {
   /** The problem `code` of an error answer; null on success. */
   code: string | null;
   requestId: string;
+  /**
+   * How many calls the entry stands for when it aggregates several (failed authentications of one
+   * source address in one minute); absent for an entry of one call.
+   */
+  occurrences?: number | null;
 }
 
 /** An entry as stored: numbered without gaps, linked to the previous entry by its hash. */
@@ -52,9 +58,16 @@ export function canonicalJson(value: Record<string, CanonicalValue>): string {
   return `{${members.join(',')}}`;
 }
 
-/** SHA-256 (hex) over the canonical JSON of every field of the entry, prevHash included. */
+/**
+ * SHA-256 (hex) over the UTF-8 bytes of the canonical JSON of every field of the entry, prevHash
+ * included. The text fields are those the database stores (storableAuditEntry), so the hash
+ * covers exactly what is kept. `occurrences` is part of it only when set, which keeps the hashes of
+ * entries written before it existed.
+ */
 export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>): string {
+  const occurrences = entry.occurrences ?? null;
   const canonical = canonicalJson({
+    ...(occurrences === null ? {} : { occurrences }),
     id: entry.id,
     occurredAt: entry.occurredAt.toISOString(),
     tenantId: entry.tenantId,
@@ -69,6 +82,19 @@ export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>): string {
   return createHash('sha256').update(canonical).digest('hex');
 }
 
+/** The entry with every text field as PostgreSQL `text` keeps it (no NUL, no unpaired surrogate). */
+export function storableAuditEntry(input: AuditEntryInput): AuditEntryInput {
+  const text = (value: string | null) => (value === null ? null : storableText(value));
+  return {
+    ...input,
+    principal: text(input.principal),
+    action: storableText(input.action),
+    resource: storableText(input.resource),
+    code: text(input.code),
+    requestId: storableText(input.requestId),
+  };
+}
+
 /** Numbers and links new entries after the current head. */
 export function sealAuditEntries(
   head: { id: number; hash: string },
@@ -78,7 +104,7 @@ export function sealAuditEntries(
   let prevHash = head.hash;
   return inputs.map((input) => {
     id += 1;
-    const unsealed = { ...input, id, prevHash };
+    const unsealed = { ...storableAuditEntry(input), id, prevHash };
     const entry = { ...unsealed, hash: auditEntryHash(unsealed) };
     prevHash = entry.hash;
     return entry;

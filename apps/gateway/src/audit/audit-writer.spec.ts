@@ -40,7 +40,7 @@ describe('AuditWriter', () => {
     const written: string[] = [];
     const append = jest
       .fn()
-      .mockRejectedValueOnce(new Error('connection lost'))
+      .mockRejectedValueOnce(new Error('Connection terminated unexpectedly'))
       .mockImplementation(async (batch: AuditEntryInput[]) => written.push(...batch.map((e) => e.requestId)));
     const writer = new AuditWriter({ append } as unknown as AuditRepository, logger, { retryDelayMs: 1 });
     writer.record(entry(1));
@@ -48,5 +48,48 @@ describe('AuditWriter', () => {
     await writer.flush();
     expect(written).toEqual(['req-1', 'req-2']);
     expect(logger.warn).toHaveBeenCalled();
+  });
+
+  it('sets a poison entry aside with its reason and writes the entries after it', async () => {
+    const written: string[] = [];
+    const deadLetters: { requestId: string; reason: string }[] = [];
+    const refused = Object.assign(new Error('invalid byte sequence for encoding "UTF8": 0x00'), {
+      code: '22021',
+    });
+    const append = jest.fn(async (batch: AuditEntryInput[]) => {
+      if (batch.some((e) => e.requestId === 'req-2')) throw refused;
+      written.push(...batch.map((e) => e.requestId));
+      return [];
+    });
+    const deadLetter = jest.fn(async (e: AuditEntryInput, reason: string) => {
+      deadLetters.push({ requestId: e.requestId, reason });
+    });
+    const writer = new AuditWriter({ append, deadLetter } as unknown as AuditRepository, logger, {
+      retryDelayMs: 1,
+    });
+    for (let n = 1; n <= 4; n++) writer.record(entry(n));
+    await writer.flush();
+    writer.record(entry(5));
+    await writer.flush();
+    expect(written).toEqual(['req-1', 'req-3', 'req-4', 'req-5']);
+    expect(deadLetters).toEqual([{ requestId: 'req-2', reason: expect.stringContaining('0x00') }]);
+  });
+
+  it('keeps retrying, without setting anything aside, while the database is away', async () => {
+    const written: string[] = [];
+    const away = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const append = jest
+      .fn()
+      .mockRejectedValueOnce(away)
+      .mockRejectedValueOnce(away)
+      .mockImplementation(async (batch: AuditEntryInput[]) => written.push(...batch.map((e) => e.requestId)));
+    const deadLetter = jest.fn();
+    const writer = new AuditWriter({ append, deadLetter } as unknown as AuditRepository, logger, {
+      retryDelayMs: 1,
+    });
+    writer.record(entry(1));
+    await writer.flush();
+    expect(written).toEqual(['req-1']);
+    expect(deadLetter).not.toHaveBeenCalled();
   });
 });

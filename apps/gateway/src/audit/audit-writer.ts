@@ -1,3 +1,4 @@
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { AuditEntryInput } from './audit-chain';
 import { AuditRepository } from './audit.repository';
 
@@ -17,8 +18,11 @@ interface WarnLogger {
 /**
  * Writes audit entries after the response has gone out, off the request path: one queue per
  * process, drained by one writer at a time in batches, each batch one transaction under the
- * chain's head lock (AuditRepository.append). A failed write is retried; nothing is lost while
- * the database is briefly away.
+ * chain's head lock (AuditRepository.append). A write that fails because the database is away is
+ * retried; nothing is lost while it is briefly away. A write the database refuses for what it
+ * holds is retried entry by entry, and an entry refused on its own is set aside in the dead-letter
+ * table with the reason (AuditRepository.deadLetter): one poison entry never blocks the entries
+ * of every tenant after it.
  */
 export class AuditWriter {
   private readonly queue: AuditEntryInput[] = [];
@@ -77,12 +81,47 @@ export class AuditWriter {
       const batch = this.queue.slice(0, this.batchSize);
       try {
         await this.repository.append(batch);
-        // The batch is still at the front: record() only appends, and drops only when full.
-        this.queue.splice(0, Math.min(batch.length, this.queue.length));
       } catch (err) {
-        this.logger.warn({ err, entries: batch.length }, 'writing audit entries failed; retrying');
-        await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs));
+        if (isDatabaseUnavailable(err)) {
+          this.logger.warn({ err, entries: batch.length }, 'writing audit entries failed; retrying');
+          await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs));
+          continue;
+        }
+        if (!(await this.writeOneByOne(batch))) continue;
       }
+      // The batch is still at the front: record() only appends, and drops only when full.
+      this.queue.splice(0, Math.min(batch.length, this.queue.length));
+    }
+  }
+
+  /** False when the database went away meanwhile (the batch is then retried as a whole). */
+  private async writeOneByOne(batch: AuditEntryInput[]): Promise<boolean> {
+    for (let i = 0; i < batch.length; i++) {
+      try {
+        await this.repository.append([batch[i]]);
+      } catch (err) {
+        if (isDatabaseUnavailable(err)) {
+          // The ones before it are written: leave only the rest queued.
+          this.queue.splice(0, Math.min(i, this.queue.length));
+          await new Promise((resolve) => setTimeout(resolve, this.retryDelayMs));
+          return false;
+        }
+        await this.setAside(batch[i], err);
+      }
+    }
+    return true;
+  }
+
+  private async setAside(entry: AuditEntryInput, err: unknown): Promise<void> {
+    const reason = err instanceof Error ? err.message : String(err);
+    this.logger.error({ err, requestId: entry.requestId }, 'audit entry refused by the database; set aside');
+    try {
+      await this.repository.deadLetter(entry, reason);
+    } catch (deadLetterError) {
+      this.logger.error(
+        { err: deadLetterError, requestId: entry.requestId, action: entry.action },
+        'audit entry could not be set aside either: dropped',
+      );
     }
   }
 }

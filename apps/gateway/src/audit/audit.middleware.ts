@@ -2,13 +2,17 @@ import { NextFunction, Request, Response } from 'express';
 import { AuthenticatedPrincipal } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { auditActionOf, auditResourceOf, isAuditedPath } from './audit-action';
+import { truncateCharacters } from '../text/text-rules';
 import { AuditEntryInput } from './audit-chain';
 
 /** Set by the problem filter: the `code` of an error answer, for the audit entry. */
 export const AUDIT_CODE_LOCAL = 'auditCode';
+/** Set by the authentication guard: this failure is counted in an aggregate entry, not written alone. */
+export const AUDIT_AGGREGATED_LOCAL = 'auditAggregated';
 
 /** nginx's convention for a request whose client went away before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
+/** In characters (code points): a cut never splits one (docs/security.md). */
 const MAX_PRINCIPAL_LENGTH = 256;
 
 /**
@@ -26,12 +30,13 @@ export function auditMiddleware(record: (entry: AuditEntryInput) => void) {
     const write = (result: number) => {
       if (written) return;
       written = true;
+      if (res.locals[AUDIT_AGGREGATED_LOCAL] === true) return;
       const principal = (req as Request & { user?: AuthenticatedPrincipal }).user;
       const code = res.locals[AUDIT_CODE_LOCAL];
       record({
         occurredAt,
         tenantId: principal?.tenantId ?? null,
-        principal: principal ? principal.subject.slice(0, MAX_PRINCIPAL_LENGTH) : null,
+        principal: principal ? truncateCharacters(principal.subject, MAX_PRINCIPAL_LENGTH) : null,
         action: auditActionOf(method, path),
         resource: auditResourceOf(path),
         result,

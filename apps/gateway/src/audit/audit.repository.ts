@@ -7,6 +7,7 @@ import {
   AuditVerification,
   sealAuditEntries,
 } from './audit-chain';
+import { storableText } from '../text/text-rules';
 
 /** Spec 8: retention depends on the tier, from 30 days to 1 year; 30 days unless set per tenant. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 30;
@@ -28,10 +29,19 @@ interface AuditRow {
   request_id: string;
   prev_hash: string;
   hash: string;
+  occurrences: number | null;
+}
+
+/** What `audit verify` says about entries that could not be stored. */
+export interface DeadLetterSummary {
+  count: number;
+  oldest?: Date;
+  newest?: Date;
 }
 
 const COLUMNS =
-  'id, occurred_at, tenant_id, principal, action, resource, result, code, request_id, prev_hash, hash';
+  'id, occurred_at, tenant_id, principal, action, resource, result, code, request_id, prev_hash, hash, occurrences';
+const COLUMN_COUNT = 12;
 const PAGE_SIZE = 1000;
 const PRUNE_BATCH = 5000;
 
@@ -63,8 +73,9 @@ export class AuditRepository {
           e.requestId,
           e.prevHash,
           e.hash,
+          e.occurrences ?? null,
         );
-        return `(${Array.from({ length: 11 }, (_, i) => `$${at + i + 1}`).join(', ')})`;
+        return `(${Array.from({ length: COLUMN_COUNT }, (_, i) => `$${at + i + 1}`).join(', ')})`;
       });
       await manager.query(`INSERT INTO gateway.audit_events (${COLUMNS}) VALUES ${rows.join(', ')}`, values);
       const last = entries[entries.length - 1];
@@ -74,6 +85,25 @@ export class AuditRepository {
       ]);
       return entries;
     });
+  }
+
+  /**
+   * Sets aside an entry the log could not take, with the reason: outside the chain (it was never
+   * part of it), as JSON text whose escapes keep any character PostgreSQL `text` refuses.
+   */
+  async deadLetter(entry: AuditEntryInput, reason: string): Promise<void> {
+    await this.dataSource.query(
+      'INSERT INTO gateway.audit_dead_letters (occurred_at, request_id, entry, reason) VALUES ($1, $2, $3, $4)',
+      [entry.occurredAt, storableText(entry.requestId), JSON.stringify(entry), storableText(reason)],
+    );
+  }
+
+  async deadLetterSummary(): Promise<DeadLetterSummary> {
+    const [row] = await this.dataSource.query(
+      'SELECT count(*) AS count, min(recorded_at) AS oldest, max(recorded_at) AS newest FROM gateway.audit_dead_letters',
+    );
+    const count = Number(row.count);
+    return count === 0 ? { count } : { count, oldest: new Date(row.oldest), newest: new Date(row.newest) };
   }
 
   async chainState(manager: EntityManager = this.dataSource.manager): Promise<AuditChainState> {
@@ -205,6 +235,7 @@ function toEntry(row: AuditRow): AuditEntry {
     requestId: row.request_id,
     prevHash: row.prev_hash,
     hash: row.hash,
+    ...(row.occurrences === null ? {} : { occurrences: Number(row.occurrences) }),
   };
 }
 

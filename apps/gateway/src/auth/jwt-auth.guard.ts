@@ -2,15 +2,18 @@ import { ExecutionContext, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import { AuthGuard } from '@nestjs/passport';
 import { CaError, ErrorCode } from '@ca/contracts';
-import { Response } from 'express';
+import { Request, Response } from 'express';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { RequestWithTenant } from '../tenants/tenant-context';
 import { TenantDirectory } from '../tenants/tenant-directory';
+import { AUDIT_AGGREGATED_LOCAL } from '../audit/audit.middleware';
+import { AuthFailureLimiter } from './auth-failure-limiter';
 import { PUBLIC_ROUTE, REQUIRED_SCOPE } from './auth.decorators';
 import { AuthenticatedPrincipal, Scope } from './authenticated-principal';
 
 /**
- * Global guard, in this order for every route not marked @Public: a valid token (401
+ * Global guard, in this order for every route not marked @Public: the source address not past its
+ * failed-authentication limit (429 with Retry-After), a valid token (401
  * invalid_token / expired_token), the token's tenant admitted (403 when suspended), the tenant's
  * rate limit counted (429 with Retry-After; RateLimit-* headers on every answer from here on),
  * then the scope named by @RequireScope (403).
@@ -21,6 +24,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     private readonly reflector: Reflector,
     private readonly tenants: TenantDirectory,
     private readonly rateLimiter: RateLimiter,
+    private readonly authFailures: AuthFailureLimiter,
   ) {
     super();
   }
@@ -28,10 +32,10 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
   override async canActivate(context: ExecutionContext): Promise<boolean> {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
-    await super.canActivate(context);
     const http = context.switchToHttp();
-    const request = http.getRequest<RequestWithTenant & { user: AuthenticatedPrincipal }>();
+    const request = http.getRequest<Request & RequestWithTenant & { user: AuthenticatedPrincipal }>();
     const response = http.getResponse<Response>();
+    await this.authenticate(context, request.socket.remoteAddress ?? 'unknown', response);
     const principal = request.user;
 
     request.tenant = await dependency(() => this.tenants.admit(principal.tenantId));
@@ -50,6 +54,29 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
       throw new CaError(ErrorCode.Forbidden, `The token does not grant the scope ${scope}.`);
     }
     return true;
+  }
+
+  /**
+   * Verifies the token unless the source address has failed too often this minute (RFC 6585 4:
+   * 429 with Retry-After; no WWW-Authenticate, which RFC 6750 3 ties to a 401). Every failure is
+   * counted; all but the first of a minute are audited in the limiter's summary entry.
+   */
+  private async authenticate(context: ExecutionContext, address: string, response: Response): Promise<void> {
+    const gate = this.authFailures.check(address);
+    if (gate.throttled) {
+      if (!this.authFailures.recordFailure(address, true)) response.locals[AUDIT_AGGREGATED_LOCAL] = true;
+      response.set('Retry-After', String(gate.retryAfterSeconds));
+      throw new CaError(
+        ErrorCode.RateLimited,
+        `More than ${this.authFailures.limitPerMinute} failed authentications from this address in the current minute.`,
+      );
+    }
+    try {
+      await super.canActivate(context);
+    } catch (error) {
+      if (!this.authFailures.recordFailure(address, false)) response.locals[AUDIT_AGGREGATED_LOCAL] = true;
+      throw error;
+    }
   }
 
   override handleRequest<T>(error: unknown, user: T, info: unknown): T {

@@ -10,6 +10,7 @@ import {
   importSPKI,
   jwtVerify,
 } from 'jose';
+import { textProblem } from '../text/text-rules';
 import { AuthenticatedPrincipal } from './authenticated-principal';
 import { VerifiedTokenCache } from './verified-token-cache';
 
@@ -30,12 +31,21 @@ export interface TokenVerifierOptions {
   jwksUri?: string;
   issuer?: string;
   audience?: string;
+  /** Longest accepted lifetime in seconds: exp - iat, or exp - now without iat (default 24 h). */
+  maxLifetimeSeconds?: number;
+  /** Tolerance in seconds on exp, nbf and iat (default 60). */
+  clockSkewSeconds?: number;
 }
+
+export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
+export const DEFAULT_CLOCK_SKEW_SECONDS = 60;
 
 /**
  * Verifies admin tokens (CONTRACT section 3) with jose: the algorithm is fixed by the key type
  * (RS256, ES256 or EdDSA), so `alg: none` and algorithm confusion fail; `exp` and `sub` are
- * required; `iss`/`aud` are checked when configured. A token verified once is not verified again
+ * required; `iss`/`aud` are checked when configured; `exp`, `nbf` and `iat` (RFC 7519 4.1.4-4.1.6)
+ * within the clock skew, and a lifetime no longer than the configured maximum (a stolen token of
+ * years is refused); `sub` must be acceptable text (docs/security.md). A token verified once is not verified again
  * until its `exp` (VerifiedTokenCache): with a configured key nothing else can change its outcome;
  * with a JWKS, a kept token is accepted only while the key set, asked as a verification would ask
  * it (and so refetched when jose would refetch it), still gives the very key that verified it.
@@ -74,6 +84,7 @@ export class TokenVerifier {
         issuer: this.options.issuer,
         audience: this.options.audience,
         requiredClaims: ['exp', 'sub'],
+        clockTolerance: this.clockSkew,
       };
       const result = await jwtVerify(token, this.key as JWTVerifyGetKey, verifyOptions);
       payload = result.payload;
@@ -83,13 +94,38 @@ export class TokenVerifier {
         throw new CaError(ErrorCode.ExpiredToken, 'The token has expired.');
       throw invalidToken();
     }
+    const lifetimeProblem = this.lifetimeProblem(payload);
+    if (lifetimeProblem) throw invalidToken(lifetimeProblem);
     const tenantId = payload['tenantId'];
     if (typeof tenantId !== 'string' || !UUID.test(tenantId))
       throw invalidToken('The token has no valid tenantId claim.');
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw invalidToken();
+    if (textProblem(payload.sub)) throw invalidToken("The token's sub claim is not acceptable text.");
     const principal = { tenantId: tenantId.toLowerCase(), subject: payload.sub, scopes: scopesOf(payload) };
-    this.verified.set(token, { principal: copyOf(principal), jwksKey }, payload.exp as number);
+    // Kept as long as jose would accept it: until exp plus the clock skew.
+    this.verified.set(
+      token,
+      { principal: copyOf(principal), jwksKey },
+      (payload.exp as number) + this.clockSkew,
+    );
     return principal;
+  }
+
+  private get clockSkew(): number {
+    return this.options.clockSkewSeconds ?? DEFAULT_CLOCK_SKEW_SECONDS;
+  }
+
+  /** Why the token's times are refused beyond what jose checks: a future iat, a too long life. */
+  private lifetimeProblem(payload: JWTPayload): string | undefined {
+    const now = Math.floor(Date.now() / 1000);
+    const exp = payload.exp as number;
+    const iat = payload.iat;
+    if (iat !== undefined && iat > now + this.clockSkew) return 'The token was issued in the future (iat).';
+    const maxLifetime = this.options.maxLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
+    const lifetime = exp - (iat ?? now);
+    if (lifetime > maxLifetime)
+      return `The token is valid for longer than the ${maxLifetime} s this API accepts (exp - iat).`;
+    return undefined;
   }
 
   /** With a JWKS: whether the key set (refreshed as jose refreshes it) still yields the same key. */
