@@ -133,7 +133,7 @@ describeWithRealServices('security: forged events', [])('forged and replayed eve
     expect(crl.crlNumber).toBeLessThan(crlNumber);
   });
 
-  it("absorbs a replayed certificate.revoked, and another tenant's revocation replayed as this tenant's changes none of its certificates", async () => {
+  it("absorbs a replayed certificate.revoked, and another tenant's revocation replayed as this tenant's changes nothing stored", async () => {
     const sniffed = rogue.record('certificate.revoked');
     const serial = await realRevocation(other);
     await eventually(async () => (sniffed.length > 0 ? true : undefined), 10_000, 'the revocation sniffed');
@@ -157,9 +157,7 @@ describeWithRealServices('security: forged events', [])('forged and replayed eve
     await sleep(1_000);
     expect(await servedCrlDigest(sut, victim.tenantId)).toBe(victimCrl);
     expect(await ocspKinds(sut, victim.tenantId, victim.caDer, victimSerials)).toEqual(['good', 'good']);
-    const after = await readStoredState(sut.databaseUrl);
-    for (const table of ['issuance.certificates', 'revocation.crls', 'ocsp.crls', 'gateway.audit_events'])
-      expect([table, after[table]]).toEqual([table, stored[table]]);
+    expect(await readStoredState(sut.databaseUrl)).toEqual(stored);
 
     // And a real revocation of the victim is applied as ever.
     await realRevocation(victim);
