@@ -125,7 +125,8 @@ describeWithRealServices('security: edge floods', [])('floods and odd tokens at 
       const bearer = await sut.tokens.sign(tenant.tenantId, { subject: sub });
       expect((await tenant.get('/v1/certificates', { bearer })).status).toBe(401);
     }
-    const odd = [`${'a'.repeat(253)}🔐`, 'مدير العمليات', '運用チーム 認証局', 'ops\u202eevil'];
+    // 255 characters ending in an emoji (a surrogate pair in UTF-16), RTL, CJK, a bidi override.
+    const odd = [`${'a'.repeat(254)}🔐`, 'مدير العمليات', '運用チーム 認証局', 'ops\u202eevil'];
     for (const sub of odd) {
       const bearer = await sut.tokens.sign(tenant.tenantId, { subject: sub });
       const requestId = `odd-sub-${randomUUID()}`;
