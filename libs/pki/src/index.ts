@@ -52,3 +52,18 @@ export {
   encodeKeyValueExtension,
 } from './key-value-extension';
 export { useProviderForKey } from './crypto-engine';
+export {
+  assertOcspResponderCertificateLints,
+  assertOcspResponseDataLints,
+  assertTbsCertificateLints,
+  assertTbsCertListLints,
+  CERTIFICATE_LINTS,
+  CRL_LINTS,
+  type Lint,
+  type LintFinding,
+  lintOcspResponderCertificate,
+  lintOcspResponseData,
+  lintTbsCertificate,
+  lintTbsCertList,
+  OCSP_RESPONSE_LINTS,
+} from './lint';
