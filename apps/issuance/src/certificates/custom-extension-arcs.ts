@@ -4,7 +4,7 @@ import { DataSource } from 'typeorm';
 /** Enough for every key of many tenants; past it the memory starts over (the table stays the truth). */
 const MAX_REMEMBERED = 50_000;
 /** Two first uses of different keys may compute the same next arc; the loser retries. */
-const ASSIGN_ATTEMPTS = 5;
+const ASSIGN_ATTEMPTS = 10;
 
 /**
  * Per tenant, the arc n of `1.3.6.1.4.1.99999.2.n` of each custom-extension key
