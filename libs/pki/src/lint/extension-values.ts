@@ -1,4 +1,5 @@
-import { decodeObjectIdentifier, DerReader, readSingleElement } from '../der-reader';
+import { oidText } from './oid';
+import { DerReader, readSingleElement } from '../der-reader';
 import { TAG } from '../der-writer';
 import { EXTENSION_ID, KEY_PURPOSE_ID } from '../extensions';
 import type { TbsCertificateView } from './tbs-certificate.view';
@@ -45,9 +46,7 @@ export function extendedKeyUsages(view: TbsCertificateView): string[] {
   );
   const purposes: string[] = [];
   while (!sequence.atEnd) {
-    purposes.push(
-      decodeObjectIdentifier(sequence.contents(sequence.read('KeyPurposeId', TAG.objectIdentifier))),
-    );
+    purposes.push(oidText(sequence.contents(sequence.read('KeyPurposeId', TAG.objectIdentifier))));
   }
   return purposes;
 }

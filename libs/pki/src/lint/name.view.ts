@@ -1,4 +1,5 @@
-import { decodeObjectIdentifier, type DerElement, DerReader } from '../der-reader';
+import { oidText } from './oid';
+import { type DerElement, DerReader } from '../der-reader';
 import { TAG } from '../der-writer';
 
 /** One AttributeTypeAndValue of a Name: its type, the string type (tag) and the raw value octets. */
@@ -17,7 +18,7 @@ export function readName(reader: DerReader, name: DerElement): NameAttribute[][]
     const attributes: NameAttribute[] = [];
     while (!rdn.atEnd) {
       const pair = rdn.inside(rdn.read('AttributeTypeAndValue', TAG.sequence));
-      const type = decodeObjectIdentifier(pair.contents(pair.read('type', TAG.objectIdentifier)));
+      const type = oidText(pair.contents(pair.read('type', TAG.objectIdentifier)));
       const value = pair.read('value');
       attributes.push({ type, tag: value.tag, value: pair.contents(value) });
     }

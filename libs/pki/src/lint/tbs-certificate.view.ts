@@ -1,4 +1,5 @@
-import { decodeObjectIdentifier, type DerElement, DerReader, readSingleElement } from '../der-reader';
+import { oidText } from './oid';
+import { type DerElement, DerReader, readSingleElement } from '../der-reader';
 import { decodeTime } from '../der-time';
 import { contextConstructed, TAG } from '../der-writer';
 import { type NameAttribute, readName } from './name.view';
@@ -43,9 +44,7 @@ export function readTbsCertificate(tbs: Uint8Array): TbsCertificateView {
   const subject = readName(reader, reader.read('subject', TAG.sequence));
   const spki = reader.inside(reader.read('subjectPublicKeyInfo', TAG.sequence));
   const algorithm = spki.inside(spki.read('algorithm', TAG.sequence));
-  const keyAlgorithm = decodeObjectIdentifier(
-    algorithm.contents(algorithm.read('algorithm', TAG.objectIdentifier)),
-  );
+  const keyAlgorithm = oidText(algorithm.contents(algorithm.read('algorithm', TAG.objectIdentifier)));
   reader.readOptional('issuerUniqueID', 0x81);
   reader.readOptional('subjectUniqueID', 0x82);
   const extensionsField = reader.readOptional('extensions', contextConstructed(3));
@@ -72,7 +71,7 @@ export function readExtensions(
   const duplicateExtensions: string[] = [];
   while (!all.atEnd) {
     const extension = all.inside(all.read('Extension', TAG.sequence));
-    const oid = decodeObjectIdentifier(extension.contents(extension.read('extnID', TAG.objectIdentifier)));
+    const oid = oidText(extension.contents(extension.read('extnID', TAG.objectIdentifier)));
     const criticalElement = extension.readOptional('critical', TAG.boolean);
     const critical = criticalElement !== undefined && extension.contents(criticalElement)[0] !== 0;
     const value = extension.contents(extension.read('extnValue', TAG.octetString));
