@@ -26,6 +26,7 @@ describe('CRL lints', () => {
     ['e_crl_next_update_missing', { nextUpdate: undefined }],
     ['e_crl_this_update_not_before_next_update', { nextUpdate: VALID_CRL.thisUpdate }],
     ['e_crl_time_encoding', { thisUpdate: generalizedTime('20261126000000') }],
+    ['e_crl_time_encoding', { revocationDate: generalizedTime('20261125000000') }],
     ['e_crl_number_missing', { extensions: [aki] }],
     ['e_crl_number_critical', { extensions: [aki, CRL_NUMBER([1], true)] }],
     [

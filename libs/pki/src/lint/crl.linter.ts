@@ -1,4 +1,4 @@
-import { type DerReader, DerReader as Reader, readSingleElement } from '../der-reader';
+import { type DerElement, type DerReader, DerReader as Reader, readSingleElement } from '../der-reader';
 import { contextConstructed, TAG } from '../der-writer';
 import { EXTENSION_ID } from '../extensions';
 import { PkiFormatError } from '../pki-format.error';
@@ -126,33 +126,47 @@ export function readTbsCertList(tbs: Uint8Array): TbsCertListView {
   return { version, issuer, thisUpdate, nextUpdate, reasonCodes, entryTimeProblem, extensions };
 }
 
+/**
+ * Walks the entries in place, making no Date and no object per entry (a CRL may hold a million):
+ * the reason codes, and the first revocationDate of the wrong Time type.
+ */
 function readEntries(entries: DerReader): { reasonCodes: number[]; entryTimeProblem: string | undefined } {
+  const { bytes } = entries;
   const reasonCodes: number[] = [];
   let entryTimeProblem: string | undefined;
   while (!entries.atEnd) {
     const entry = entries.inside(entries.read('revokedCertificate', TAG.sequence));
     entry.read('userCertificate', TAG.integer);
-    const revocationDate = readTime(entry, 'revocationDate');
-    entryTimeProblem ??= timeChoiceProblem(revocationDate, 'revocationDate');
-    const extensions = entry.readOptional('crlEntryExtensions', TAG.sequence);
-    if (!extensions) continue;
-    const list = entry.inside(extensions);
+    entryTimeProblem ??= generalizedTimeBefore2050(bytes, entry.read('revocationDate'));
+    if (entry.atEnd) continue;
+    const list = entry.inside(entry.read('crlEntryExtensions', TAG.sequence));
     while (!list.atEnd) {
       const extension = list.inside(list.read('Extension', TAG.sequence));
       const oid = extension.read('extnID', TAG.objectIdentifier);
-      if (!sameBytes(extension.encoding(oid), REASON_CODE_OID_DER)) continue;
+      if (!sameBytesAt(bytes, oid.start, REASON_CODE_OID_DER)) continue;
       extension.readOptional('critical', TAG.boolean);
-      const value = extension.contents(extension.read('extnValue', TAG.octetString));
-      const enumerated = readSingleElement(value, 'CRLReason', TAG.enumerated);
-      reasonCodes.push(enumerated.end - enumerated.contentStart === 1 ? value[enumerated.contentStart] : -1);
+      const value = extension.read('extnValue', TAG.octetString);
+      // OCTET STRING { ENUMERATED (one octet) }: 0x0a 0x01 code.
+      const ok = value.end - value.contentStart === 3 && bytes[value.contentStart] === TAG.enumerated;
+      reasonCodes.push(ok && bytes[value.contentStart + 1] === 1 ? bytes[value.contentStart + 2] : -1);
     }
   }
   return { reasonCodes, entryTimeProblem };
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+/**
+ * A UTCTime always says 1950 to 2049, so only a GeneralizedTime can be the wrong choice: one in
+ * those years (RFC 5280 5.1.2.6). Read from its first four digits.
+ */
+function generalizedTimeBefore2050(bytes: Uint8Array, time: DerElement): string | undefined {
+  if (time.tag !== TAG.generalizedTime || time.end - time.contentStart < 4) return undefined;
+  let year = 0;
+  for (let i = time.contentStart; i < time.contentStart + 4; i++) year = year * 10 + (bytes[i] - 0x30);
+  return year >= 1950 && year < 2050 ? `revocationDate in ${year} must be a UTCTime` : undefined;
+}
+
+function sameBytesAt(bytes: Uint8Array, at: number, expected: Uint8Array): boolean {
+  for (let i = 0; i < expected.length; i++) if (bytes[at + i] !== expected[i]) return false;
   return true;
 }
 

@@ -146,6 +146,7 @@ export interface CrlParts {
   thisUpdate: Uint8Array;
   nextUpdate: Uint8Array | undefined;
   reasonCodes: number[];
+  revocationDate: Uint8Array;
   extensions: Uint8Array[];
 }
 
@@ -158,6 +159,7 @@ export const VALID_CRL: CrlParts = {
   thisUpdate: encodeTimeDer(new Date('2026-11-26T00:00:00Z')),
   nextUpdate: encodeTimeDer(new Date('2026-11-27T00:00:00Z')),
   reasonCodes: [1, 0],
+  revocationDate: encodeTimeDer(new Date('2026-11-25T00:00:00Z')),
   extensions: [EXTENSIONS.authorityKeyIdentifier(), CRL_NUMBER()],
 };
 
@@ -166,7 +168,7 @@ export function tbsCertList(parts: Partial<CrlParts> = {}): Uint8Array {
   const entries = p.reasonCodes.map((code, index) =>
     derSequence(
       derElement(TAG.integer, Uint8Array.of(0x10 + index)),
-      encodeTimeDer(new Date('2026-11-25T00:00:00Z')),
+      p.revocationDate,
       derSequence(extension(EXTENSION_ID.reasonCode, derEnumerated(code))),
     ),
   );
