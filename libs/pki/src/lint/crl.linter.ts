@@ -137,7 +137,8 @@ function readEntries(entries: DerReader): { reasonCodes: number[]; entryTimeProb
   while (!entries.atEnd) {
     const entry = entries.inside(entries.read('revokedCertificate', TAG.sequence));
     entry.read('userCertificate', TAG.integer);
-    entryTimeProblem ??= generalizedTimeBefore2050(bytes, entry.read('revocationDate'));
+    const revocationDate = entry.read('revocationDate'); // read even once a problem is known
+    entryTimeProblem ??= generalizedTimeBefore2050(bytes, revocationDate);
     if (entry.atEnd) continue;
     const list = entry.inside(entry.read('crlEntryExtensions', TAG.sequence));
     while (!list.atEnd) {
