@@ -1,4 +1,4 @@
-import { type DerElement, type DerReader, DerReader as Reader, readSingleElement } from '../der-reader';
+import { type DerElement, DerReader, readSingleElement } from '../der-reader';
 import { contextConstructed, TAG } from '../der-writer';
 import { EXTENSION_ID } from '../extensions';
 import { PkiFormatError } from '../pki-format.error';
@@ -107,7 +107,7 @@ export const CRL_LINTS: readonly Lint<TbsCertListView>[] = [
 /** Reads a TBSCertList, walking the entries in place; throws PkiFormatError when it is not DER. */
 export function readTbsCertList(tbs: Uint8Array): TbsCertListView {
   const outer = readSingleElement(tbs, 'TBSCertList', TAG.sequence);
-  const reader = new Reader(tbs, outer.contentStart, outer.end);
+  const reader = new DerReader(tbs, outer.contentStart, outer.end);
   const versionElement = reader.readOptional('version', TAG.integer);
   const version = versionElement ? reader.contents(versionElement)[0] : undefined;
   reader.read('signature', TAG.sequence);
@@ -127,7 +127,7 @@ export function readTbsCertList(tbs: Uint8Array): TbsCertListView {
 }
 
 /**
- * Walks the entries in place, making no Date and no object per entry (a CRL may hold a million):
+ * Walks the entries in place, making no Date and keeping nothing per entry (a CRL may hold a million):
  * the reason codes, and the first revocationDate of the wrong Time type.
  */
 function readEntries(entries: DerReader): { reasonCodes: number[]; entryTimeProblem: string | undefined } {

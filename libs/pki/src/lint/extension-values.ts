@@ -1,7 +1,7 @@
-import { oidText } from './oid';
 import { DerReader, readSingleElement } from '../der-reader';
 import { TAG } from '../der-writer';
 import { EXTENSION_ID, KEY_PURPOSE_ID } from '../extensions';
+import { oidText } from './oid';
 import type { TbsCertificateView } from './tbs-certificate.view';
 
 /** Reading the values of the extensions the lints look into. Malformed values throw PkiFormatError. */

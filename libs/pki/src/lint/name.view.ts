@@ -1,6 +1,6 @@
-import { oidText } from './oid';
 import { type DerElement, DerReader } from '../der-reader';
 import { TAG } from '../der-writer';
+import { oidText } from './oid';
 
 /** One AttributeTypeAndValue of a Name: its type, the string type (tag) and the raw value octets. */
 export interface NameAttribute {

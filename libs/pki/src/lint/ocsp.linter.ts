@@ -1,4 +1,4 @@
-import { type DerReader, DerReader as Reader, readSingleElement } from '../der-reader';
+import { DerReader, readSingleElement } from '../der-reader';
 import { contextConstructed, TAG } from '../der-writer';
 import { PkiFormatError } from '../pki-format.error';
 import { extendedKeyUsages, isCa, OCSP_SIGNING } from './extension-values';
@@ -55,7 +55,7 @@ export const OCSP_RESPONSE_LINTS: readonly Lint<ResponseDataView>[] = [
 /** Reads a ResponseData; throws PkiFormatError when it is not DER of that shape. */
 export function readResponseData(responseData: Uint8Array): ResponseDataView {
   const outer = readSingleElement(responseData, 'ResponseData', TAG.sequence);
-  const reader = new Reader(responseData, outer.contentStart, outer.end);
+  const reader = new DerReader(responseData, outer.contentStart, outer.end);
   reader.readOptional('version', contextConstructed(0));
   reader.read('responderID');
   const producedAt = generalizedTime(reader, 'producedAt');
@@ -112,7 +112,7 @@ export function assertOcspResponseDataLints(responseData: Uint8Array): void {
  */
 export function lintOcspResponderCertificate(certificateDer: Uint8Array): LintFinding[] {
   try {
-    const certificate = new Reader(certificateDer).inside(
+    const certificate = new DerReader(certificateDer).inside(
       readSingleElement(certificateDer, 'Certificate', TAG.sequence),
     );
     const tbs = certificate.read('tbsCertificate', TAG.sequence);

@@ -1,7 +1,7 @@
-import { oidText } from './oid';
 import { type DerElement, DerReader, readSingleElement } from '../der-reader';
 import { decodeTime } from '../der-time';
 import { contextConstructed, TAG } from '../der-writer';
+import { oidText } from './oid';
 import { type NameAttribute, readName } from './name.view';
 
 /** A time as encoded: its tag (UTCTime or GeneralizedTime) and its value. */
