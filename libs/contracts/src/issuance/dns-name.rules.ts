@@ -6,7 +6,7 @@ import { parse as parsePublicSuffix } from 'tldts';
  * RFC 5280 4.2.1.6), a wildcard only as the whole left-most label (`*.example.com`); IP addresses,
  * multi-level or inner wildcards, empty labels, labels over 63 and names over 253 octets refused.
  * Internationalized names are accepted in their A-label (punycode) form only (RFC 5890), and each
- * `xn--` label must be one IDNA2008 would write (it round-trips through punycode). A wildcard
+ * `xn--` label must round-trip through punycode and UTS #46 processing (node:url). A wildcard
  * directly under a public suffix (`*.com`, `*.co.uk`, `*.github.io`) is refused (CA/B BR 3.2.2.6).
  * Returns why a name is refused, or undefined when it is acceptable.
  */
