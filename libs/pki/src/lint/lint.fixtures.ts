@@ -184,7 +184,12 @@ export function tbsCertList(parts: Partial<CrlParts> = {}): Uint8Array {
 }
 
 /** An OCSP ResponseData (RFC 6960 4.2.1) with one SingleResponse. */
-export function responseData(times: { producedAt: Date; thisUpdate: Date; nextUpdate?: Date }): Uint8Array {
+export function responseData(times: {
+  producedAt: Date;
+  thisUpdate: Date;
+  nextUpdate?: Date;
+  unknown?: boolean;
+}): Uint8Array {
   const certId = derSequence(
     derSequence(derObjectIdentifier('1.3.14.3.2.26')),
     derOctetString(new Uint8Array(20)),
@@ -193,7 +198,7 @@ export function responseData(times: { producedAt: Date; thisUpdate: Date; nextUp
   );
   const single = derSequence(
     certId,
-    Uint8Array.of(0x80, 0),
+    Uint8Array.of(times.unknown ? 0x82 : 0x80, 0), // good [0] or unknown [2]
     encodeGeneralizedTimeDer(times.thisUpdate),
     ...(times.nextUpdate
       ? [derElement(contextConstructed(0), encodeGeneralizedTimeDer(times.nextUpdate))]

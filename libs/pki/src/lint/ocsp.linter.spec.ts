@@ -30,6 +30,12 @@ describe('OCSP lints', () => {
     for (const lint of OCSP_RESPONSE_LINTS) expect(covered).toContain(lint.name);
   });
 
+  it('lets an unknown answer leave nextUpdate out (RFC 6960 2.4), so that nobody caches it', () => {
+    expect(
+      lintOcspResponseData(responseData({ producedAt: at(0), thisUpdate: at(0), unknown: true })),
+    ).toEqual([]);
+  });
+
   it('refuses with CERTIFICATE_LINT_FAILED', () => {
     expect(() => assertOcspResponseDataLints(responseData(broken[1][1]))).toThrow(
       expect.objectContaining({ code: 'CERTIFICATE_LINT_FAILED' }),

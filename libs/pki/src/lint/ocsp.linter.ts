@@ -12,8 +12,12 @@ import { readTbsCertificate } from './tbs-certificate.view';
  */
 type TimeKey = number;
 
-/** The times of one SingleResponse (RFC 6960 4.2.1). */
+/** CertStatus unknown [2] IMPLICIT UnknownInfo (NULL), RFC 6960 4.2.1. */
+const UNKNOWN_STATUS_TAG = 0x82;
+
+/** The times of one SingleResponse (RFC 6960 4.2.1), and whether its certStatus is unknown. */
 interface SingleResponseTimes {
+  unknown: boolean;
   thisUpdate: TimeKey;
   nextUpdate: TimeKey | undefined;
 }
@@ -27,11 +31,13 @@ export interface ResponseDataView {
 /** OCSP answers as this responder signs them (RFC 6960 4.2.1, 4.2.2.1; RFC 5019 2.2.4). */
 export const OCSP_RESPONSE_LINTS: readonly Lint<ResponseDataView>[] = [
   {
+    // An `unknown` answer leaves nextUpdate out on purpose (RFC 6960 2.4: newer information is
+    // always available), so that nobody caches it; good and revoked answers must carry one.
     name: 'e_ocsp_next_update_missing',
     source: 'RFC 5019 2.2.4',
     check: ({ responses }) =>
-      responses.some(({ nextUpdate }) => nextUpdate === undefined)
-        ? 'a SingleResponse has no nextUpdate'
+      responses.some(({ unknown, nextUpdate }) => !unknown && nextUpdate === undefined)
+        ? 'a good or revoked SingleResponse has no nextUpdate'
         : undefined,
   },
   {
@@ -64,10 +70,11 @@ export function readResponseData(responseData: Uint8Array): ResponseDataView {
   while (!all.atEnd) {
     const single = all.inside(all.read('SingleResponse', TAG.sequence));
     single.read('certID', TAG.sequence);
-    single.read('certStatus');
+    const unknown = single.read('certStatus').tag === UNKNOWN_STATUS_TAG;
     const thisUpdate = generalizedTime(single, 'thisUpdate');
     const next = single.readOptional('nextUpdate', contextConstructed(0));
     responses.push({
+      unknown,
       thisUpdate,
       nextUpdate: next ? generalizedTime(single.inside(next), 'nextUpdate') : undefined,
     });
