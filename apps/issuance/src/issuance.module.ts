@@ -8,6 +8,7 @@ import { InitializeCaHandler } from './certificate-authority/initialize-ca.handl
 import { CertificateGroupCommit } from './certificates/certificate-group-commit';
 import { CertificateQueries } from './certificates/certificate-queries';
 import { CertificateMinter } from './certificates/certificate.minter';
+import { CustomExtensionArcs } from './certificates/custom-extension-arcs';
 import { CertificatesController } from './certificates/certificates.controller';
 import { ExpiryReporter } from './certificates/expiry-report';
 import { ExpiryReportController } from './certificates/expiry-report.controller';
@@ -36,7 +37,12 @@ export class IssuanceModule {
     const nudge = () => deps.relay.nudge();
     const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custody);
     const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge);
-    const minter = new CertificateMinter(signer, deps.pkiPublicUrl, groupCommit);
+    const minter = new CertificateMinter(
+      signer,
+      deps.pkiPublicUrl,
+      groupCommit,
+      new CustomExtensionArcs(deps.dataSource),
+    );
     return {
       module: IssuanceModule,
       controllers: [

@@ -20,4 +20,5 @@ export * from './issuance/certificate.events';
 export * from './issuance/signing.dto';
 export * from './revocation/crl-published.event';
 export * from './issuance/dns-name.rules';
+export * from './issuance/subject-field.rules';
 export * from './issuance/issue-certificate-v2.dto';

@@ -86,6 +86,15 @@ describe('buildCaCertificate', () => {
     await expect(buildCaCertificate(profile(), keys)).resolves.toBeInstanceOf(Uint8Array);
   });
 
+  it('lints before signing: a serial of fewer than 64 bits is refused', async () => {
+    await expect(
+      buildCaCertificate(profile({ serialNumber: Uint8Array.of(0x01, 0x02) }), keys),
+    ).rejects.toMatchObject({
+      code: 'CERTIFICATE_LINT_FAILED',
+      errors: [{ field: 'e_cert_serial_number_low_entropy', message: expect.any(String) }],
+    });
+  });
+
   it('refuses a private key that does not belong to the public key', async () => {
     const other = await generateEcKeyPair(false);
     await expect(

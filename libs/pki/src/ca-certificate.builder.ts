@@ -10,6 +10,8 @@ import {
   keyUsageExtension,
   subjectKeyIdentifierExtension,
 } from './extensions';
+import { ALGORITHM_ID } from './algorithm-identifier';
+import { assertTbsCertificateLints } from './lint/certificate.linter';
 import { encodeName } from './name';
 import { assertValidSerialNumber } from './serial-number';
 import type { SigningKeys } from './signing-keys';
@@ -54,6 +56,9 @@ export async function buildCaCertificate(
     subjectKeyIdentifierExtension(keyId),
     authorityKeyIdentifierExtension(keyId),
   ];
+  // The linter reads the TBSCertificate as it will be signed (docs/lints.md).
+  certificate.signature = new pkijs.AlgorithmIdentifier({ algorithmId: ALGORITHM_ID.ecdsaWithSha256 }); // sign() sets it again;
+  assertTbsCertificateLints(new Uint8Array(certificate.encodeTBS().toBER(false)));
   await certificate.sign(keys.privateKey, 'SHA-256', pkiCrypto(keys.privateKey));
   // A private key that does not belong to the public key would yield a root nobody can verify.
   if (!(await certificate.verify(certificate, pkiCrypto()))) {

@@ -61,3 +61,18 @@ export {
   validityOfDays,
   validityOfYears,
 } from './validity-time';
+export {
+  assertOcspResponderCertificateLints,
+  assertOcspResponseDataLints,
+  assertTbsCertificateLints,
+  assertTbsCertListLints,
+  CERTIFICATE_LINTS,
+  CRL_LINTS,
+  type Lint,
+  type LintFinding,
+  lintOcspResponderCertificate,
+  lintOcspResponseData,
+  lintTbsCertificate,
+  lintTbsCertList,
+  OCSP_RESPONSE_LINTS,
+} from './lint';

@@ -39,6 +39,8 @@ const char = fc.oneof(
   fc.constantFrom('é', 'ß', 'Ж', '中', '✓', '😀', '+', ',', '"', '\\'),
 );
 const text = (min: number, max: number) => fc.string({ unit: char, minLength: min, maxLength: max });
+const HOST_NAME =
+  /^(\*\.)?([a-z0-9]([a-z0-9-]*[a-z0-9])?\.)+(?=[a-z0-9-]*[a-z])[a-z0-9]([a-z0-9-]*[a-z0-9])?$/i;
 const dnsName = fc
   .tuple(fc.boolean(), fc.domain())
   .map(([wild, name]) => (wild ? `*.${name}` : name))
@@ -69,7 +71,8 @@ const input: fc.Arbitrary<Input> = fc
       },
       { requiredKeys: ['commonName'] },
     ),
-    serialHex: fc.bigInt({ min: 1n, max: 2n ** 159n - 1n }).map((n) => n.toString(16).toUpperCase()),
+    // At least 64 significant bits (docs/lints.md), at most 20 octets, positive.
+    serialHex: fc.bigInt({ min: 2n ** 63n, max: 2n ** 159n - 1n }).map((n) => n.toString(16).toUpperCase()),
     validity,
     extendedKeyUsages: fc.subarray(['clientAuth', 'serverAuth', 'ocspSigning'] as const, { minLength: 1 }),
     dnsNames: fc.uniqueArray(dnsName, { maxLength: 8, selector: (n) => n.toLowerCase() }),
@@ -91,6 +94,13 @@ const input: fc.Arbitrary<Input> = fc
       keyIndex,
     }) => {
       const base = `https://pki.example.com/v1/tenants/${tenant}`;
+      // A TLS server certificate has a dNSName SAN, and its host-name CN is one (docs/lints.md).
+      if (extendedKeyUsages.includes('serverAuth')) {
+        if (HOST_NAME.test(subject.commonName) && !dnsNames.includes(subject.commonName)) {
+          dnsNames = [subject.commonName, ...dnsNames];
+        }
+        if (dnsNames.length === 0) dnsNames = ['server.example.com'];
+      }
       return {
         keyIndex,
         custom,

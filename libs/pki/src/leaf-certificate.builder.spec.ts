@@ -163,6 +163,23 @@ describe('buildLeafCertificate', () => {
     expect(await keyUsage(minimalProfile({ keyEncipherment: true }), rsa.publicKey)).toBe('030205a0'); // bits 0, 2
   });
 
+  it('lints before signing: keyEncipherment for an EC key or a server CN outside the SANs is refused', async () => {
+    await expect(
+      buildLeafCertificate(minimalProfile({ keyEncipherment: true }), leafKeys.publicKey, issuer),
+    ).rejects.toMatchObject({
+      code: 'CERTIFICATE_LINT_FAILED',
+      errors: [{ field: 'e_ec_key_usage_encipherment', message: expect.any(String) }],
+    });
+    const cnOutsideSans = fullProfile({
+      subject: { commonName: 'www.example.com' },
+      dnsNames: ['api.example.com'],
+    });
+    await expect(buildLeafCertificate(cnOutsideSans, leafKeys.publicKey, issuer)).rejects.toMatchObject({
+      code: 'CERTIFICATE_LINT_FAILED',
+      errors: [{ field: 'e_server_cn_not_in_san', message: expect.any(String) }],
+    });
+  });
+
   it('writes only the five mandatory extensions for a minimal profile', async () => {
     const info = parseCertificate(
       await buildLeafCertificate(

@@ -11,6 +11,7 @@ import { encodeTimeDer } from './der-time';
 import { signTbs } from './ecdsa-sig-value';
 import type { KeyPurpose } from './extensions';
 import { encodeLeafExtensions, keyIdentifierOfSpki } from './leaf-extensions';
+import { assertTbsCertificateLints } from './lint/certificate.linter';
 import { decodeIssuerCertificate, type IssuerCertificate } from './issuer-certificate';
 import { encodeNameDer } from './name';
 import { assertValidSerialNumber } from './serial-number';
@@ -67,7 +68,9 @@ export interface IssuerKey {
  * - then subjectAltName, CRL Distribution Points, Authority Information Access, TLS Feature,
  *   id-pkix-ocsp-nocheck and the custom extensions, each when the profile asks for it.
  *
- * Throws RangeError for an invalid profile, a validity outside the issuer's, an issuer that is
+ * Throws CaError CERTIFICATE_LINT_FAILED when the TBSCertificate breaks a lint (docs/lints.md),
+ * before anything is signed; RangeError for an invalid profile, a validity outside the issuer's, an
+ * issuer that is
  * not a CA, or a private key that does not belong to the issuer certificate; TypeError for an
  * issuer key that is not ECDSA P-256.
  */
@@ -115,6 +118,7 @@ export async function buildLeafCertificate(
     spki,
     derElement(contextConstructed(3), derSequence(...extensions.map(({ der }) => der))),
   );
+  assertTbsCertificateLints(tbs); // docs/lints.md: nothing that breaks the profile is signed
   const der = derSequence(tbs, ECDSA_WITH_SHA256_DER, derBitString(await signTbs(tbs, issuer.privateKey)));
   if (!matchingIssuerKeys.get(issuer.privateKey)?.has(issuerCertificate.certificate)) {
     await assertSignedByIssuer(decodeCertificate(der), issuer.privateKey, issuerCertificate.certificate);

@@ -175,7 +175,12 @@ describe('buildOcspResponse', () => {
       buildOcspResponse(
         input({ responderCertificateDer: client.der, responderPrivateKey: client.keys.privateKey }),
       ),
-    ).rejects.toThrow(/OCSP signer/);
+    ).rejects.toMatchObject({
+      code: 'CERTIFICATE_LINT_FAILED',
+      errors: [
+        { field: 'e_ocsp_responder_without_ocsp_signing', message: expect.stringMatching(/OCSPSigning/) },
+      ],
+    });
     await expect(
       buildOcspResponse(input({ responderCertificateDer: Uint8Array.of(0x30, 0) })),
     ).rejects.toThrow(PkiFormatError);

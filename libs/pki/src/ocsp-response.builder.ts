@@ -20,6 +20,7 @@ import {
   TAG,
 } from './der-writer';
 import { signTbs } from './ecdsa-sig-value';
+import { assertOcspResponderCertificateLints, assertOcspResponseDataLints } from './lint/ocsp.linter';
 import type { OcspCertId } from './ocsp-cert-id';
 import { OCSP_ID } from './ocsp-object-identifier';
 import { readTbsCertificateFields } from './tbs-certificate.reader';
@@ -116,6 +117,7 @@ export async function buildOcspResponse(input: OcspResponseInput): Promise<Uint8
       ...(input.nonce === undefined ? [] : [nonceExtensions(input.nonce)]),
     ),
   );
+  assertOcspResponseDataLints(responseData); // docs/lints.md
   const signature = await signTbs(responseData, input.responderPrivateKey);
   assertKeyMatches(responder, input.responderPrivateKey, responseData, signature);
   const basic = derNode(
@@ -235,6 +237,7 @@ function responderCertificate(der: Uint8Array): ResponderCertificate {
     responders.set(key, cached);
     return cached;
   }
+  assertOcspResponderCertificateLints(der); // once per certificate: the result is cached below
   const info = parseCertificate(der);
   if (!info.isCa && !info.extendedKeyUsages.includes('ocspSigning')) {
     throw new RangeError('The responder certificate is neither a CA nor an OCSP signer (EKU OCSPSigning)');

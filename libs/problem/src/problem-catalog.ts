@@ -59,6 +59,15 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     recovery:
       'Only a certificate revoked with reasonCode CertificateHold can be released; read it to see its status.',
   },
+  // 400: what reaches the linter through the admin API was derived from the request (subject, names,
+  // extensions, validity), so the request is what has to change. See docs/lints.md.
+  [ErrorCode.CertificateLintFailed]: {
+    status: 400,
+    path: 'ca-manager/certificate-lint-failed',
+    title: 'Certificate lint failed',
+    recovery:
+      'Nothing was signed: the certificate this request asks for breaks the profile rules listed in errors. Change the request, or contact support with the requestId if it looks valid.',
+  },
   [ErrorCode.PayloadTooLarge]: {
     status: 413,
     path: 'common/payload-too-large',

@@ -33,6 +33,18 @@ describe('toProblemDocument', () => {
     expect(limit).not.toHaveProperty('errors');
   });
 
+  it('answers a failed pre-signing lint with 400 and the lints in errors (docs/lints.md)', () => {
+    const lint = new CaError(ErrorCode.CertificateLintFailed, 'nothing was signed', [
+      { field: 'e_server_cn_not_in_san', message: 'the CN is not a SAN' },
+    ]);
+    expect(toProblemDocument(lint, context)).toMatchObject({
+      type: 'https://errors.example/ca-manager/certificate-lint-failed',
+      status: 400,
+      code: 'CERTIFICATE_LINT_FAILED',
+      errors: [{ field: 'e_server_cn_not_in_san', message: 'the CN is not a SAN' }],
+    });
+  });
+
   it('has a status, title and recovery for every error code', () => {
     for (const code of Object.values(ErrorCode)) {
       expect(PROBLEM_CATALOG[code]).toMatchObject({

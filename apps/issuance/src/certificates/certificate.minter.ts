@@ -15,6 +15,7 @@ import { CertificateAuthoritySigner } from '../certificate-authority/certificate
 import { CertificateGroupCommit } from './certificate-group-commit';
 import { distributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
+import { CustomExtensionArcs } from './custom-extension-arcs';
 
 export interface MintRequest {
   tenantId: string;
@@ -40,6 +41,7 @@ export class CertificateMinter {
     private readonly signer: CertificateAuthoritySigner,
     private readonly pkiPublicUrl: string,
     private readonly groupCommit: CertificateGroupCommit,
+    private readonly customExtensionArcs: CustomExtensionArcs,
   ) {}
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
@@ -60,6 +62,13 @@ export class CertificateMinter {
     const keys = await generateLeafKeyPair();
     const urls = distributionPointsFor(this.pkiPublicUrl, request.tenantId);
     const { profile } = request;
+    const customExtensions = customExtensionsOf(
+      profile,
+      await this.customExtensionArcs.arcsFor(
+        request.tenantId,
+        profile.customExtensions.map(({ key }) => key),
+      ),
+    );
 
     for (let attempt = 1; ; attempt++) {
       const serialNumber = randomSerialNumber();
@@ -77,7 +86,7 @@ export class CertificateMinter {
           extendedKeyUsages: extendedKeyUsagesOf(profile.usage),
           dnsNames: profile.dnsNames,
           mustStaple: profile.mustStaple,
-          customExtensions: customExtensionsOf(profile),
+          customExtensions,
           crlDistributionPointUrl: urls.crlUrl,
           ocspUrl: urls.ocspUrl,
           caIssuersUrl: urls.caIssuersUrl,

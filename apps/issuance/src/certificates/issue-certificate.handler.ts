@@ -1,17 +1,13 @@
 import {
-  CaError,
   CertificateUsage,
   IssueCertificateCommand,
   IssueCertificateRequest,
   IssueCertificateV2Command,
   IssueCertificateV2Request,
   IssuedCertificate,
-  MAX_SANS,
-  isDnsHostName,
-  v2IssuanceRuleErrors,
   validateDto,
 } from '@ca/contracts';
-import { CertificateProfile, orderedCustomExtensions } from './certificate-profile';
+import { CertificateProfile, normalizedHostNames, orderedCustomExtensions } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
 
 /** Spec 4.1.2 (operation 2, client certificates) and 4.1.3 (operation 8, with usage, SANs, extensions). */
@@ -35,27 +31,16 @@ export class IssueCertificateHandler {
   }
 
   async executeV2(command: IssueCertificateV2Command): Promise<IssuedCertificate> {
+    // validateDto also runs the rules across fields (v2IssuanceRuleErrors).
     const request = await validateDto(IssueCertificateV2Request, command.request);
-    const ruleErrors = v2IssuanceRuleErrors(request);
-    if (ruleErrors.length > 0) throw CaError.validation(ruleErrors);
     const usage = request.usage ?? CertificateUsage.Client;
-    const dnsNames = (request.subjectAlternativeNames ?? []).map((name) => name.toLowerCase());
-    // A server's host name in the CN must also be in the SAN: TLS clients match the SAN only (RFC 6125 6.4.4).
-    const commonName = request.commonName.toLowerCase();
-    if (
-      usage !== CertificateUsage.Client &&
-      isDnsHostName(commonName) &&
-      !dnsNames.includes(commonName) &&
-      dnsNames.length < MAX_SANS // spec 8: at most 50 names in all
-    ) {
-      dnsNames.unshift(commonName);
-    }
+    const hostNames = normalizedHostNames(usage, request.commonName, request.subjectAlternativeNames ?? []);
     return this.minter.mint({
       tenantId: command.tenantId,
       profile: {
         ...subjectOf(request),
+        ...hostNames,
         usage,
-        dnsNames,
         mustStaple: request.mustStaple === true,
         customExtensions: orderedCustomExtensions(request.customExtensions),
       },

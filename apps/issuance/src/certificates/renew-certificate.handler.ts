@@ -8,7 +8,7 @@ import {
   validateDto,
 } from '@ca/contracts';
 import { DataSource } from 'typeorm';
-import { CertificateProfile } from './certificate-profile';
+import { CertificateProfile, normalizedHostNames } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
 import { findTenantCertificate } from './certificate.repository';
 
@@ -48,12 +48,11 @@ export class RenewCertificateHandler {
       throw CaError.conflict('A revoked certificate cannot be renewed; issue a new one instead.');
     const profile: CertificateProfile = {
       clientId: original.clientId,
-      commonName: original.commonName,
+      ...normalizedHostNames(usage, original.commonName, original.dnsNames),
       organization: original.organization,
       organizationalUnit: original.organizationalUnit,
       country: original.country,
       usage,
-      dnsNames: original.dnsNames,
       mustStaple: original.mustStaple,
       customExtensions: options.keepCustomExtensions ? original.customExtensions : [],
     };

@@ -1,6 +1,6 @@
 import { CaError, ErrorCode, SignCrlCommand, SignCrlResult } from '@ca/contracts';
 import { BlobStore } from '@ca/messaging';
-import { inspectTbsCertList, parseCertificate, signTbs } from '@ca/pki';
+import { assertTbsCertListLints, inspectTbsCertList, parseCertificate, signTbs } from '@ca/pki';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 
 /**
@@ -35,6 +35,7 @@ export class SignCrlHandler {
     ) {
       throw new CaError(ErrorCode.Forbidden, 'The CRL names another CA key than this tenant CA.');
     }
+    assertTbsCertListLints(tbs); // docs/lints.md
     const signature = await signTbs(tbs, privateKey);
     return { signature: Buffer.from(signature).toString('base64') };
   }

@@ -9,6 +9,8 @@ export const ErrorCode = {
   Conflict: 'CONFLICT',
   CertificateLimitReached: 'CERTIFICATE_LIMIT_REACHED',
   CertificateNotOnHold: 'CERTIFICATE_NOT_ON_HOLD',
+  /** The certificate, CRL or OCSP response to be signed broke a pre-signing lint; nothing was signed. */
+  CertificateLintFailed: 'CERTIFICATE_LINT_FAILED',
   InvalidToken: 'invalid_token',
   ExpiredToken: 'expired_token',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',

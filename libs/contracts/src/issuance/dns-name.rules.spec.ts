@@ -1,4 +1,4 @@
-import { dnsNameProblem, isDnsHostName } from './dns-name.rules';
+import { dnsNameProblem, isDnsHostName, looksLikeHostName } from './dns-name.rules';
 
 describe('dnsNameProblem', () => {
   it.each([
@@ -8,6 +8,11 @@ describe('dnsNameProblem', () => {
     'a-b.c9.example',
     'localhost',
     `${'a'.repeat(63)}.example`,
+    'XN--BCHER-KVA.example',
+    '*.xn--bcher-kva.example',
+    '*.example.co.uk',
+    '*.corp', // not on the Public Suffix List: a private name space
+    '*.mysite.github.io',
   ])('accepts %s', (name) => expect(dnsNameProblem(name)).toBeUndefined());
 
   it.each([
@@ -26,10 +31,27 @@ describe('dnsNameProblem', () => {
     ['-api.example.com', /letters, digits/],
     ['under_score.example.com', /letters, digits/],
     ['bücher.example', /A-labels/],
+    ['xn--zz.example', /not a valid A-label/],
+    ['api.xn--a.example', /not a valid A-label/],
+    ['xn--bcher-kva1.example', /not a valid A-label/],
+    ['*.com', /public suffix/],
+    ['*.co.uk', /public suffix/],
+    ['*.CO.UK', /public suffix/],
+    ['*.github.io', /public suffix/], // private section of the list
   ])('refuses %j', (name, why) => expect(dnsNameProblem(name)).toMatch(why));
 
-  it('takes only host-like names as DNS common names', () => {
+  it('takes names written like host names, valid or not, as host-name common names', () => {
+    expect(looksLikeHostName('API.Example.com')).toBe(true);
+    expect(looksLikeHostName('*.com')).toBe(true);
+    expect(looksLikeHostName('xn--zz.example')).toBe(true);
+    expect(looksLikeHostName('10.0.0.1')).toBe(false);
+    expect(looksLikeHostName('payments client')).toBe(false);
+    expect(looksLikeHostName('svc')).toBe(false);
+  });
+
+  it('takes only valid host-like names as DNS common names', () => {
     expect(isDnsHostName('api.example.com')).toBe(true);
+    expect(isDnsHostName('*.com')).toBe(false);
     expect(isDnsHostName('payments client')).toBe(false);
     expect(isDnsHostName('svc')).toBe(false);
   });

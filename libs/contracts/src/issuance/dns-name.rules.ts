@@ -1,8 +1,13 @@
+import { domainToASCII, domainToUnicode } from 'node:url';
+import { parse as parsePublicSuffix } from 'tldts';
+
 /**
- * Spec 4.1.3 subjectAlternativeNames: DNS names in the preferred name syntax (RFC 1034 3.5,
+ * subjectAlternativeNames: DNS names in the preferred name syntax (RFC 1034 3.5,
  * RFC 5280 4.2.1.6), a wildcard only as the whole left-most label (`*.example.com`); IP addresses,
  * multi-level or inner wildcards, empty labels, labels over 63 and names over 253 octets refused.
- * Internationalized names are accepted in their A-label (punycode) form only (RFC 5890).
+ * Internationalized names are accepted in their A-label (punycode) form only (RFC 5890), and each
+ * `xn--` label must round-trip through punycode and UTS #46 processing (node:url). A wildcard
+ * directly under a public suffix (`*.com`, `*.co.uk`, `*.github.io`) is refused (CA/B BR 3.2.2.6).
  * Returns why a name is refused, or undefined when it is acceptable.
  */
 export function dnsNameProblem(name: string): string | undefined {
@@ -29,12 +34,47 @@ export function dnsNameProblem(name: string): string | undefined {
     if (!/^[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?$/.test(label)) {
       return 'labels may hold letters, digits and inner hyphens only';
     }
+    if (label.toLowerCase().startsWith('xn--') && !isValidALabel(label.toLowerCase())) {
+      return `"${label}" is not a valid A-label (it does not round-trip through punycode, RFC 5891 5.4)`;
+    }
   }
   if (labels.filter((l) => l === '*').length > 1) return 'only one wildcard level is allowed';
+  if (labels[0] === '*' && isPublicSuffix(labels.slice(1).join('.').toLowerCase())) {
+    return 'a wildcard directly under a public suffix would cover names of many owners';
+  }
   return undefined;
+}
+
+/** An `xn--` label decodes to Unicode that IDNA encodes back to exactly this label (RFC 5891 5.4). */
+function isValidALabel(label: string): boolean {
+  const unicode = domainToUnicode(label);
+  return unicode !== '' && unicode !== label && domainToASCII(unicode) === label;
+}
+
+/**
+ * On the Public Suffix List, ICANN or private section: a private entry (`github.io`,
+ * `s3.amazonaws.com`) also hands out names to many independent owners. A top-level label the list
+ * does not know (`corp`, `internal`) is not one: such names are a private CA's usual business.
+ */
+function isPublicSuffix(domain: string): boolean {
+  const { publicSuffix, isIcann, isPrivate } = parsePublicSuffix(domain, { allowPrivateDomains: true });
+  return publicSuffix === domain && (isIcann === true || isPrivate === true);
+}
+
+// LDH labels, an optional leading `*.`, and a last label that is not all digits (no top-level
+// domain is numeric, RFC 3696 2), so `10.0.0.1` is not taken for a host name.
+const LABEL = '[a-z0-9]([a-z0-9-]*[a-z0-9])?';
+const HOST_NAME_SHAPE = new RegExp(`^(\\*\\.)?(${LABEL}\\.)*(?=[a-z0-9-]*[a-z])${LABEL}$`, 'i');
+
+/**
+ * Whether a common name is written like a host name (`api.example.com`, `*.example.com`), valid or
+ * not: a server certificate's CN of that shape must then pass the SAN rules and be one of the SANs.
+ */
+export function looksLikeHostName(name: string): boolean {
+  return name.length <= 253 && name.includes('.') && HOST_NAME_SHAPE.test(name);
 }
 
 /** A name that would also be a valid SAN entry and looks like a host name (has a dot). */
 export function isDnsHostName(name: string): boolean {
-  return name.includes('.') && !name.startsWith('*') && dnsNameProblem(name) === undefined;
+  return looksLikeHostName(name) && dnsNameProblem(name) === undefined;
 }

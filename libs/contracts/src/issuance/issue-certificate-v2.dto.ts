@@ -2,7 +2,7 @@ import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { FieldError } from '../common/ca-error';
 import { PlanLimited, TenantCommand } from '../common/tenant-command';
-import { dnsNameProblem } from './dns-name.rules';
+import { dnsNameProblem, looksLikeHostName } from './dns-name.rules';
 import { IssueCertificateRequest } from './issue-certificate.dto';
 
 /** Spec 4.1.3 usage and the extended key usages it stands for (RFC 5280 4.2.1.12). */
@@ -79,6 +79,11 @@ export class IssueCertificateV2Request extends IssueCertificateRequest {
   @IsOptional()
   @IsIn(Object.values(Pkcs12Profile))
   pkcs12Profile?: Pkcs12Profile;
+
+  /** Run by validateDto, in the gateway and again in issuance, once the per-field rules passed. */
+  static crossFieldErrors(request: IssueCertificateV2Request): FieldError[] {
+    return v2IssuanceRuleErrors(request);
+  }
 }
 
 /**
@@ -104,6 +109,7 @@ export function v2IssuanceRuleErrors(request: IssueCertificateV2Request): FieldE
     else if (seen.has(name.toLowerCase())) errors.push({ field, message: `"${name}" is listed twice` });
     seen.add(name.toLowerCase());
   });
+  if (serverUsage) errors.push(...serverCommonNameErrors(request.commonName, names));
   if (serverUsage && request.validityDays > MAX_SERVER_VALIDITY_DAYS) {
     errors.push({
       field: 'validityDays',
@@ -115,6 +121,27 @@ export function v2IssuanceRuleErrors(request: IssueCertificateV2Request): FieldE
   }
   errors.push(...customExtensionErrors(request.customExtensions));
   return errors;
+}
+
+/**
+ * A server certificate's CN written like a host name becomes one of its DNS SANs (CA/B BR 7.1.4.3:
+ * the CN is one of the SAN values; issuance adds it, lower-cased, when it is missing), so it must
+ * pass the SAN rules and fit into the list.
+ */
+function serverCommonNameErrors(commonName: string, names: readonly string[]): FieldError[] {
+  if (typeof commonName !== 'string' || !looksLikeHostName(commonName)) return [];
+  const problem = dnsNameProblem(commonName);
+  if (problem) return [{ field: 'commonName', message: `"${commonName}" ${problem}` }];
+  const listed = names.some((name) => name.toLowerCase() === commonName.toLowerCase());
+  if (!listed && names.length >= MAX_SANS) {
+    return [
+      {
+        field: 'commonName',
+        message: `must be one of subjectAlternativeNames: a host-name CN is added to them, and they already hold ${MAX_SANS} names`,
+      },
+    ];
+  }
+  return [];
 }
 
 function customExtensionErrors(extensions: Record<string, unknown> | undefined): FieldError[] {

@@ -1,18 +1,8 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Length,
-  Matches,
-  Max,
-  Min,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { PlanLimited, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
+import { IsCountryCode, IsSubjectField, UB_NAME_ATTRIBUTE } from './subject-field.rules';
 
 /** Spec 4.1.2: body of POST /v1/certificates. */
 export class IssueCertificateRequest {
@@ -28,26 +18,22 @@ export class IssueCertificateRequest {
 
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'payments-client' })
   @IsString()
-  @IsNotEmpty()
-  @Length(1, 64)
+  @IsSubjectField(UB_NAME_ATTRIBUTE)
   commonName!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'Acme' })
   @IsString()
-  @IsNotEmpty()
-  @Length(1, 64)
+  @IsSubjectField(UB_NAME_ATTRIBUTE)
   organization!: string;
 
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'Payments' })
   @IsString()
-  @IsNotEmpty()
-  @Length(1, 64)
+  @IsSubjectField(UB_NAME_ATTRIBUTE)
   organizationalUnit!: string;
 
   @ApiProperty({ minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', example: 'US' })
   @IsString()
-  @Length(2, 2)
-  @Matches(/^[A-Z]{2}$/, { message: 'country must be two uppercase letters (ISO 3166-1 alpha-2)' })
+  @IsCountryCode()
   country!: string;
 
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 3650, example: 365 })

@@ -33,6 +33,20 @@ export const certificateMetrics = {
   ),
 };
 
+/** Pre-signing lints that refused a certificate, CRL or OCSP response (docs/lints.md), by lint name. */
+export const lintMetrics = {
+  failuresTotal: new Counter({
+    name: 'ca_lint_failures_total',
+    help: 'Certificates, CRLs and OCSP responses refused before signing, by the lint that failed.',
+    labelNames: ['lint'] as const,
+    registers,
+  }),
+  /** `lint` is a name from the fixed lint catalog, so the label stays bounded. */
+  failed(lint: string): void {
+    this.failuresTotal.inc({ lint });
+  },
+};
+
 /**
  * What the responder answered (RFC 6960 2.2/2.3): `good`, `revoked`, `unknown` per single response,
  * or the error status (`malformedRequest`, `unauthorized`, `tryLater`, `internalError`); plus the

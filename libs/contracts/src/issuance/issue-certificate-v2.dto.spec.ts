@@ -1,0 +1,69 @@
+import 'reflect-metadata';
+import { CaError, FieldError } from '../common/ca-error';
+import { validateDto } from '../common/validate-dto';
+import { IssueCertificateV2Request } from './issue-certificate-v2.dto';
+
+/** The rules across fields run inside validateDto, so the gateway applies them before issuance. */
+async function errorsOf(body: object): Promise<FieldError[]> {
+  try {
+    await validateDto(IssueCertificateV2Request, body);
+    return [];
+  } catch (error) {
+    return (error as CaError).errors ?? [];
+  }
+}
+
+const server = {
+  clientId: 'web',
+  commonName: 'api.example.com',
+  organization: 'Acme',
+  organizationalUnit: 'Web',
+  country: 'US',
+  validityDays: 90,
+  usage: 'Server',
+  subjectAlternativeNames: ['api.example.com'],
+};
+
+describe('server common names', () => {
+  it('accepts a host-name CN in any case, or one missing from a list with room', async () => {
+    expect(await errorsOf({ ...server, commonName: 'API.Example.COM' })).toEqual([]);
+    expect(await errorsOf({ ...server, commonName: 'www.example.com' })).toEqual([]);
+    expect(await errorsOf({ ...server, commonName: 'Payments API' })).toEqual([]);
+  });
+
+  it.each([
+    ['xn--zz.example', /A-label/],
+    ['*.co.uk', /public suffix/],
+  ])('refuses the CN %j, which would be a SAN', async (commonName, why) => {
+    const errors = await errorsOf({ ...server, commonName });
+    expect(errors.map(({ field }) => field)).toEqual(['commonName']);
+    expect(errors[0].message).toMatch(why);
+  });
+
+  it('refuses a host-name CN that is not among 50 SANs, as it cannot be added', async () => {
+    const names = Array.from({ length: 50 }, (_, i) => `h${i}.example.com`);
+    const errors = await errorsOf({ ...server, subjectAlternativeNames: names });
+    expect(errors).toEqual([
+      { field: 'commonName', message: expect.stringMatching(/one of subjectAlternativeNames/) },
+    ]);
+    expect(
+      await errorsOf({ ...server, subjectAlternativeNames: [...names.slice(1), 'API.example.com'] }),
+    ).toEqual([]);
+  });
+
+  it('leaves the CN of a client certificate alone', async () => {
+    const client = { ...server, usage: 'Client', commonName: 'xn--zz.example', subjectAlternativeNames: [] };
+    expect(await errorsOf(client)).toEqual([]);
+  });
+
+  it('refuses an invalid A-label or a public-suffix wildcard among the SANs by entry', async () => {
+    const errors = await errorsOf({
+      ...server,
+      subjectAlternativeNames: ['api.example.com', '*.com', 'xn--zz.example'],
+    });
+    expect(errors.map(({ field }) => field)).toEqual([
+      'subjectAlternativeNames[1]',
+      'subjectAlternativeNames[2]',
+    ]);
+  });
+});
