@@ -23,6 +23,7 @@ import { CrlInfo, encodeTbsCertList, parseCertificate, parseCrl, pemToDer } from
 import { createTestPki, describeIfOpenssl, runOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { HttpAnswer, http } from './support/http';
 import { ServiceCluster, ServiceName } from './support/service-cluster';
+import { freshSubjectPublicKey } from './support/subject-key';
 
 /**
  * CRL publication end to end (CONTRACT section 6, spec 4.2): issuance (CA key, SignCrl), the
@@ -130,6 +131,7 @@ describeIfOpenssl('CRL publication', () => {
       return issuance.send(IssuancePattern.IssueCertificate, {
         tenantId: ca.tenantId,
         principal: 'crl-test',
+        subjectPublicKey: freshSubjectPublicKey(),
         request: {
           clientId: 'crl-test-client',
           commonName,

@@ -1,7 +1,8 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { IssuanceApi } from '@ca/contracts';
-import { NestPinoLogger } from '@ca/observability';
+import { OutboxRelay } from '@ca/messaging';
+import { NestPinoLogger, messagingMetrics } from '@ca/observability';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { auditMiddleware } from './audit/audit.middleware';
 import { AuditRepository } from './audit/audit.repository';
@@ -11,6 +12,7 @@ import { TokenVerifier } from './auth/token-verifier';
 import { DownloadLinks } from './downloads/download-links';
 import { DownloadRepository } from './downloads/download.repository';
 import { openGatewayDatabase } from './gateway-database';
+import { GATEWAY_SCHEMA } from './gateway.schema';
 import { GatewayModule } from './gateway.module';
 import { GatewayHousekeeping } from './housekeeping';
 import { applyHeaderLimits } from './http/header-limits';
@@ -43,7 +45,13 @@ export async function startGateway(
       : { ...config.jwt, publicKeyPem: loadOrCreateDevelopmentJwtKeys(config.dataDir).publicKeyPem };
   const tokenVerifier = await TokenVerifier.create(jwt);
   const dataSource = await openGatewayDatabase(runtime.databaseUrl, 10);
-  const tenants = new TenantDirectory(new TenantRepository(dataSource), {
+  // tenant.updated (creation, suspension, plan limit) goes out through the gateway's own outbox.
+  const relay = new OutboxRelay(dataSource, GATEWAY_SCHEMA, messaging.events);
+  const tenantRepository = new TenantRepository(dataSource, {
+    defaultCertificateLimit: config.defaultCertificateLimit,
+    onEventsRecorded: () => relay.nudge(),
+  });
+  const tenants = new TenantDirectory(tenantRepository, {
     defaultCertificateLimit: config.defaultCertificateLimit,
   });
   const rateLimiter = new RateLimiter(dataSource, config.rateLimitPerMinute);
@@ -87,6 +95,8 @@ export async function startGateway(
     mountOpenApi(app);
     applyHeaderLimits(app.getHttpServer(), config.errorCatalogUrl);
     await app.listen(config.gatewayPort, config.host);
+    // Tenants older than the outbox: their state goes out once, so issuance knows them too.
+    while ((await tenantRepository.announcePending()) > 0);
   } catch (error) {
     await app?.close();
     await issuance.close();
@@ -94,13 +104,19 @@ export async function startGateway(
     throw error;
   }
   const started = app;
+  relay.start();
   housekeeping.start();
+  const unregisterBacklog = messagingMetrics.outboxBacklog.register(async () => [
+    { labels: { service: 'gateway' }, value: await relay.backlog() },
+  ]);
   return {
     name: 'gateway',
     ready,
     close: once(async () => {
+      unregisterBacklog();
       await started.close();
       await housekeeping.stop();
+      await relay.stop();
       await audit.close();
       await issuance.close();
       await dataSource.destroy();

@@ -15,6 +15,7 @@ import { IssueCertificateHandler } from './certificates/issue-certificate.handle
 import { RenewCertificateHandler } from './certificates/renew-certificate.handler';
 import { RevokeCertificateHandler } from './certificates/revoke-certificate.handler';
 import { IssueOcspSignerHandler } from './signing/issue-ocsp-signer.handler';
+import { CrlLedgerCheck } from './signing/crl-ledger-check';
 import { SignCrlHandler } from './signing/sign-crl.handler';
 import { SigningController } from './signing/signing.controller';
 
@@ -26,6 +27,8 @@ export interface IssuanceDependencies {
   /** Base URL written into CDP and AIA extensions (PKI_PUBLIC_URL). */
   pkiPublicUrl: string;
   blobs: BlobStore;
+  /** DEFAULT_CERTIFICATE_LIMIT: the plan limit of a tenant issuance has no `tenant.updated` for yet. */
+  defaultCertificateLimit: number;
 }
 
 /** The issuance context: CA initialization and the certificate lifecycle (issue, renew, revoke, read). */
@@ -34,7 +37,7 @@ export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
     const nudge = () => deps.relay.nudge();
     const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custody);
-    const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge);
+    const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge, deps.defaultCertificateLimit);
     const minter = new CertificateMinter(signer, deps.pkiPublicUrl, groupCommit);
     return {
       module: IssuanceModule,
@@ -54,7 +57,10 @@ export class IssuanceModule {
         { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
-        { provide: SignCrlHandler, useValue: new SignCrlHandler(signer, deps.blobs) },
+        {
+          provide: SignCrlHandler,
+          useValue: new SignCrlHandler(signer, deps.blobs, new CrlLedgerCheck(deps.dataSource)),
+        },
         { provide: IssueOcspSignerHandler, useValue: new IssueOcspSignerHandler(signer) },
       ],
     };

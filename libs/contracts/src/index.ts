@@ -20,3 +20,6 @@ export * from './issuance/signing.dto';
 export * from './revocation/crl-published.event';
 export * from './issuance/dns-name.rules';
 export * from './issuance/issue-certificate-v2.dto';
+export * from './gateway/tenant-updated.event';
+export * from './events/event-payload.parsers';
+export * from './common/command-fields';

@@ -2,13 +2,13 @@ import { randomBytes } from 'node:crypto';
 import {
   CertificateDelivery,
   IssueCertificateResponse,
-  IssuedCertificate,
   RenewCertificateResponse,
   ResponseFormat,
 } from '@ca/contracts';
 import { buildPkcs12, pemToDer } from '@ca/pki';
 import { DownloadFile, DownloadLinks } from '../downloads/download-links';
 import { unavailableAs503 } from '../downloads/unavailable-as-503';
+import { CertificateWithKey } from './leaf-key-pair';
 
 /** 24 random bytes: 192 bits, above the 128 the issue asks for; 32 base64url characters. */
 const PASSWORD_BYTES = 24;
@@ -28,7 +28,7 @@ export class CertificateDeliverer {
 
   /** The answer to an issue call (v1 and v2). */
   async issueResponse(
-    issued: IssuedCertificate,
+    issued: CertificateWithKey,
     request: DeliveryRequest,
   ): Promise<IssueCertificateResponse> {
     const { certificateId, serialNumber, expiresAt } = issued;
@@ -37,14 +37,14 @@ export class CertificateDeliverer {
 
   /** The answer to a renew call (v1 and v2): the new certificate's id as `newCertificateId`. */
   async renewResponse(
-    renewed: IssuedCertificate,
+    renewed: CertificateWithKey,
     request: DeliveryRequest,
   ): Promise<RenewCertificateResponse> {
     const { certificateId: newCertificateId, serialNumber, expiresAt } = renewed;
     return { newCertificateId, serialNumber, expiresAt, ...(await this.deliver(renewed, request)) };
   }
 
-  private async deliver(issued: IssuedCertificate, request: DeliveryRequest): Promise<CertificateDelivery> {
+  private async deliver(issued: CertificateWithKey, request: DeliveryRequest): Promise<CertificateDelivery> {
     const password =
       request.passwordProtected === true ? randomBytes(PASSWORD_BYTES).toString('base64url') : undefined;
     const pfx = password === undefined ? undefined : Buffer.from(await pkcs12Of(issued, password));
@@ -79,7 +79,7 @@ export class CertificateDeliverer {
   }
 }
 
-function pkcs12Of(issued: IssuedCertificate, password: string): Promise<Uint8Array> {
+function pkcs12Of(issued: CertificateWithKey, password: string): Promise<Uint8Array> {
   return buildPkcs12(
     {
       privateKeyPkcs8: pemToDer(issued.privateKeyPem, 'PRIVATE KEY'),

@@ -8,18 +8,22 @@ import {
   IssuedCertificate,
   MAX_SANS,
   isDnsHostName,
+  assertCommandFields,
   v2IssuanceRuleErrors,
   validateDto,
 } from '@ca/contracts';
 import { CertificateProfile, orderedCustomExtensions } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
+import { importSubjectPublicKey } from './subject-public-key';
 
 /** Spec 4.1.2 (operation 2, client certificates) and 4.1.3 (operation 8, with usage, SANs, extensions). */
 export class IssueCertificateHandler {
   constructor(private readonly minter: CertificateMinter) {}
 
   async execute(command: IssueCertificateCommand): Promise<IssuedCertificate> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     const request = await validateDto(IssueCertificateRequest, command.request);
+    const subjectPublicKey = await importSubjectPublicKey(command.subjectPublicKey);
     return this.minter.mint({
       tenantId: command.tenantId,
       profile: {
@@ -30,14 +34,17 @@ export class IssueCertificateHandler {
         customExtensions: [],
       },
       validityDays: request.validityDays,
-      certificateLimit: command.certificateLimit,
+      subjectPublicKey,
+      principal: command.principal,
     });
   }
 
   async executeV2(command: IssueCertificateV2Command): Promise<IssuedCertificate> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     const request = await validateDto(IssueCertificateV2Request, command.request);
     const ruleErrors = v2IssuanceRuleErrors(request);
     if (ruleErrors.length > 0) throw CaError.validation(ruleErrors);
+    const subjectPublicKey = await importSubjectPublicKey(command.subjectPublicKey);
     const usage = request.usage ?? CertificateUsage.Client;
     const dnsNames = (request.subjectAlternativeNames ?? []).map((name) => name.toLowerCase());
     // A server's host name in the CN must also be in the SAN: TLS clients match the SAN only (RFC 6125 6.4.4).
@@ -60,7 +67,8 @@ export class IssueCertificateHandler {
         customExtensions: orderedCustomExtensions(request.customExtensions),
       },
       validityDays: request.validityDays,
-      certificateLimit: command.certificateLimit,
+      subjectPublicKey,
+      principal: command.principal,
     });
   }
 }

@@ -6,6 +6,7 @@ import {
   RevokeCertificateCommand,
   RevokeCertificateRequest,
   RevokeCertificateResult,
+  assertCommandFields,
   validateDto,
 } from '@ca/contracts';
 import { recordEvent } from '@ca/messaging';
@@ -25,6 +26,7 @@ export class RevokeCertificateHandler {
   ) {}
 
   async execute(command: RevokeCertificateCommand): Promise<RevokeCertificateResult> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', certificateId: 'uuid' });
     await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
     const request = await validateDto(RevokeCertificateRequest, command.request);
     const reasonCode = RevocationReasonCodes[request.reasonCode ?? 'Unspecified'];
@@ -42,6 +44,7 @@ export class RevokeCertificateHandler {
           revokedAt,
           revocationReason: request.reason,
           revocationReasonCode: reasonCode,
+          revokedBy: command.principal,
         },
       );
       await recordEvent<CertificateRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CertificateRevoked, {
@@ -51,6 +54,7 @@ export class RevokeCertificateHandler {
         serialNumber: certificate.serialNumber,
         revokedAt: revokedAt.toISOString(),
         reasonCode,
+        revokedBy: command.principal,
       });
       return { certificateId: certificate.id, revokedAt: revokedAt.toISOString() };
     });

@@ -5,6 +5,7 @@ export const EventType = {
   CertificateRevoked: 'certificate.revoked',
   CrlPublished: 'crl.published',
   OcspSignerIssued: 'ocsp-signer.issued',
+  TenantUpdated: 'tenant.updated',
 } as const;
 
 export type EventType = (typeof EventType)[keyof typeof EventType];

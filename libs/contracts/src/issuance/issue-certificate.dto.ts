@@ -11,7 +11,7 @@ import {
   Max,
   Min,
 } from 'class-validator';
-import { PlanLimited, TenantCommand } from '../common/tenant-command';
+import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 
 /** Spec 4.1.2: body of POST /v1/certificates. */
@@ -67,18 +67,19 @@ export class IssueCertificateRequest {
   passwordProtected?: boolean;
 }
 
-export interface IssueCertificateCommand extends TenantCommand, PlanLimited {
+export interface IssueCertificateCommand extends TenantCommand, KeyedCommand {
   request: IssueCertificateRequest;
 }
 
-/** What issuance returns for a new certificate; the gateway shapes spec 4.1.4/4.1.5 from it. */
+/**
+ * What issuance returns for a new certificate; the gateway shapes spec 4.1.4/4.1.5 from it and adds
+ * the private key it generated itself (no private key ever crosses the bus).
+ */
 export interface IssuedCertificate {
   certificateId: string;
   serialNumber: string;
   expiresAt: string;
   certificatePem: string;
-  /** Returned once, never stored or published. */
-  privateKeyPem: string;
   /** The issuing tenant CA, for the PKCS#12 bundle the gateway builds (spec 4.1.4 passwordProtected). */
   caCertificatePem: string;
 }

@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { PlanLimited, TenantCommand } from '../common/tenant-command';
+import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 import type { CertificateDelivery } from './issue-certificate.dto';
 
@@ -23,7 +23,7 @@ export class RenewCertificateRequest {
   passwordProtected?: boolean;
 }
 
-export interface RenewCertificateCommand extends TenantCommand, PlanLimited {
+export interface RenewCertificateCommand extends TenantCommand, KeyedCommand {
   certificateId: string;
   request: RenewCertificateRequest;
 }
