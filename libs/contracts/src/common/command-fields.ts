@@ -2,7 +2,6 @@ import { CaError, FieldError } from './ca-error';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // C0 and C1 controls and DEL.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const MAX_PRINCIPAL_LENGTH = 1024;
 

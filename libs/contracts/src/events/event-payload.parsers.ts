@@ -20,7 +20,6 @@ const SHA256_HEX = /^[0-9a-f]{64}$/i;
 // ISO 8601 as Date#toISOString writes it (a consumer parses these with new Date()).
 const ISO_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 // C0 and C1 controls and DEL: never part of a principal or a reference.
-// eslint-disable-next-line no-control-regex
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 const MAX_BASE64_LENGTH = 1 << 20;
 const MAX_TEXT_LENGTH = 1024;
