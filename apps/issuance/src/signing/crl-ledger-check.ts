@@ -1,11 +1,5 @@
 import { CaError, ErrorCode } from '@ca/contracts';
-import {
-  EncodedCrlEntries,
-  type TbsCertListSummary,
-  crlEntryKeysOf,
-  publishedReasonCode,
-  tbsCertListEntryKeys,
-} from '@ca/pki';
+import { CRL_REASON, type TbsCertListSummary, publishedReasonCode, tbsCertListEntryKeys } from '@ca/pki';
 import { DataSource } from 'typeorm';
 
 /** thisUpdate may differ from this replica's clock by this much (clock skew, build time). */
@@ -23,11 +17,8 @@ export const REVOCATION_PROPAGATION_GRACE_MS = 30_000;
  */
 export const MAX_CRL_NUMBER_STEP = 1_000n;
 
-interface RevokedRow {
-  serial_number: string;
-  revoked_at: Date;
-  revocation_reason_code: number | null;
-}
+// The reason codes published as they are; any other (removeFromCRL) is published as unspecified.
+const PUBLISHED_REASON_CODES = Object.values(CRL_REASON).filter((code) => publishedReasonCode(code) === code);
 
 export interface CrlAuthority {
   id: string;
@@ -69,30 +60,30 @@ export class CrlLedgerCheck {
     }
   }
 
-  /** One indexed read of the CA's revocations, encoded as revocation encodes them, then a set compare. */
+  /**
+   * One read of the CA's revocations (index certificates_revoked_by_ca), each as its crlEntryKey (libs/pki),
+   * built by the database and joined into one text so that 100,000 rows cost no per-row parsing
+   * here; then a set compare with the CRL's entries. Returns how many revocations the CA has.
+   */
   private async checkEntries(caId: string, tbs: Uint8Array, now: number): Promise<number> {
-    const rows: RevokedRow[] = await this.dataSource.query(
-      `SELECT serial_number, revoked_at, revocation_reason_code FROM issuance.certificates
-        WHERE ca_id = $1 AND revoked_at IS NOT NULL`,
-      [caId],
+    const [{ keys }]: { keys: string | null }[] = await this.dataSource.query(
+      `SELECT string_agg(
+                ltrim(lower(serial_number), '0') || ':' || floor(extract(epoch FROM revoked_at))::bigint || ':' ||
+                CASE WHEN revocation_reason_code = ANY($2::int[]) THEN revocation_reason_code ELSE 0 END,
+                ',') AS keys
+         FROM issuance.certificates WHERE ca_id = $1 AND revoked_at IS NOT NULL`,
+      [caId, PUBLISHED_REASON_CODES],
     );
-    const expected = new Map<string, number>();
-    const keys = crlEntryKeysOf(
-      EncodedCrlEntries.encode(
-        rows.map((row) => ({
-          serialNumberHex: row.serial_number,
-          revocationDate: new Date(row.revoked_at),
-          // As revocation publishes it: removeFromCRL and unknown codes as unspecified (RFC 5280 5.3.1).
-          reasonCode: publishedReasonCode(row.revocation_reason_code ?? 0) ?? 0,
-        })),
-      ),
-    );
-    keys.forEach((key, i) => expected.set(key, new Date(rows[i].revoked_at).getTime()));
+    const expected = new Set(keys ? keys.split(',') : []);
+    const revokedCount = expected.size;
     let extra = 0;
     for (const key of tbsCertListEntryKeys(tbs)) if (!expected.delete(key)) extra++;
+    // What is left was not in the CRL: missing, unless revoked too recently to have reached it.
+    const recentSeconds = Math.floor((now - REVOCATION_PROPAGATION_GRACE_MS) / 1000);
     let missing = 0;
-    for (const revokedAt of expected.values()) {
-      if (revokedAt <= now - REVOCATION_PROPAGATION_GRACE_MS) missing++;
+    for (const key of expected) {
+      const revokedAtSeconds = Number(key.split(':')[1]);
+      if (revokedAtSeconds <= recentSeconds) missing++;
     }
     if (extra > 0 || missing > 0) {
       throw refuse(
@@ -100,7 +91,7 @@ export class CrlLedgerCheck {
           `(serial, date or reason), ${missing} revoked certificates missing.`,
       );
     }
-    return rows.length;
+    return revokedCount;
   }
 
   /**
