@@ -84,11 +84,14 @@ export class TenantRepository {
    */
   announcePending(batch = 500): Promise<number> {
     return this.recording(async (manager) => {
+      // A SELECT around the UPDATE: TypeORM answers a bare UPDATE with [rows, count].
       const rows: TenantRow[] = await manager.query(
-        `UPDATE gateway.tenants SET announced = true
-          WHERE tenant_id IN (SELECT tenant_id FROM gateway.tenants WHERE NOT announced
-                               ORDER BY tenant_id LIMIT $1 FOR UPDATE SKIP LOCKED)
-          RETURNING ${COLUMNS}`,
+        `WITH announced AS (
+           UPDATE gateway.tenants SET announced = true
+            WHERE tenant_id IN (SELECT tenant_id FROM gateway.tenants WHERE NOT announced
+                                 ORDER BY tenant_id LIMIT $1 FOR UPDATE SKIP LOCKED)
+            RETURNING ${COLUMNS})
+         SELECT * FROM announced`,
         [batch],
       );
       for (const row of rows) await this.announce(manager, row);
