@@ -32,8 +32,9 @@ describe.each(systemModes('issuance trust suite'))('issuance trusts no caller (%
 
   beforeAll(async () => {
     sut = await startSystemUnderTest(mode);
-    const messaging = await sut.openMessaging('straight-to-issuance');
-    issuance = messaging.rpcClient<IssuanceApi>();
+    // The system's own connection: in process, only it reaches issuance's handlers; on NATS it is
+    // one more client of the bus, as any other process could be.
+    issuance = sut.system.messaging.rpcClient<IssuanceApi>();
   });
   afterAll(async () => {
     await issuance?.close();
@@ -169,7 +170,7 @@ describe.each(systemModes('issuance trust suite'))('issuance trusts no caller (%
     const t = await createTenant(sut);
     await ops({ kind: 'tenant.suspend', tenantId: t.tenantId });
     await projected(t.tenantId, 'suspended', sut.config.defaultCertificateLimit);
-    const messaging = await sut.openMessaging('forger');
+    const messaging = sut.system.messaging;
     const event = (payload: Record<string, unknown>): EventEnvelope => ({
       id: randomUUID(),
       type: EventType.TenantUpdated,
