@@ -16,6 +16,14 @@ export const REVOCATION_PROPAGATION_GRACE_MS = 30_000;
  * a larger jump is a forged number meant to exhaust the range (RFC 5280 5.2.3: at most 20 octets).
  */
 export const MAX_CRL_NUMBER_STEP = 1_000n;
+/**
+ * After this long, the last number signed may be signed once more: its CRL was evidently never
+ * stored (revocation stopped, or the reply was lost, between signature and commit), and revocation,
+ * whose counter only moves when a CRL is stored, asks with that number again. Two replicas racing
+ * for a number are refused within this time; revocation's own number guard keeps it to one
+ * published CRL per number in any case.
+ */
+export const ABANDONED_CRL_NUMBER_MS = 60_000;
 
 // The reason codes published as they are; any other (removeFromCRL) is published as unspecified.
 const PUBLISHED_REASON_CODES = Object.values(CRL_REASON).filter((code) => publishedReasonCode(code) === code);
@@ -96,8 +104,9 @@ export class CrlLedgerCheck {
 
   /**
    * Takes `crlNumber` for the CA in one statement: only if it is higher than the last one signed
-   * (and not a jump past MAX_CRL_NUMBER_STEP), so concurrent replicas serialise on the row and at
-   * most one of them signs a number. The first number of a CA is bounded by what revocation could
+   * (and not a jump past MAX_CRL_NUMBER_STEP), or is the last one and was abandoned
+   * (ABANDONED_CRL_NUMBER_MS), so concurrent replicas serialise on the row and at most one of them
+   * signs a number. The first number of a CA is bounded by what revocation could
    * have used: one per revocation and a few re-signings a day, plus the step.
    */
   private async takeNumber(
@@ -113,10 +122,18 @@ export class CrlLedgerCheck {
        SELECT $1::uuid, $2::numeric, now()
         WHERE $2::numeric <= $3::numeric OR EXISTS (SELECT 1 FROM issuance.crl_numbers WHERE ca_id = $1::uuid)
        ON CONFLICT (ca_id) DO UPDATE SET last_crl_number = EXCLUDED.last_crl_number, signed_at = now()
-        WHERE n.last_crl_number < EXCLUDED.last_crl_number
-          AND EXCLUDED.last_crl_number <= n.last_crl_number + $4::numeric
+        WHERE (n.last_crl_number < EXCLUDED.last_crl_number
+               AND EXCLUDED.last_crl_number <= n.last_crl_number + $4::numeric)
+           OR (n.last_crl_number = EXCLUDED.last_crl_number
+               AND n.signed_at < now() - $5::int * interval '1 millisecond')
        RETURNING n.ca_id`,
-      [authority.id, crlNumber.toString(), firstBound.toString(), MAX_CRL_NUMBER_STEP.toString()],
+      [
+        authority.id,
+        crlNumber.toString(),
+        firstBound.toString(),
+        MAX_CRL_NUMBER_STEP.toString(),
+        ABANDONED_CRL_NUMBER_MS,
+      ],
     );
     if (taken.length === 1) return;
     const [last]: { last_crl_number: string }[] = await this.dataSource.query(
