@@ -18,8 +18,8 @@ export interface SubscribeOptions {
   /**
    * The one event type this consumer handles, when it handles one only: JetStream then delivers
    * only that type's subject (a consumer of a rare event does not wade through every issuance).
-   * Set when the durable consumer is created. In process, other types are still delivered and
-   * skipped by the router, which costs no round trip there.
+   * Set when the durable consumer is created. In process, other events are passed over without
+   * reading their bodies.
    */
   onlyType?: string;
 }
