@@ -25,6 +25,9 @@ import { RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
 import { TenantRepository } from './tenants/tenant.repository';
 
+/** Tenant changes are rare, so a poll is an index probe that finds nothing (partial index). */
+const GATEWAY_OUTBOX_POLL_MS = 100;
+
 /** Request bodies of this API are small; anything larger is refused before parsing (413). */
 const BODY_LIMIT = '64kb';
 
@@ -46,7 +49,9 @@ export async function startGateway(
   const tokenVerifier = await TokenVerifier.create(jwt);
   const dataSource = await openGatewayDatabase(runtime.databaseUrl, 10);
   // tenant.updated (creation, suspension, plan limit) goes out through the gateway's own outbox.
-  const relay = new OutboxRelay(dataSource, GATEWAY_SCHEMA, messaging.events);
+  // Polled often: `npm run ops` records it from another process (or another connection), which
+  // cannot nudge this relay, and issuance enforces nothing newer than what it has received.
+  const relay = new OutboxRelay(dataSource, GATEWAY_SCHEMA, messaging.events, GATEWAY_OUTBOX_POLL_MS);
   const tenantRepository = new TenantRepository(dataSource, {
     defaultCertificateLimit: config.defaultCertificateLimit,
     onEventsRecorded: () => relay.nudge(),
