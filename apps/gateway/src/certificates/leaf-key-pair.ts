@@ -22,7 +22,7 @@ const PKCS8_PREFIX = Buffer.from(`308187020100${EC_P256_ALGORITHM}046d306b020101
 const PKCS8_PUBLIC_KEY_TAG = Buffer.from('a144034200', 'hex');
 
 /**
- * A fresh P-256 key pair for a certificate whose key the CA generates (spec 4.1.4): made here, in
+ * A fresh P-256 key pair for a certificate whose key the CA generates: made here, in
  * the service that hands it out, so that no private key crosses the bus. The DER is written from
  * the raw key (fixed prefixes, as OpenSSL writes them): generating with ECDH and writing the
  * encodings takes about a fifth of what asking OpenSSL's encoders for SPKI and PKCS#8 costs, on

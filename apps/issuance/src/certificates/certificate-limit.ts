@@ -19,7 +19,7 @@ export interface TenantStanding {
  * Takes the transaction-scoped advisory lock of every tenant of the batch, in one statement and in
  * sorted order (two replicas locking overlapping tenants cannot deadlock), then reads, in a second
  * statement whose snapshot therefore sees every issuance committed while the locks were awaited,
- * each tenant's projected status and limit and its Active certificates (CONTRACT section 5: not
+ * each tenant's projected status and limit and its Active certificates (not
  * revoked, not expired): two concurrent issuances cannot both take a tenant's last free slot.
  * A tenant issuance has no row for yet gets `defaultLimit` and counts as active (fail closed on the
  * limit, never unlimited). Must run in a transaction. Keyed by lower-case tenant id.
