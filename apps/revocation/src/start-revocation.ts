@@ -6,7 +6,7 @@ import {
   EventType,
   IssuanceApi,
 } from '@ca/contracts';
-import { OutboxRelay, routeByType } from '@ca/messaging';
+import { OutboxRelay, routeValidated } from '@ca/messaging';
 import { messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
@@ -39,7 +39,8 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   // failed build is retried by the scheduler, so one tenant's CRL never holds up the others' events.
   const subscription = await messaging.events.subscribe(
     REVOCATION_CONSUMER,
-    routeByType({
+    // Schema-checked: an event that does not parse is logged, counted and set aside.
+    routeValidated(REVOCATION_CONSUMER, {
       [EventType.CaInitialized]: async (e) => {
         await ledger.registerIssuer(e as EventEnvelope<CaInitializedPayload>);
         void publisher.request(e.tenantId);

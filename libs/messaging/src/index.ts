@@ -14,3 +14,4 @@ export * from './outbox/outbox';
 export * from './outbox/outbox-relay';
 export * from './inbox/apply-once';
 export * from './blobs/blob-store';
+export * from './events/validated-events';

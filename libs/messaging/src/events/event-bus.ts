@@ -15,6 +15,13 @@ export interface SubscribeOptions {
    * handler. Events of other types between them keep their one-by-one handling and their order.
    */
   batchHandlers?: Record<string, BatchEventHandler>;
+  /**
+   * The one event type this consumer handles, when it handles one only: JetStream then delivers
+   * only that type's subject (a consumer of a rare event does not wade through every issuance).
+   * Set when the durable consumer is created. In process, other events are passed over without
+   * reading their bodies.
+   */
+  onlyType?: string;
 }
 
 export interface EventSubscription {

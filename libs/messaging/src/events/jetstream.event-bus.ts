@@ -105,7 +105,7 @@ export class JetStreamEventBus extends EventBus {
     const { streamName } = this.options;
     const traced = tracedHandler(durableName, handler);
     const batchHandlers = tracedBatchHandlers(durableName, options);
-    await this.ensureConsumer(durableName);
+    await this.ensureConsumer(durableName, options?.onlyType);
     const consumer = await this.js.consumers.get(streamName, durableName);
     const messages = await consumer.consume({ max_messages: 64 });
     const retryDelay = this.options.retryDelayMs ?? 1_000;
@@ -160,7 +160,7 @@ export class JetStreamEventBus extends EventBus {
    * with the former 30 s keep it otherwise); ack_wait is one of the fields a consumer update may
    * change (nats-server 2.9), unlike its delivery or ack policy.
    */
-  private async ensureConsumer(durableName: string): Promise<void> {
+  private async ensureConsumer(durableName: string, onlyType?: string): Promise<void> {
     const { streamName, subjectPrefix } = this.options;
     const ackWait = nanos(this.ackWaitMs);
     const existing = await this.jsm.consumers.info(streamName, durableName).catch(() => undefined);
@@ -169,7 +169,7 @@ export class JetStreamEventBus extends EventBus {
         durable_name: durableName,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
-        filter_subject: `${subjectPrefix}.>`,
+        filter_subject: onlyType ? `${subjectPrefix}.${onlyType}` : `${subjectPrefix}.>`,
         ack_wait: ackWait,
         // One at a time keeps the stream's order per consumer (issued before revoked).
         max_ack_pending: 1,
