@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { OutboxRelay, RpcReplyInterceptor, RpcTraceInterceptor } from '@ca/messaging';
+import { DAY_MS, EventRetention, OutboxRelay, RpcReplyInterceptor, RpcTraceInterceptor } from '@ca/messaging';
 import { NestPinoLogger, certificateMetrics, messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
@@ -50,6 +50,13 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   app.useGlobalInterceptors(new RpcTraceInterceptor('issuance'), new RpcReplyInterceptor(messaging.blobs));
   await app.listen();
   relay.start();
+  // Storage stays bounded: published events older than the retention window go.
+  const retention = new EventRetention(dataSource, {
+    outboxSchema: ISSUANCE_SCHEMA,
+    events: messaging.events,
+    retentionMs: config.eventRetentionDays * DAY_MS,
+  });
+  retention.start();
   const expiry = new ExpiryReporter(dataSource);
   const unregisterGauges = [
     certificateMetrics.expiring.register(() => expiry.gaugeSamples()),
@@ -64,6 +71,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
       await app.close();
+      await retention.stop();
       await relay.stop();
       await dataSource.destroy();
       custody.close();

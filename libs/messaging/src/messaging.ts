@@ -25,6 +25,8 @@ export interface MessagingOptions {
   rpcTimeoutMs?: number;
   /** Client name shown by NATS monitoring. */
   name?: string;
+  /** How long JetStream keeps events (the stream's max_age; see EventRetention). */
+  eventRetentionMs?: number;
 }
 
 /**
@@ -74,6 +76,7 @@ async function openNatsMessaging(
   const events = await JetStreamEventBus.connect(nc, {
     streamName: options.streamName ?? DEFAULT_STREAM,
     subjectPrefix: options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX,
+    maxAgeMs: options.eventRetentionMs,
   });
   const rpcPrefix = options.rpcSubjectPrefix ?? '';
   const blobs = await JetStreamBlobStore.open(nc, `${options.streamName ?? DEFAULT_STREAM}_BLOBS`);
