@@ -7,7 +7,7 @@
  */
 import 'reflect-metadata';
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig } from '@ca/config';
+import { ConfigError, loadConfig, loadNatsClientSettings } from '@ca/config';
 import type { IssuanceApi } from '@ca/contracts';
 import { OPS_USAGE, UsageError, parseOpsCommand } from '../apps/gateway/src/operations/ops-command';
 
@@ -67,7 +67,9 @@ async function runExpiringOverNats(
   }
   const { openMessaging } = await import('@ca/messaging');
   const { runExpiringReport } = await import('../apps/gateway/src/operations/expiring-report');
-  const messaging = await openMessaging({ natsUrl, name: 'ops' });
+  // Run beside the gateway (its container or pod): as the gateway's NATS user when its password is
+  // set, whose allow-list has the admin requests (docs/security.md, "The bus").
+  const messaging = await openMessaging({ natsUrl, name: 'ops', ...loadNatsClientSettings('gateway') });
   const issuance = messaging.rpcClient<IssuanceApi>();
   try {
     return await runExpiringReport(command, issuance, {

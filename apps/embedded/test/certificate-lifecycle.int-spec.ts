@@ -66,12 +66,19 @@ function expectDaysLeft(days: number, expiresAt: string, before: number, after: 
   expect(days).toBeLessThanOrEqual(most);
 }
 
-/** expiresAt = notBefore + validityDays, notBefore being the issuing second. */
+/** How far notBefore is set back from the issuing second (docs/certificate-profile.md). */
+const BACKDATE_MS = 60_000;
+
+/**
+ * expiresAt = notBefore + validityDays − 1 s (RFC 5280 4.1.2.5 counts both ends in), notBefore being
+ * the issuing second less a minute.
+ */
 function expectExpiry(expiresAt: string, validityDays: number, requestedAt: number, answeredAt: number) {
   expect(expiresAt).toMatch(ISO_DATE_TIME);
   const expiry = Date.parse(expiresAt);
-  expect(expiry).toBeGreaterThanOrEqual(Math.floor(requestedAt / 1000) * 1000 + validityDays * DAY_MS);
-  expect(expiry).toBeLessThanOrEqual(answeredAt + validityDays * DAY_MS);
+  const span = validityDays * DAY_MS - 1000;
+  expect(expiry).toBeGreaterThanOrEqual(Math.floor(requestedAt / 1000) * 1000 - BACKDATE_MS + span);
+  expect(expiry).toBeLessThanOrEqual(answeredAt - BACKDATE_MS + span);
 }
 
 /** The base64 body of a PEM, without its header lines. */
@@ -146,14 +153,38 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
       expect(certificateInfo(issued.certificatePem).serialNumberHex).toBe(issued.serialNumber);
     });
 
-    it("answers expiresAt = now + validityDays, the certificate's notAfter; notBefore is now", () => {
+    it("answers expiresAt, the certificate's notAfter: exactly validityDays from a notBefore a minute back", () => {
       expectExpiry(issued.expiresAt, body.validityDays as number, requestedAt, answeredAt);
       const certificate = new X509Certificate(issued.certificatePem);
       expect(Date.parse(certificate.validTo)).toBe(Date.parse(issued.expiresAt));
       const notBefore = Date.parse(certificate.validFrom);
-      expect(notBefore).toBeGreaterThanOrEqual(Math.floor(requestedAt / 1000) * 1000);
-      expect(notBefore).toBeLessThanOrEqual(answeredAt);
-      expect(Date.parse(issued.expiresAt) - notBefore).toBe((body.validityDays as number) * DAY_MS);
+      expect(notBefore).toBeGreaterThanOrEqual(Math.floor(requestedAt / 1000) * 1000 - BACKDATE_MS);
+      expect(notBefore).toBeLessThanOrEqual(answeredAt - BACKDATE_MS);
+      expect(notBefore).toBeGreaterThanOrEqual(Date.parse(new X509Certificate(tenant.caPem).validFrom));
+      expect(Date.parse(issued.expiresAt) - notBefore).toBe((body.validityDays as number) * DAY_MS - 1000);
+    });
+
+    describeIfOpenssl('validity as openssl reads it', () => {
+      it('shows notBefore a minute back and notAfter one second short of validityDays (openssl x509 -dates)', () => {
+        const dates = runOpenssl(['x509', '-noout', '-dates'], issued.certificatePem);
+        const [, from, to] = /notBefore=(.+)\nnotAfter=(.+)\n/.exec(dates)!;
+        expect(Date.parse(to) - Date.parse(from)).toBe((body.validityDays as number) * DAY_MS - 1000);
+        expect(Date.parse(from)).toBeLessThanOrEqual(requestedAt - BACKDATE_MS + 1000);
+      });
+
+      it('verifies at once for a relying party whose clock is 5 s behind (openssl verify -attime)', () => {
+        const ca = files.write('validity-ca.pem', tenant.caPem);
+        const leaf = files.write('validity-leaf.pem', issued.certificatePem);
+        const behind = String(Math.floor(requestedAt / 1000) - 5);
+        const verified = spawnOpenssl(['verify', '-attime', behind, '-CAfile', ca, leaf]);
+        expect(verified.stderr).toBe('');
+        expect(verified.stdout).toBe(`${leaf}: OK\n`);
+        // One second before notBefore it is, truthfully, not valid yet.
+        const early = String(Date.parse(new X509Certificate(issued.certificatePem).validFrom) / 1000 - 1);
+        expect(spawnOpenssl(['verify', '-attime', early, '-CAfile', ca, leaf]).stderr).toMatch(
+          /not yet valid/,
+        );
+      });
     });
 
     it("returns the certificate's own private key, an EC P-256 key", () => {
@@ -464,7 +495,7 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
         expect(Date.parse(summary.issuedAt)).toBeLessThanOrEqual(before);
         expectDaysLeft(summary.daysUntilExpiration, summary.expiresAt, before, after);
       }
-      // 30 days less the moments since issuing: 29 whole days left.
+      // 30 days from a minute back, less a second and the moments since: 29 whole days left.
       expect(result.certificates[2].daysUntilExpiration).toBe(29);
     });
 
@@ -945,20 +976,16 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
       expect(crl.entries.find((e) => e.serialNumberHex === target.serialNumber)!.reasonCode).toBe(0);
     });
 
-    it('carries every reasonCode to the CRL and OCSP as its RFC 5280 number (RemoveFromCrl as unspecified)', async () => {
-      // removeFromCRL (8) means something in delta CRLs only (RFC 5280 5.3.1): published without a
-      // reason, as unspecified (docs/operations.md).
+    it('carries every reasonCode accepted for an end-entity certificate to the CRL and OCSP as its RFC 5280 number', async () => {
+      // RemoveFromCrl, CaCompromise and AaCompromise are refused (hold-and-reasons.int-spec.ts).
       const codes: [string, number][] = [
         ['Unspecified', 0],
         ['KeyCompromise', 1],
-        ['CaCompromise', 2],
         ['AffiliationChanged', 3],
         ['Superseded', 4],
         ['CessationOfOperation', 5],
         ['CertificateHold', 6],
-        ['RemoveFromCrl', 0],
         ['PrivilegeWithdrawn', 9],
-        ['AaCompromise', 10],
       ];
       const t = await createTenant(sut);
       const serials = new Map<string, number>();

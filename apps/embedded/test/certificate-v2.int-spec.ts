@@ -307,10 +307,10 @@ describe.each(modes)('certificates v2 over HTTP (%s)', (mode) => {
       }
       expect(answer.status).toBe(200);
       const { expiresAt } = answer.json<IssuedCertificate>();
-      expect(Date.parse(expiresAt)).toBeGreaterThanOrEqual(
-        Math.floor(requestedAt / 1000) * 1000 + validityDays * DAY_MS,
-      );
-      expect(Date.parse(expiresAt)).toBeLessThanOrEqual(Date.now() + validityDays * DAY_MS);
+      // notBefore a minute back; validityDays end one second early (RFC 5280 4.1.2.5, both ends count).
+      const span = validityDays * DAY_MS - 61_000;
+      expect(Date.parse(expiresAt)).toBeGreaterThanOrEqual(Math.floor(requestedAt / 1000) * 1000 + span);
+      expect(Date.parse(expiresAt)).toBeLessThanOrEqual(Date.now() + span);
     });
   });
 
@@ -415,7 +415,7 @@ describe.each(modes)('certificates v2 over HTTP (%s)', (mode) => {
       expect(keyMatchesCertificate(renewed.privateKeyPem, renewed.certificatePem)).toBe(true);
       expect(keyMatchesCertificate(original.privateKeyPem, renewed.certificatePem)).toBe(false);
       const validFrom = Date.parse(new X509Certificate(renewed.certificatePem).validFrom);
-      expect(Date.parse(renewed.expiresAt) - validFrom).toBe(100 * DAY_MS);
+      expect(Date.parse(renewed.expiresAt) - validFrom).toBe(100 * DAY_MS - 1000);
     });
 
     it('keeps the subject, usage, SANs, must-staple, clientId and custom extensions', async () => {

@@ -162,4 +162,23 @@ describe('OpenAPI description (embedded)', () => {
       );
     }
   });
+
+  it('documents pkcs12Profile on the v2 issue and renew bodies only, with its values and default', () => {
+    const bodySchema = (path: string) => {
+      const content = (
+        doc.paths[path].post as unknown as { requestBody: { content: Record<string, unknown> } }
+      ).requestBody.content['application/json'] as { schema: { $ref: string } };
+      return doc.components.schemas[content.schema.$ref.split('/').pop()!];
+    };
+    for (const path of ['/v2/certificates', '/v2/certificates/{certificateId}/renew']) {
+      expect(bodySchema(path).properties?.pkcs12Profile).toMatchObject({
+        enum: ['modern', 'legacy'],
+        default: 'modern',
+        description: expect.stringMatching(/passwordProtected[\s\S]*legacy/),
+      });
+    }
+    for (const path of ['/v1/certificates', '/v1/certificates/{certificateId}/renew']) {
+      expect(bodySchema(path).properties).not.toHaveProperty('pkcs12Profile');
+    }
+  });
 });

@@ -14,8 +14,8 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
  * The clients users run, on certificates this system issued, reaching its public surface by the
  * URLs written into those certificates (PKI_PUBLIC_URL is the system's real address here):
  * nginx verifying client certificates by OCSP and by the served CRL, nginx stapling our OCSP
- * response for a must-staple server certificate, and Java's PKIX validator following the AIA and
- * CDP extensions. Each part skips, with a warning, when its program is not installed.
+ * response for a must-staple server certificate, Java's PKIX validator following the AIA and
+ * CDP extensions, and GnuTLS's ocsptool asking our responder and verifying its answers. Each part skips, with a warning, when its program is not installed.
  */
 jest.setTimeout(60_000);
 
@@ -155,7 +155,7 @@ ${revocation}
           15_000,
           `a stapled OCSP response (nginx log: ${nginx.errorLog()})`,
         );
-        expect(stapled).toContain('Cert Status: good');
+        expect(stapled).toContain('Certificate Status: good');
         expect(stapled).toContain('Verify return code: 0 (ok)');
         expect(stapled.match(/Serial Number: (\w+)/)?.[1]).toBe(server.serialNumber.toUpperCase());
       } finally {
@@ -205,6 +205,47 @@ ${revocation}
       expect(accepted).toMatchObject({ status: 0, stdout: 'VALID\n' });
       expect(rejected.status).toBe(1);
       expect(rejected.stdout).toMatch(/^INVALID REVOKED: Certificate has been revoked/);
+    });
+  });
+
+  describeIfPrograms(['ocsptool'], 'GnuTLS ocsptool', () => {
+    const ocspUrl = () => `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ocsp`;
+
+    /** `ocsptool --ask`: builds the request, posts it, verifies the answer against the issuer. */
+    async function ask(leaf: IssuedCertificate) {
+      const response = join(dir, `ocsptool-${leaf.serialNumber}.der`);
+      const run = await runProgram('ocsptool', [
+        `--ask=${ocspUrl()}`,
+        '--load-issuer',
+        file('ca.pem', tenant.caPem),
+        '--load-cert',
+        file(`${leaf.serialNumber}.pem`, leaf.certificatePem),
+        '--outfile',
+        response,
+      ]);
+      return { ...run, out: `${run.stdout}\n${run.stderr}`, response };
+    }
+
+    /** `ocsptool -e` on a saved response: verified with the tenant CA as trust anchor. */
+    const verifySaved = (response: string) =>
+      runProgram('ocsptool', ['-e', '--load-trust', file('ca.pem', tenant.caPem), '--infile', response]);
+
+    it('asks about a good and a revoked certificate and verifies both answers with the CA', async () => {
+      const [goodRun, revokedRun] = [await ask(good), await ask(revoked)];
+      expect({ status: goodRun.status, out: goodRun.out }).toEqual({
+        status: 0,
+        out: expect.stringMatching(/Certificate Status: good/),
+      });
+      expect(goodRun.out).toMatch(/Verifying OCSP Response: Success/);
+      expect(revokedRun.out).toMatch(/Certificate Status: revoked/);
+      expect(revokedRun.out).toMatch(/Verifying OCSP Response: Success/);
+      for (const saved of [goodRun.response, revokedRun.response]) {
+        const verified = await verifySaved(saved);
+        expect({ status: verified.status, out: `${verified.stdout}${verified.stderr}` }).toEqual({
+          status: 0,
+          out: expect.stringMatching(/Verifying OCSP Response: Success/),
+        });
+      }
     });
   });
 });

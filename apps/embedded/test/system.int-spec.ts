@@ -50,6 +50,13 @@ function addUtcYears(date: Date, years: number): Date {
   return result;
 }
 
+/**
+ * A CA's expiresAt when asked at `requestedAt`: notBefore is set back a minute and the validity ends
+ * one second short of the years, RFC 5280 4.1.2.5 counting both ends in (docs/certificate-profile.md).
+ */
+const expectedCaExpiry = (requestedAt: Date, years: number) =>
+  addUtcYears(new Date(requestedAt.getTime() - 60_000), years).getTime() - 1000;
+
 describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
   let sut: SystemUnderTest;
   let gatewayUrl: string;
@@ -128,7 +135,7 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
       expect(result.caId).toMatch(UUID_V4);
       expect(result.certificatePem).toMatch(PEM_CERTIFICATE);
       expect(result.expiresAt).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/);
-      const expected = addUtcYears(requestedAt, subject.validityYears).getTime();
+      const expected = expectedCaExpiry(requestedAt, subject.validityYears);
       expect(Math.abs(Date.parse(result.expiresAt) - expected)).toBeLessThan(5_000);
     });
 
@@ -142,7 +149,10 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
       expect(certificate.publicKey.asymmetricKeyDetails?.namedCurve).toBe('prime256v1');
       expect(Date.parse(certificate.validTo)).toBe(Date.parse(result.expiresAt));
       const notBefore = Date.parse(certificate.validFrom);
-      expect(Math.abs(notBefore - requestedAt.getTime())).toBeLessThan(5_000);
+      expect(Math.abs(notBefore - (requestedAt.getTime() - 60_000))).toBeLessThan(5_000);
+      expect(Date.parse(certificate.validTo)).toBe(
+        addUtcYears(new Date(notBefore), subject.validityYears).getTime() - 1000,
+      );
     });
 
     describeIfOpenssl('as openssl reads it', () => {
@@ -419,7 +429,7 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
       const { tenantId, answer } = await initializeTenant(body);
       expect(answer.status).toBe(200);
       const result = answer.json<{ certificatePem: string; expiresAt: string }>();
-      expect(Math.abs(Date.parse(result.expiresAt) - addUtcYears(requestedAt, years).getTime())).toBeLessThan(
+      expect(Math.abs(Date.parse(result.expiresAt) - expectedCaExpiry(requestedAt, years))).toBeLessThan(
         5_000,
       );
       const certificate = new X509Certificate(result.certificatePem);

@@ -30,8 +30,11 @@ const PROBLEM = /^application\/problem\+json(;|$)/;
 const ALL_SCOPES = 'ca:admin certificates:write certificates:read';
 
 type Mode = 'embedded' | 'postgres+nats';
-const modes: Mode[] =
-  process.env.DATABASE_URL && process.env.NATS_URL ? ['embedded', 'postgres+nats'] : ['embedded'];
+const modes: Mode[] = !(process.env.DATABASE_URL && process.env.NATS_URL)
+  ? ['embedded']
+  : process.env.TEST_REAL_ONLY === '1'
+    ? ['postgres+nats']
+    : ['embedded', 'postgres+nats'];
 if (modes.length === 1)
   console.warn('tenancy suite: DATABASE_URL/NATS_URL not set, postgres+nats mode skipped');
 

@@ -14,6 +14,7 @@ import { ExpiryReportController } from './certificates/expiry-report.controller'
 import { IssueCertificateHandler } from './certificates/issue-certificate.handler';
 import { RenewCertificateHandler } from './certificates/renew-certificate.handler';
 import { RevokeCertificateHandler } from './certificates/revoke-certificate.handler';
+import { ReleaseHoldHandler } from './certificates/release-hold.handler';
 import { IssueOcspSignerHandler } from './signing/issue-ocsp-signer.handler';
 import { SignCrlHandler } from './signing/sign-crl.handler';
 import { SigningController } from './signing/signing.controller';
@@ -52,6 +53,7 @@ export class IssuanceModule {
         { provide: IssueCertificateHandler, useValue: new IssueCertificateHandler(minter) },
         { provide: RenewCertificateHandler, useValue: new RenewCertificateHandler(deps.dataSource, minter) },
         { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
+        { provide: ReleaseHoldHandler, useValue: new ReleaseHoldHandler(deps.dataSource, nudge) },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
         { provide: SignCrlHandler, useValue: new SignCrlHandler(signer, deps.blobs) },

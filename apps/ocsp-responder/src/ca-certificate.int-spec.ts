@@ -14,7 +14,7 @@ import { startOcspResponder } from './start-ocsp-responder';
 /**
  * The OCSP responder alone (no gateway, no issuance): it learns CA certificates from
  * `ca.initialized` events only and serves them at /v1/tenants/{tenantId}/ca.pem and ca.crt
- * (CONTRACT section 6). Runs on every database kind and transport the machine offers.
+ * (docs/ocsp.md). Runs on every database kind and transport the machine offers.
  */
 jest.setTimeout(60_000);
 

@@ -7,7 +7,7 @@ export interface OcspResponderDependencies {
 
 /**
  * The Nest side of the responder's HTTP server: health, and whatever is not the public
- * distribution surface. CA certificates, CRLs and OCSP (spec 4.2, CONTRACT section 6) are
+ * distribution surface. CA certificates, CRLs and OCSP (docs/ocsp.md) are
  * answered before Nest by `http/public-surface.router.ts`.
  */
 @Module({})

@@ -5,6 +5,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@ca/config';
 import {
   CaInitializedPayload,
+  CertificateHoldReleasedPayload,
   CertificateIssuedPayload,
   CertificateRevokedPayload,
   CrlPublishedPayload,
@@ -16,13 +17,20 @@ import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
 import { DAY_MS, EventRetention, routeByType } from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
-import { RunningService, ServiceRuntime, metricsMiddleware, once } from '@ca/runtime';
+import {
+  RunningService,
+  ServiceRuntime,
+  configureMetricsAccess,
+  once,
+  publicMetricsMiddleware,
+} from '@ca/runtime';
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { CrlStore } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
 import { OcspHttp } from './ocsp/ocsp.http';
-import { OcspResponder } from './ocsp/ocsp.responder';
+import { OcspResponseCache } from './ocsp/ocsp-response.cache';
+import { DEFAULT_OCSP_LIMITS, OcspResponder } from './ocsp/ocsp.responder';
 import { installOcspFastFront } from './http/ocsp-fast-front';
 import { PublicSurfaceErrorsFilter } from './http/public-surface-errors.filter';
 import { PublicSurfaceRouter, publicSurfaceRouter } from './http/public-surface.router';
@@ -52,7 +60,13 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const statuses = new CertificateStatusProjection(dataSource);
   const crls = new CrlStore(dataSource, messaging.blobs);
   const signers = new OcspSignerKeeper(dataSource, custody, issuance);
-  const responder = new OcspResponder(caCertificates, statuses, signers);
+  const responder = new OcspResponder(
+    caCertificates,
+    statuses,
+    signers,
+    new OcspResponseCache(config.ocsp.cacheMaxBytes),
+    { ...DEFAULT_OCSP_LIMITS, ...config.ocsp },
+  );
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   const app = await NestFactory.create<NestExpressApplication>(OcspResponderModule.register({ ready }), {
     logger: new NestPinoLogger(runtime.logger),
@@ -60,7 +74,10 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   });
   app.disable('x-powered-by');
   app.useGlobalFilters(new PublicSurfaceErrorsFilter());
-  app.use(metricsMiddleware);
+  // The public port names no tenant; per-tenant series are on the admin port. Under npm start the
+  // services share one process, so this also sets the token the admin port's /metrics requires.
+  configureMetricsAccess({ token: config.metricsToken });
+  app.use(publicMetricsMiddleware);
   const ocsp = new OcspHttp(responder);
   routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, ocsp }));
   installOcspFastFront(
@@ -88,6 +105,8 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
         statuses.applyIssued(e as EventEnvelope<CertificateIssuedPayload>),
       [EventType.CertificateRevoked]: (e) =>
         statuses.applyRevoked(e as EventEnvelope<CertificateRevokedPayload>),
+      [EventType.CertificateHoldReleased]: (e) =>
+        statuses.applyHoldReleased(e as EventEnvelope<CertificateHoldReleasedPayload>),
       [EventType.CrlPublished]: (e) => crls.apply(e as EventEnvelope<CrlPublishedPayload>),
     }),
     {

@@ -1,5 +1,6 @@
 import {
   CaInitializedPayload,
+  CertificateHoldReleasedPayload,
   CertificateRevokedPayload,
   EventEnvelope,
   EventType,
@@ -47,6 +48,10 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
       [EventType.CertificateRevoked]: async (e) => {
         await ledger.recordRevocation(e as EventEnvelope<CertificateRevokedPayload>);
         void publisher.request(e.tenantId);
+      },
+      [EventType.CertificateHoldReleased]: async (e) => {
+        if (await ledger.releaseHold(e as EventEnvelope<CertificateHoldReleasedPayload>))
+          void publisher.request(e.tenantId);
       },
     }),
   );

@@ -35,6 +35,11 @@ describe('loadConfig', () => {
     ['LOG_LEVEL', 'loud'],
     ['KEY_CUSTODY', 'cloud'],
     ['RATE_LIMIT_PER_MINUTE', '0'],
+    ['OCSP_VALIDITY', '8 hours'],
+    ['OCSP_VALIDITY', '-1'],
+    ['OCSP_VALIDITY', '30d'],
+    ['OCSP_MAX_CERTIDS', '0'],
+    ['OCSP_CACHE_MAX_BYTES', '64MiB'],
   ])('refuses a malformed %s with one line naming it', (name, bad) => {
     expect(() => loadConfig({ [name]: bad })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(`^${name}: `));
@@ -49,6 +54,25 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...library, PKCS11_TOKEN_LABEL: 'ca' })).toThrow(/^PKCS11_PIN: is required/);
     const config = loadConfig({ ...library, PKCS11_TOKEN_LABEL: 'ca', PKCS11_PIN: '1234' });
     expect(config.pkcs11).toEqual({ library: '/lib/p11.so', tokenLabel: 'ca', pin: '1234' });
+  });
+
+  it('reads the OCSP settings: 8 hours, 64 CertIDs and 64 MiB by default; seconds or a unit', () => {
+    expect(loadConfig({}).ocsp).toEqual({
+      validitySeconds: 28_800,
+      maxCertIds: 64,
+      cacheMaxBytes: 64 * 1024 * 1024,
+    });
+    expect(loadConfig({ OCSP_VALIDITY: '30m' }).ocsp.validitySeconds).toBe(1800);
+    expect(loadConfig({ OCSP_VALIDITY: '3600' }).ocsp.validitySeconds).toBe(3600);
+    expect(loadConfig({ OCSP_VALIDITY: '2d' }).ocsp.validitySeconds).toBe(172_800);
+    expect(() => loadConfig({ OCSP_VALIDITY: '8 hours' })).toThrow(
+      /^OCSP_VALIDITY: must be seconds or a duration like 8h or 30m, got "8 hours"$/,
+    );
+  });
+
+  it('reads METRICS_TOKEN, unset by default', () => {
+    expect(loadConfig({}).metricsToken).toBeUndefined();
+    expect(loadConfig({ METRICS_TOKEN: 's3cret' }).metricsToken).toBe('s3cret');
   });
 
   it('is distributed when DATABASE_URL is set', () => {

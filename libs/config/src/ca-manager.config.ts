@@ -1,7 +1,16 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { ConfigError } from './config-error';
-import { Env, readBaseUrl, readEnum, readInt, readPort, readString, readUrl } from './env-readers';
+import {
+  Env,
+  readBaseUrl,
+  readDurationSeconds,
+  readEnum,
+  readInt,
+  readPort,
+  readString,
+  readUrl,
+} from './env-readers';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -30,6 +39,19 @@ export interface CaManagerConfig {
   eventRetentionDays: number;
   /** Embedded mode: no DATABASE_URL (PGlite and development keys under DATA_DIR). */
   embedded: boolean;
+  /** The OCSP responder's answers and their bounds (docs/ocsp.md). */
+  ocsp: OcspSettings;
+  /** When set, `/metrics` on every port requires it as a bearer token. */
+  metricsToken?: string;
+}
+
+export interface OcspSettings {
+  /** OCSP_VALIDITY: nextUpdate - thisUpdate of answers, in seconds. */
+  validitySeconds: number;
+  /** OCSP_MAX_CERTIDS: CertIDs one request may carry. */
+  maxCertIds: number;
+  /** OCSP_CACHE_MAX_BYTES: bound of the signed-answer cache. */
+  cacheMaxBytes: number;
 }
 
 export function loadConfig(env: Env = process.env): CaManagerConfig {
@@ -78,6 +100,17 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     eventRetentionDays: readInt(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
     embedded: databaseUrl === undefined,
+    ocsp: readOcspSettings(env),
+    metricsToken: readString(env, 'METRICS_TOKEN'),
+  };
+}
+
+/** Defaults: 8 hours (CA/Browser Forum BR 4.9.10 allows 8 hours to 10 days), 64 CertIDs, 64 MiB. */
+function readOcspSettings(env: Env): OcspSettings {
+  return {
+    validitySeconds: readDurationSeconds(env, 'OCSP_VALIDITY', 8 * 3600, 60, 10 * 86_400),
+    maxCertIds: readInt(env, 'OCSP_MAX_CERTIDS', 64, 1, 10_000),
+    cacheMaxBytes: readInt(env, 'OCSP_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0, 2 ** 40),
   };
 }
 

@@ -20,6 +20,26 @@ export function readInt(env: Env, name: string, fallback: number, min: number, m
   return n;
 }
 
+const DURATION_UNIT_SECONDS: Record<string, number> = { s: 1, m: 60, h: 3600, d: 86_400 };
+
+/** A duration as whole seconds (`28800`) or with one unit (`30s`, `30m`, `8h`, `1d`); in seconds. */
+export function readDurationSeconds(
+  env: Env,
+  name: string,
+  fallback: number,
+  min: number,
+  max: number,
+): number {
+  const raw = value(env, name);
+  if (raw === undefined) return fallback;
+  const match = /^(\d+)([smhd]?)$/.exec(raw);
+  if (!match) throw new ConfigError(name, `must be seconds or a duration like 8h or 30m, got "${raw}"`);
+  const seconds = Number(match[1]) * (DURATION_UNIT_SECONDS[match[2]] ?? 1);
+  if (seconds < min || seconds > max)
+    throw new ConfigError(name, `must be between ${min} and ${max} seconds, got ${seconds}`);
+  return seconds;
+}
+
 export function readPort(env: Env, name: string, fallback: number): number {
   return readInt(env, name, fallback, 1, 65535);
 }

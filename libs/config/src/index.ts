@@ -1,3 +1,4 @@
 export * from './config-error';
 export * from './env-readers';
 export * from './ca-manager.config';
+export * from './nats-client.config';

@@ -13,6 +13,7 @@ export * from './issuance/certificate-status';
 export * from './issuance/issue-certificate.dto';
 export * from './issuance/renew-certificate.dto';
 export * from './issuance/revoke-certificate.dto';
+export * from './issuance/release-hold.dto';
 export * from './issuance/certificate-views';
 export * from './issuance/expiry-report';
 export * from './issuance/certificate.events';

@@ -1,5 +1,5 @@
 import { ClientProxy, MicroserviceOptions } from '@nestjs/microservices';
-import { NatsConnection, connect } from 'nats';
+import { ConnectionOptions, NatsConnection, connect } from 'nats';
 import { BlobStore, InProcessBlobStore, JetStreamBlobStore } from './blobs/blob-store';
 import { EventBus } from './events/event-bus';
 import { InProcessEventBus } from './events/in-process.event-bus';
@@ -25,6 +25,13 @@ export interface MessagingOptions {
   rpcTimeoutMs?: number;
   /** Client name shown by NATS monitoring. */
   name?: string;
+  /** The service's own NATS user and password; unset: as `natsUrl` says. */
+  user?: string;
+  pass?: string;
+  /** Prefix of this connection's reply subjects (`_INBOX.<app>`), which only its user may read. */
+  inboxPrefix?: string;
+  /** PEM file of the CA the NATS server's certificate must chain to (`tls://` URLs). */
+  tlsCaFile?: string;
   /** How long JetStream keeps events (the stream's max_age; see EventRetention). */
   eventRetentionMs?: number;
 }
@@ -64,14 +71,28 @@ export async function openMessaging(options: MessagingOptions): Promise<Messagin
   };
 }
 
+/**
+ * One set of options for every connection of the process (events, blobs, Nest's client and
+ * server), so all of them use the same user, inbox prefix and TLS trust.
+ */
+export function natsConnectionOptions(url: string, options: MessagingOptions): ConnectionOptions {
+  return {
+    servers: url.split(',').map((s) => s.trim()),
+    // Reconnect forever: a NATS restart must not take a service down (outbox and durable consumers catch up).
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 500,
+    ...(options.user !== undefined ? { user: options.user, pass: options.pass } : {}),
+    ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
+    ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
+  };
+}
+
 async function openNatsMessaging(
   url: string,
   options: MessagingOptions,
   timeoutMs: number,
 ): Promise<Messaging> {
-  const servers = url.split(',').map((s) => s.trim());
-  // Reconnect forever: a NATS restart must not take a service down (outbox and durable consumers catch up).
-  const connection = { servers, maxReconnectAttempts: -1, reconnectTimeWait: 500 };
+  const connection = natsConnectionOptions(url, options);
   const nc: NatsConnection = await connect({ ...connection, name: options.name });
   const events = await JetStreamEventBus.connect(nc, {
     streamName: options.streamName ?? DEFAULT_STREAM,

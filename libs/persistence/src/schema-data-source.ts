@@ -43,6 +43,10 @@ async function ensureSchema(url: string, schema: string): Promise<void> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
+    // A role that owns its schema but may not create schemas (docs/security.md, "Database roles")
+    // is refused even CREATE SCHEMA IF NOT EXISTS, so an existing schema is left alone.
+    const existing = await client.query(`SELECT 1 FROM pg_namespace WHERE nspname = $1`, [schema]);
+    if (existing.rowCount) return;
     await client.query(`CREATE SCHEMA IF NOT EXISTS ${schema}`);
   } catch (error) {
     // Two replicas starting together can race on IF NOT EXISTS; the loser sees 23505.

@@ -4,6 +4,7 @@ export { parseCertificate } from './certificate.parser';
 export { assembleCertificateList, type CrlProfile, encodeTbsCertList } from './crl.builder';
 export { EncodedCrlEntries, type RevokedCertificateEntry } from './crl-entries';
 export { type CrlEntryInfo, type CrlInfo, parseCrl } from './crl.parser';
+export { checkCrlIssuedBy, type CrlIssuerCheck } from './crl-issued-by';
 export { CRL_REASON, type CrlReasonName, isCrlReasonCode, publishedReasonCode } from './crl-reason';
 export type { DistinguishedName } from './distinguished-name';
 export { EC_P256_KEY_ALGORITHM, exportSpkiDer, generateEcKeyPair, importEcPublicKey } from './ec-key-pair';
@@ -17,6 +18,7 @@ export {
 } from './leaf-certificate.builder';
 export {
   buildCertId,
+  isOcspHashAlgorithm,
   issuerHashes,
   type OcspCertId,
   type OcspHashAlgorithm,
@@ -41,7 +43,7 @@ export {
 } from './ocsp-response.parser';
 export { derToPem, pemToDer } from './pem';
 export { PkiFormatError } from './pki-format.error';
-export { buildPkcs12, type Pkcs12Contents } from './pkcs12.builder';
+export { buildPkcs12, type Pkcs12Contents, type Pkcs12Encryption } from './pkcs12.builder';
 export { exportPrivateKeyPem, generateLeafKeyPair } from './private-key';
 export { assertValidSerialNumber, randomSerialNumber, serialFromHex, serialToHex } from './serial-number';
 export type { SigningKeys } from './signing-keys';
@@ -52,3 +54,10 @@ export {
   encodeKeyValueExtension,
 } from './key-value-extension';
 export { useProviderForKey } from './crypto-engine';
+export {
+  BACKDATE_SECONDS,
+  backdatedStart,
+  type ValidityPeriod,
+  validityOfDays,
+  validityOfYears,
+} from './validity-time';

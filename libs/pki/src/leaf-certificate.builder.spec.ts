@@ -266,6 +266,11 @@ describe('buildLeafCertificate', () => {
       { notAfter: new Date('2036-01-01T00:00:01Z') },
       /later than the issuer/,
     ],
+    [
+      'a notBefore before the CA notBefore',
+      { notBefore: new Date('2025-12-31T23:59:59Z') },
+      /earlier than the issuer's notBefore/,
+    ],
     ['a notAfter before notBefore', { notAfter: new Date('2026-05-01T00:00:00Z') }, /notAfter must be later/],
     ['an equal notAfter', { notAfter: new Date('2026-06-01T00:00:00.900Z') }, /notAfter must be later/],
     ['no extended key usage', { extendedKeyUsages: [] }, /at least one purpose/],

@@ -22,8 +22,9 @@ export type ExtendedKeyUsage = Extract<KeyPurpose, 'clientAuth' | 'serverAuth' |
 export interface LeafCertificateProfile {
   /** C, O, OU, CN as given, one RDN each. */
   subject: DistinguishedName;
+  /** At least the issuer's notBefore; `validityOfDays` makes both ends. */
   notBefore: Date;
-  /** At most the issuer's notAfter (CONTRACT section 5: a certificate never outlives its CA). */
+  /** At most the issuer's notAfter: a certificate never outlives its CA. */
   notAfter: Date;
   /** DER INTEGER content octets, e.g. from `randomSerialNumber()`. */
   serialNumber: Uint8Array;
@@ -66,7 +67,7 @@ export interface IssuerKey {
  * - then subjectAltName, CRL Distribution Points, Authority Information Access, TLS Feature,
  *   id-pkix-ocsp-nocheck and the custom extensions, each when the profile asks for it.
  *
- * Throws RangeError for an invalid profile, a validity ending after the issuer's, an issuer that is
+ * Throws RangeError for an invalid profile, a validity outside the issuer's, an issuer that is
  * not a CA, or a private key that does not belong to the issuer certificate; TypeError for an
  * issuer key that is not ECDSA P-256.
  */
@@ -81,6 +82,13 @@ export async function buildLeafCertificate(
   const notBefore = encodeTime(profile.notBefore);
   const notAfter = encodeTime(profile.notAfter);
   if (notAfter.value <= notBefore.value) throw new RangeError('notAfter must be later than notBefore');
+  const issuerNotBefore = issuerCertificate.certificate.notBefore.value;
+  if (notBefore.value < issuerNotBefore) {
+    // A certificate claiming validity before its issuer had any (see validityOfDays).
+    throw new RangeError(
+      `notBefore ${notBefore.value.toISOString()} is earlier than the issuer's notBefore ${issuerNotBefore.toISOString()}`,
+    );
+  }
   const issuerNotAfter = issuerCertificate.certificate.notAfter.value;
   if (notAfter.value > issuerNotAfter) {
     throw new RangeError(

@@ -9,15 +9,17 @@ export interface OcspRequestInfo {
   /** One per Request of the requestList, in order; never empty. */
   certIds: OcspCertId[];
   /**
-   * The extnValue contents of id-pkix-ocsp-nonce, to echo unchanged in the response: per RFC 9654
-   * the DER of an OCTET STRING holding the nonce, as OpenSSL sends it; older clients may send the
-   * raw value. Absent when the request has no nonce.
+   * The extnValue contents of id-pkix-ocsp-nonce, to echo unchanged in the response: the DER of
+   * an OCTET STRING of 1 to 128 octets (RFC 9654 2.1), as OpenSSL sends it. Absent when the request
+   * has no nonce.
    */
   nonce?: Uint8Array;
 }
 
-// RFC 9654 2.1: Nonce ::= OCTET STRING (SIZE(1..128)), so at most 128 octets plus its tag and length.
-const MAX_NONCE_EXTN_VALUE_OCTETS = 131;
+// RFC 9654 2.1 (which obsoletes RFC 8954): Nonce ::= OCTET STRING (SIZE(1..128)); the bounds are those
+// of this inner OCTET STRING, not of the extnValue around it. A zero-length nonce is malformed.
+const MIN_NONCE_OCTETS = 1;
+const MAX_NONCE_OCTETS = 128;
 // Request extensions this responder understands (RFC 6960 4.4): a critical one of another kind is
 // refused, as 4.4 says, rather than silently ignored.
 const UNDERSTOOD_EXTENSIONS = new Set<string>([
@@ -76,14 +78,23 @@ export function parseOcspRequest(der: Uint8Array): OcspRequestInfo {
   if (requestExtensions) {
     for (const { oid, value } of readExtensions(tbs, requestExtensions, 'requestExtensions')) {
       if (oid !== OCSP_ID.nonce) continue;
-      if (value.length === 0 || value.length > MAX_NONCE_EXTN_VALUE_OCTETS) {
-        throw new PkiFormatError(`nonce: ${value.length} octets, not 1 to 128 (RFC 9654 2.1)`);
-      }
+      assertNonce(value);
       nonce = new Uint8Array(value);
     }
   }
   tbs.expectEnd('TBSRequest');
   return nonce ? { certIds, nonce } : { certIds };
+}
+
+/** The nonce extnValue is one DER OCTET STRING of 1 to 128 octets (RFC 9654 2.1), nothing else. */
+function assertNonce(extnValue: Uint8Array): void {
+  const element = readSingleElement(extnValue, 'nonce', TAG.octetString);
+  const length = element.end - element.contentStart;
+  if (length < MIN_NONCE_OCTETS || length > MAX_NONCE_OCTETS) {
+    throw new PkiFormatError(
+      `nonce: ${length} octets, not ${MIN_NONCE_OCTETS} to ${MAX_NONCE_OCTETS} (RFC 9654 2.1)`,
+    );
+  }
 }
 
 /**

@@ -122,6 +122,14 @@ describe('buildOcspResponse', () => {
     expect(hex((await basic({ nonce })).nonce!)).toBe(hex(nonce));
   });
 
+  it('leaves nextUpdate out when none is given: newer information is always available (RFC 6960 2.4)', async () => {
+    const { responses } = await basic({
+      responses: [{ certId, status: { kind: 'unknown' }, thisUpdate }],
+    });
+    expect(responses[0].status.kind).toBe('unknown');
+    expect(responses[0].nextUpdate).toBeUndefined();
+  });
+
   it('takes SingleResponses encoded ahead of time, with the same result', async () => {
     const single: OcspSingleResponseInput = { certId, status: { kind: 'good' }, thisUpdate, nextUpdate };
     const fromObject = await basic({ responses: [single] });

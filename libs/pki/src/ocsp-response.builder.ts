@@ -45,8 +45,11 @@ export interface OcspSingleResponseInput {
   certId: OcspCertId;
   status: OcspCertStatus;
   thisUpdate: Date;
-  /** RFC 5019 2.2.4: always present; later than thisUpdate. */
-  nextUpdate: Date;
+  /**
+   * Later than thisUpdate. Absent only where newer information is always available (RFC 6960
+   * 2.4), which makes the answer one no cache may keep (a serial not known yet, answered `unknown`).
+   */
+  nextUpdate?: Date;
 }
 
 export interface OcspResponseInput {
@@ -71,7 +74,7 @@ const SUCCESSFUL = derEnumerated(OCSP_RESPONSE_STATUS.successful);
 const BASIC_RESPONSE_TYPE = derObjectIdentifier(OCSP_ID.basic);
 const NONCE_ID = derObjectIdentifier(OCSP_ID.nonce);
 const NO_UNUSED_BITS = Uint8Array.of(0);
-// RFC 9654 2.1: a nonce of at most 128 octets in an OCTET STRING (tag and a two-octet length).
+// RFC 9654 2.1: a nonce of at most 128 octets in an OCTET STRING (tag, 0x81 and a length octet).
 const MAX_NONCE_EXTN_VALUE_OCTETS = 131;
 
 /**
@@ -174,7 +177,11 @@ function encodeCertStatus(status: OcspCertStatus): DerPart {
 
 function singleResponseNode(input: OcspSingleResponseInput): DerNode {
   readSingleElement(input.certId.der, 'CertID', TAG.sequence);
-  if (Math.floor(input.nextUpdate.getTime() / 1000) <= Math.floor(input.thisUpdate.getTime() / 1000)) {
+  const { nextUpdate } = input;
+  if (
+    nextUpdate &&
+    Math.floor(nextUpdate.getTime() / 1000) <= Math.floor(input.thisUpdate.getTime() / 1000)
+  ) {
     throw new RangeError('nextUpdate must be later than thisUpdate');
   }
   return derNode(
@@ -182,7 +189,7 @@ function singleResponseNode(input: OcspSingleResponseInput): DerNode {
     input.certId.der,
     encodeCertStatus(input.status),
     encodeGeneralizedTimeDer(input.thisUpdate),
-    derNode(contextConstructed(0), encodeGeneralizedTimeDer(input.nextUpdate)),
+    ...(nextUpdate ? [derNode(contextConstructed(0), encodeGeneralizedTimeDer(nextUpdate))] : []),
   );
 }
 

@@ -52,6 +52,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     title: 'Certificate limit reached',
     recovery: 'Revoke certificates that are no longer needed or ask the operator to raise the plan limit.',
   },
+  [ErrorCode.CertificateNotOnHold]: {
+    status: 409,
+    path: 'ca-manager/certificate-not-on-hold',
+    title: 'Certificate not on hold',
+    recovery:
+      'Only a certificate revoked with reasonCode CertificateHold can be released; read it to see its status.',
+  },
   [ErrorCode.PayloadTooLarge]: {
     status: 413,
     path: 'common/payload-too-large',

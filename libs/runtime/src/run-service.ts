@@ -1,8 +1,15 @@
-import { CaManagerConfig, ConfigError, loadConfig } from '@ca/config';
+import {
+  CaManagerConfig,
+  ConfigError,
+  NatsClientSettings,
+  loadConfig,
+  loadNatsClientSettings,
+} from '@ca/config';
 import { DAY_MS, openMessaging } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
 import { NestPinoLogger, createLogger, flushTracing, installTracing } from '@ca/observability';
 import { startHealthServer } from './health.server';
+import { configureMetricsAccess } from './metrics.endpoint';
 import { RunningService, ServiceRuntime } from './service-runtime';
 
 export interface ServiceDefinition {
@@ -18,8 +25,11 @@ export interface ServiceDefinition {
  */
 export async function runService(definition: ServiceDefinition): Promise<void> {
   let config: CaManagerConfig;
+  let nats: NatsClientSettings;
   try {
     config = loadConfig();
+    // Its own NATS user when NATS_PASSWORD_<APP> is set (docs/security.md, "The bus").
+    nats = loadNatsClientSettings(definition.name);
     if (!config.databaseUrl)
       throw new ConfigError(
         'DATABASE_URL',
@@ -33,6 +43,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
   } catch (error) {
     exitOnStartupError(error);
   }
+  configureMetricsAccess({ token: config.metricsToken });
   const logger = createLogger({ level: config.logLevel, service: definition.name });
   // Before anything starts, so every span and log line of the service finds the tracer.
   installTracing({ serviceName: definition.name });
@@ -44,6 +55,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
       natsUrl: config.natsUrl,
       name: definition.name,
       eventRetentionMs: config.eventRetentionDays * DAY_MS,
+      ...nats,
     });
     const service = await definition.start({ config, databaseUrl: config.databaseUrl, messaging, logger });
     Logger.overrideLogger(new NestPinoLogger(logger));

@@ -1,8 +1,9 @@
 #!/usr/bin/env node
 // Checks a kustomize overlay without a cluster or the kustomize binary:
 //   node tests/deploy/src/check-manifests.mjs deploy/overlays/example
-// 1. follows kustomization.yaml `resources` (files and folders) and `patches` (`path:`) from the
-//    overlay down; every file must exist and parse as YAML;
+// 1. follows kustomization.yaml `resources` (files and folders), `patches` (`path:`) and
+//    `configMapGenerator` (`files:`, as the ConfigMap kustomize makes) from the overlay down;
+//    every file must exist and parse as YAML;
 // 2. validates every resource against the Kubernetes OpenAPI schema of its kind (kubernetes-models:
 //    types, required fields, enums);
 // 3. checks what a schema cannot see and a rollout would trip on: probes and resource requests on
@@ -14,7 +15,9 @@ import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { ConfigMap, Namespace, Secret, Service } from 'kubernetes-models/v1';
-import { Deployment } from 'kubernetes-models/apps/v1';
+import { Deployment, StatefulSet } from 'kubernetes-models/apps/v1';
+import { Job } from 'kubernetes-models/batch/v1';
+import { NetworkPolicy } from 'kubernetes-models/networking.k8s.io/v1';
 import { PodDisruptionBudget } from 'kubernetes-models/policy/v1';
 import { HorizontalPodAutoscaler } from 'kubernetes-models/autoscaling/v2';
 
@@ -24,6 +27,9 @@ const MODELS = {
   'v1/Secret': Secret,
   'v1/Service': Service,
   'apps/v1/Deployment': Deployment,
+  'apps/v1/StatefulSet': StatefulSet,
+  'batch/v1/Job': Job,
+  'networking.k8s.io/v1/NetworkPolicy': NetworkPolicy,
   'policy/v1/PodDisruptionBudget': PodDisruptionBudget,
   'autoscaling/v2/HorizontalPodAutoscaler': HorizontalPodAutoscaler,
 };
@@ -48,6 +54,18 @@ function collect(folder, seen = new Set()) {
     if (!existsSync(path)) problem(kustomization, `resource ${entry} does not exist`);
     else if (statSync(path).isDirectory()) found.push(...collect(path, seen));
     else found.push(...readYaml(path).map((document) => ({ file: path, document })));
+  }
+  for (const generator of spec.configMapGenerator ?? []) {
+    const data = {};
+    for (const entry of generator.files ?? []) {
+      const [key, file] = entry.includes('=') ? entry.split('=', 2) : [entry.split('/').pop(), entry];
+      const path = resolve(folder, file);
+      if (!existsSync(path))
+        problem(kustomization, `configMapGenerator ${generator.name}: ${file} does not exist`);
+      else data[key] = readFileSync(path, 'utf8');
+    }
+    const document = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: generator.name }, data };
+    found.push({ file: kustomization, document });
   }
   for (const patch of spec.patches ?? []) {
     if (patch.path && !existsSync(resolve(folder, patch.path)))
@@ -90,18 +108,20 @@ const matches = (selector, labels) =>
 
 function checkReferences(entries) {
   const byKind = (kind) => entries.filter((e) => e.document?.kind === kind);
-  const deployments = byKind('Deployment');
+  // Long-running workloads (probes required) and Jobs (run to completion).
+  const deployments = [...byKind('Deployment'), ...byKind('StatefulSet')];
   const named = (kind, name) => byKind(kind).find((e) => e.document.metadata?.name === name);
 
-  for (const entry of deployments) {
+  for (const entry of [...deployments, ...byKind('Job')]) {
     const spec = entry.document.spec ?? {};
     const podLabels = spec.template?.metadata?.labels;
-    if (!matches(spec.selector?.matchLabels, podLabels))
+    const isJob = entry.document.kind === 'Job';
+    if (!isJob && !matches(spec.selector?.matchLabels, podLabels))
       problem(where(entry), 'spec.selector does not match the pod template labels');
     const pod = spec.template?.spec ?? {};
     for (const container of pod.containers ?? []) {
       const at = `${where(entry)} container ${container.name}`;
-      for (const probe of ['startupProbe', 'livenessProbe', 'readinessProbe'])
+      for (const probe of isJob ? [] : ['startupProbe', 'livenessProbe', 'readinessProbe'])
         if (!container[probe]) problem(at, `has no ${probe}`);
       for (const resource of ['cpu', 'memory'])
         if (!container.resources?.requests?.[resource]) problem(at, `requests no ${resource}`);
@@ -120,7 +140,8 @@ function checkReferences(entries) {
       for (const from of container.envFrom ?? [])
         if (from.configMapRef && !named('ConfigMap', from.configMapRef.name))
           problem(at, `envFrom: no ConfigMap ${from.configMapRef.name}`);
-      const mounted = new Set((pod.volumes ?? []).map((v) => v.name));
+      const claims = (spec.volumeClaimTemplates ?? []).map((c) => c.metadata?.name);
+      const mounted = new Set([...(pod.volumes ?? []).map((v) => v.name), ...claims]);
       for (const mount of container.volumeMounts ?? [])
         if (!mounted.has(mount.name)) problem(at, `volumeMount ${mount.name} has no volume`);
     }

@@ -3,7 +3,7 @@ import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Ajv from 'ajv';
-import { parse } from 'yaml';
+import { parse, parseAllDocuments } from 'yaml';
 
 /**
  * The deployment files as CI can check them without a container engine or a cluster: the
@@ -22,7 +22,7 @@ describe('Kubernetes manifests (deploy/)', () => {
   it('the example overlay passes: schemas, references, probes, requests, a PDB and an HPA for the responder', () => {
     const { status, output } = check(join(ROOT, 'deploy', 'overlays', 'example'));
     expect(output).toBe(
-      'ok: 1 Namespace, 2 ConfigMap, 1 Secret, 4 Deployment, 4 Service, 1 PodDisruptionBudget, 1 HorizontalPodAutoscaler\n',
+      'ok: 1 Namespace, 4 ConfigMap, 1 Secret, 4 Deployment, 5 Service, 9 NetworkPolicy, 1 StatefulSet, 1 Job, 1 PodDisruptionBudget, 1 HorizontalPodAutoscaler\n',
     );
     expect(status).toBe(0);
     const hpa = parse(readFileSync(join(ROOT, 'deploy/overlays/example/ocsp-responder-hpa.yaml'), 'utf8'));
@@ -65,12 +65,30 @@ describe('Kubernetes manifests (deploy/)', () => {
   });
 });
 
+/** What `.env` must hold for `docker compose` (placeholders are enough to render the file). */
+const COMPOSE_SECRETS: Record<string, string> = {
+  CA_KEK: Buffer.alloc(32).toString('base64'),
+  ...Object.fromEntries(
+    [
+      'NATS_PASSWORD_GATEWAY',
+      'NATS_PASSWORD_ISSUANCE',
+      'NATS_PASSWORD_REVOCATION',
+      'NATS_PASSWORD_OCSP_RESPONDER',
+      'CA_PASSWORD_GATEWAY',
+      'CA_PASSWORD_ISSUANCE',
+      'CA_PASSWORD_REVOCATION',
+      'CA_PASSWORD_OCSP',
+    ].map((name) => [name, `placeholder-${name.toLowerCase()}`]),
+  ),
+};
+
 describe('docker-compose.yml', () => {
   // merge: the file shares settings through YAML merge keys (<<), as Compose reads them.
   const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
 
   it('runs Postgres, NATS with JetStream and the four services from the one Dockerfile, each with a healthcheck', () => {
-    expect(compose.services.nats.command).toContain('-js');
+    // JetStream is enabled by the configuration file (jetstream {}), its store given by -sd.
+    expect(compose.services.nats.command).toContain('-sd');
     expect(compose.services.postgres.image).toMatch(/^postgres:/);
     for (const app of ['gateway', 'issuance', 'revocation', 'ocsp-responder']) {
       const service = compose.services[app];
@@ -80,9 +98,11 @@ describe('docker-compose.yml', () => {
         args: { APP: app },
       });
       expect(service.healthcheck.test.join(' ')).toContain('/health/ready');
+      // issuance creates the stream and the object store; the others start once it is healthy.
       expect(service.depends_on).toEqual({
         postgres: { condition: 'service_healthy' },
         nats: { condition: 'service_healthy' },
+        ...(app === 'issuance' ? {} : { issuance: { condition: 'service_healthy' } }),
       });
     }
     readFileSync(join(ROOT, compose.services.gateway.build.dockerfile));
@@ -107,7 +127,7 @@ describe('docker-compose.yml', () => {
     const run = spawnSync('docker', ['compose', 'config', '-q'], {
       cwd: ROOT,
       encoding: 'utf8',
-      env: { ...process.env, CA_KEK: Buffer.alloc(32).toString('base64') },
+      env: { ...process.env, ...COMPOSE_SECRETS },
     });
     expect(run.stderr).toBe('');
     expect(run.status).toBe(0);
@@ -135,4 +155,114 @@ function composeSchemaErrors(compose: Record<string, unknown>): string[] {
       errors.push(`${e.dataPath || '(root)'} ${e.message} ${JSON.stringify(e.params)}`);
   }
   return errors;
+}
+
+describe('trust boundaries in the deployment files (docs/security.md)', () => {
+  const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
+  const SERVICES = ['gateway', 'issuance', 'revocation', 'ocsp-responder'];
+  const ROLE: Record<string, string> = {
+    gateway: 'ca_gateway',
+    issuance: 'ca_issuance',
+    revocation: 'ca_revocation',
+    'ocsp-responder': 'ca_ocsp',
+  };
+  const passwordVariable = (app: string) => `NATS_PASSWORD_${app.toUpperCase().replace(/-/g, '_')}`;
+
+  it('compose runs NATS with deploy/nats/nats-server.conf, mounted, and every service password', () => {
+    const nats = compose.services.nats;
+    expect(nats.command.slice(0, 2)).toEqual(['-c', '/etc/nats/nats-server.conf']);
+    expect(nats.command).toEqual(expect.arrayContaining(['-sd', '/data']));
+    expect(nats.volumes).toContain('./deploy/nats/nats-server.conf:/etc/nats/nats-server.conf:ro');
+    for (const app of SERVICES) expect(nats.environment[passwordVariable(app)]).toMatch(/^\$\{/);
+  });
+
+  it('compose gives each service its own Postgres role and only its own NATS password', () => {
+    const urls = new Set<string>();
+    for (const app of SERVICES) {
+      const env = compose.services[app].environment;
+      expect(env.DATABASE_URL).toMatch(new RegExp(`^postgres://${ROLE[app]}:\\$\\{`));
+      urls.add(env.DATABASE_URL);
+      const natsPasswords = Object.keys(env).filter((name) => name.startsWith('NATS_PASSWORD_'));
+      expect(natsPasswords).toEqual([passwordVariable(app)]);
+      expect(env[passwordVariable(app)]).toBe(compose.services.nats.environment[passwordVariable(app)]);
+    }
+    expect(urls.size).toBe(SERVICES.length);
+    const postgres = compose.services.postgres;
+    expect(postgres.volumes).toContain('./deploy/postgres/init-roles.sql:/ca-manager/init-roles.sql:ro');
+    expect(postgres.volumes.some((v: string) => v.includes('/docker-entrypoint-initdb.d/'))).toBe(true);
+  });
+
+  it('the NATS configuration has a user per service, no anonymous user and no user allowed ">"', () => {
+    const conf = readFileSync(join(ROOT, 'deploy/nats/nats-server.conf'), 'utf8');
+    for (const app of SERVICES) {
+      expect(conf).toContain(`user: ${app}\n`);
+      expect(conf).toContain(`password: $${passwordVariable(app)}\n`);
+    }
+    expect(conf).not.toMatch(/^\s*no_auth_user/m);
+    expect(conf).not.toMatch(/"(>|\*)"/);
+    expect(conf).toMatch(/^jetstream \{/m);
+  });
+
+  const policies = parseAllDocuments(
+    readFileSync(join(ROOT, 'deploy/base/network-policies.yaml'), 'utf8'),
+  ).map((d) => d.toJS() as NetworkPolicyDocument);
+  const selected = (policy: NetworkPolicyDocument): string[] =>
+    policy.spec.podSelector.matchLabels?.['app.kubernetes.io/name'] !== undefined
+      ? [policy.spec.podSelector.matchLabels['app.kubernetes.io/name']]
+      : (policy.spec.podSelector.matchExpressions?.[0]?.values ?? ['*']);
+
+  it('NetworkPolicies: everything denied by default; ingress from anywhere only to gateway and responder', () => {
+    const deny = policies.find((p) => p.metadata.name === 'default-deny')!;
+    expect(deny.spec).toEqual({ podSelector: {}, policyTypes: ['Ingress', 'Egress'] });
+    const openIngress = policies
+      .filter((p) => (p.spec.ingress ?? []).some((rule) => !rule.from))
+      .flatMap(selected)
+      .sort();
+    expect(openIngress).toEqual(['gateway', 'ocsp-responder']);
+  });
+
+  it('NetworkPolicies: only the four services reach NATS and Postgres', () => {
+    const from = (name: string) =>
+      policies
+        .find((p) => p.metadata.name === name)!
+        .spec.ingress!.flatMap((rule) => rule.from ?? [])
+        .flatMap((peer) => peer.podSelector?.matchExpressions?.[0]?.values ?? []);
+    expect(from('nats-ingress').sort()).toEqual([...SERVICES].sort());
+    expect(from('postgres-ingress').sort()).toEqual([...SERVICES, 'db-roles'].sort());
+  });
+
+  const kubectl = spawnSync('kubectl', ['version', '--client'], { encoding: 'utf8' }).status === 0;
+  if (!kubectl) console.warn('deploy/: `kubectl kustomize` skipped, kubectl is not installed');
+  (kubectl ? it : it.skip)(
+    '`kubectl kustomize` builds the overlay, with the NATS configuration and the roles script as ConfigMaps',
+    () => {
+      const run = spawnSync('kubectl', ['kustomize', 'deploy/overlays/example'], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      });
+      expect(run.stderr).toBe('');
+      const documents = parseAllDocuments(run.stdout).map((d) => d.toJS());
+      const configMap = (prefix: string) =>
+        documents.find((d) => d.kind === 'ConfigMap' && d.metadata.name.startsWith(prefix));
+      expect(configMap('nats-config-').data['nats-server.conf']).toBe(
+        readFileSync(join(ROOT, 'deploy/nats/nats-server.conf'), 'utf8'),
+      );
+      expect(configMap('db-roles-sql-').data['init-roles.sql']).toBe(
+        readFileSync(join(ROOT, 'deploy/postgres/init-roles.sql'), 'utf8'),
+      );
+      expect(documents.filter((d) => d.kind === 'NetworkPolicy')).toHaveLength(9);
+    },
+  );
+});
+
+interface NetworkPolicyDocument {
+  metadata: { name: string };
+  spec: {
+    podSelector: {
+      matchLabels?: Record<string, string>;
+      matchExpressions?: { key: string; operator: string; values: string[] }[];
+    };
+    policyTypes: string[];
+    ingress?: { from?: { podSelector?: NetworkPolicyDocument['spec']['podSelector'] }[] }[];
+  };
 }

@@ -6,8 +6,8 @@ export const certRevoke: Command = {
   name: 'cert revoke',
   summary: 'revoke a certificate (CRL and OCSP within seconds)',
   usage:
-    '<certificate-id> --reason TEXT [--reason-code Unspecified|KeyCompromise|CaCompromise|AffiliationChanged|\n' +
-    '    Superseded|CessationOfOperation|CertificateHold|RemoveFromCrl|PrivilegeWithdrawn|AaCompromise]',
+    '<certificate-id> --reason TEXT [--reason-code Unspecified|KeyCompromise|AffiliationChanged|\n' +
+    '    Superseded|CessationOfOperation|CertificateHold|PrivilegeWithdrawn]',
   options: { reason: { type: 'string' }, 'reason-code': { type: 'string' } },
   async run(context) {
     const id = onePositional(context.positionals, 'the certificate id');

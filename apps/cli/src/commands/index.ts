@@ -5,6 +5,7 @@ import { certIssue } from './cert-issue';
 import { certList } from './cert-list';
 import { certRenew } from './cert-renew';
 import { certRevoke } from './cert-revoke';
+import { certReleaseHold } from './cert-release-hold';
 import { certShow } from './cert-show';
 
 export const COMMANDS: Command[] = [
@@ -14,5 +15,6 @@ export const COMMANDS: Command[] = [
   certShow,
   certRenew,
   certRevoke,
+  certReleaseHold,
   certExpiring,
 ];

@@ -23,7 +23,8 @@ export type Mode = 'embedded' | 'postgres+nats';
 
 /** The modes a suite runs in: embedded always, postgres+nats when DATABASE_URL and NATS_URL are set. */
 export function systemModes(suite: string): Mode[] {
-  if (process.env.DATABASE_URL && process.env.NATS_URL) return ['embedded', 'postgres+nats'];
+  if (process.env.DATABASE_URL && process.env.NATS_URL)
+    return process.env.TEST_REAL_ONLY === '1' ? ['postgres+nats'] : ['embedded', 'postgres+nats'];
   console.warn(`${suite}: DATABASE_URL/NATS_URL not set, postgres+nats mode skipped`);
   return ['embedded'];
 }

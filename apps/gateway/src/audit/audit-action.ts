@@ -14,6 +14,11 @@ const ACTIONS: { method: string; path: RegExp; action: string }[] = [
   { method: 'POST', path: route(`/v1/certificates/${SEGMENT}/revoke`), action: 'certificate.revoke' },
   { method: 'POST', path: route('/v2/certificates'), action: 'certificate.issue-v2' },
   { method: 'POST', path: route(`/v2/certificates/${SEGMENT}/renew`), action: 'certificate.renew-v2' },
+  {
+    method: 'POST',
+    path: route(`/v2/certificates/${SEGMENT}/release-hold`),
+    action: 'certificate.release-hold',
+  },
   { method: 'GET', path: route(`/v1/downloads/${SEGMENT}`), action: 'download.get' },
 ];
 

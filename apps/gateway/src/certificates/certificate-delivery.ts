@@ -3,6 +3,7 @@ import {
   CertificateDelivery,
   IssueCertificateResponse,
   IssuedCertificate,
+  Pkcs12Profile,
   RenewCertificateResponse,
   ResponseFormat,
 } from '@ca/contracts';
@@ -16,6 +17,20 @@ const PASSWORD_BYTES = 24;
 export interface DeliveryRequest {
   responseFormat?: string;
   passwordProtected?: boolean;
+  /** v2 only; read only with passwordProtected (docs/certificate-profile.md). */
+  pkcs12Profile?: Pkcs12Profile;
+}
+
+/**
+ * The v2 body as issuance takes it: the PKCS#12 profile concerns the delivery, which is the
+ * gateway's alone (the renew command's body has no such field).
+ */
+export function withoutDeliveryProfile<T extends { pkcs12Profile?: Pkcs12Profile }>(
+  body: T,
+): Omit<T, 'pkcs12Profile'> {
+  const request = { ...body };
+  delete request.pkcs12Profile;
+  return request;
 }
 
 /**
@@ -47,7 +62,10 @@ export class CertificateDeliverer {
   private async deliver(issued: IssuedCertificate, request: DeliveryRequest): Promise<CertificateDelivery> {
     const password =
       request.passwordProtected === true ? randomBytes(PASSWORD_BYTES).toString('base64url') : undefined;
-    const pfx = password === undefined ? undefined : Buffer.from(await pkcs12Of(issued, password));
+    const pfx =
+      password === undefined
+        ? undefined
+        : Buffer.from(await pkcs12Of(issued, password, request.pkcs12Profile ?? Pkcs12Profile.Modern));
 
     if (request.responseFormat !== ResponseFormat.File) {
       return {
@@ -79,14 +97,15 @@ export class CertificateDeliverer {
   }
 }
 
-function pkcs12Of(issued: IssuedCertificate, password: string): Promise<Uint8Array> {
+/** Key stores name the entry by its friendlyName, which is the certificate's commonName. */
+function pkcs12Of(issued: IssuedCertificate, password: string, profile: Pkcs12Profile): Promise<Uint8Array> {
   return buildPkcs12(
     {
       privateKeyPkcs8: pemToDer(issued.privateKeyPem, 'PRIVATE KEY'),
       certificateDer: pemToDer(issued.certificatePem, 'CERTIFICATE'),
       caCertificatesDer: [pemToDer(issued.caCertificatePem, 'CERTIFICATE')],
-      friendlyName: issued.certificateId,
     },
     password,
+    profile,
   );
 }

@@ -7,6 +7,7 @@ import {
   ExpiringCertificateSummary,
   IssueCertificateResponse,
   RenewCertificateResponse,
+  ReleaseHoldResult,
   RevokeCertificateResult,
 } from '@ca/contracts';
 
@@ -64,6 +65,13 @@ export class RenewCertificateResponseDoc extends CertificateDeliveryDoc implemen
 export class RevokeCertificateResponseDoc implements RevokeCertificateResult {
   @ApiProperty({ format: 'uuid' }) certificateId!: string;
   @ApiProperty({ format: 'date-time' }) revokedAt!: string;
+}
+
+export class ReleaseHoldResponseDoc implements ReleaseHoldResult {
+  @ApiProperty({ format: 'uuid' }) certificateId!: string;
+  @ApiProperty({ format: 'date-time', description: 'When the hold ended.' }) releasedAt!: string;
+  @ApiProperty({ format: 'date-time', description: 'The revokedAt of the released hold.' })
+  heldSince!: string;
 }
 
 export class CertificateSummaryDoc implements CertificateSummary {

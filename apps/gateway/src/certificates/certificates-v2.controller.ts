@@ -1,12 +1,14 @@
-import { Body, Controller, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, HttpCode, Param, Post, Req, UseInterceptors } from '@nestjs/common';
+import { ApiBearerAuth, ApiBody, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   IssuanceApi,
   IssuancePattern,
   IssueCertificateResponse,
   IssueCertificateV2Request,
-  RenewCertificateRequest,
+  ReleaseHoldRequest,
+  ReleaseHoldResult,
   RenewCertificateResponse,
+  RenewCertificateV2Request,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
@@ -14,9 +16,28 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
-import { CertificateDeliverer } from './certificate-delivery';
+import { CertificateDeliverer, withoutDeliveryProfile } from './certificate-delivery';
+import { OptionalBodyInterceptor } from './optional-body.interceptor';
 import { writeCommand } from './write-command';
-import { IssueCertificateResponseDoc, RenewCertificateResponseDoc } from './certificate.responses';
+import {
+  IssueCertificateResponseDoc,
+  ReleaseHoldResponseDoc,
+  RenewCertificateResponseDoc,
+} from './certificate.responses';
+
+const RELEASE_HOLD_DESCRIPTION = [
+  'Ends a certificate hold: a certificate revoked with reasonCode `CertificateHold` is Active again',
+  '(or Expired, past its notAfter); `revokedAt` is gone from get and list. Its entry is left out of',
+  'the next CRL, a full CRL simply stops listing it (RFC 5280 5.3.1: removeFromCRL is for delta CRLs,',
+  'which this CA does not publish), and OCSP answers `good` within 5 seconds, as fast as a revocation',
+  'reaches it. It can be held or revoked again later.',
+  '',
+  'The body is optional; its `reason` is free text kept with the hold history for the audit, never',
+  'published. Refusals: 409 CERTIFICATE_NOT_ON_HOLD when the certificate is not revoked, or revoked',
+  'with any other reason (a revocation for good is final); 409 CERTIFICATE_LIMIT_REACHED when the',
+  'tenant already holds as many Active certificates as its plan allows (the released certificate would',
+  'be one more; revoke another first); 403 for a certificate of another tenant; 404 for an unknown one.',
+].join('\n');
 
 /** Spec 4.1 operations 8 and 9 (v2): usage, SANs, must-staple and custom extensions. */
 @ApiTags('Certificates v2')
@@ -45,7 +66,7 @@ export class CertificatesV2Controller {
     const issued = await this.issuance.send(IssuancePattern.IssueCertificateV2, {
       ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
-      request: body,
+      request: withoutDeliveryProfile(body),
     });
     return this.deliverer.issueResponse(issued, body);
   }
@@ -60,7 +81,7 @@ export class CertificatesV2Controller {
   @ApiOkResponse({ type: RenewCertificateResponseDoc })
   async renew(
     @Param('certificateId', new UuidParamPipe()) certificateId: string,
-    @Body() body: RenewCertificateRequest,
+    @Body() body: RenewCertificateV2Request,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
@@ -69,8 +90,34 @@ export class CertificatesV2Controller {
       ...writeCommand(principal, req),
       certificateLimit: tenant.certificateLimit,
       certificateId,
-      request: body,
+      request: withoutDeliveryProfile(body),
     });
     return this.deliverer.renewResponse(renewed, body);
+  }
+
+  @Post(':certificateId/release-hold')
+  @HttpCode(200)
+  @RequireScope(Scope.CertificatesWrite)
+  @ApiOperation({
+    summary: 'Release a certificate hold (CertificateHold) so the certificate is valid again',
+    description: RELEASE_HOLD_DESCRIPTION,
+    operationId: 'releaseCertificateHold',
+  })
+  @ApiBody({ type: ReleaseHoldRequest, required: false })
+  @ApiOkResponse({ type: ReleaseHoldResponseDoc })
+  @UseInterceptors(OptionalBodyInterceptor)
+  releaseHold(
+    @Param('certificateId', new UuidParamPipe()) certificateId: string,
+    @Body() body: ReleaseHoldRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @CurrentTenant() tenant: TenantContext,
+    @Req() req: RequestWithId,
+  ): Promise<ReleaseHoldResult> {
+    return this.issuance.send(IssuancePattern.ReleaseCertificateHold, {
+      ...writeCommand(principal, req),
+      certificateLimit: tenant.certificateLimit,
+      certificateId,
+      request: body,
+    });
   }
 }

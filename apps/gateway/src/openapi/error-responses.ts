@@ -82,6 +82,7 @@ const OPERATION_ERRORS: Record<string, string[]> = {
   renewCertificate: ['404', '409'],
   renewCertificateV2: ['404', '409'],
   revokeCertificate: ['404', '409'],
+  releaseCertificateHold: ['404', '409'],
   getCertificate: ['404'],
   download: ['404'],
 };

@@ -10,7 +10,14 @@ import {
 } from '@ca/contracts';
 import { KeyCustody } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
-import { buildCaCertificate, derToPem, randomSerialNumber, serialToHex, useProviderForKey } from '@ca/pki';
+import {
+  buildCaCertificate,
+  derToPem,
+  randomSerialNumber,
+  serialToHex,
+  useProviderForKey,
+  validityOfYears,
+} from '@ca/pki';
 import { recordEvent } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
@@ -48,8 +55,8 @@ export class InitializeCaHandler {
       key,
     );
     useProviderForKey(privateKey, crypto);
-    const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const notAfter = addYears(notBefore, request.validityYears);
+    // Backdated a minute like every certificate, exactly validityYears long (docs/certificate-profile.md).
+    const { notBefore, notAfter } = validityOfYears(request.validityYears, new Date());
     const serialNumber = randomSerialNumber();
     const certificateDer = await buildCaCertificate(
       {
@@ -102,11 +109,4 @@ export class InitializeCaHandler {
     this.onEventsRecorded();
     return { caId, certificatePem: derToPem(certificateDer), expiresAt: notAfter.toISOString() };
   }
-}
-
-/** Calendar years in UTC; 29 February rolls to 1 March in non-leap years. */
-function addYears(date: Date, years: number): Date {
-  const result = new Date(date);
-  result.setUTCFullYear(result.getUTCFullYear() + years);
-  return result;
 }

@@ -11,7 +11,7 @@ export function statusOf(
   return cert.notAfter.getTime() <= now.getTime() ? CertificateStatus.Expired : CertificateStatus.Active;
 }
 
-/** CONTRACT section 5: whole days left, rounded down, never below 0. */
+/** Whole days from now to notAfter, rounded down, never below 0 (docs/certificate-profile.md). */
 export function daysUntilExpiration(notAfter: Date, now = new Date()): number {
   return Math.max(0, Math.floor((notAfter.getTime() - now.getTime()) / DAY_MS));
 }

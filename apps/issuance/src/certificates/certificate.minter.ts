@@ -9,10 +9,10 @@ import {
   generateLeafKeyPair,
   randomSerialNumber,
   serialToHex,
+  validityOfDays,
 } from '@ca/pki';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 import { CertificateGroupCommit } from './certificate-group-commit';
-import { addDays } from './certificate-lifecycle';
 import { distributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
 
@@ -44,10 +44,10 @@ export class CertificateMinter {
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
     const { authority, privateKey: caKey } = await this.signer.forTenant(request.tenantId);
-    const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const notAfter = addDays(notBefore, request.validityDays);
+    // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.
+    const { notBefore, notAfter } = validityOfDays(request.validityDays, new Date(), authority.notBefore);
     if (notAfter > authority.notAfter) {
-      // CONTRACT section 5: a certificate that would outlive its CA is refused.
+      // A certificate that would outlive its CA is refused.
       throw CaError.validation([
         {
           field: 'validityDays',

@@ -6,6 +6,7 @@ import { CertificateQueries } from './certificate-queries';
 import { IssueCertificateHandler } from './issue-certificate.handler';
 import { RenewCertificateHandler } from './renew-certificate.handler';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
+import { ReleaseHoldHandler } from './release-hold.handler';
 
 type Request<P extends keyof IssuanceApi> = IssuanceApi[P][0];
 type Reply<P extends keyof IssuanceApi> = Promise<IssuanceApi[P][1]>;
@@ -17,6 +18,7 @@ export class CertificatesController {
     private readonly issueHandler: IssueCertificateHandler,
     private readonly renewHandler: RenewCertificateHandler,
     private readonly revokeHandler: RevokeCertificateHandler,
+    private readonly releaseHoldHandler: ReleaseHoldHandler,
     private readonly queries: CertificateQueries,
   ) {}
 
@@ -55,6 +57,13 @@ export class CertificatesController {
     return this.revokeHandler
       .execute(command)
       .then(counted(() => certificateMetrics.revoked(command.request?.reasonCode)));
+  }
+
+  @MessagePattern(IssuancePattern.ReleaseCertificateHold)
+  releaseHold(
+    @Payload() command: Request<typeof IssuancePattern.ReleaseCertificateHold>,
+  ): Reply<typeof IssuancePattern.ReleaseCertificateHold> {
+    return this.releaseHoldHandler.execute(command);
   }
 
   @MessagePattern(IssuancePattern.GetCertificate)

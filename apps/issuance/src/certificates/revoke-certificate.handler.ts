@@ -1,4 +1,5 @@
 import {
+  CA_ONLY_REVOCATION_REASON_CODES,
   CaError,
   CertificateRevokedPayload,
   EventType,
@@ -27,6 +28,16 @@ export class RevokeCertificateHandler {
   async execute(command: RevokeCertificateCommand): Promise<RevokeCertificateResult> {
     await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
     const request = await validateDto(RevokeCertificateRequest, command.request);
+    // Every row of `certificates` is an end-entity certificate (CA certificates live in
+    // certificate_authorities), so the CA-only reasons of RFC 5280 5.3.1 never apply here.
+    if (request.reasonCode && CA_ONLY_REVOCATION_REASON_CODES.includes(request.reasonCode)) {
+      throw CaError.validation([
+        {
+          field: 'reasonCode',
+          message: `${request.reasonCode} is for CA and attribute-authority certificates (RFC 5280 5.3.1), not end-entity certificates`,
+        },
+      ]);
+    }
     const reasonCode = RevocationReasonCodes[request.reasonCode ?? 'Unspecified'];
     const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const result = await this.dataSource.transaction(async (manager) => {

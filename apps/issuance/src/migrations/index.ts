@@ -2,6 +2,7 @@ import { CreateCertificateAuthorities1763769600000 } from './1763769600000-creat
 import { CreateCertificates1763769700000 } from './1763769700000-create-certificates';
 import { AddV2ProfileToCertificates1763769900000 } from './1763769900000-add-v2-profile-to-certificates';
 import { AddTraceContextToOutbox1764800000000 } from './1764800000000-add-trace-context-to-outbox';
+import { CreateHoldReleases1766000000000 } from './1766000000000-create-hold-releases';
 import { AddClaimsAndRetentionToOutbox1766300000000 } from './1766300000000-add-claims-and-retention-to-outbox';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */
@@ -10,5 +11,6 @@ export const ISSUANCE_MIGRATIONS = [
   CreateCertificates1763769700000,
   AddV2ProfileToCertificates1763769900000,
   AddTraceContextToOutbox1764800000000,
+  CreateHoldReleases1766000000000,
   AddClaimsAndRetentionToOutbox1766300000000,
 ];

@@ -16,7 +16,7 @@ const CONTENT_TYPE: Record<CaCertificateFormat, string> = {
 };
 
 /**
- * CONTRACT section 6: the tenant CA certificate, as PEM (`ca.pem`, a trust root to install) and
+ * The tenant CA certificate, as PEM (`ca.pem`, a trust root to install) and
  * as DER (`ca.crt`, the AIA caIssuers target, `application/pkix-cert`, RFC 5280 4.2.2.1). GET and HEAD.
  */
 export async function serveCaCertificate(

@@ -1,5 +1,11 @@
 import { Logger } from '@nestjs/common';
-import { CertificateIssuedPayload, CertificateRevokedPayload, EventEnvelope } from '@ca/contracts';
+import {
+  CertificateHoldReleasedPayload,
+  CertificateIssuedPayload,
+  CertificateRevokedPayload,
+  EventEnvelope,
+  RevocationReasonCodes,
+} from '@ca/contracts';
 import { applyOnce, applyOnceEach } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
@@ -23,7 +29,7 @@ const CHANGE_OVERLAP_MS = 5_000;
  * not wait for the CRL): the response cache is keyed by these statuses.
  *
  * Rows found are remembered in memory, so the OCSP hot path does not query the database. Only
- * a revocation changes a row; the replica that applies it forgets the row at once, and every
+ * a revocation or a released hold changes a row; the replica that applies it forgets the row at once, and every
  * replica polls `status_changed_at` every 250 ms to forget rows changed elsewhere, so a
  * revocation reaches every replica's answers within about a quarter of a second. Serials not
  * found (answered `unknown`) are not remembered: their `certificate.issued` may come next.
@@ -85,6 +91,24 @@ export class CertificateStatusProjection {
            reason_code = EXCLUDED.reason_code, status_changed_at = EXCLUDED.status_changed_at
          WHERE ocsp.certificate_status.revoked_at IS NULL`,
         [tenantId, serialNumber, revokedAt, reasonCode],
+      );
+    });
+    this.forget(tenantId, serialNumber);
+  }
+
+  /**
+   * A released certificateHold answers `good` again (RFC 6960 2.2). Only that hold is undone (same
+   * reason 6 and revocation date), so a late or forged event cannot clear another revocation.
+   * Like a revocation, it stamps `status_changed_at`, so other replicas forget the row too.
+   */
+  async applyHoldReleased(event: EventEnvelope<CertificateHoldReleasedPayload>): Promise<void> {
+    const { tenantId, serialNumber, heldSince } = event.payload;
+    await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
+      if (!(await this.isTenantCa(manager, event))) return;
+      await manager.query(
+        `UPDATE ocsp.certificate_status SET revoked_at = NULL, reason_code = NULL, status_changed_at = now()
+          WHERE tenant_id = $1 AND serial_number = $2 AND reason_code = $3 AND revoked_at = $4`,
+        [tenantId, serialNumber, RevocationReasonCodes.CertificateHold, heldSince],
       );
     });
     this.forget(tenantId, serialNumber);
@@ -160,17 +184,22 @@ export class CertificateStatusProjection {
   private async pollChanges(): Promise<void> {
     if (!this.polledUpTo) return;
     const since = new Date(this.polledUpTo.getTime() - CHANGE_OVERLAP_MS);
-    const rows: { tenant_id: string; serial_number: string; status_changed_at: Date }[] =
-      await this.dataSource.query(
-        `SELECT tenant_id, serial_number, status_changed_at FROM ocsp.certificate_status
-           WHERE status_changed_at > $1`,
-        [since],
-      );
+    const rows: {
+      tenant_id: string;
+      serial_number: string;
+      status_changed_at: Date;
+      revoked_at: Date | null;
+      reason_code: number | null;
+    }[] = await this.dataSource.query(
+      `SELECT tenant_id, serial_number, status_changed_at, revoked_at, reason_code FROM ocsp.certificate_status
+         WHERE status_changed_at > $1`,
+      [since],
+    );
     for (const row of rows) {
-      // A revoked row is final (applyRevoked changes only unrevoked rows): once remembered as
-      // revoked it need not be read again, though the overlap window keeps returning it.
-      if (!this.rows.get(`${row.tenant_id}:${row.serial_number}`)?.revokedAt)
-        this.forget(row.tenant_id, row.serial_number);
+      // A row remembered as it now is need not be read again, though the overlap window keeps
+      // returning it. A change is a revocation or a released hold, so revoked is not final.
+      const remembered = this.rows.get(`${row.tenant_id}:${row.serial_number}`);
+      if (!remembered || !sameStatus(remembered, row)) this.forget(row.tenant_id, row.serial_number);
       if (row.status_changed_at > this.polledUpTo) this.polledUpTo = row.status_changed_at;
     }
   }
@@ -241,4 +270,14 @@ export class CertificateStatusProjection {
     this.forgets++;
     this.rows.delete(`${tenantId.toLowerCase()}:${serialNumber}`);
   }
+}
+
+function sameStatus(
+  row: CertificateStatusRow,
+  current: { revoked_at: Date | null; reason_code: number | null },
+): boolean {
+  return (
+    (row.revokedAt?.getTime() ?? null) === (current.revoked_at?.getTime() ?? null) &&
+    row.reasonCode === current.reason_code
+  );
 }

@@ -10,7 +10,7 @@ import { CrlStore } from './crl.store';
  */
 const CRL_MAX_AGE_SECONDS = 60;
 
-/** CONTRACT section 6: the tenant's newest CRL, DER, `application/pkix-crl` (RFC 5280 4.2.1.13). GET and HEAD. */
+/** The tenant's newest CRL, DER, `application/pkix-crl` (RFC 5280 4.2.1.13). GET and HEAD. */
 export async function serveCrl(
   store: CrlStore,
   tenantId: string,

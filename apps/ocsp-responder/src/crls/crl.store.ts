@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { CrlPublishedPayload, EventEnvelope } from '@ca/contracts';
 import { BlobStore, applyOnce } from '@ca/messaging';
+import { checkCrlIssuedBy } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 
@@ -21,11 +22,35 @@ interface CachedCrl {
 const CACHE_MS = 2_000;
 /** After a failed copy round (database or blob store unreachable), the next attempt. */
 const COPY_RETRY_MS = 1_000;
+/** A CRL announced before the tenant's CA certificate arrived waits for it this long between tries. */
+const CA_WAIT_RETRY_MS = 1_000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+/** RFC 5280 5.2.3: a CRL number has at most 20 octets, so at most 49 decimal digits. */
+const CRL_NUMBER = /^\d{1,49}$/;
+const SHA256_HEX = /^[0-9a-f]{64}$/i;
+
+interface PendingCrl {
+  tenant_id: string;
+  crl_number: string;
+  blob_ref: string;
+  sha256: string;
+}
+
+/** A pending CRL that may be served: its DER and what its own (verified) contents say. */
+interface CheckedCrl {
+  der: Buffer;
+  crlNumber: bigint;
+  thisUpdate: Date;
+  nextUpdate: Date;
+}
 
 /**
  * The newest CRL of each tenant, copied into the responder's schema from `crl.published`, so it
- * is served while the other services are down. An older CRL never replaces a newer one.
+ * is served while the other services are down. The bus is not trusted: a CRL is served only when
+ * its signature verifies with the public key of the tenant CA certificate this responder holds,
+ * its issuer Name and Authority Key Identifier are that CA's, and its CRL number is higher than
+ * the served one's (RFC 5280 6.3.3, 5.2.3). Any other is refused with a logged reason and set
+ * aside; it never blocks the event consumer nor replaces the served CRL.
  */
 export class CrlStore {
   private readonly logger = new Logger('CrlStore');
@@ -46,19 +71,21 @@ export class CrlStore {
   /**
    * Records the announced CRL as pending (newest per tenant) and returns: the copy of a CRL of
    * megabytes happens off the event consumer (`copyPending`), so the status changes queued behind
-   * this event are applied without waiting for it (issue #8: OCSP within 1 s of a revocation).
+   * this event are applied without waiting for it.
    * Pending rows are durable: a copy cut short by a crash is done after the restart.
    */
   async apply(event: EventEnvelope<CrlPublishedPayload>): Promise<void> {
     const { tenantId, crlNumber, thisUpdate, nextUpdate, blobRef, sha256 } = event.payload;
+    const malformed = malformedAnnouncement(event.payload);
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
+      if (malformed) {
+        this.logger.warn({ tenantId, eventId: event.id, reason: malformed }, 'CRL announcement refused');
+        return;
+      }
       await manager.query(
         `INSERT INTO ocsp.pending_crls (tenant_id, crl_number, this_update, next_update, blob_ref, sha256)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (tenant_id) DO UPDATE SET crl_number = EXCLUDED.crl_number, this_update = EXCLUDED.this_update,
-           next_update = EXCLUDED.next_update, blob_ref = EXCLUDED.blob_ref, sha256 = EXCLUDED.sha256
-         WHERE ocsp.pending_crls.crl_number < EXCLUDED.crl_number`,
-        [tenantId, crlNumber, thisUpdate, nextUpdate, blobRef, sha256],
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant_id, crl_number, sha256) DO NOTHING`,
+        [tenantId.toLowerCase(), crlNumber, thisUpdate, nextUpdate, blobRef, sha256],
       );
     });
     this.copyPending();
@@ -91,59 +118,103 @@ export class CrlStore {
     await this.copying;
   }
 
+  /**
+   * Per tenant, the pending CRLs from the highest number down: the first that passes every check
+   * is stored and served, and it settles all pending ones numbered up to it; each refused one is
+   * logged and dropped. A tenant whose CA certificate has not arrived yet keeps its CRLs pending.
+   */
   private async copyRound(): Promise<void> {
-    const pending: {
-      tenant_id: string;
-      crl_number: string;
-      this_update: Date;
-      next_update: Date;
-      blob_ref: string;
-      sha256: string;
-    }[] = await this.dataSource.query(
-      'SELECT tenant_id, crl_number, this_update, next_update, blob_ref, sha256 FROM ocsp.pending_crls',
+    const pending: PendingCrl[] = await this.dataSource.query(
+      'SELECT tenant_id, crl_number, blob_ref, sha256 FROM ocsp.pending_crls ORDER BY tenant_id, crl_number DESC',
     );
-    for (const crl of pending) {
+    let waitingForCa = false;
+    for (const [tenantId, crls] of groupByTenant(pending)) {
       if (this.stopped) return;
-      const { tenant_id: tenantId, crl_number: crlNumber, sha256 } = crl;
-      const der = await this.blobs.get(crl.blob_ref);
-      const usable = der !== undefined && createHash('sha256').update(der).digest('hex') === sha256;
-      if (!usable) {
-        // Expired or damaged hand-over: a newer CRL follows within half a CRL lifetime.
-        this.logger.warn({ tenantId, crlNumber }, 'published CRL not retrievable; waiting for the next one');
+      const ca: { certificate_der: Buffer }[] = await this.dataSource.query(
+        'SELECT certificate_der FROM ocsp.ca_certificates WHERE tenant_id = $1',
+        [tenantId],
+      );
+      if (ca.length === 0) {
+        waitingForCa = true;
+        continue;
       }
-      const served = usable ? Buffer.from(der.buffer, der.byteOffset, der.byteLength) : undefined;
-      const stored = await this.dataSource.transaction(async (manager) => {
-        let newest: unknown[] = [];
-        if (served) {
-          newest = await manager.query(
-            `INSERT INTO ocsp.crls (tenant_id, crl_number, this_update, next_update, der, sha256) VALUES ($1, $2, $3, $4, $5, $6)
-             ON CONFLICT (tenant_id) DO UPDATE SET crl_number = EXCLUDED.crl_number, this_update = EXCLUDED.this_update,
-               next_update = EXCLUDED.next_update, der = EXCLUDED.der, sha256 = EXCLUDED.sha256
-             WHERE ocsp.crls.crl_number < EXCLUDED.crl_number
-             RETURNING crl_number`,
-            [tenantId, crlNumber, crl.this_update, crl.next_update, served, sha256],
+      const served: { crl_number: string }[] = await this.dataSource.query(
+        'SELECT crl_number FROM ocsp.crls WHERE tenant_id = $1',
+        [tenantId],
+      );
+      const servedNumber = served.length > 0 ? BigInt(served[0].crl_number) : -1n;
+      for (const crl of crls) {
+        if (this.stopped) return;
+        const checked = await this.check(crl, ca[0].certificate_der, servedNumber);
+        if (typeof checked === 'string') {
+          this.logger.warn({ tenantId, crlNumber: crl.crl_number, reason: checked }, 'published CRL refused');
+          await this.dataSource.query(
+            'DELETE FROM ocsp.pending_crls WHERE tenant_id = $1 AND crl_number = $2 AND sha256 = $3',
+            [tenantId, crl.crl_number, crl.sha256],
           );
+          continue;
         }
-        // Only this one: a newer CRL announced meanwhile stays pending for the next round.
-        await manager.query('DELETE FROM ocsp.pending_crls WHERE tenant_id = $1 AND crl_number = $2', [
-          tenantId,
-          crlNumber,
-        ]);
-        return newest.length > 0;
-      });
-      const key = tenantId.toLowerCase();
-      if (stored && served) {
-        // Served from here at once, without reading the megabytes just written back.
-        const copied = {
-          der: served,
-          etag: `"${sha256}"`,
-          thisUpdate: crl.this_update,
-          nextUpdate: crl.next_update,
-        };
-        this.cache.set(key, { crl: copied, sha256, until: Date.now() + CACHE_MS });
-      } else {
-        this.cache.delete(key);
+        await this.store(tenantId, crl, checked);
+        break;
       }
+    }
+    if (waitingForCa && !this.stopped) setTimeout(() => this.copyPending(), CA_WAIT_RETRY_MS).unref();
+  }
+
+  /** The CRL to serve, or why it is refused. */
+  private async check(crl: PendingCrl, caDer: Buffer, servedNumber: bigint): Promise<CheckedCrl | string> {
+    const announced = BigInt(crl.crl_number);
+    if (announced <= servedNumber)
+      return `CRL number ${announced} is not higher than the served ${servedNumber}`;
+    const der = await this.blobs.get(crl.blob_ref);
+    // Expired or damaged hand-over: a newer CRL follows within half a CRL lifetime.
+    if (der === undefined) return 'not retrievable from the blob store';
+    if (createHash('sha256').update(der).digest('hex') !== crl.sha256.toLowerCase()) {
+      return 'SHA-256 differs from the announced one';
+    }
+    const check = checkCrlIssuedBy(der, caDer);
+    if (!check.issuedBy) return check.reason;
+    const { crlNumber, thisUpdate, nextUpdate } = check.summary;
+    if (crlNumber !== announced) return `CRL number ${crlNumber} is not the announced ${announced}`;
+    return {
+      der: Buffer.from(der.buffer, der.byteOffset, der.byteLength),
+      crlNumber,
+      thisUpdate,
+      nextUpdate,
+    };
+  }
+
+  /** Stores `checked` unless a newer one is stored already, and settles the pending ones up to it. */
+  private async store(tenantId: string, crl: PendingCrl, checked: CheckedCrl): Promise<void> {
+    const sha256 = crl.sha256.toLowerCase();
+    const stored = await this.dataSource.transaction(async (manager) => {
+      const newest: unknown[] = await manager.query(
+        `INSERT INTO ocsp.crls (tenant_id, crl_number, this_update, next_update, der, sha256) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (tenant_id) DO UPDATE SET crl_number = EXCLUDED.crl_number, this_update = EXCLUDED.this_update,
+           next_update = EXCLUDED.next_update, der = EXCLUDED.der, sha256 = EXCLUDED.sha256
+         WHERE ocsp.crls.crl_number < EXCLUDED.crl_number
+         RETURNING crl_number`,
+        [tenantId, checked.crlNumber.toString(), checked.thisUpdate, checked.nextUpdate, checked.der, sha256],
+      );
+      // Only up to this one: a newer CRL announced meanwhile stays pending for the next round.
+      await manager.query('DELETE FROM ocsp.pending_crls WHERE tenant_id = $1 AND crl_number <= $2', [
+        tenantId,
+        crl.crl_number,
+      ]);
+      return newest.length > 0;
+    });
+    const key = tenantId.toLowerCase();
+    if (stored) {
+      // Served from here at once, without reading the megabytes just written back.
+      const copied = {
+        der: checked.der,
+        etag: `"${sha256}"`,
+        thisUpdate: checked.thisUpdate,
+        nextUpdate: checked.nextUpdate,
+      };
+      this.cache.set(key, { crl: copied, sha256, until: Date.now() + CACHE_MS });
+    } else {
+      this.cache.delete(key);
     }
   }
 
@@ -180,4 +251,29 @@ export class CrlStore {
     }
     return served;
   }
+}
+
+/** Why an announcement cannot even be recorded (the bus is not trusted), or undefined. */
+function malformedAnnouncement(payload: CrlPublishedPayload): string | undefined {
+  const { tenantId, crlNumber, thisUpdate, nextUpdate, blobRef, sha256 } = payload ?? {};
+  if (typeof tenantId !== 'string' || !UUID.test(tenantId)) return 'tenantId is not a UUID';
+  if (typeof crlNumber !== 'string' || !CRL_NUMBER.test(crlNumber)) return 'crlNumber is not a CRL number';
+  if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256)) return 'sha256 is not a SHA-256 in hex';
+  if (typeof blobRef !== 'string' || blobRef.length === 0 || blobRef.length > 1024)
+    return 'blobRef is invalid';
+  for (const time of [thisUpdate, nextUpdate]) {
+    if (typeof time !== 'string' || Number.isNaN(Date.parse(time)))
+      return 'thisUpdate/nextUpdate is not a time';
+  }
+  return undefined;
+}
+
+function groupByTenant(rows: PendingCrl[]): Map<string, PendingCrl[]> {
+  const groups = new Map<string, PendingCrl[]>();
+  for (const row of rows) {
+    const group = groups.get(row.tenant_id);
+    if (group) group.push(row);
+    else groups.set(row.tenant_id, [row]);
+  }
+  return groups;
 }

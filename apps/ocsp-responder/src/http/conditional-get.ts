@@ -21,23 +21,34 @@ export function answerConditionally(
   res.setHeader('ETag', validators.etag);
   res.setHeader('Last-Modified', validators.lastModifiedText);
   res.setHeader('Cache-Control', validators.cacheControl);
-  const ifNoneMatch = req.headers['if-none-match'];
-  const ifModifiedSince = req.headers['if-modified-since'];
-  let notModified = false;
-  if (ifNoneMatch !== undefined) {
-    notModified = ifNoneMatch
-      .split(',')
-      .map((tag) => tag.trim().replace(/^W\//, ''))
-      .some((tag) => tag === '*' || tag === representation.etag);
-  } else if (ifModifiedSince !== undefined) {
-    const since = Date.parse(ifModifiedSince);
-    notModified = !Number.isNaN(since) && lastModified.getTime() <= since;
-  }
+  const notModified = isNotModified(req, representation.etag, lastModified);
   if (notModified) {
     res.statusCode = 304;
     res.end();
   }
   return notModified;
+}
+
+/**
+ * Whether the client's copy is current: If-None-Match against `etag` (weak comparison), else
+ * If-Modified-Since against `lastModified` (whole seconds) (RFC 9110 13.1.2, 13.1.3).
+ */
+export function isNotModified(
+  req: Pick<IncomingMessage, 'headers'>,
+  etag: string,
+  lastModified: Date,
+): boolean {
+  const ifNoneMatch = req.headers['if-none-match'];
+  const ifModifiedSince = req.headers['if-modified-since'];
+  if (ifNoneMatch !== undefined) {
+    return ifNoneMatch
+      .split(',')
+      .map((tag) => tag.trim().replace(/^W\//, ''))
+      .some((tag) => tag === '*' || tag === etag);
+  }
+  if (ifModifiedSince === undefined) return false;
+  const since = Date.parse(ifModifiedSince);
+  return !Number.isNaN(since) && lastModified.getTime() <= since;
 }
 
 /** The validator and Cache-Control values of a representation, as both HTTP paths send them. */

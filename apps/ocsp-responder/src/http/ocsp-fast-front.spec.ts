@@ -9,7 +9,10 @@ import { SimpleOcspRequest } from './ocsp-request-head';
  * Node's handler ("node", body echoing what Node read), byte by byte, in packets, pipelined,
  * kept alive, closed.
  */
-const FAST: OcspAnswer = { der: Buffer.from('FAST') };
+const FAST: OcspAnswer = {
+  der: Buffer.from('FAST'),
+  cache: { etag: '"f"', thisUpdate: new Date(), nextUpdate: new Date(Date.now() + 3_600_000) },
+};
 const POST = (body = 'abc', extra = '') =>
   `POST /v1/tenants/t1/ocsp HTTP/1.1\r\nHost: x\r\n${extra}Content-Length: ${body.length}\r\n\r\n${body}`;
 
@@ -178,6 +181,17 @@ describe('installOcspFastFront', () => {
       'POST /v1/tenants/t1/ocsp first',
       'POST /v1/tenants/t1/ocsp second',
     ]);
+  });
+
+  it.each([
+    ['naming an unknown serial', { ...FAST, unknown: true }],
+    ['not cacheable', { der: FAST.der }],
+  ])('never sends an answer %s itself: Node answers it', async (_case, answer) => {
+    h.answer = answer as OcspAnswer;
+    const c = client();
+    await c.send(POST('fresh'));
+    expect((await c.answers(1)).map(bodyOf)).toEqual(['POST /v1/tenants/t1/ocsp fresh']);
+    expect(h.fastAnswers).toEqual([]);
   });
 
   it('hands a request to Node when the answer is not in memory', async () => {

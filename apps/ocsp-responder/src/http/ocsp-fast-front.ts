@@ -85,7 +85,10 @@ export function installOcspFastFront(
     let keepAlive = false;
     try {
       request = parseSimpleOcspRequest(bytes);
-      const answer = request && answerOf(request);
+      // Only answers every cache may keep are fast: an `unknown` (a serial not seen yet) or any
+      // other answer for this request only goes the full path, which signs it afresh.
+      const candidate = request && answerOf(request);
+      const answer = candidate?.cache && !candidate.unknown ? candidate : undefined;
       keepAlive = request !== undefined && request.keepAlive && server.listening;
       response =
         request &&

@@ -6,8 +6,8 @@ const OCSP_PATH = /^\/v1\/tenants\/[^/]+\/ocsp(\/|$)/;
 
 /**
  * Errors raised before a handler runs (a body too large, an undecodable encoding or path):
- * on an OCSP path the client still gets an OCSP answer, `malformedRequest` (RFC 6960 2.3, CONTRACT
- * section 6), never a JSON error; elsewhere Nest's usual JSON body with the same status.
+ * on an OCSP path the client still gets an OCSP answer, `malformedRequest` (RFC 6960 2.3), never
+ * a JSON error; elsewhere Nest's usual JSON body with the same status.
  */
 @Catch()
 export class PublicSurfaceErrorsFilter implements ExceptionFilter {

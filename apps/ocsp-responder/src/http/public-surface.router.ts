@@ -1,11 +1,14 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { serveCaCertificate } from '../ca-certificates/ca-certificate.http';
 import { CaCertificateStore } from '../ca-certificates/ca-certificate.store';
 import { serveCrl } from '../crls/crl.http';
 import { CrlStore } from '../crls/crl.store';
 import { OcspHttp } from '../ocsp/ocsp.http';
+import { methodNotAllowed } from './method-not-allowed';
 import { sendBody } from './send-body';
+import { serviceUnavailable } from './service-unavailable';
 
 export interface PublicSurfaceDependencies {
   caCertificates: CaCertificateStore;
@@ -17,22 +20,29 @@ export interface PublicSurfaceDependencies {
 export type PublicSurfaceRouter = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 const PREFIX = '/v1/tenants/';
+/** A restart or failover of the database takes seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
 
 /**
- * The public distribution surface (spec 4.2, CONTRACT section 6) on plain Node `http`, without
- * Express or Nest in the way: it is what relying parties call at high rates (OCSP above all).
+ * The public distribution surface (docs/ocsp.md) on plain Node `http`, without Express or Nest
+ * in the way: it is what relying parties call at high rates (OCSP above all).
  *
  *     GET|HEAD /v1/tenants/{tenantId}/ca.pem | ca.crt | crl
- *     POST     /v1/tenants/{tenantId}/ocsp
- *     GET|HEAD /v1/tenants/{tenantId}/ocsp/{base64 request}
+ *     POST     /v1/tenants/{tenantId}/ocsp                      (other methods but GET/HEAD: 405)
+ *     GET|HEAD /v1/tenants/{tenantId}/ocsp/{base64 request}    (other methods: 405)
  *
- * Anything else (health, other methods and paths) is left to the Nest application, whose
- * `PublicSurfaceErrorsFilter` answers OCSP paths with malformedRequest and the rest with JSON.
+ * A database that cannot be reached is a 503 with Retry-After, never a 500. Anything else
+ * (health, other paths) is left to the Nest application, whose `PublicSurfaceErrorsFilter`
+ * answers OCSP paths with malformedRequest and the rest with JSON.
  */
 export function publicSurfaceRouter(deps: PublicSurfaceDependencies): PublicSurfaceRouter {
   const { ocsp } = deps;
   const logger = new Logger('PublicSurface');
   const failed = (res: ServerResponse) => (err: unknown) => {
+    if (isDatabaseUnavailable(err)) {
+      logger.warn({ err }, 'request failed: database unavailable');
+      return serviceUnavailable(res, DATABASE_RETRY_AFTER_SECONDS, 'The distribution point is unavailable.');
+    }
     logger.error({ err }, 'request failed');
     if (res.headersSent) return void res.destroy();
     sendBody(
@@ -56,11 +66,14 @@ export function publicSurfaceRouter(deps: PublicSurfaceDependencies): PublicSurf
     const read = method === 'GET' || method === 'HEAD';
 
     if (rest === 'ocsp' || rest === 'ocsp/') {
-      if (method !== 'POST') return false;
+      // GET without a request: left to Nest, which answers it malformedRequest.
+      if (read) return false;
+      if (method !== 'POST') return methodNotAllowedHere(req, res, 'POST');
       ocsp.post(tenantId, req, res);
       return true;
     }
-    if (rest.startsWith('ocsp/') && read) {
+    if (rest.startsWith('ocsp/')) {
+      if (!read) return methodNotAllowedHere(req, res, 'GET, HEAD');
       ocsp.get(tenantId, rest.slice('ocsp/'.length), req, res).catch(failed(res));
       return true;
     }
@@ -79,6 +92,13 @@ export function publicSurfaceRouter(deps: PublicSurfaceDependencies): PublicSurf
         return false;
     }
   };
+}
+
+/** 405 without reading the body (RFC 9110 15.5.6); the request was handled. */
+function methodNotAllowedHere(req: IncomingMessage, res: ServerResponse, allow: string): true {
+  req.resume();
+  methodNotAllowed(res, allow);
+  return true;
 }
 
 /** The tenant segment %-decoded; one that does not decode names no tenant (the stores find none). */

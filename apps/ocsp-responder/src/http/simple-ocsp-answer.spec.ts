@@ -11,7 +11,7 @@ const CACHE = {
 const text = (bytes: Buffer) => bytes.toString('latin1');
 
 describe('simpleOcspAnswer', () => {
-  it('sends a POST answer as no-store, with the body after the head', () => {
+  it('sends a POST answer as cacheable as a GET one (RFC 5019 6.2), with the body after the head', () => {
     const bytes = simpleOcspAnswer(
       { der: DER, cache: CACHE },
       {
@@ -22,7 +22,10 @@ describe('simpleOcspAnswer', () => {
       },
     );
     expect(text(bytes)).toBe(
-      'HTTP/1.1 200 OK\r\nCache-Control: no-store\r\nContent-Type: application/ocsp-response\r\n' +
+      'HTTP/1.1 200 OK\r\nExpires: Wed, 02 Jan 2030 04:00:00 GMT\r\nETag: "tag"\r\n' +
+        'Last-Modified: Wed, 02 Jan 2030 03:00:00 GMT\r\n' +
+        'Cache-Control: public, max-age=3354, no-transform, must-revalidate\r\n' +
+        'Content-Type: application/ocsp-response\r\n' +
         'Content-Length: 5\r\nDate: Wed, 02 Jan 2030 03:04:05 GMT\r\nConnection: keep-alive\r\n' +
         `Keep-Alive: timeout=5\r\n\r\n${text(DER)}`,
     );
@@ -40,7 +43,8 @@ describe('simpleOcspAnswer', () => {
     );
     expect(text(bytes)).toBe(
       'HTTP/1.1 200 OK\r\nExpires: Wed, 02 Jan 2030 04:00:00 GMT\r\nETag: "tag"\r\n' +
-        'Last-Modified: Wed, 02 Jan 2030 03:00:00 GMT\r\nCache-Control: public, max-age=3354\r\n' +
+        'Last-Modified: Wed, 02 Jan 2030 03:00:00 GMT\r\n' +
+        'Cache-Control: public, max-age=3354, no-transform, must-revalidate\r\n' +
         'Content-Type: application/ocsp-response\r\nContent-Length: 5\r\n' +
         `Date: Wed, 02 Jan 2030 03:04:05 GMT\r\nConnection: close\r\n\r\n${text(DER)}`,
     );
@@ -71,7 +75,18 @@ describe('simpleOcspAnswer', () => {
         now: CACHE.nextUpdate.getTime() + 10_000,
       },
     );
-    expect(text(bytes)).toContain('Cache-Control: public, max-age=0\r\n');
+    expect(text(bytes)).toContain('Cache-Control: public, max-age=0, no-transform, must-revalidate\r\n');
+  });
+
+  it('sends an answer naming an unknown serial as no-cache, no-store, without validators (RFC 6960 2.4)', () => {
+    const bytes = text(
+      simpleOcspAnswer(
+        { der: DER, unknown: true },
+        { method: 'GET', keepAlive: true, keepAliveTimeoutMs: 5_000, now: NOW },
+      ),
+    );
+    expect(bytes).toContain('\r\nCache-Control: no-cache, no-store\r\n');
+    expect(bytes).not.toMatch(/max-age|ETag|Last-Modified|Expires/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { OcspAnswer } from '../ocsp/ocsp.responder';
-import { validatorHeaders } from './conditional-get';
+import { ocspCacheHeaders } from './ocsp-cache-headers';
 
 let dateSecond = -1;
 let dateText = '';
@@ -24,24 +24,12 @@ export interface SimpleAnswerOptions {
 
 /**
  * The whole HTTP answer (status line, headers, body) in one buffer, with the bytes Node's server
- * and `OcspHttp` send for the same answer: the same headers in the same order. POST answers are
- * `no-store`; GET answers carry Expires and validators up to their nextUpdate (RFC 5019 6).
+ * and `OcspHttp` send for the same answer: the same headers in the same order, caching headers
+ * from `ocspCacheHeaders` (RFC 5019 6.2) for POST and GET alike.
  */
 export function simpleOcspAnswer(answer: OcspAnswer, options: SimpleAnswerOptions): Buffer {
   let head = 'HTTP/1.1 200 OK\r\n';
-  if (options.method === 'GET' && answer.cache) {
-    const { etag, thisUpdate, nextUpdate } = answer.cache;
-    const validators = validatorHeaders({
-      etag,
-      lastModified: thisUpdate,
-      maxAgeSeconds: (nextUpdate.getTime() - options.now) / 1000,
-    });
-    head +=
-      `Expires: ${nextUpdate.toUTCString()}\r\nETag: ${validators.etag}\r\n` +
-      `Last-Modified: ${validators.lastModifiedText}\r\nCache-Control: ${validators.cacheControl}\r\n`;
-  } else {
-    head += 'Cache-Control: no-store\r\n';
-  }
+  for (const [name, value] of ocspCacheHeaders(answer, options.now)) head += `${name}: ${value}\r\n`;
   head +=
     `Content-Type: application/ocsp-response\r\nContent-Length: ${answer.der.length}\r\n` +
     `Date: ${httpDate(options.now)}\r\n`;

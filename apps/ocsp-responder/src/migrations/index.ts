@@ -2,10 +2,12 @@ import { CreateCaCertificates1763769600000 } from './1763769600000-create-ca-cer
 import { CreateStatusCrlsSigners1763769800000 } from './1763769800000-create-status-crls-signers';
 import { StatusChangedAt1763784000000 } from './1763784000000-status-changed-at';
 import { PendingCrls1763785000000 } from './1763785000000-pending-crls';
+import { PendingCrlsPerNumber1764201600000 } from './1764201600000-pending-crls-per-number';
 
 export const OCSP_MIGRATIONS = [
   CreateCaCertificates1763769600000,
   CreateStatusCrlsSigners1763769800000,
   StatusChangedAt1763784000000,
   PendingCrls1763785000000,
+  PendingCrlsPerNumber1764201600000,
 ];

@@ -1,5 +1,5 @@
 /**
- * Decodes the request of `GET {url}/{request}` (RFC 6960 A.1): base64url as CONTRACT section 6
+ * Decodes the request of `GET {url}/{request}` (RFC 6960 A.1): base64url as docs/ocsp.md
  * asks, and also standard base64 as common clients send it (percent-encoded, or with its `/`
  * left raw, which then arrives split into path segments). Returns undefined when it is neither.
  */

@@ -1,5 +1,8 @@
 import { CachedOcspResponse, OcspResponseCache } from './ocsp-response.cache';
 
+/** Room for exactly two of the small entries below (one-letter keys, names of up to 7 characters). */
+const TWO_ENTRIES = 2 * (7 + 2 + 18 + 256);
+
 function entry(name: string, reuseForMs = 60_000): CachedOcspResponse {
   const now = Date.now();
   return {
@@ -24,7 +27,7 @@ describe('OcspResponseCache', () => {
   });
 
   it('replaces an entry set again under the same key without growing', () => {
-    const cache = new OcspResponseCache(2);
+    const cache = new OcspResponseCache(TWO_ENTRIES);
     cache.set('a', entry('a1'));
     const newer = entry('a2');
     cache.set('a', newer);
@@ -33,7 +36,7 @@ describe('OcspResponseCache', () => {
   });
 
   it('evicts the least recently used entry beyond its capacity', () => {
-    const cache = new OcspResponseCache(2);
+    const cache = new OcspResponseCache(TWO_ENTRIES);
     cache.set('a', entry('a'));
     cache.set('b', entry('b'));
     cache.set('c', entry('c'));
@@ -44,7 +47,7 @@ describe('OcspResponseCache', () => {
   });
 
   it('counts a read as a use: a recently read entry survives the next eviction', () => {
-    const cache = new OcspResponseCache(2);
+    const cache = new OcspResponseCache(TWO_ENTRIES);
     cache.set('a', entry('a'));
     cache.set('b', entry('b'));
     expect(cache.get('a')).toBeDefined();
@@ -55,7 +58,7 @@ describe('OcspResponseCache', () => {
   });
 
   it('counts a re-set as a use too', () => {
-    const cache = new OcspResponseCache(2);
+    const cache = new OcspResponseCache(TWO_ENTRIES);
     cache.set('a', entry('a'));
     cache.set('b', entry('b'));
     cache.set('a', entry('a again'));
@@ -75,12 +78,21 @@ describe('OcspResponseCache', () => {
     expect(cache.size).toBe(0);
   });
 
-  it('holds up to the default capacity of 20 000 entries', () => {
-    const cache = new OcspResponseCache();
-    const shared = entry('x');
-    for (let i = 0; i < 20_001; i++) cache.set(String(i), shared);
-    expect(cache.size).toBe(20_000);
-    expect(cache.get('0')).toBeUndefined();
-    expect(cache.get('20000')).toBe(shared);
+  it('is bounded in bytes: a flood of distinct entries never holds more than the bound', () => {
+    const cache = new OcspResponseCache(1024 * 1024);
+    const big = { ...entry('x'), der: Buffer.alloc(1000) };
+    for (let i = 0; i < 10_000; i++) cache.set(`key ${i}`, big);
+    expect(cache.bytes).toBeLessThanOrEqual(1024 * 1024);
+    expect(cache.size).toBeLessThan(1100);
+    expect(cache.size).toBeGreaterThan(700);
+    expect(cache.get('key 0')).toBeUndefined();
+    expect(cache.get('key 9999')).toBe(big);
+  });
+
+  it('keeps nothing larger than the whole bound, and nothing at all with a bound of 0', () => {
+    const none = new OcspResponseCache(0);
+    none.set('a', entry('a'));
+    expect(none.size).toBe(0);
+    expect(none.bytes).toBe(0);
   });
 });

@@ -1,11 +1,14 @@
 import { IncomingMessage, ServerResponse } from 'node:http';
 import { Logger } from '@nestjs/common';
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { buildOcspErrorResponse } from '@ca/pki';
-import { answerConditionally } from '../http/conditional-get';
+import { isNotModified } from '../http/conditional-get';
+import { NOT_STORED, lastModifiedOf, ocspCacheHeaders } from '../http/ocsp-cache-headers';
 import { SimpleOcspRequest } from '../http/ocsp-request-head';
 import { sendBody } from '../http/send-body';
+import { serviceUnavailable } from '../http/service-unavailable';
 import { decodeOcspGetRequest } from './ocsp-get-request';
-import { OcspAnswer, OcspResponder } from './ocsp.responder';
+import { OcspAnswer, OcspOverloadedError, OcspResponder } from './ocsp.responder';
 
 const OCSP_RESPONSE = 'application/ocsp-response';
 /** OCSP requests are a few hundred bytes; anything far larger is refused without reading it all. */
@@ -13,11 +16,22 @@ export const OCSP_REQUEST_LIMIT_BYTES = 64 * 1024;
 
 const MALFORMED = Buffer.from(buildOcspErrorResponse('malformedRequest'));
 const INTERNAL_ERROR = Buffer.from(buildOcspErrorResponse('internalError'));
+/** Shedding load: a signing slot frees within milliseconds. */
+const OVERLOADED_RETRY_AFTER_SECONDS = 1;
+/** Database unreachable: a restart or failover takes seconds. */
+const DATABASE_RETRY_AFTER_SECONDS = 5;
+
+/** The full path could not answer now: HTTP 503 with Retry-After instead of an OCSP answer. */
+interface Unavailable {
+  retryAfterSeconds: number;
+  detail: string;
+}
 
 /**
- * CONTRACT section 6 / RFC 6960 appendix A: OCSP over HTTP. Every OCSP outcome, errors included,
- * is an HTTP 200 with an OCSPResponse body (RFC 5019 2.1). POST answers are `no-store`; GET
- * answers are cacheable up to their nextUpdate (RFC 5019 6), with validators and 304s.
+ * OCSP over HTTP (RFC 6960 appendix A, RFC 5019). Every OCSP outcome, errors included, is an HTTP
+ * 200 with an OCSPResponse body (RFC 5019 2.1); caching headers as `ocspCacheHeaders` says, the
+ * same on POST and GET, with 304s to conditional GETs. Only a database that cannot be reached or
+ * too many answers being signed at once make it an HTTP 503 with `Retry-After`.
  */
 export class OcspHttp {
   private readonly logger = new Logger('OcspHttp');
@@ -40,29 +54,33 @@ export class OcspHttp {
       if (res.headersSent) return;
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       const fast = this.fromMemory(tenantId, body);
-      if (fast) return this.sendPost(res, fast);
-      void this.answerSafely(tenantId, body).then((answer) => this.sendPost(res, answer));
+      if (fast) return this.send(req, res, fast);
+      void this.answerSafely(tenantId, body).then((answer) => this.send(req, res, answer));
     });
-  }
-
-  private sendPost(res: ServerResponse, answer: OcspAnswer): void {
-    res.setHeader('Cache-Control', 'no-store');
-    sendBody(res, 200, OCSP_RESPONSE, answer.der);
   }
 
   /** GET {url}/{base64 request} (RFC 6960 A.1); `encoded` is the rest of the path, not yet %-decoded. */
   async get(tenantId: string, encoded: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
     const der = decodeOcspGetRequest(percentDecoded(encoded) ?? '');
-    const answer: OcspAnswer = !der
+    const answer: OcspAnswer | Unavailable = !der
       ? { der: MALFORMED }
       : (this.fromMemory(tenantId, der) ?? (await this.answerSafely(tenantId, der)));
-    if (answer.cache) {
-      const maxAgeSeconds = (answer.cache.nextUpdate.getTime() - Date.now()) / 1000;
-      res.setHeader('Expires', answer.cache.nextUpdate.toUTCString());
-      const { etag, thisUpdate } = answer.cache;
-      if (answerConditionally(req, res, { etag, lastModified: thisUpdate, maxAgeSeconds })) return;
-    } else {
-      res.setHeader('Cache-Control', 'no-store');
+    this.send(req, res, answer);
+  }
+
+  /** Headers in `ocspCacheHeaders` order, then the body; a 304 to a GET whose copy is current. */
+  private send(req: IncomingMessage, res: ServerResponse, answer: OcspAnswer | Unavailable): void {
+    if (res.headersSent) return;
+    if (!('der' in answer)) return serviceUnavailable(res, answer.retryAfterSeconds, answer.detail);
+    for (const [name, value] of ocspCacheHeaders(answer, Date.now())) res.setHeader(name, value);
+    if (
+      answer.cache &&
+      req.method !== 'POST' &&
+      isNotModified(req, answer.cache.etag, lastModifiedOf(answer.cache.thisUpdate))
+    ) {
+      res.statusCode = 304;
+      res.end();
+      return;
     }
     sendBody(res, 200, OCSP_RESPONSE, answer.der);
   }
@@ -86,11 +104,24 @@ export class OcspHttp {
     }
   }
 
-  /** Any failure is still an OCSP answer (internalError, RFC 6960 2.3), never an HTTP 500. */
-  private async answerSafely(tenantId: string, request: Uint8Array): Promise<OcspAnswer> {
+  /**
+   * Any failure is still an OCSP answer (internalError, RFC 6960 2.3), never an HTTP 500; an
+   * unreachable database or too many signings in flight are a 503 the client retries.
+   */
+  private async answerSafely(tenantId: string, request: Uint8Array): Promise<OcspAnswer | Unavailable> {
     try {
       return await this.responder.answer(tenantId, request);
     } catch (err) {
+      if (err instanceof OcspOverloadedError) {
+        return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_SECONDS, detail: 'The OCSP responder is busy.' };
+      }
+      if (isDatabaseUnavailable(err)) {
+        this.logger.warn({ err, tenantId }, 'OCSP answer: database unavailable');
+        return {
+          retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
+          detail: 'The OCSP responder is unavailable.',
+        };
+      }
       this.logger.error({ err, tenantId }, 'OCSP answer failed');
       return { der: INTERNAL_ERROR };
     }
@@ -99,7 +130,7 @@ export class OcspHttp {
   /** A body over the limit is not an OCSP request: malformedRequest, and the connection is closed. */
   private refuseTooLarge(req: IncomingMessage, res: ServerResponse): void {
     if (res.headersSent) return;
-    res.setHeader('Cache-Control', 'no-store');
+    res.setHeader('Cache-Control', NOT_STORED);
     res.setHeader('Connection', 'close');
     sendBody(res, 200, OCSP_RESPONSE, MALFORMED);
     req.resume();

@@ -6,6 +6,7 @@ import {
   OcspRequestInfo,
   buildOcspErrorResponse,
   buildOcspResponse,
+  isOcspHashAlgorithm,
   issuerHashes,
   parseOcspRequest,
   publishedReasonCode,
@@ -19,10 +20,26 @@ import {
 import { OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
 import { CachedOcspResponse, OcspResponseCache } from './ocsp-response.cache';
 
-/** Validity of an answer (thisUpdate → nextUpdate); caches may keep it that long (RFC 5019 6.2). */
-export const OCSP_VALIDITY_MS = 60 * 60_000;
-/** A cached answer is reused until this long before its nextUpdate, so clients always get time to use it. */
-const REUSE_MARGIN_MS = 15 * 60_000;
+export interface OcspResponderLimits {
+  /** nextUpdate - thisUpdate of answers (CA/Browser Forum BR 4.9.10: 8 hours to 10 days). */
+  validitySeconds: number;
+  /** CertIDs one request may carry; more is `malformedRequest`. */
+  maxCertIds: number;
+  /** Answers being signed at once; a request that would need one more is shed (HTTP 503). */
+  maxSigningsInFlight: number;
+}
+
+export const DEFAULT_OCSP_LIMITS: OcspResponderLimits = {
+  validitySeconds: 8 * 3600,
+  maxCertIds: 64,
+  maxSigningsInFlight: 256,
+};
+
+/**
+ * A cached answer is reused until this share of its validity before its nextUpdate (15 minutes of
+ * an hour, 2 hours of 8), so clients always get time to use it (RFC 5019 2.2: pre-produced answers).
+ */
+const REUSE_MARGIN_SHARE = 1 / 4;
 /**
  * How long `answerFromMemory` trusts the signer `answer` last saw. A renewed signer (7 days before
  * expiry) is picked up by the next full answer; until then answers of the previous, still valid one
@@ -30,17 +47,34 @@ const REUSE_MARGIN_MS = 15 * 60_000;
  */
 const SIGNER_REUSE_MS = 5_000;
 
+/** Thrown when too many answers are being signed already: the caller sheds the request (503). */
+export class OcspOverloadedError extends Error {
+  constructor() {
+    super('Too many OCSP answers are being signed');
+    this.name = 'OcspOverloadedError';
+  }
+}
+
 export interface OcspAnswer {
   der: Buffer;
-  /** Present on successful answers: what makes a GET cacheable (RFC 5019 6). */
+  /**
+   * Present on answers HTTP caches may keep (RFC 5019 6.2): successful, no nonce, and every
+   * serial known. The ETag is the hex SHA-256 of the body.
+   */
   cache?: { etag: string; thisUpdate: Date; nextUpdate: Date };
+  /**
+   * A serial the responder has not seen (yet) was answered `unknown`: newer information may come
+   * any moment, so no cache may keep or reuse it (RFC 6960 2.4).
+   */
+  unknown?: boolean;
 }
 
 /**
  * RFC 6960 responder for one tenant per request, answering only from its own projection:
- * `unauthorized` for a tenant without CA, `malformedRequest` for undecodable input, `tryLater`
- * while the tenant's delegated signer is being made; per serial good / revoked (time and RFC 5280
- * reason, never the free text) / unknown (never issued by this CA, or another issuer's CertID).
+ * `malformedRequest` for undecodable input or too many CertIDs, `unauthorized` for a tenant without
+ * CA or a CertID naming another issuer (RFC 6960 2.3, RFC 5019 2.2.3), `tryLater` while the
+ * tenant's delegated signer is being made; per serial good / revoked (time and RFC 5280 reason,
+ * never the free text) / unknown (never seen by this responder). What it answers when: docs/ocsp.md.
  */
 export class OcspResponder {
   private readonly issuerHashCache = new Map<
@@ -51,11 +85,14 @@ export class OcspResponder {
   /** The tenant's signer as `answer` last saw it, which lets `answerFromMemory` pick cache keys. */
   private readonly recentSigners = new Map<string, { notAfter: Date; until: number }>();
 
+  private signingsInFlight = 0;
+
   constructor(
     private readonly cas: CaCertificateStore,
     private readonly statuses: CertificateStatusProjection,
     private readonly signers: OcspSignerKeeper,
     private readonly cache = new OcspResponseCache(),
+    private readonly limits: OcspResponderLimits = DEFAULT_OCSP_LIMITS,
   ) {}
 
   /**
@@ -71,17 +108,18 @@ export class OcspResponder {
     } catch {
       return undefined;
     }
-    if (request.nonce) return undefined;
+    if (request.nonce || request.certIds.length > this.limits.maxCertIds) return undefined;
     const ca = this.cas.cached(tenantId);
     const signer = ca && this.recentSigners.get(ca.tenantId);
     if (!ca || !signer || signer.until <= Date.now() || signer.notAfter.getTime() <= Date.now())
       return undefined;
+    if (!this.allOurs(ca.tenantId, ca.der, request.certIds)) return undefined;
     const found = this.statuses.remembered(
       ca.tenantId,
       request.certIds.map((c) => c.serialNumberHex),
     );
     if (!found) return undefined;
-    const statuses = request.certIds.map((certId) => this.statusOf(ca.tenantId, ca.der, certId, found));
+    const statuses = request.certIds.map((certId) => statusOf(certId, found));
     const cached = this.cachedAnswer(this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter));
     if (cached) ocspMetrics.answer(statuses, true);
     return cached && { der: cached.der, cache: cached };
@@ -92,19 +130,17 @@ export class OcspResponder {
     try {
       request = parseOcspRequest(requestDer);
     } catch {
-      ocspMetrics.answer('malformedRequest');
-      return { der: Buffer.from(buildOcspErrorResponse('malformedRequest')) };
+      return errorAnswer('malformedRequest');
     }
+    if (request.certIds.length > this.limits.maxCertIds) return errorAnswer('malformedRequest');
     const ca = await this.cas.find(tenantId);
-    if (!ca) {
-      ocspMetrics.answer('unauthorized');
-      return { der: Buffer.from(buildOcspErrorResponse('unauthorized')) };
-    }
+    // RFC 6960 2.3, RFC 5019 2.2.3: this responder is authoritative for the tenant CA only; one
+    // CertID naming another issuer (or a hash it cannot match) makes the whole request unauthorized.
+    if (!ca || !this.allOurs(ca.tenantId, ca.der, request.certIds)) return errorAnswer('unauthorized');
     const signer = await this.signers.signerFor(ca.tenantId);
     if (!signer) {
       this.recentSigners.delete(ca.tenantId);
-      ocspMetrics.answer('tryLater');
-      return { der: Buffer.from(buildOcspErrorResponse('tryLater')) };
+      return errorAnswer('tryLater');
     }
     this.recentSigners.set(ca.tenantId, {
       notAfter: signer.notAfter,
@@ -115,37 +151,51 @@ export class OcspResponder {
       ca.tenantId,
       request.certIds.map((c) => c.serialNumberHex),
     );
-    const statuses = request.certIds.map((certId) => this.statusOf(ca.tenantId, ca.der, certId, found));
-    const cacheKey = request.nonce
-      ? undefined
-      : this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter);
+    const statuses = request.certIds.map((certId) => statusOf(certId, found));
+    const unknown = statuses.some((status) => status.kind === 'unknown');
+    // Only answers every cache may keep are cached here too: no nonce (per request), no unknown.
+    const cacheKey =
+      request.nonce || unknown
+        ? undefined
+        : this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter);
     const cached = cacheKey ? this.cachedAnswer(cacheKey) : undefined;
-    // Counted here, once per answer of this path: a hit, a miss, or not cacheable (nonce).
+    // Counted here, once per answer of this path: a hit, a miss, or not cacheable.
     ocspMetrics.answer(statuses, cacheKey ? cached !== undefined : undefined);
     if (cached) return { der: cached.der, cache: cached };
 
+    if (this.signingsInFlight >= this.limits.maxSigningsInFlight) throw new OcspOverloadedError();
+    const validityMs = this.limits.validitySeconds * 1000;
     const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const nextUpdate = new Date(Math.min(thisUpdate.getTime() + OCSP_VALIDITY_MS, signer.notAfter.getTime()));
-    const der = Buffer.from(
-      await buildOcspResponse({
-        responses: request.certIds.map((certId, i) => ({
-          certId,
-          status: statuses[i],
-          thisUpdate,
-          nextUpdate,
-        })),
-        producedAt: thisUpdate,
-        nonce: request.nonce,
-        responderCertificateDer: signer.certificateDer,
-        responderPrivateKey: signer.privateKey,
-      }),
-    );
+    const nextUpdate = new Date(Math.min(thisUpdate.getTime() + validityMs, signer.notAfter.getTime()));
+    this.signingsInFlight++;
+    let der: Buffer;
+    try {
+      der = Buffer.from(
+        await buildOcspResponse({
+          responses: request.certIds.map((certId, i) => ({
+            certId,
+            status: statuses[i],
+            thisUpdate,
+            // RFC 6960 2.4: no nextUpdate = newer information is always available.
+            ...(statuses[i].kind !== 'unknown' && { nextUpdate }),
+          })),
+          producedAt: thisUpdate,
+          nonce: request.nonce,
+          responderCertificateDer: signer.certificateDer,
+          responderPrivateKey: signer.privateKey,
+        }),
+      );
+    } finally {
+      this.signingsInFlight--;
+    }
+    if (unknown) return { der, unknown: true };
+    if (request.nonce) return { der };
     const entry = {
       der,
-      etag: `"${createHash('sha256').update(der).digest('base64url')}"`,
+      etag: `"${createHash('sha256').update(der).digest('hex')}"`,
       thisUpdate,
       nextUpdate,
-      reuseUntil: nextUpdate.getTime() - REUSE_MARGIN_MS,
+      reuseUntil: nextUpdate.getTime() - validityMs * REUSE_MARGIN_SHARE,
     };
     if (cacheKey) this.cache.set(cacheKey, entry);
     return { der, cache: entry };
@@ -156,24 +206,16 @@ export class OcspResponder {
     return this.cache.get(key);
   }
 
-  private statusOf(
-    tenantId: string,
-    caDer: Buffer,
-    certId: OcspCertId,
-    found: Map<string, CertificateStatusRow>,
-  ): OcspCertStatus {
-    if (certId.hashAlgorithm !== 'sha1' && certId.hashAlgorithm !== 'sha256') return { kind: 'unknown' };
-    const expected = this.issuerHashesOf(tenantId, caDer, certId.hashAlgorithm);
-    const sameIssuer =
-      Buffer.from(expected.issuerNameHash).equals(Buffer.from(certId.issuerNameHash)) &&
-      Buffer.from(expected.issuerKeyHash).equals(Buffer.from(certId.issuerKeyHash));
-    const row = sameIssuer ? found.get(certId.serialNumberHex) : undefined;
-    if (!row) return { kind: 'unknown' };
-    if (row.revokedAt) {
-      const reasonCode = row.reasonCode === null ? undefined : publishedReasonCode(row.reasonCode);
-      return { kind: 'revoked', revocationTime: row.revokedAt, reasonCode };
-    }
-    return { kind: 'good' };
+  /** Every CertID names the tenant CA, with a hash algorithm this responder matches. */
+  private allOurs(tenantId: string, caDer: Buffer, certIds: OcspCertId[]): boolean {
+    return certIds.every((certId) => {
+      if (!isOcspHashAlgorithm(certId.hashAlgorithm)) return false;
+      const expected = this.issuerHashesOf(tenantId, caDer, certId.hashAlgorithm);
+      return (
+        Buffer.from(expected.issuerNameHash).equals(Buffer.from(certId.issuerNameHash)) &&
+        Buffer.from(expected.issuerKeyHash).equals(Buffer.from(certId.issuerKeyHash))
+      );
+    });
   }
 
   private issuerHashesOf(tenantId: string, caDer: Buffer, algorithm: OcspHashAlgorithm) {
@@ -205,4 +247,21 @@ export class OcspResponder {
     });
     return key;
   }
+}
+
+/** The status of one CertID already known to name the tenant CA. */
+function statusOf(certId: OcspCertId, found: Map<string, CertificateStatusRow>): OcspCertStatus {
+  const row = found.get(certId.serialNumberHex);
+  if (!row) return { kind: 'unknown' };
+  if (row.revokedAt) {
+    const reasonCode = row.reasonCode === null ? undefined : publishedReasonCode(row.reasonCode);
+    return { kind: 'revoked', revocationTime: row.revokedAt, reasonCode };
+  }
+  return { kind: 'good' };
+}
+
+/** An unsigned error answer (RFC 6960 2.3), counted. */
+function errorAnswer(status: 'malformedRequest' | 'unauthorized' | 'tryLater'): OcspAnswer {
+  ocspMetrics.answer(status);
+  return { der: Buffer.from(buildOcspErrorResponse(status)) };
 }

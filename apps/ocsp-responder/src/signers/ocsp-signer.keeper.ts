@@ -25,7 +25,7 @@ interface SignerRow {
 export const SIGNER_RENEW_BEFORE_MS = 7 * 24 * 60 * 60_000;
 
 /**
- * Keeps one delegated OCSP signer per tenant (CONTRACT section 6): the key is generated here,
+ * Keeps one delegated OCSP signer per tenant (RFC 6960 4.2.2.2): the key is generated here,
  * in the responder's own custody, and only its public half goes to issuance, which returns the
  * certificate. Signers are made and renewed in the background, so an answer never waits for
  * issuance; while a tenant has none yet, the responder answers `tryLater`.

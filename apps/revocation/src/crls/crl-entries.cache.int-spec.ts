@@ -135,6 +135,51 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
     expect(await listed(await replicaA.read(tenantId))).toEqual(['D1', 'D2', 'D3']);
   });
 
+  it('drops a released hold and lists the same serial again with its new revocation', async () => {
+    const tenantId = await newTenant();
+    const replicaA = new CrlEntriesCache(dataSource);
+    const replicaB = new CrlEntriesCache(dataSource);
+    await revoke(tenantId, ['F1', 'F2']);
+    await dataSource.query(
+      `UPDATE revocation.revoked_certificates SET reason_code = 6, revocation_date = now() - interval '1 hour'
+        WHERE tenant_id = $1 AND serial_number = 'F1'`,
+      [tenantId],
+    );
+    await replicaA.read(tenantId);
+    await replicaB.read(tenantId);
+    // What RevocationLedger.releaseHold does, in one transaction: the entry goes, the count rises.
+    const release = () =>
+      dataSource.transaction(async (manager) => {
+        await manager.query(
+          `DELETE FROM revocation.revoked_certificates WHERE tenant_id = $1 AND serial_number = 'F1'`,
+          [tenantId],
+        );
+        await manager.query(
+          'UPDATE revocation.crl_issuers SET entries_removed = entries_removed + 1 WHERE tenant_id = $1',
+          [tenantId],
+        );
+      });
+    await release();
+    expect(await listed(await replicaA.read(tenantId))).toEqual(['F2']);
+    // Released, then revoked again for good (keyCompromise, now): same serial, same count as the
+    // replica kept, but the hold entry it kept must not be listed.
+    await revoke(tenantId, ['F1']);
+    for (const replica of [replicaB, replicaA]) {
+      const entries = await replica.read(tenantId);
+      expect(await listed(entries)).toEqual(['F1', 'F2']);
+      const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
+      const tbs = encodeTbsCertList({
+        issuerCertificateDer: pki.caDer,
+        crlNumber: 2n,
+        thisUpdate,
+        nextUpdate: new Date(thisUpdate.getTime() + 3_600_000),
+        entries,
+      });
+      const crl = parseCrl(assembleCertificateList(tbs, await signTbs(tbs, pki.caKeys.privateKey)));
+      expect(crl.entries.find((e) => e.serialNumberHex.toUpperCase() === 'F1')?.reasonCode).toBe(1);
+    }
+  });
+
   it('gives none for a tenant without revocations, then its first one', async () => {
     const tenantId = await newTenant();
     const cache = new CrlEntriesCache(dataSource);

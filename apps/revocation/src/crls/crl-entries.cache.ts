@@ -14,11 +14,19 @@ interface LedgerRow {
   recorded_at: Date;
 }
 
+/** What each row of the ledger read also carries: the tenant's entry count and removal count. */
+interface LedgerCounts {
+  total: number;
+  removals: string | null;
+}
+
 interface Kept {
   entries: EncodedCrlEntries;
   serials: Set<string>;
   /** The newest `recorded_at` read; undefined while the tenant has no entries. */
   recordedUpTo?: Date;
+  /** The issuer's `entries_removed` when these entries were read. */
+  removals: string;
 }
 
 /**
@@ -26,10 +34,13 @@ interface Kept {
  * more revocation reads and encodes that one, not all 100,000 (issue #8). Each read takes the
  * entries recorded since a little before the newest one seen, skips serials already kept, and
  * checks the result against the ledger's count in the same statement (one snapshot): entries are
- * only ever added (one per serial, never changed or removed), so equal counts mean every entry is
- * kept exactly once. Anything else, such as a revocation committed later than the overlap reaches
- * back or recorded by a replica with this one's cache gone stale, makes it read everything again.
- * Safe with several replicas: each keeps its own and the ledger decides.
+ * only added (one per serial, never changed), so equal counts mean every entry is kept exactly
+ * once. The one removal, a released certificateHold, bumps the issuer's `entries_removed` in the
+ * transaction that deletes the entry: a changed value read in the same snapshot means an entry
+ * kept here may be gone (or back with another date), so everything is read again. So does
+ * anything else, such as a revocation committed later than the overlap reaches back or recorded
+ * by a replica with this one's cache gone stale. Safe with several replicas: each keeps its own
+ * and the ledger decides.
  */
 export class CrlEntriesCache {
   private readonly kept = new Map<string, Kept>();
@@ -40,15 +51,18 @@ export class CrlEntriesCache {
     const kept = this.kept.get(tenantId);
     if (kept?.recordedUpTo) {
       const since = new Date(kept.recordedUpTo.getTime() - RECORDED_AT_OVERLAP_MS);
-      const { total, rows } = await this.query(tenantId, since);
+      const { total, removals, rows } = await this.query(tenantId, since);
       const fresh = rows.filter((row) => !kept.serials.has(row.serial_number));
-      if (kept.serials.size + fresh.length === total) return this.keep(tenantId, kept, fresh);
+      if (removals === kept.removals && kept.serials.size + fresh.length === total) {
+        return this.keep(tenantId, kept, fresh, removals);
+      }
     }
-    const { rows } = await this.query(tenantId);
-    return this.keep(tenantId, { entries: EncodedCrlEntries.none, serials: new Set() }, rows);
+    const { removals, rows } = await this.query(tenantId);
+    const empty = { entries: EncodedCrlEntries.none, serials: new Set<string>(), removals };
+    return this.keep(tenantId, empty, rows, removals);
   }
 
-  private keep(tenantId: string, kept: Kept, rows: LedgerRow[]): EncodedCrlEntries {
+  private keep(tenantId: string, kept: Kept, rows: LedgerRow[], removals: string): EncodedCrlEntries {
     // Encoded before anything is changed: an invalid entry leaves the kept ones as they were.
     const entries = kept.entries.append(
       EncodedCrlEntries.encode(
@@ -64,22 +78,30 @@ export class CrlEntriesCache {
       kept.serials.add(row.serial_number);
       if (!recordedUpTo || row.recorded_at > recordedUpTo) recordedUpTo = row.recorded_at;
     }
-    this.kept.set(tenantId, { entries, serials: kept.serials, recordedUpTo });
+    this.kept.set(tenantId, { entries, serials: kept.serials, recordedUpTo, removals });
     return entries;
   }
 
-  /** The entries recorded at or after `since` (all without it) and the tenant's total, in one snapshot. */
-  private async query(tenantId: string, since?: Date): Promise<{ total: number; rows: LedgerRow[] }> {
-    const rows: (Partial<LedgerRow> & { total: number })[] = await this.dataSource.query(
-      `WITH total AS (SELECT count(*)::int AS n FROM revocation.revoked_certificates WHERE tenant_id = $1)
-       SELECT total.n AS total, r.serial_number, r.revocation_date, r.reason_code, r.recorded_at
-         FROM total LEFT JOIN revocation.revoked_certificates r
+  /**
+   * The entries recorded at or after `since` (all without it), the tenant's total and its issuer's
+   * removal count, in one snapshot.
+   */
+  private async query(
+    tenantId: string,
+    since?: Date,
+  ): Promise<{ total: number; removals: string; rows: LedgerRow[] }> {
+    const rows: (Partial<LedgerRow> & LedgerCounts)[] = await this.dataSource.query(
+      `WITH total AS (SELECT count(*)::int AS n FROM revocation.revoked_certificates WHERE tenant_id = $1),
+            issuer AS (SELECT (SELECT entries_removed::text FROM revocation.crl_issuers WHERE tenant_id = $1) AS removals)
+       SELECT total.n AS total, issuer.removals, r.serial_number, r.revocation_date, r.reason_code, r.recorded_at
+         FROM total CROSS JOIN issuer LEFT JOIN revocation.revoked_certificates r
            ON r.tenant_id = $1${since ? ' AND r.recorded_at >= $2' : ''}`,
       since ? [tenantId, since] : [tenantId],
     );
     return {
       total: Number(rows[0]?.total ?? 0),
-      rows: rows.filter((row): row is LedgerRow & { total: number } => row.serial_number != null),
+      removals: rows[0]?.removals ?? '0',
+      rows: rows.filter((row): row is LedgerRow & LedgerCounts => row.serial_number != null),
     };
   }
 }

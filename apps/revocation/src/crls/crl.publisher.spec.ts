@@ -1,9 +1,12 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
 import { CaError, CrlPublishedPayload, ErrorCode, IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
-import { parseCrl, signTbs } from '@ca/pki';
-import { TestPki, createTestPki } from '@ca/pki/testing';
+import { derToPem, parseCrl, signTbs } from '@ca/pki';
+import { TestPki, createTestPki, describeIfOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { DataSource } from 'typeorm';
 import { CRL_VALIDITY_MS, CrlPacing, CrlPublisher } from './crl.publisher';
 
@@ -68,7 +71,8 @@ class FakeRevocationDatabase {
     query: async (sql: string, params: unknown[]) => {
       const tenantId = params[0] as string;
       if (sql.includes('build_lease_owner')) return [[], 1]; // the build lease, always free here
-      if (sql.includes('FROM revocation.crl_issuers')) {
+      // The entries read names crl_issuers too (its removal count), answered below.
+      if (sql.includes('FROM revocation.crl_issuers') && !sql.includes('WITH total')) {
         const next = this.nextCrlNumber.get(tenantId);
         return next === undefined
           ? []
@@ -193,7 +197,9 @@ describe('CrlPublisher', () => {
       ['7F0102', 0],
     ]);
     expect(crl.nextUpdate.getTime() - crl.thisUpdate.getTime()).toBe(CRL_VALIDITY_MS);
-    expect(crl.thisUpdate.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    // Backdated 60 s (whole seconds), nextUpdate still a full validity after it.
+    expect(crl.thisUpdate.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 60_000);
+    expect(crl.thisUpdate.getTime()).toBeLessThanOrEqual(Date.now() - 60_000);
     expect(db.nextCrlNumber.get(tenant)).toBe(2n);
 
     expect(db.outbox).toHaveLength(1);
@@ -205,6 +211,29 @@ describe('CrlPublisher', () => {
     expect([...blobs.blobs.keys()]).toEqual([payload.blobRef]);
     expect(Buffer.from(blobs.blobs.get(payload.blobRef)!)).toEqual(stored.der);
     expect(relay.nudge).toHaveBeenCalledTimes(1);
+  });
+
+  describeIfOpenssl('read by openssl', () => {
+    it('verifies a fresh CRL at a clock 30 s behind (openssl verify -crl_check -attime)', async () => {
+      const leaf = await pki.issueLeaf();
+      await publisher.request(tenant);
+      const dir = mkdtempSync(join(tmpdir(), 'crl-publisher-'));
+      try {
+        writeFileSync(join(dir, 'ca.pem'), derToPem(pki.caDer));
+        writeFileSync(join(dir, 'leaf.pem'), derToPem(leaf.der));
+        writeFileSync(join(dir, 'crl.pem'), derToPem(new Uint8Array(db.crls[0].der), 'X509 CRL'));
+        const behind = Math.floor(Date.now() / 1000) - 30;
+        const verified = spawnOpenssl([
+          'verify',
+          ...['-crl_check', '-attime', String(behind)],
+          ...['-CAfile', join(dir, 'ca.pem'), '-CRLfile', join(dir, 'crl.pem'), join(dir, 'leaf.pem')],
+        ]);
+        expect(verified.stderr).toBe('');
+        expect(verified.stdout).toMatch(/: OK\n$/);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    });
   });
 
   it('publishes a removeFromCRL (8) entry without a reason (RFC 5280 5.3.1: delta CRLs only)', async () => {

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { CrlPublishedPayload, EventType, IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
-import { assembleCertificateList, encodeTbsCertList } from '@ca/pki';
+import { assembleCertificateList, backdatedStart, encodeTbsCertList } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
 import { CrlBuildLease } from './crl-build.lease';
@@ -123,7 +123,9 @@ export class CrlPublisher {
     if (issuers.length === 0) return true;
     const issuer = issuers[0];
     const crlNumber = BigInt(issuer.next_crl_number);
-    const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
+    // Backdated a minute, as certificates are: a relying party whose clock runs behind would
+    // otherwise refuse a fresh CRL whose thisUpdate (RFC 5280 5.1.2.4) is in its future.
+    const thisUpdate = backdatedStart(new Date());
     const nextUpdate = new Date(thisUpdate.getTime() + CRL_VALIDITY_MS);
     const entries = await this.entries.read(tenantId);
     this.lastEntries.set(tenantId, entries.count);

@@ -1,4 +1,10 @@
-import { CaInitializedPayload, CertificateRevokedPayload, EventEnvelope } from '@ca/contracts';
+import {
+  CaInitializedPayload,
+  CertificateHoldReleasedPayload,
+  CertificateRevokedPayload,
+  EventEnvelope,
+  RevocationReasonCodes,
+} from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -55,5 +61,39 @@ export class RevocationLedger {
       );
     }
     return recorded;
+  }
+
+  /**
+   * Drops the entry of a released certificateHold: a full CRL simply stops listing it (RFC 5280
+   * 5.3.1). Only the hold itself goes (same tenant CA, certificate, reason 6 and revocation date),
+   * so a late or forged event cannot remove any other revocation. Counting the removal in
+   * `crl_issuers.entries_removed`, in the same transaction, makes every replica's CrlEntriesCache
+   * read the tenant's entries again. Returns whether an entry was removed.
+   */
+  async releaseHold(event: EventEnvelope<CertificateHoldReleasedPayload>): Promise<boolean> {
+    const { tenantId, caId, serialNumber, certificateId, heldSince } = event.payload;
+    let removed = false;
+    const fresh = await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
+      if (event.tenantId !== tenantId) return;
+      const deleted: [unknown[], number] = await manager.query(
+        `DELETE FROM revocation.revoked_certificates r USING revocation.crl_issuers i
+          WHERE r.tenant_id = $1 AND r.serial_number = $2 AND r.certificate_id = $3
+            AND r.reason_code = $4 AND r.revocation_date = $5 AND i.tenant_id = r.tenant_id AND i.ca_id = $6`,
+        [tenantId, serialNumber, certificateId, RevocationReasonCodes.CertificateHold, heldSince, caId],
+      );
+      if (deleted[1] === 0) return;
+      await manager.query(
+        'UPDATE revocation.crl_issuers SET entries_removed = entries_removed + 1 WHERE tenant_id = $1',
+        [tenantId],
+      );
+      removed = true;
+    });
+    if (fresh && !removed) {
+      this.logger.warn(
+        { eventId: event.id, tenantId: event.tenantId, payloadTenantId: tenantId, caId },
+        'certificate.hold-released changed nothing: no such hold of this tenant CA',
+      );
+    }
+    return removed;
   }
 }

@@ -8,6 +8,7 @@ export const ErrorCode = {
   Forbidden: 'FORBIDDEN',
   Conflict: 'CONFLICT',
   CertificateLimitReached: 'CERTIFICATE_LIMIT_REACHED',
+  CertificateNotOnHold: 'CERTIFICATE_NOT_ON_HOLD',
   InvalidToken: 'invalid_token',
   ExpiredToken: 'expired_token',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',

@@ -3,6 +3,7 @@ export const EventType = {
   CaInitialized: 'ca.initialized',
   CertificateIssued: 'certificate.issued',
   CertificateRevoked: 'certificate.revoked',
+  CertificateHoldReleased: 'certificate.hold-released',
   CrlPublished: 'crl.published',
   OcspSignerIssued: 'ocsp-signer.issued',
 } as const;

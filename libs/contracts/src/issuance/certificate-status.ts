@@ -21,3 +21,20 @@ export const RevocationReasonCodes = {
 } as const;
 export type RevocationReasonCode = keyof typeof RevocationReasonCodes;
 export const REVOCATION_REASON_CODES = Object.keys(RevocationReasonCodes) as RevocationReasonCode[];
+
+/**
+ * The reason codes a revocation may carry. removeFromCRL (8) is left out: RFC 5280 5.3.1 has it
+ * only in delta CRLs, to undo a certificateHold entry; a hold is undone by releasing it instead.
+ */
+export const ACCEPTED_REVOCATION_REASON_CODES = REVOCATION_REASON_CODES.filter(
+  (code) => code !== 'RemoveFromCrl',
+);
+
+/**
+ * Reasons RFC 5280 5.3.1 reserves for CA certificates (cACompromise) and attribute authorities
+ * (aACompromise): refused for the end-entity certificates this API issues.
+ */
+export const CA_ONLY_REVOCATION_REASON_CODES: readonly RevocationReasonCode[] = [
+  'CaCompromise',
+  'AaCompromise',
+];

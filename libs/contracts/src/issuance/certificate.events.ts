@@ -22,3 +22,21 @@ export interface CertificateRevokedPayload {
   revokedAt: string;
   reasonCode: number;
 }
+
+/**
+ * Payload of `certificate.hold-released`: a certificate revoked with certificateHold (6) is valid
+ * again. Consumers drop the entry only while it is still that hold (same serial, reason 6 and
+ * `heldSince` as its revocation date), so a stale or forged event cannot undo another revocation.
+ * The free-text reason stays in issuance.
+ */
+export interface CertificateHoldReleasedPayload {
+  tenantId: string;
+  certificateId: string;
+  caId: string;
+  serialNumber: string;
+  /** The revokedAt of the released hold. */
+  heldSince: string;
+  releasedAt: string;
+  /** The principal that released it. */
+  releasedBy: string;
+}

@@ -13,6 +13,7 @@ import { IssueCertificateV2Command } from './issue-certificate-v2.dto';
 import { IssuancePattern } from './issuance.patterns';
 import { RenewCertificateCommand } from './renew-certificate.dto';
 import { RevokeCertificateCommand, RevokeCertificateResult } from './revoke-certificate.dto';
+import { ReleaseHoldCommand, ReleaseHoldResult } from './release-hold.dto';
 import { IssueOcspSignerCommand, IssueOcspSignerResult, SignCrlCommand, SignCrlResult } from './signing.dto';
 
 /** Request and reply type of every pattern the issuance context answers (for a typed RpcClient). */
@@ -23,6 +24,7 @@ export type IssuanceApi = {
   [IssuancePattern.IssueCertificateV2]: [IssueCertificateV2Command, IssuedCertificate];
   [IssuancePattern.RenewCertificateV2]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.RevokeCertificate]: [RevokeCertificateCommand, RevokeCertificateResult];
+  [IssuancePattern.ReleaseCertificateHold]: [ReleaseHoldCommand, ReleaseHoldResult];
   [IssuancePattern.GetCertificate]: [CertificateQuery, CertificateDetail];
   [IssuancePattern.ListCertificates]: [ListCertificatesQuery, { certificates: CertificateSummary[] }];
   [IssuancePattern.ListExpiringCertificates]: [

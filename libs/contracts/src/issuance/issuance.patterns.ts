@@ -6,6 +6,7 @@ export const IssuancePattern = {
   IssueCertificateV2: 'issuance.certificate.issue-v2',
   RenewCertificateV2: 'issuance.certificate.renew-v2',
   RevokeCertificate: 'issuance.certificate.revoke',
+  ReleaseCertificateHold: 'issuance.certificate.release-hold',
   GetCertificate: 'issuance.certificate.get',
   ListCertificates: 'issuance.certificate.list',
   ListExpiringCertificates: 'issuance.certificate.list-expiring',

@@ -3,6 +3,7 @@ import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { PlanLimited, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 import type { CertificateDelivery } from './issue-certificate.dto';
+import { PKCS12_PROFILE_PROPERTY, Pkcs12Profile } from './issue-certificate-v2.dto';
 
 /** Spec 4.1.5: body of POST /v1/certificates/{id}/renew. */
 export class RenewCertificateRequest {
@@ -21,6 +22,14 @@ export class RenewCertificateRequest {
   @IsOptional()
   @IsBoolean()
   passwordProtected?: boolean;
+}
+
+/** Body of POST /v2/certificates/{id}/renew: the v1 body plus the PKCS#12 profile. */
+export class RenewCertificateV2Request extends RenewCertificateRequest {
+  @ApiPropertyOptional(PKCS12_PROFILE_PROPERTY)
+  @IsOptional()
+  @IsIn(Object.values(Pkcs12Profile))
+  pkcs12Profile?: Pkcs12Profile;
 }
 
 export interface RenewCertificateCommand extends TenantCommand, PlanLimited {

@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsNotEmpty, IsOptional, IsString, Length } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
-import { REVOCATION_REASON_CODES, RevocationReasonCode } from './certificate-status';
+import { ACCEPTED_REVOCATION_REASON_CODES, RevocationReasonCode } from './certificate-status';
 
 /** Spec 4.1.6: body of POST /v1/certificates/{id}/revoke. */
 export class RevokeCertificateRequest {
@@ -16,12 +16,18 @@ export class RevokeCertificateRequest {
   reason!: string;
 
   @ApiPropertyOptional({
-    enum: REVOCATION_REASON_CODES,
+    enum: ACCEPTED_REVOCATION_REASON_CODES,
     default: 'Unspecified',
-    description: 'RFC 5280 5.3.1 CRLReason.',
+    description:
+      'RFC 5280 5.3.1 CRLReason. `RemoveFromCrl` is refused (400): it belongs in delta CRLs only; ' +
+      'undo a `CertificateHold` with `POST /v2/certificates/{id}/release-hold`. `CaCompromise` and ' +
+      '`AaCompromise` are refused (400) for the end-entity certificates this API issues: they are ' +
+      'reasons for CA and attribute-authority certificates.',
   })
   @IsOptional()
-  @IsIn(REVOCATION_REASON_CODES)
+  @IsIn(ACCEPTED_REVOCATION_REASON_CODES, {
+    message: `reasonCode must be one of: ${ACCEPTED_REVOCATION_REASON_CODES.join(', ')} (RemoveFromCrl appears only in delta CRLs, RFC 5280 5.3.1)`,
+  })
   reasonCode?: RevocationReasonCode;
 }
 

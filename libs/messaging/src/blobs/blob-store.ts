@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { NatsConnection, ObjectStore, nanos } from 'nats';
+import { createHash, randomUUID } from 'node:crypto';
+import { JetStreamManager, MsgRequest, NatsConnection, ObjectStore, nanos } from 'nats';
 import { Pool } from 'pg';
 
 /**
@@ -60,15 +60,24 @@ export class InProcessBlobStore extends BlobStore {
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** Distributed mode: a JetStream object store bucket, chunked by NATS, with a TTL. */
+/**
+ * Distributed mode: a JetStream object store bucket, chunked by NATS, with a TTL. Reads fetch
+ * the chunks one stream message at a time instead of through the object store's ordered push
+ * consumer: a push consumer's deliver subject is not checked against its creator's publish
+ * permissions, so no service may create consumers on this stream (docs/security.md, "The bus").
+ */
 export class JetStreamBlobStore extends BlobStore {
-  private constructor(private readonly store: ObjectStore) {
+  private constructor(
+    private readonly store: ObjectStore,
+    private readonly jsm: JetStreamManager,
+    private readonly bucket: string,
+  ) {
     super();
   }
 
   static async open(nc: NatsConnection, bucket: string): Promise<JetStreamBlobStore> {
     const store = await nc.jetstream().views.os(bucket, { ttl: nanos(BLOB_TTL_MS) });
-    return new JetStreamBlobStore(store);
+    return new JetStreamBlobStore(store, await nc.jetstreamManager(), bucket);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
@@ -78,7 +87,25 @@ export class JetStreamBlobStore extends BlobStore {
   }
 
   async get(ref: string): Promise<Uint8Array | undefined> {
-    return (await this.store.getBlob(ref)) ?? undefined;
+    const info = await this.store.info(ref);
+    if (!info || info.deleted) return undefined;
+    const stream = `OBJ_${this.bucket}`;
+    const subject = `$O.${this.bucket}.C.${info.nuid}`;
+    const chunks: Uint8Array[] = [];
+    let seq = 1;
+    for (let i = 0; i < info.chunks; i++) {
+      // STREAM.MSG.GET with next_by_subj (nats-server 2.9+): the first chunk at or after seq.
+      const next = { seq, next_by_subj: subject } as unknown as MsgRequest;
+      const chunk = await this.jsm.streams.getMessage(stream, next);
+      chunks.push(chunk.data);
+      seq = chunk.seq + 1;
+    }
+    const bytes = new Uint8Array(Buffer.concat(chunks));
+    const digest = `SHA-256=${createHash('sha256').update(bytes).digest('base64url')}`;
+    // The object store writes the digest base64url with padding; compare without it.
+    if (bytes.length !== info.size || digest !== info.digest.replace(/=+$/, ''))
+      throw new Error(`blob ${ref} does not match its recorded size and digest`);
+    return bytes;
   }
 
   async delete(ref: string): Promise<void> {

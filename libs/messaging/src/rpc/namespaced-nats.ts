@@ -25,6 +25,22 @@ export class NamespacedServerNats extends ServerNats {
     });
   }
 
+  /**
+   * A request carries the requester's reply inbox (`_INBOX.<app>.…`). A message on a request
+   * subject without one was put there by a JetStream push consumer, whose deliver subject NATS
+   * does not check against its creator's publish permissions: it is dropped unanswered, so no
+   * service can slip a command past the server's allow-lists (docs/security.md, "The bus").
+   */
+  override handleMessage(channel: string, natsMsg: { reply?: string; subject?: string }): Promise<unknown> {
+    if (!natsMsg.reply?.startsWith('_INBOX.')) {
+      this.logger.warn(
+        `dropped a message on ${channel} without a reply inbox (reply: ${natsMsg.reply ?? 'none'})`,
+      );
+      return Promise.resolve(undefined);
+    }
+    return super.handleMessage(channel, natsMsg);
+  }
+
   override bindEvents(client: Parameters<ServerNats['bindEvents']>[0]): void {
     if (!this.prefix) return super.bindEvents(client);
     const queue = this.serverOptions.queue as string | undefined;

@@ -5,8 +5,10 @@ import { Messaging, openMessaging } from '../messaging';
 export type TransportKind = 'in-process' | 'nats';
 
 /** The transports a suite runs on: always in-process, and NATS when NATS_URL is set. */
+/** In-process, and NATS when NATS_URL is set; `TEST_REAL_ONLY=1` leaves in-process out. */
 export function transportKinds(): TransportKind[] {
-  return process.env.NATS_URL ? ['in-process', 'nats'] : ['in-process'];
+  if (!process.env.NATS_URL) return ['in-process'];
+  return process.env.TEST_REAL_ONLY === '1' ? ['nats'] : ['in-process', 'nats'];
 }
 
 export interface TestMessaging {

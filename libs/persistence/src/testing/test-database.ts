@@ -15,9 +15,13 @@ export interface TestDatabase {
   drop(): Promise<void>;
 }
 
-/** The database kinds a suite runs on: always embedded, and real Postgres when DATABASE_URL is set. */
+/**
+ * The database kinds a suite runs on: embedded, and real Postgres when DATABASE_URL is set.
+ * `TEST_REAL_ONLY=1` (CI's second pass, after a pass on the embedded defaults) leaves embedded out.
+ */
 export function databaseKinds(): DatabaseKind[] {
-  return process.env.DATABASE_URL ? ['embedded', 'postgres'] : ['embedded'];
+  if (!process.env.DATABASE_URL) return ['embedded'];
+  return process.env.TEST_REAL_ONLY === '1' ? ['postgres'] : ['embedded', 'postgres'];
 }
 
 /**

@@ -1,0 +1,100 @@
+import {
+  CaError,
+  CertificateHoldReleasedPayload,
+  ErrorCode,
+  EventType,
+  ReleaseHoldCommand,
+  ReleaseHoldRequest,
+  ReleaseHoldResult,
+  RevocationReasonCodes,
+  validateDto,
+} from '@ca/contracts';
+import { recordEvent } from '@ca/messaging';
+import { DataSource, EntityManager } from 'typeorm';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { CertificateEntity } from './certificate.entity';
+import { admitWithinLimits, lockAndCountActive } from './certificate-limit';
+import { findTenantCertificate } from './certificate.repository';
+
+/**
+ * Ends a certificateHold (RFC 5280 5.3.1): Revoked (reason 6) → Active again. Any other state is
+ * 409 CERTIFICATE_NOT_ON_HOLD. The row is locked like a revocation, so a release and a revocation
+ * of one certificate are serialised. A released certificate counts against the plan limit again:
+ * at the limit the release is refused (409 CERTIFICATE_LIMIT_REACHED), so holding and releasing
+ * cannot carry a tenant past it. The cleared row, the hold's history and
+ * `certificate.hold-released` commit together.
+ */
+export class ReleaseHoldHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly onEventsRecorded: () => void,
+  ) {}
+
+  async execute(command: ReleaseHoldCommand): Promise<ReleaseHoldResult> {
+    await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
+    const request = await validateDto(ReleaseHoldRequest, command.request ?? {});
+    const releasedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const result = await this.dataSource.transaction(async (manager) => {
+      const certificate = await findTenantCertificate(manager, command.tenantId, command.certificateId, {
+        lock: true,
+      });
+      const heldSince = certificate.revokedAt;
+      if (!heldSince || certificate.revocationReasonCode !== RevocationReasonCodes.CertificateHold) {
+        throw CaError.conflict(
+          heldSince
+            ? 'This certificate is revoked for good, not on hold: only a CertificateHold can be released.'
+            : 'This certificate is not revoked: only a certificate on CertificateHold can be released.',
+          ErrorCode.CertificateNotOnHold,
+        );
+      }
+      if (certificate.notAfter > releasedAt) await this.assertWithinLimit(manager, command);
+      await manager.update(
+        CertificateEntity,
+        { id: certificate.id, tenantId: command.tenantId },
+        { revokedAt: null, revocationReason: null, revocationReasonCode: null },
+      );
+      await manager.query(
+        `INSERT INTO issuance.hold_releases
+           (tenant_id, certificate_id, held_since, hold_reason, released_at, released_by, release_reason)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [
+          certificate.tenantId,
+          certificate.id,
+          heldSince,
+          certificate.revocationReason,
+          releasedAt,
+          command.principal,
+          request.reason ?? null,
+        ],
+      );
+      await recordEvent<CertificateHoldReleasedPayload>(
+        manager,
+        ISSUANCE_SCHEMA,
+        EventType.CertificateHoldReleased,
+        {
+          tenantId: certificate.tenantId,
+          certificateId: certificate.id,
+          caId: certificate.caId,
+          serialNumber: certificate.serialNumber,
+          heldSince: heldSince.toISOString(),
+          releasedAt: releasedAt.toISOString(),
+          releasedBy: command.principal,
+        },
+      );
+      return {
+        certificateId: certificate.id,
+        releasedAt: releasedAt.toISOString(),
+        heldSince: heldSince.toISOString(),
+      };
+    });
+    this.onEventsRecorded();
+    return result;
+  }
+
+  /** The certificate becomes Active again: it needs a free slot, counted under the issuance lock. */
+  private async assertWithinLimit(manager: EntityManager, command: ReleaseHoldCommand): Promise<void> {
+    const request = { tenantId: command.tenantId, limit: command.certificateLimit };
+    const [refusal] = admitWithinLimits([request], await lockAndCountActive(manager, [request]));
+    if (refusal) throw refusal;
+  }
+}

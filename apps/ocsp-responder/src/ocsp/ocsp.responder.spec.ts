@@ -1,0 +1,115 @@
+import { buildCertId, parseOcspResponse } from '@ca/pki';
+import { TestPki, createTestPki } from '@ca/pki/testing';
+import { CaCertificateStore } from '../ca-certificates/ca-certificate.store';
+import {
+  CertificateStatusProjection,
+  CertificateStatusRow,
+} from '../certificate-status/certificate-status.projection';
+import { OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
+import { OcspResponseCache } from './ocsp-response.cache';
+import { DEFAULT_OCSP_LIMITS, OcspOverloadedError, OcspResponder } from './ocsp.responder';
+
+const TENANT = '3f1c2b4a-0d5e-4f6a-8b7c-9d0e1f2a3b4c';
+const KNOWN = '0A1B2C3D';
+
+/** DER of one element, to build OCSP requests directly. */
+function der(tag: number, ...parts: Uint8Array[]): Buffer {
+  const content = Buffer.concat(parts);
+  const n = content.length;
+  const length = n < 0x80 ? [n] : n < 0x100 ? [0x81, n] : [0x82, n >> 8, n & 0xff];
+  return Buffer.concat([Buffer.from([tag, ...length]), content]);
+}
+
+const request = (certIds: Uint8Array[]) =>
+  der(0x30, der(0x30, der(0x30, ...certIds.map((c) => der(0x30, c)))));
+
+describe('OcspResponder', () => {
+  let pki: TestPki;
+  let other: TestPki;
+
+  beforeAll(async () => {
+    pki = await createTestPki('Responder Spec Root');
+    other = await createTestPki('Responder Spec Root');
+  });
+
+  function responder(limits = DEFAULT_OCSP_LIMITS, cache = new OcspResponseCache()) {
+    const ca = { tenantId: TENANT, der: Buffer.from(pki.caDer), etag: '"x"', lastModified: new Date() };
+    const cas = { find: async () => ca, cached: () => ca } as unknown as CaCertificateStore;
+    const rows = new Map<string, CertificateStatusRow>([
+      [KNOWN, { notAfter: new Date(Date.now() + 86_400_000), revokedAt: null, reasonCode: null }],
+    ]);
+    const pick = (serials: string[]) =>
+      new Map(serials.filter((s) => rows.has(s)).map((s) => [s, rows.get(s)!] as const));
+    const statuses = {
+      find: async (_tenant: string, serials: string[]) => pick(serials),
+      remembered: (_tenant: string, serials: string[]) =>
+        serials.every((s) => rows.has(s)) ? pick(serials) : undefined,
+    } as unknown as CertificateStatusProjection;
+    const signer = {
+      certificateDer: pki.ocspSignerDer,
+      privateKey: pki.ocspSignerKeys.privateKey,
+      notAfter: new Date(Date.now() + 30 * 86_400_000),
+    };
+    const signers = { signerFor: async () => signer } as unknown as OcspSignerKeeper;
+    return { responder: new OcspResponder(cas, statuses, signers, cache, limits), cache };
+  }
+
+  const certId = (serialNumberHex: string, issuer = pki) =>
+    buildCertId({ issuerCertificateDer: issuer.caDer, serialNumberHex, hashAlgorithm: 'sha1' }).der;
+
+  it('answers a serial not seen without nextUpdate, not cacheable, and caches nothing (RFC 6960 2.4)', async () => {
+    const { responder: r, cache } = responder();
+    const answer = await r.answer(TENANT, request([certId('0F0F0F0F')]));
+    expect(answer.unknown).toBe(true);
+    expect(answer.cache).toBeUndefined();
+    expect(cache.size).toBe(0);
+    const info = parseOcspResponse(answer.der);
+    expect(info.responseStatus).toBe('successful');
+    if (info.responseStatus !== 'successful') return;
+    expect(info.responses[0].status.kind).toBe('unknown');
+    expect(info.responses[0].nextUpdate).toBeUndefined();
+    // Known serials in the same request keep their nextUpdate; the whole answer is still not cacheable.
+    const mixed = await r.answer(TENANT, request([certId(KNOWN), certId('0F0F0F0F')]));
+    expect(mixed.unknown).toBe(true);
+    expect(cache.size).toBe(0);
+  });
+
+  it("caches a known serial's answer with the hex SHA-256 ETag and OCSP_VALIDITY to nextUpdate", async () => {
+    const { responder: r, cache } = responder({ ...DEFAULT_OCSP_LIMITS, validitySeconds: 1800 });
+    const answer = await r.answer(TENANT, request([certId(KNOWN)]));
+    expect(answer.cache!.etag).toMatch(/^"[0-9a-f]{64}"$/);
+    expect(answer.cache!.nextUpdate.getTime() - answer.cache!.thisUpdate.getTime()).toBe(1_800_000);
+    expect(cache.size).toBe(1);
+    expect(r.answerFromMemory(TENANT, request([certId(KNOWN)]))?.der).toEqual(answer.der);
+  });
+
+  it('says unauthorized when any CertID names another issuer, even beside ours', async () => {
+    const { responder: r } = responder();
+    for (const ids of [[certId(KNOWN, other)], [certId(KNOWN), certId(KNOWN, other)]]) {
+      expect(parseOcspResponse((await r.answer(TENANT, request(ids))).der).responseStatus).toBe(
+        'unauthorized',
+      );
+    }
+  });
+
+  it('says malformedRequest past maxCertIds', async () => {
+    const { responder: r } = responder({ ...DEFAULT_OCSP_LIMITS, maxCertIds: 2 });
+    const ids = [certId(KNOWN), certId(KNOWN), certId(KNOWN)];
+    expect(parseOcspResponse((await r.answer(TENANT, request(ids))).der).responseStatus).toBe(
+      'malformedRequest',
+    );
+    expect(r.answerFromMemory(TENANT, request(ids))).toBeUndefined();
+  });
+
+  it('sheds a signing past maxSigningsInFlight instead of queueing it', async () => {
+    const { responder: r } = responder({ ...DEFAULT_OCSP_LIMITS, maxSigningsInFlight: 1 });
+    const results = await Promise.allSettled([
+      r.answer(TENANT, request([certId('01')])),
+      r.answer(TENANT, request([certId('02')])),
+    ]);
+    expect(results[0].status).toBe('fulfilled');
+    expect(results[1]).toMatchObject({ status: 'rejected', reason: expect.any(OcspOverloadedError) });
+    // Once the first is signed, the next one is answered.
+    await expect(r.answer(TENANT, request([certId('03')]))).resolves.toBeDefined();
+  });
+});

@@ -1,0 +1,31 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsNotEmpty, IsOptional, IsString, Length } from 'class-validator';
+import { PlanLimited, TenantCommand } from '../common/tenant-command';
+
+/** Body of POST /v2/certificates/{id}/release-hold; may be empty. */
+export class ReleaseHoldRequest {
+  // The same text rules as the revocation's reason (RevokeCertificateRequest.reason).
+  @ApiPropertyOptional({
+    minLength: 1,
+    maxLength: 255,
+    description: 'Free text kept with the hold history for the audit; never in the CRL or OCSP answers.',
+  })
+  @IsOptional()
+  @IsString()
+  @IsNotEmpty()
+  @Length(1, 255)
+  reason?: string;
+}
+
+export interface ReleaseHoldCommand extends TenantCommand, PlanLimited {
+  certificateId: string;
+  request: ReleaseHoldRequest;
+}
+
+export interface ReleaseHoldResult {
+  certificateId: string;
+  /** When the hold ended; the certificate is Active again (or Expired, past its notAfter). */
+  releasedAt: string;
+  /** The revocation date of the hold that was released. */
+  heldSince: string;
+}

@@ -1,0 +1,153 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect } from 'nats';
+import { Client } from 'pg';
+import { waitFor } from './support/child-process';
+import { LogDir } from './support/log-dir';
+import { describeWithRealServices } from './support/real-services';
+import { SecuredNatsServer } from './support/secured-nats-server';
+import { ServiceDatabase } from './support/service-database';
+import { ServiceProcesses } from './support/service-processes';
+import { Tenant } from './support/tenant';
+import { TlsFiles, makeTlsFiles } from './support/tls-files';
+
+/**
+ * The whole system in distributed mode behind its trust boundaries (docs/security.md): NATS run
+ * with deploy/nats/nats-server.conf over TLS, each service on its own NATS user and its own
+ * Postgres role from deploy/postgres/init-roles.sql. It issues, revokes and answers OCSP, so the
+ * permissions are sufficient, and the server logged no violation on the way, so none was missing.
+ */
+const TESTS = 4;
+describeWithRealServices('security: distributed system', ['nats-server', 'openssl', 'psql'])(
+  'distributed mode with per-service NATS users over TLS and per-service Postgres roles',
+  () => {
+    const logs = new LogDir(TESTS);
+    let tlsDir: string;
+    let tls: TlsFiles;
+    let nats: SecuredNatsServer;
+    let database: ServiceDatabase;
+    let system: ServiceProcesses;
+
+    beforeAll(async () => {
+      tlsDir = mkdtempSync(join(tmpdir(), 'ca-security-tls-'));
+      tls = makeTlsFiles(tlsDir);
+      nats = await SecuredNatsServer.start(logs.path, tls);
+      database = await ServiceDatabase.create(process.env.DATABASE_URL!);
+      system = await ServiceProcesses.start(nats, database, logs.path);
+    }, 300_000);
+
+    afterAll(async () => {
+      await system?.stop();
+      await nats?.remove();
+      await database?.drop();
+      rmSync(tlsDir, { recursive: true, force: true });
+      logs.close();
+    }, 60_000);
+
+    afterEach(() => {
+      const state = expect.getState();
+      if (state.assertionCalls > 0 && state.suppressedErrors.length === 0) logs.testPassed();
+    });
+
+    it('issues, revokes, publishes the CRL and answers OCSP with no permission violation', async () => {
+      const tenant = await Tenant.create(system);
+      const issued = await tenant.admin('POST', '/v1/certificates', {
+        clientId: 'security-client',
+        commonName: 'security-client',
+        organization: 'Acme',
+        organizationalUnit: 'Security',
+        country: 'US',
+        validityDays: 30,
+      });
+      expect([issued.status, issued.body]).toEqual([200, expect.any(String)]);
+      const { certificateId, serialNumber } = JSON.parse(issued.body) as {
+        certificateId: string;
+        serialNumber: string;
+      };
+      await waitFor(async () => (await tenant.ocspStatus(serialNumber)) === 'good', 30_000, 'OCSP good');
+
+      const revoked = await tenant.admin('POST', `/v1/certificates/${certificateId}/revoke`, {
+        reason: 'security suite',
+        reasonCode: 'KeyCompromise',
+      });
+      expect([revoked.status, revoked.body]).toEqual([200, expect.any(String)]);
+      await waitFor(
+        async () => (await tenant.ocspStatus(serialNumber)) === 'revoked',
+        30_000,
+        'OCSP revoked',
+      );
+      // The CRL went revocation → issuance (crl.sign, TBS blob) → revocation → responder (CRL blob).
+      await waitFor(
+        async () =>
+          ((await tenant.crlSerials()) ?? []).some((s) => s.toLowerCase() === serialNumber.toLowerCase()),
+        30_000,
+        'serial on the served CRL',
+      );
+      // A large reply travels as a blob that the gateway reads and deletes (list of certificates).
+      const list = await tenant.admin('GET', '/v1/certificates');
+      expect(list.status).toBe(200);
+      expect(nats.violations()).toEqual([]);
+    }, 120_000);
+
+    it('role issuance cannot read the gateway tables, nor create a schema; it reads its own', async () => {
+      const client = new Client({ connectionString: database.urlFor('issuance') });
+      await client.connect();
+      try {
+        await expect(client.query('SELECT count(*) FROM gateway.tenants')).rejects.toMatchObject({
+          code: '42501', // insufficient_privilege
+        });
+        await expect(client.query('SELECT count(*) FROM gateway.audit_events')).rejects.toMatchObject({
+          code: '42501',
+        });
+        await expect(client.query('CREATE SCHEMA rogue')).rejects.toMatchObject({ code: '42501' });
+        await expect(client.query('CREATE TABLE public.rogue (a int)')).rejects.toMatchObject({
+          code: '42501',
+        });
+        const own = await client.query<{ count: string }>(
+          'SELECT count(*) FROM issuance.certificate_authorities',
+        );
+        expect(Number(own.rows[0].count)).toBeGreaterThan(0);
+      } finally {
+        await client.end();
+      }
+    });
+
+    it('each schema belongs to its own service role', async () => {
+      const client = new Client({ connectionString: database.urlFor('gateway') });
+      await client.connect();
+      try {
+        const { rows } = await client.query<{ schema: string; owner: string }>(
+          `SELECT nspname AS schema, pg_get_userbyid(nspowner) AS owner FROM pg_namespace
+           WHERE nspname IN ('gateway', 'issuance', 'revocation', 'ocsp') ORDER BY nspname`,
+        );
+        expect(rows).toEqual(
+          ['gateway', 'issuance', 'ocsp', 'revocation'].map((schema) => ({
+            schema,
+            owner: `${database.rolePrefix}${schema}`,
+          })),
+        );
+        const tables = await client.query<{ count: string }>(
+          `SELECT count(*) FROM pg_tables WHERE schemaname = 'gateway' AND tableowner <> current_user`,
+        );
+        expect(tables.rows[0].count).toBe('0');
+      } finally {
+        await client.end();
+      }
+    });
+
+    it('TLS: a client that does not trust the server certificate is refused, one that does connects', async () => {
+      const credentials = { user: 'gateway', pass: nats.passwords.gateway, inboxPrefix: '_INBOX.gateway' };
+      await expect(
+        connect({ servers: nats.url, ...credentials, tls: { caFile: tls.otherCaFile }, reconnect: false }),
+      ).rejects.toThrow();
+      // Without TLS at all the server, which requires it, does not let the client in either.
+      await expect(
+        connect({ servers: `nats://127.0.0.1:${nats.port}`, ...credentials, reconnect: false }),
+      ).rejects.toThrow();
+      const nc = await connect({ servers: nats.url, ...credentials, tls: { caFile: tls.caFile } });
+      expect(nc.info?.tls_required).toBe(true);
+      await nc.close();
+    });
+  },
+);

@@ -1,0 +1,144 @@
+import { randomBytes, webcrypto } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
+import { ChildProgram, waitFor } from './child-process';
+import { freePorts } from './ports';
+import { SecuredNatsServer, ServiceName, passwordVariable } from './secured-nats-server';
+import { SchemaName, ServiceDatabase } from './service-database';
+
+const APP_ROOT = resolve(__dirname, '../../../..');
+
+const SCHEMA_OF: Record<ServiceName, SchemaName> = {
+  gateway: 'gateway',
+  issuance: 'issuance',
+  revocation: 'revocation',
+  'ocsp-responder': 'ocsp',
+};
+
+/**
+ * The four services as `nx serve` runs them (`node -r @swc-node/register apps/<app>/src/main.ts`),
+ * each with only its own secrets: its NATS password, its Postgres role's DATABASE_URL, and the CA
+ * file that the NATS server's certificate chains to. Output goes to `<logDir>/<service>.log`.
+ */
+export class ServiceProcesses {
+  private readonly programs = new Map<ServiceName, ChildProgram>();
+  private readonly healthUrls = new Map<ServiceName, string>();
+  private removeDataDir = () => undefined as void;
+
+  private constructor(
+    readonly gatewayUrl: string,
+    readonly pkiUrl: string,
+    private readonly logDir: string,
+    private readonly signingKey: webcrypto.CryptoKey,
+  ) {}
+
+  static async start(
+    nats: SecuredNatsServer,
+    database: ServiceDatabase,
+    logDir: string,
+  ): Promise<ServiceProcesses> {
+    const [gatewayPort, pkiPort, issuanceHealth, revocationHealth] = await freePorts(4);
+    const keys = await generateKeyPair('ES256');
+    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+    const pkiUrl = `http://127.0.0.1:${pkiPort}`;
+    const system = new ServiceProcesses(gatewayUrl, pkiUrl, logDir, keys.privateKey);
+    const dataDir = mkdtempSync(join(tmpdir(), 'ca-security-data-'));
+    system.removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+    const {
+      NODE_OPTIONS: _jestFlags,
+      DATABASE_URL: _admin,
+      NATS_URL: _sharedNats,
+      ...inherited
+    } = process.env;
+    const common: NodeJS.ProcessEnv = {
+      ...inherited,
+      HOST: '127.0.0.1',
+      NATS_URL: nats.url,
+      ...(nats.tls ? { NATS_TLS_CA_FILE: nats.tls.caFile } : {}),
+      DATA_DIR: dataDir,
+      GATEWAY_PORT: String(gatewayPort),
+      PKI_PORT: String(pkiPort),
+      GATEWAY_PUBLIC_URL: gatewayUrl,
+      PKI_PUBLIC_URL: pkiUrl,
+      JWT_PUBLIC_KEY: await exportSPKI(keys.publicKey),
+      LOG_LEVEL: process.env.SECURITY_LOG_LEVEL ?? 'warn',
+    };
+    const perService: Record<ServiceName, NodeJS.ProcessEnv> = {
+      gateway: {},
+      issuance: { CA_KEK: randomBytes(32).toString('base64'), HEALTH_PORT: String(issuanceHealth) },
+      revocation: { HEALTH_PORT: String(revocationHealth) },
+      'ocsp-responder': { CA_KEK: randomBytes(32).toString('base64') },
+    };
+    system.healthUrls.set('gateway', `${gatewayUrl}/health/ready`);
+    system.healthUrls.set('ocsp-responder', `${pkiUrl}/health/ready`);
+    system.healthUrls.set('issuance', `http://127.0.0.1:${issuanceHealth}/health/ready`);
+    system.healthUrls.set('revocation', `http://127.0.0.1:${revocationHealth}/health/ready`);
+    for (const service of Object.keys(perService) as ServiceName[]) {
+      const env: NodeJS.ProcessEnv = {
+        ...common,
+        ...perService[service],
+        DATABASE_URL: database.urlFor(SCHEMA_OF[service]),
+        [passwordVariable(service)]: nats.passwords[service],
+      };
+      system.programs.set(
+        service,
+        new ChildProgram(
+          service,
+          process.execPath,
+          ['-r', '@swc-node/register', `apps/${service}/src/main.ts`],
+          {
+            cwd: APP_ROOT,
+            env,
+            logFile: join(logDir, `${service}.log`),
+          },
+        ),
+      );
+    }
+    try {
+      // issuance owns the stream and the object store (deploy/nats/nats-server.conf): it goes first.
+      await system.startService('issuance');
+      await Promise.all(
+        (['revocation', 'ocsp-responder', 'gateway'] as const).map((service) => system.startService(service)),
+      );
+    } catch (error) {
+      await system.stop();
+      throw error;
+    }
+    return system;
+  }
+
+  private async startService(service: ServiceName, timeoutMs = 120_000): Promise<void> {
+    const program = this.programs.get(service)!;
+    program.start();
+    let exited = false;
+    const log = join(this.logDir, `${service}.log`);
+    await waitFor(
+      async () => {
+        exited = !program.running;
+        return exited || (await fetch(this.healthUrls.get(service)!)).status === 200;
+      },
+      timeoutMs,
+      `${service} ready`,
+    ).catch((error: Error) => {
+      throw new Error(`${error.message} (log: ${log})`);
+    });
+    if (exited) throw new Error(`${service} exited at start (log: ${log})`);
+  }
+
+  /** An ES256 admin token of the tenant with every scope. */
+  token(tenantId: string): Promise<string> {
+    return new SignJWT({ tenantId, scope: 'ca:admin certificates:read certificates:write' })
+      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
+      .setSubject('security-suite')
+      .setIssuedAt()
+      .setExpirationTime('1h')
+      .sign(this.signingKey);
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.programs.values()].map((program) => program.stop('SIGTERM')));
+    this.removeDataDir();
+  }
+}
