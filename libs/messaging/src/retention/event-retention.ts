@@ -12,8 +12,14 @@ import { EventBus } from '../events/event-bus';
 export const DEFAULT_EVENT_RETENTION_DAYS = 7;
 export const DAY_MS = 24 * 60 * 60_000;
 
-/** How often the job runs; the first run comes one interval after start, not during it. */
+/** How often the job runs. */
 export const DEFAULT_RETENTION_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * The first run comes this long after start: not during start-up, after the redeliveries a restart
+ * brings (within seconds), and still in a process that runs for less than an interval.
+ */
+export const FIRST_RETENTION_RUN_MS = 60_000;
 
 /** Rows deleted per statement, so a first run over a large backlog takes no long lock. */
 const CHUNK = 10_000;
@@ -44,6 +50,7 @@ export interface RetentionRun {
 export class EventRetention {
   private readonly logger = new Logger('EventRetention');
   private timer?: NodeJS.Timeout;
+  private first?: NodeJS.Timeout;
   private running?: Promise<RetentionRun | undefined>;
 
   constructor(
@@ -52,6 +59,8 @@ export class EventRetention {
   ) {}
 
   start(): void {
+    this.first = setTimeout(() => void this.runLogged(), FIRST_RETENTION_RUN_MS);
+    this.first.unref();
     this.timer = setInterval(
       () => void this.runLogged(),
       this.options.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS,
@@ -60,6 +69,7 @@ export class EventRetention {
   }
 
   async stop(): Promise<void> {
+    clearTimeout(this.first);
     clearInterval(this.timer);
     await this.running;
   }
