@@ -10,6 +10,7 @@ import { TestPki, createTestPki } from '@ca/pki/testing';
 import { DataSource } from 'typeorm';
 import { REVOCATION_MIGRATIONS } from '../migrations';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
+import { CrlBuildLease } from './crl-build.lease';
 import { CrlPublisher } from './crl.publisher';
 
 class MemoryBlobs extends BlobStore {
@@ -113,5 +114,20 @@ describe.each(databaseKinds())('CRL builds of two replicas (%s database)', (kind
     await replica(new MemoryBlobs(), signed).request(tenantId);
     expect(Date.now() - started).toBeGreaterThanOrEqual(800);
     expect(signed).toHaveLength(1);
+  });
+
+  it('keeps the lease of a build that runs longer than the lease by renewing it', async () => {
+    const tenantId = await addIssuer();
+    const holder = new CrlBuildLease(dataSource, 300);
+    const other = new CrlBuildLease(dataSource, 300);
+    await expect(holder.acquire(tenantId)).resolves.toBe(true);
+    // Three lease lengths later the holder still has it: the other is still waiting.
+    const waiting = other.acquire(tenantId);
+    await expect(Promise.race([waiting, sleep(900).then(() => 'still waiting')])).resolves.toBe(
+      'still waiting',
+    );
+    await holder.release(tenantId);
+    await expect(waiting).resolves.toBe(true);
+    await other.release(tenantId);
   });
 });

@@ -3,12 +3,13 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 
 /**
- * How long a replica may build a tenant's CRL before another may start one. Builds take
- * milliseconds to a few seconds (100,000 entries); a replica that crashed mid-build holds up the
- * tenant's next CRL for at most this long. A build that overruns it stays correct: the CRL number
- * is still taken under the row lock (CrlPublisher), the later build only loses it and retries.
+ * How long a tenant's build lease lasts unless renewed. The holder renews it every
+ * CRL_BUILD_LEASE_MS / 3 while it builds (builds of 100,000 entries take seconds), so a replica
+ * that crashed mid-build holds up the tenant's next CRL for at most this long. A holder that
+ * could not renew in time stays correct: the CRL number is still taken under the row lock
+ * (CrlPublisher); its build only loses the number and is retried.
  */
-export const CRL_BUILD_LEASE_MS = 15_000;
+export const CRL_BUILD_LEASE_MS = 6_000;
 
 /** How often a replica waiting for another's build looks again. */
 const RETRY_MS = 100;
@@ -21,6 +22,8 @@ const RETRY_MS = 100;
 export class CrlBuildLease {
   /** This replica in `build_lease_owner`. */
   private readonly owner = randomUUID();
+  /** Renewal timers of the leases this replica holds, per tenant. */
+  private readonly renewals = new Map<string, NodeJS.Timeout>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -40,7 +43,10 @@ export class CrlBuildLease {
             AND (build_lease_until IS NULL OR build_lease_until < now() OR build_lease_owner = $2)`,
         [tenantId, this.owner, this.leaseMs],
       );
-      if (taken[1] === 1) return true;
+      if (taken[1] === 1) {
+        this.keepRenewing(tenantId);
+        return true;
+      }
       const exists: unknown[] = await this.dataSource.query(
         'SELECT 1 FROM revocation.crl_issuers WHERE tenant_id = $1',
         [tenantId],
@@ -51,10 +57,27 @@ export class CrlBuildLease {
   }
 
   async release(tenantId: string): Promise<void> {
+    clearInterval(this.renewals.get(tenantId));
+    this.renewals.delete(tenantId);
     await this.dataSource.query(
       `UPDATE revocation.crl_issuers SET build_lease_owner = NULL, build_lease_until = NULL
         WHERE tenant_id = $1 AND build_lease_owner = $2`,
       [tenantId, this.owner],
     );
+  }
+
+  private keepRenewing(tenantId: string): void {
+    clearInterval(this.renewals.get(tenantId));
+    const timer = setInterval(() => {
+      this.dataSource
+        .query(
+          `UPDATE revocation.crl_issuers SET build_lease_until = now() + $3 * interval '1 millisecond'
+            WHERE tenant_id = $1 AND build_lease_owner = $2`,
+          [tenantId, this.owner, this.leaseMs],
+        )
+        .catch(() => undefined); // the next renewal tries again; a lapse is safe (see above)
+    }, this.leaseMs / 3);
+    timer.unref();
+    this.renewals.set(tenantId, timer);
   }
 }

@@ -16,8 +16,12 @@ interface OutboxRow {
 
 const BATCH = 100;
 
-/** How long a claim keeps other relays off the head of the outbox (a batch publishes in milliseconds). */
-export const OUTBOX_CLAIM_MS = 30_000;
+/**
+ * How long a claim keeps other relays off the head of the outbox: a batch publishes in
+ * milliseconds, and a JetStream publish gives up after 5 s. A replica killed mid-publish delays
+ * the events behind its claim by at most this long.
+ */
+export const OUTBOX_CLAIM_MS = 10_000;
 
 /**
  * Publishes a schema's outbox to the EventBus in order, a batch at a time, then marks the batch's rows published.
