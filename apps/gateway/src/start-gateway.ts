@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { IssuanceApi } from '@ca/contracts';
-import { OutboxRelay } from '@ca/messaging';
+import { DAY_MS, EventRetention, OutboxRelay } from '@ca/messaging';
 import { NestPinoLogger, messagingMetrics } from '@ca/observability';
 import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runtime';
 import { auditMiddleware } from './audit/audit.middleware';
@@ -120,6 +120,12 @@ export async function startGateway(
   }
   const started = app;
   relay.start();
+  // Storage stays bounded: published tenant.updated rows older than the retention window go.
+  const retention = new EventRetention(dataSource, {
+    outboxSchema: GATEWAY_SCHEMA,
+    retentionMs: config.eventRetentionDays * DAY_MS,
+  });
+  retention.start();
   housekeeping.start();
   authFailures.start();
   const unregisterBacklog = messagingMetrics.outboxBacklog.register(async () => [
@@ -134,6 +140,7 @@ export async function startGateway(
       await housekeeping.stop();
       authFailures.stop();
       await relay.stop();
+      await retention.stop();
       await audit.close();
       await issuance.close();
       await dataSource.destroy();

@@ -1,6 +1,13 @@
 import { NestFactory } from '@nestjs/core';
 import { EventEnvelope, EventType, TenantUpdatedPayload } from '@ca/contracts';
-import { OutboxRelay, RpcReplyInterceptor, RpcTraceInterceptor, routeValidated } from '@ca/messaging';
+import {
+  DAY_MS,
+  EventRetention,
+  OutboxRelay,
+  RpcReplyInterceptor,
+  RpcTraceInterceptor,
+  routeValidated,
+} from '@ca/messaging';
 import { NestPinoLogger, certificateMetrics, messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
@@ -62,6 +69,14 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     }),
     { onlyType: EventType.TenantUpdated },
   );
+  // Storage stays bounded: published events and applied inbox rows older than the window go.
+  const retention = new EventRetention(dataSource, {
+    outboxSchema: ISSUANCE_SCHEMA,
+    inboxSchema: ISSUANCE_SCHEMA,
+    events: messaging.events,
+    retentionMs: config.eventRetentionDays * DAY_MS,
+  });
+  retention.start();
   const expiry = new ExpiryReporter(dataSource);
   const unregisterGauges = [
     certificateMetrics.expiring.register(() => expiry.gaugeSamples()),
@@ -80,6 +95,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       for (const unregister of unregisterGauges) unregister();
       await subscription.stop();
       await app.close();
+      await retention.stop();
       await relay.stop();
       await dataSource.destroy();
       custody.close();

@@ -14,7 +14,7 @@ import {
   IssuanceApi,
 } from '@ca/contracts';
 import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
-import { routeValidated, validatedBatch } from '@ca/messaging';
+import { DAY_MS, EventRetention, routeValidated, validatedBatch } from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import {
@@ -126,11 +126,19 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   // Embedded, the database is this process's alone: no other replica can revoke.
   await statuses.watchChanges({ otherReplicas: !config.embedded });
   const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
+  // Storage stays bounded: inbox ids and stream messages older than the retention window go.
+  const retention = new EventRetention(dataSource, {
+    inboxSchema: OCSP_SCHEMA,
+    events: messaging.events,
+    retentionMs: config.eventRetentionDays * DAY_MS,
+  });
+  retention.start();
   return {
     name: 'ocsp-responder',
     ready,
     close: once(async () => {
       unregisterGauges();
+      await retention.stop();
       await app.close();
       await subscription.stop();
       await signers.stop();

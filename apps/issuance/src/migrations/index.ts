@@ -5,6 +5,7 @@ import { AddTraceContextToOutbox1764800000000 } from './1764800000000-add-trace-
 import { CreateCustomExtensionArcs1764900000000 } from './1764900000000-create-custom-extension-arcs';
 import { CreateHoldReleases1766000000000 } from './1766000000000-create-hold-releases';
 import { IssuanceTrustsNoCaller1766200000000 } from './1766200000000-issuance-trusts-no-caller';
+import { AddClaimsAndRetentionToOutbox1766300000000 } from './1766300000000-add-claims-and-retention-to-outbox';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */
 export const ISSUANCE_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const ISSUANCE_MIGRATIONS = [
   CreateCustomExtensionArcs1764900000000,
   CreateHoldReleases1766000000000,
   IssuanceTrustsNoCaller1766200000000,
+  AddClaimsAndRetentionToOutbox1766300000000,
 ];

@@ -51,6 +51,14 @@ export abstract class EventBus {
   abstract close(): Promise<void>;
   /** Events of the stream the durable consumer has not acknowledged yet (its lag; 0 if it does not exist). */
   abstract pending(durableName: string): Promise<number>;
+  /**
+   * Deletes stored events older than `olderThan` that every durable consumer is past; returns how
+   * many. A bus whose server enforces the retention itself (JetStream `max_age`) deletes nothing here.
+   */
+  async prune(olderThan: Date): Promise<number> {
+    void olderThan;
+    return 0;
+  }
 }
 
 /** Routes events by type to handlers; types a service does not handle are acknowledged and skipped. */

@@ -198,6 +198,19 @@ export class InProcessEventBus extends EventBus {
     return rows.length === 0 ? 0 : Math.max(0, Number(rows[0].pending));
   }
 
+  /**
+   * Deletes events stored before `olderThan` that every durable consumer has handled: an event
+   * some consumer still has to get stays, however old. No consumer yet: nothing goes.
+   */
+  override async prune(olderThan: Date): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM messaging.stream WHERE stored_at < $1
+          AND seq <= (SELECT min(last_seq) FROM messaging.consumers)`,
+      [olderThan],
+    );
+    return rowCount ?? 0;
+  }
+
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await this.pool.end();

@@ -28,6 +28,11 @@ export interface JetStreamOptions {
   ackWaitMs?: number;
   /** Delay before a failed event is retried. */
   retryDelayMs?: number;
+  /**
+   * The stream's `max_age`: messages older than this are removed by the server (EventRetention's
+   * window). Set when the stream is created and applied to an existing stream; unset keeps them.
+   */
+  maxAgeMs?: number;
 }
 
 /**
@@ -60,13 +65,33 @@ export class JetStreamEventBus extends EventBus {
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       duplicate_window: nanos(10 * 60_000),
+      ...(options.maxAgeMs ? { max_age: nanos(options.maxAgeMs) } : {}),
     };
-    try {
-      await jsm.streams.info(options.streamName);
-    } catch {
-      await jsm.streams.add(config);
+    const existing = await jsm.streams.info(options.streamName).catch(() => undefined);
+    if (!existing) await jsm.streams.add(config);
+    else if (options.maxAgeMs && existing.config.max_age !== nanos(options.maxAgeMs)) {
+      await JetStreamEventBus.applyMaxAge(jsm, options.streamName, options.maxAgeMs);
     }
     return new JetStreamEventBus(nc, nc.jetstream(), jsm, options);
+  }
+
+  /**
+   * Brings an existing stream's max_age to the retention window. A user without the right to
+   * update streams (the stream managed by an operator) keeps the stream as it is, with a warning.
+   */
+  private static async applyMaxAge(
+    jsm: JetStreamManager,
+    streamName: string,
+    maxAgeMs: number,
+  ): Promise<void> {
+    try {
+      await jsm.streams.update(streamName, { max_age: nanos(maxAgeMs) });
+    } catch (err) {
+      new Logger('JetStream').warn(
+        { err, streamName, maxAgeMs },
+        'could not set the stream max_age to the event retention window; set it on the stream',
+      );
+    }
   }
 
   async publish(event: EventEnvelope): Promise<void> {
