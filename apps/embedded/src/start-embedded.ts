@@ -1,6 +1,6 @@
 import { CaManagerConfig } from '@ca/config';
 import { IssuanceApi } from '@ca/contracts';
-import { Messaging, MessagingOptions, openMessaging } from '@ca/messaging';
+import { DAY_MS, Messaging, MessagingOptions, openMessaging } from '@ca/messaging';
 import { Logger as NestLogger } from '@nestjs/common';
 import { Logger, NestPinoLogger, createLogger, installTracing } from '@ca/observability';
 import { startEmbeddedPostgres } from '@ca/persistence';
@@ -45,6 +45,7 @@ export async function startEmbeddedSystem(
     natsUrl: config.natsUrl,
     databaseUrl,
     name: 'ca-manager',
+    eventRetentionMs: config.eventRetentionDays * DAY_MS,
     ...options.messaging,
   });
   const runtime = (service: string): ServiceRuntime => ({

@@ -32,6 +32,7 @@ import {
 import { createTestPki, describeIfOpenssl, runOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { HttpAnswer, http } from './support/http';
 import { ServiceCluster, ServiceName } from './support/service-cluster';
+import { freshSubjectPublicKey } from './support/subject-key';
 
 /**
  * CRL publication end to end (docs/ocsp.md): issuance (CA key, SignCrl), the
@@ -139,6 +140,7 @@ describeIfOpenssl('CRL publication', () => {
       return issuance.send(IssuancePattern.IssueCertificate, {
         tenantId: ca.tenantId,
         principal: 'crl-test',
+        subjectPublicKey: freshSubjectPublicKey(),
         request: {
           clientId: 'crl-test-client',
           commonName,
@@ -510,9 +512,25 @@ describeIfOpenssl('CRL publication', () => {
         });
       };
 
-      it('signs a TBSCertList of the tenant CA', async () => {
-        const { signature } = await signCrl(tenantA.tenantId, tbsOf(new Uint8Array(tenantA.der)));
+      it("signs a TBSCertList of the tenant CA only when it matches issuance's ledger", async () => {
+        // An entry issuance never revoked and a number far ahead: whoever reaches the bus sent it.
+        const forged = await rpcError(signCrl(tenantA.tenantId, tbsOf(new Uint8Array(tenantA.der))));
+        expect(forged.code).toBe(ErrorCode.Forbidden);
+        expect(forged.message).toMatch(/not this CA's revocations/);
+        // A CA of its own, so that the number taken here holds up no CRL of the other tests.
+        const fresh = await initializeCa('Sign Test Root');
+        const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
+        const genuine = encodeTbsCertList({
+          issuerCertificateDer: new Uint8Array(fresh.der),
+          crlNumber: 500n,
+          thisUpdate,
+          nextUpdate: new Date(thisUpdate.getTime() + 86_400_000),
+          entries: [],
+        });
+        const { signature } = await signCrl(fresh.tenantId, genuine);
         expect(Buffer.from(signature, 'base64').length).toBeGreaterThan(60);
+        // The same number again is refused: two signers never get one number.
+        expect((await rpcError(signCrl(fresh.tenantId, genuine))).code).toBe(ErrorCode.Forbidden);
       });
 
       it('refuses a blob that is not a TBSCertList with VALIDATION_FAILED', async () => {

@@ -7,6 +7,7 @@ import { Client } from 'pg';
 import { openGatewayDatabase } from '../../gateway/src/gateway-database';
 import { GatewayOperations } from '../../gateway/src/operations/gateway-operations';
 import { IssuedCertificate, TestTenant, createTenant, issueBody } from './support/admin-api';
+import { BusSniffer } from './support/bus-sniffer';
 import { http } from './support/http';
 import { captureLogs } from './support/logs';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
@@ -18,7 +19,9 @@ jest.setTimeout(120_000);
  * PKCS#12) with every service logging at debug; then all log output, the audit export and every
  * row of every table in every schema are searched for the issued private keys (PEM lines, DER,
  * base64, hex, the private scalar), the PKCS#12 passwords and bundles, the CA private key, the
- * bearer tokens, the download tokens and both KEKs. None may appear.
+ * bearer tokens, the download tokens and both KEKs. None may appear. With NATS, a plain subscriber
+ * to the system's subjects, every reply inbox and the object store watches the whole cycle: no
+ * private key (in any form, nor the words "PRIVATE KEY") and no PKCS#12 may cross the bus.
  */
 
 interface Secret {
@@ -134,12 +137,23 @@ describe.each(systemModes('key leak suite'))('no secret in logs, audit or databa
   let t: TestTenant;
   const secrets: Secret[] = [];
   let dumpWhileLinksWait: Buffer;
+  let sniffer: BusSniffer | undefined;
+  let textCertificatePem: string;
 
   beforeAll(async () => {
     sut = await startSystemUnderTest(mode, {
       serviceLogger: logs.serviceLogger,
       env: { LOG_LEVEL: 'debug' },
     });
+    if (mode === 'postgres+nats') {
+      const { subjectPrefix, rpcSubjectPrefix } = sut.messagingOptions;
+      sniffer = await BusSniffer.start(sut.config.natsUrl!, [
+        `${subjectPrefix}.>`,
+        `${rpcSubjectPrefix}.>`,
+        '_INBOX.>',
+        '$O.>',
+      ]);
+    }
     t = await createTenant(sut);
     secrets.push(
       textSecret('bearer token', t.bearer),
@@ -147,6 +161,7 @@ describe.each(systemModes('key leak suite'))('no secret in logs, audit or databa
     );
 
     const text = await t.issue(issueBody({ commonName: 'leak-text' }));
+    textCertificatePem = text.certificatePem;
     secrets.push(...privateKeySecrets('issued key (Text)', text.privateKeyPem));
 
     const pfxAnswer = await t.post(
@@ -190,6 +205,16 @@ describe.each(systemModes('key leak suite'))('no secret in logs, audit or databa
     secrets.push(
       ...privateKeySecrets('renewed key', renewed.json<{ privateKeyPem: string }>().privateKeyPem),
     );
+    const renewedV2 = await t.post(`/v2/certificates/${text.certificateId}/renew`, {
+      validityDays: 30,
+      passwordProtected: true,
+    });
+    expect(renewedV2.status).toBe(200);
+    const v2 = renewedV2.json<{ privateKeyPem: string; pfxBase64: string; password: string }>();
+    secrets.push(
+      ...privateKeySecrets('renewed key (v2, PKCS#12)', v2.privateKeyPem),
+      binaryForms('PKCS#12 (v2 renewal)', Buffer.from(v2.pfxBase64, 'base64')),
+    );
     for (const id of [pfx.certificateId, file.certificateId]) {
       expect((await t.post(`/v1/certificates/${id}/revoke`, { reason: 'leak test' })).status).toBe(200);
     }
@@ -220,7 +245,10 @@ describe.each(systemModes('key leak suite'))('no secret in logs, audit or databa
       ),
     );
   });
-  afterAll(() => sut?.stop());
+  afterAll(async () => {
+    await sniffer?.stop();
+    await sut?.stop();
+  });
 
   it('logged at debug level, and the secrets were really looked for', () => {
     expect(logs.lineCount()).toBeGreaterThan(20);
@@ -234,6 +262,24 @@ describe.each(systemModes('key leak suite'))('no secret in logs, audit or databa
   it('finds no secret in any log line', () => {
     expect(findLeaks(Buffer.from(logs.text()), secrets)).toEqual([]);
   });
+
+  (mode === 'postgres+nats' ? it : it.skip)(
+    'lets no private key or PKCS#12 cross the bus (a plain subscriber to every subject and reply inbox)',
+    () => {
+      const traffic = sniffer!.traffic();
+      // The sniffer did see the issuance replies: the certificate it answered with is there.
+      const certificateLine = textCertificatePem.split('\n').find((line) => line.length >= 64)!;
+      expect(sniffer!.messageCount).toBeGreaterThan(10);
+      expect(traffic.includes(Buffer.from(certificateLine))).toBe(true);
+      expect(
+        findLeaks(
+          traffic,
+          secrets.filter((s) => /key|PKCS#12|password/.test(s.what)),
+        ),
+      ).toEqual([]);
+      expect(traffic.includes(Buffer.from('PRIVATE KEY'))).toBe(false);
+    },
+  );
 
   it('finds no secret in the audit export', async () => {
     expect(findLeaks(Buffer.from(await auditExport(sut.databaseUrl)), secrets)).toEqual([]);

@@ -31,6 +31,7 @@ import {
 import { createTestPki, describeIfOpenssl, runOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { HttpAnswer, http } from './support/http';
 import { ServiceCluster, ServiceName } from './support/service-cluster';
+import { freshSubjectPublicKey } from './support/subject-key';
 
 /**
  * OCSP over HTTP end to end (docs/ocsp.md, RFC 6960, RFC 5019): issuance, revocation and the
@@ -181,6 +182,7 @@ describeIfOpenssl('OCSP responder', () => {
       return issuance.send(IssuancePattern.IssueCertificate, {
         tenantId: ca.tenantId,
         principal: 'ocsp-test',
+        subjectPublicKey: freshSubjectPublicKey(),
         request: {
           clientId: 'ocsp-test-client',
           commonName,

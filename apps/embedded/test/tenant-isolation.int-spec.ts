@@ -24,6 +24,7 @@ import { http } from './support/http';
 import { eventuallyCrl, eventuallyRevokedInOcsp, ocspStatus } from './support/pki';
 import { expectProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
+import { freshSubjectPublicKey } from './support/subject-key';
 
 /**
  * Two tenants, every identifier of one tried with the other's token (CONTRACT section 5: 403 for a
@@ -225,13 +226,13 @@ describe.each(systemModes('tenant isolation suite'))('tenant isolation (%s)', (m
           }),
           issuance.send(IssuancePattern.RenewCertificate, {
             ...command(b.tenant.tenantId),
-            certificateLimit: 1000,
+            subjectPublicKey: freshSubjectPublicKey(),
             certificateId,
             request: { validityDays: 5 },
           }),
           issuance.send(IssuancePattern.RenewCertificateV2, {
             ...command(b.tenant.tenantId),
-            certificateLimit: 1000,
+            subjectPublicKey: freshSubjectPublicKey(),
             certificateId,
             request: { validityDays: 5 },
           }),

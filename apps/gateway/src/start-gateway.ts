@@ -1,7 +1,8 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { IssuanceApi } from '@ca/contracts';
-import { NestPinoLogger } from '@ca/observability';
+import { DAY_MS, EventRetention, OutboxRelay } from '@ca/messaging';
+import { NestPinoLogger, messagingMetrics } from '@ca/observability';
 import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runtime';
 import { auditMiddleware } from './audit/audit.middleware';
 import { AuditRepository } from './audit/audit.repository';
@@ -13,6 +14,7 @@ import { uncheckedClaimsWarning } from './auth/unchecked-claims-warning';
 import { DownloadLinks } from './downloads/download-links';
 import { DownloadRepository } from './downloads/download.repository';
 import { openGatewayDatabase } from './gateway-database';
+import { GATEWAY_SCHEMA } from './gateway.schema';
 import { GatewayModule } from './gateway.module';
 import { GatewayHousekeeping } from './housekeeping';
 import { applyHeaderLimits } from './http/header-limits';
@@ -25,6 +27,9 @@ import { mountOpenApi } from './openapi/openapi';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
 import { TenantRepository } from './tenants/tenant.repository';
+
+/** Tenant changes are rare, so a poll is an index probe that finds nothing (partial index). */
+const GATEWAY_OUTBOX_POLL_MS = 100;
 
 /** Request bodies of this API are small; anything larger is refused before parsing (413). */
 const BODY_LIMIT = '64kb';
@@ -48,7 +53,15 @@ export async function startGateway(
   if (claimsWarning) logger.warn({}, claimsWarning);
   const tokenVerifier = await TokenVerifier.create(jwt);
   const dataSource = await openGatewayDatabase(runtime.databaseUrl, 10);
-  const tenants = new TenantDirectory(new TenantRepository(dataSource), {
+  // tenant.updated (creation, suspension, plan limit) goes out through the gateway's own outbox.
+  // Polled often: `npm run ops` records it from another process (or another connection), which
+  // cannot nudge this relay, and issuance enforces nothing newer than what it has received.
+  const relay = new OutboxRelay(dataSource, GATEWAY_SCHEMA, messaging.events, GATEWAY_OUTBOX_POLL_MS);
+  const tenantRepository = new TenantRepository(dataSource, {
+    defaultCertificateLimit: config.defaultCertificateLimit,
+    onEventsRecorded: () => relay.nudge(),
+  });
+  const tenants = new TenantDirectory(tenantRepository, {
     defaultCertificateLimit: config.defaultCertificateLimit,
   });
   const rateLimiter = new RateLimiter(dataSource, config.rateLimitPerMinute);
@@ -97,6 +110,8 @@ export async function startGateway(
     applyHeaderLimits(app.getHttpServer(), config.errorCatalogUrl);
     applyHttpLimits(app.getHttpServer(), config.http);
     await app.listen(config.gatewayPort, config.host);
+    // Tenants older than the outbox: their state goes out once, so issuance knows them too.
+    while ((await tenantRepository.announcePending()) > 0);
   } catch (error) {
     await app?.close();
     await issuance.close();
@@ -104,15 +119,28 @@ export async function startGateway(
     throw error;
   }
   const started = app;
+  relay.start();
+  // Storage stays bounded: published tenant.updated rows older than the retention window go.
+  const retention = new EventRetention(dataSource, {
+    outboxSchema: GATEWAY_SCHEMA,
+    retentionMs: config.eventRetentionDays * DAY_MS,
+  });
+  retention.start();
   housekeeping.start();
   authFailures.start();
+  const unregisterBacklog = messagingMetrics.outboxBacklog.register(async () => [
+    { labels: { service: 'gateway' }, value: await relay.backlog() },
+  ]);
   return {
     name: 'gateway',
     ready,
     close: once(async () => {
+      unregisterBacklog();
       await started.close();
       await housekeeping.stop();
       authFailures.stop();
+      await relay.stop();
+      await retention.stop();
       await audit.close();
       await issuance.close();
       await dataSource.destroy();

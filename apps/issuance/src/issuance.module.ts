@@ -17,6 +17,7 @@ import { RenewCertificateHandler } from './certificates/renew-certificate.handle
 import { RevokeCertificateHandler } from './certificates/revoke-certificate.handler';
 import { ReleaseHoldHandler } from './certificates/release-hold.handler';
 import { IssueOcspSignerHandler } from './signing/issue-ocsp-signer.handler';
+import { CrlLedgerCheck } from './signing/crl-ledger-check';
 import { SignCrlHandler } from './signing/sign-crl.handler';
 import { SigningController } from './signing/signing.controller';
 
@@ -28,6 +29,8 @@ export interface IssuanceDependencies {
   /** Base URL written into CDP and AIA extensions (PKI_PUBLIC_URL). */
   pkiPublicUrl: string;
   blobs: BlobStore;
+  /** DEFAULT_CERTIFICATE_LIMIT: the plan limit of a tenant issuance has no `tenant.updated` for yet. */
+  defaultCertificateLimit: number;
 }
 
 /** The issuance context: CA initialization and the certificate lifecycle (issue, renew, revoke, read). */
@@ -36,7 +39,7 @@ export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
     const nudge = () => deps.relay.nudge();
     const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custody);
-    const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge);
+    const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge, deps.defaultCertificateLimit);
     const minter = new CertificateMinter(
       signer,
       deps.pkiPublicUrl,
@@ -59,10 +62,13 @@ export class IssuanceModule {
         { provide: IssueCertificateHandler, useValue: new IssueCertificateHandler(minter) },
         { provide: RenewCertificateHandler, useValue: new RenewCertificateHandler(deps.dataSource, minter) },
         { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
-        { provide: ReleaseHoldHandler, useValue: new ReleaseHoldHandler(deps.dataSource, nudge) },
+        { provide: ReleaseHoldHandler, useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit) },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
-        { provide: SignCrlHandler, useValue: new SignCrlHandler(signer, deps.blobs) },
+        {
+          provide: SignCrlHandler,
+          useValue: new SignCrlHandler(signer, deps.blobs, new CrlLedgerCheck(deps.dataSource)),
+        },
         { provide: IssueOcspSignerHandler, useValue: new IssueOcspSignerHandler(signer) },
       ],
     };

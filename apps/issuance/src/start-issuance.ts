@@ -1,5 +1,13 @@
 import { NestFactory } from '@nestjs/core';
-import { OutboxRelay, RpcReplyInterceptor, RpcTraceInterceptor } from '@ca/messaging';
+import { EventEnvelope, EventType, TenantUpdatedPayload } from '@ca/contracts';
+import {
+  DAY_MS,
+  EventRetention,
+  OutboxRelay,
+  RpcReplyInterceptor,
+  RpcTraceInterceptor,
+  routeValidated,
+} from '@ca/messaging';
 import { NestPinoLogger, certificateMetrics, messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
@@ -12,6 +20,7 @@ import { ExpiryReporter } from './certificates/expiry-report';
 import { IssuanceModule } from './issuance.module';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { ISSUANCE_MIGRATIONS } from './migrations';
+import { ISSUANCE_CONSUMER, TenantProjection } from './tenants/tenant.projection';
 
 /** Issuance, running; it also answers the `custody` operator commands (it owns the CA keys). */
 export interface IssuanceService extends RunningService {
@@ -40,6 +49,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       relay,
       pkiPublicUrl: config.pkiPublicUrl,
       blobs: messaging.blobs,
+      defaultCertificateLimit: config.defaultCertificateLimit,
     }),
     {
       ...messaging.serverOptions('issuance'),
@@ -50,11 +60,31 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   app.useGlobalInterceptors(new RpcTraceInterceptor('issuance'), new RpcReplyInterceptor(messaging.blobs));
   await app.listen();
   relay.start();
+  // The gateway's tenant facts (suspension, plan limit), schema-checked, into issuance.tenants.
+  const tenants = new TenantProjection(dataSource);
+  const subscription = await messaging.events.subscribe(
+    ISSUANCE_CONSUMER,
+    routeValidated(ISSUANCE_CONSUMER, {
+      [EventType.TenantUpdated]: (e) => tenants.apply(e as EventEnvelope<TenantUpdatedPayload>),
+    }),
+    { onlyType: EventType.TenantUpdated },
+  );
+  // Storage stays bounded: published events and applied inbox rows older than the window go.
+  const retention = new EventRetention(dataSource, {
+    outboxSchema: ISSUANCE_SCHEMA,
+    inboxSchema: ISSUANCE_SCHEMA,
+    events: messaging.events,
+    retentionMs: config.eventRetentionDays * DAY_MS,
+  });
+  retention.start();
   const expiry = new ExpiryReporter(dataSource);
   const unregisterGauges = [
     certificateMetrics.expiring.register(() => expiry.gaugeSamples()),
     messagingMetrics.outboxBacklog.register(async () => [
       { labels: { service: 'issuance' }, value: await relay.backlog() },
+    ]),
+    messagingMetrics.consumerPending.register(async () => [
+      { labels: { consumer: ISSUANCE_CONSUMER }, value: await messaging.events.pending(ISSUANCE_CONSUMER) },
     ]),
   ];
   return {
@@ -63,7 +93,9 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
+      await subscription.stop();
       await app.close();
+      await retention.stop();
       await relay.stop();
       await dataSource.destroy();
       custody.close();

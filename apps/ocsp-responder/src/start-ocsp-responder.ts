@@ -14,7 +14,7 @@ import {
   IssuanceApi,
 } from '@ca/contracts';
 import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
-import { routeByType } from '@ca/messaging';
+import { DAY_MS, EventRetention, routeValidated, validatedBatch } from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import {
@@ -98,7 +98,8 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   }
   const subscription = await messaging.events.subscribe(
     OCSP_CONSUMER,
-    routeByType({
+    // Schema-checked: an event that does not parse is logged, counted and set aside.
+    routeValidated(OCSP_CONSUMER, {
       [EventType.CaInitialized]: async (e) => {
         await caCertificates.apply(e as EventEnvelope<CaInitializedPayload>);
         void signers.ensure(e.tenantId);
@@ -114,8 +115,9 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     {
       // Issuances come in bursts: one transaction per run instead of one per certificate.
       batchHandlers: {
-        [EventType.CertificateIssued]: (events) =>
+        [EventType.CertificateIssued]: validatedBatch(OCSP_CONSUMER, (events) =>
           statuses.applyIssuedBatch(events as EventEnvelope<CertificateIssuedPayload>[]),
+        ),
       },
     },
   );
@@ -124,11 +126,19 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   // Embedded, the database is this process's alone: no other replica can revoke.
   await statuses.watchChanges({ otherReplicas: !config.embedded });
   const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
+  // Storage stays bounded: inbox ids and stream messages older than the retention window go.
+  const retention = new EventRetention(dataSource, {
+    inboxSchema: OCSP_SCHEMA,
+    events: messaging.events,
+    retentionMs: config.eventRetentionDays * DAY_MS,
+  });
+  retention.start();
   return {
     name: 'ocsp-responder',
     ready,
     close: once(async () => {
       unregisterGauges();
+      await retention.stop();
       await app.close();
       await subscription.stop();
       await signers.stop();

@@ -6,11 +6,12 @@ import {
   EventType,
   IssuanceApi,
 } from '@ca/contracts';
-import { OutboxRelay, routeByType } from '@ca/messaging';
+import { DAY_MS, EventRetention, OutboxRelay, routeValidated } from '@ca/messaging';
 import { messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { RevocationLedger } from './ledger/revocation.ledger';
+import { CrlBlobSweeper } from './crls/crl-blob.sweeper';
 import { CrlRefreshScheduler } from './crls/crl-refresh.scheduler';
 import { CrlPublisher } from './crls/crl.publisher';
 import { REVOCATION_MIGRATIONS } from './migrations';
@@ -23,7 +24,7 @@ export const REVOCATION_CONSUMER = 'revocation';
  * entries and publishes a new CRL after each change (within seconds) and before each nextUpdate.
  */
 export async function startRevocation(runtime: ServiceRuntime): Promise<RunningService> {
-  const { messaging } = runtime;
+  const { config, messaging } = runtime;
   const dataSource = await openSchemaDataSource({
     url: runtime.databaseUrl,
     schema: REVOCATION_SCHEMA,
@@ -39,7 +40,8 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   // failed build is retried by the scheduler, so one tenant's CRL never holds up the others' events.
   const subscription = await messaging.events.subscribe(
     REVOCATION_CONSUMER,
-    routeByType({
+    // Schema-checked: an event that does not parse is logged, counted and set aside.
+    routeValidated(REVOCATION_CONSUMER, {
       [EventType.CaInitialized]: async (e) => {
         await ledger.registerIssuer(e as EventEnvelope<CaInitializedPayload>);
         void publisher.request(e.tenantId);
@@ -57,6 +59,16 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   );
   relay.start();
   scheduler.start();
+  // Storage stays bounded: old published events, inbox ids and stream messages; superseded CRL blobs.
+  const retention = new EventRetention(dataSource, {
+    outboxSchema: REVOCATION_SCHEMA,
+    inboxSchema: REVOCATION_SCHEMA,
+    events: messaging.events,
+    retentionMs: config.eventRetentionDays * DAY_MS,
+  });
+  retention.start();
+  const crlBlobs = new CrlBlobSweeper(dataSource, messaging.blobs);
+  crlBlobs.start();
   const unregisterGauges = [
     messagingMetrics.outboxBacklog.register(async () => [
       { labels: { service: 'revocation' }, value: await relay.backlog() },
@@ -74,6 +86,8 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
       scheduler.stop();
+      await retention.stop();
+      await crlBlobs.stop();
       await subscription.stop();
       await publisher.idle();
       await relay.stop();

@@ -48,6 +48,8 @@ export interface CaManagerConfig {
   caKek?: string;
   pkcs11: { library?: string; tokenLabel?: string; pin?: string };
   logLevel: LogLevel;
+  /** Days published events, inbox entries and stream messages are kept (docs/operations.md, Retention). */
+  eventRetentionDays: number;
   /** Embedded mode: no DATABASE_URL (PGlite and development keys under DATA_DIR). */
   embedded: boolean;
   /** The OCSP responder's answers and their bounds (docs/ocsp.md). */
@@ -113,6 +115,7 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     caKek: readString(env, 'CA_KEK'),
     pkcs11,
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    eventRetentionDays: readInt(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
     embedded: databaseUrl === undefined,
     ocsp: readOcspSettings(env),
     metricsToken: readString(env, 'METRICS_TOKEN'),

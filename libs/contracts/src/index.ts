@@ -22,3 +22,6 @@ export * from './revocation/crl-published.event';
 export * from './issuance/dns-name.rules';
 export * from './issuance/subject-field.rules';
 export * from './issuance/issue-certificate-v2.dto';
+export * from './gateway/tenant-updated.event';
+export * from './events/event-payload.parsers';
+export * from './common/command-fields';

@@ -12,5 +12,7 @@ export * from './rpc/in-process.client';
 export * from './outbox/outbox.sql';
 export * from './outbox/outbox';
 export * from './outbox/outbox-relay';
+export * from './retention/event-retention';
 export * from './inbox/apply-once';
 export * from './blobs/blob-store';
+export * from './events/validated-events';

@@ -32,6 +32,8 @@ export interface MessagingOptions {
   inboxPrefix?: string;
   /** PEM file of the CA the NATS server's certificate must chain to (`tls://` URLs). */
   tlsCaFile?: string;
+  /** How long JetStream keeps events (the stream's max_age; see EventRetention). */
+  eventRetentionMs?: number;
 }
 
 /**
@@ -95,6 +97,7 @@ async function openNatsMessaging(
   const events = await JetStreamEventBus.connect(nc, {
     streamName: options.streamName ?? DEFAULT_STREAM,
     subjectPrefix: options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX,
+    maxAgeMs: options.eventRetentionMs,
   });
   const rpcPrefix = options.rpcSubjectPrefix ?? '';
   const blobs = await JetStreamBlobStore.open(nc, `${options.streamName ?? DEFAULT_STREAM}_BLOBS`);

@@ -35,8 +35,33 @@ export async function openSchemaDataSource(options: SchemaDataSourceOptions): Pr
     extra: { max: options.poolSize ?? 5 },
   });
   await dataSource.initialize();
-  await dataSource.runMigrations({ transaction: 'each' });
+  try {
+    await whileHoldingMigrationLock(options.url, options.schema, () =>
+      dataSource.runMigrations({ transaction: 'each' }),
+    );
+  } catch (error) {
+    await dataSource.destroy();
+    throw error;
+  }
   return dataSource;
+}
+
+/**
+ * Replicas starting together would otherwise run the same migration at once, and all but one
+ * fail on the catalog's unique keys. A session-level advisory lock per schema, on a connection
+ * of its own, makes them take turns; the later ones find the migrations done. (PGlite is one
+ * session and one process: the lock never waits there.)
+ */
+async function whileHoldingMigrationLock<T>(url: string, schema: string, work: () => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${schema} migrations`]);
+    return await work();
+  } finally {
+    // Ending the session releases the lock too.
+    await client.end();
+  }
 }
 
 async function ensureSchema(url: string, schema: string): Promise<void> {

@@ -48,6 +48,7 @@ export { exportPrivateKeyPem, generateLeafKeyPair } from './private-key';
 export { assertValidSerialNumber, randomSerialNumber, serialFromHex, serialToHex } from './serial-number';
 export type { SigningKeys } from './signing-keys';
 export { inspectTbsCertList, type TbsCertListSummary } from './tbs-cert-list.inspector';
+export { crlEntryKey, tbsCertListEntryKeys } from './crl-entry-keys';
 export {
   CUSTOM_EXTENSION_ARC,
   decodeKeyValueExtension,

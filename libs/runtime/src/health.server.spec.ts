@@ -18,4 +18,17 @@ describe('health server of a service without an HTTP surface', () => {
       await new Promise((resolve) => server.close(resolve));
     }
   });
+
+  it('names HEALTH_PORT when the port is taken, as a configuration error of one line', async () => {
+    const taken = await startHealthServer('127.0.0.1', 0, async () => true);
+    try {
+      const { port } = taken.address() as AddressInfo;
+      await expect(startHealthServer('127.0.0.1', port, async () => true)).rejects.toMatchObject({
+        name: 'ConfigError',
+        message: `HEALTH_PORT: port ${port} on 127.0.0.1 is already in use; set HEALTH_PORT to a free port`,
+      });
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
 });

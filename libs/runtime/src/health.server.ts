@@ -1,4 +1,5 @@
 import { Server, createServer } from 'node:http';
+import { ConfigError } from '@ca/config';
 import { METRICS_PATH, serveMetrics } from './metrics.endpoint';
 
 /**
@@ -26,6 +27,20 @@ export async function startHealthServer(
     }
     reply(404, { statusCode: 404, message: 'Not Found' });
   });
-  await new Promise<void>((resolve, reject) => server.once('error', reject).listen(port, host, resolve));
+  await new Promise<void>((resolve, reject) =>
+    server
+      .once('error', (error: NodeJS.ErrnoException) =>
+        // The one line a start-up failure prints names the setting to change.
+        reject(
+          error.code === 'EADDRINUSE'
+            ? new ConfigError(
+                'HEALTH_PORT',
+                `port ${port} on ${host} is already in use; set HEALTH_PORT to a free port`,
+              )
+            : error,
+        ),
+      )
+      .listen(port, host, resolve),
+  );
   return server;
 }

@@ -5,7 +5,7 @@ import {
   loadConfig,
   loadNatsClientSettings,
 } from '@ca/config';
-import { openMessaging } from '@ca/messaging';
+import { DAY_MS, openMessaging } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
 import { NestPinoLogger, createLogger, flushTracing, installTracing } from '@ca/observability';
 import { startHealthServer } from './health.server';
@@ -51,7 +51,12 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
   // secret scrubber) even for a service without a Nest application of its own (revocation).
   Logger.overrideLogger(new NestPinoLogger(logger));
   try {
-    const messaging = await openMessaging({ natsUrl: config.natsUrl, name: definition.name, ...nats });
+    const messaging = await openMessaging({
+      natsUrl: config.natsUrl,
+      name: definition.name,
+      eventRetentionMs: config.eventRetentionDays * DAY_MS,
+      ...nats,
+    });
     const service = await definition.start({ config, databaseUrl: config.databaseUrl, messaging, logger });
     Logger.overrideLogger(new NestPinoLogger(logger));
     const healthPort = config.healthPort ?? definition.defaultHealthPort;

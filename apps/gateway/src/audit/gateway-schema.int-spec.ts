@@ -158,7 +158,7 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
   });
 
   it('prunes past each tenant’s retention from the oldest end and stays verifiable', async () => {
-    const tenants = new TenantRepository(first);
+    const tenants = new TenantRepository(first, { defaultCertificateLimit: 1000 });
     const longLived = randomUUID();
     await tenants.setAuditRetentionDays(longLived, 365);
     const before = await audit.chainState();

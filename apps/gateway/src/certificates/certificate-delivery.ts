@@ -2,7 +2,6 @@ import { randomBytes } from 'node:crypto';
 import {
   CertificateDelivery,
   IssueCertificateResponse,
-  IssuedCertificate,
   Pkcs12Profile,
   RenewCertificateResponse,
   ResponseFormat,
@@ -10,6 +9,7 @@ import {
 import { buildPkcs12, pemToDer } from '@ca/pki';
 import { DownloadFile, DownloadLinks } from '../downloads/download-links';
 import { unavailableAs503 } from '../downloads/unavailable-as-503';
+import { CertificateWithKey } from './leaf-key-pair';
 
 /** 24 random bytes: 192 bits, above the 128 the issue asks for; 32 base64url characters. */
 const PASSWORD_BYTES = 24;
@@ -43,7 +43,7 @@ export class CertificateDeliverer {
 
   /** The answer to an issue call (v1 and v2). */
   async issueResponse(
-    issued: IssuedCertificate,
+    issued: CertificateWithKey,
     request: DeliveryRequest,
   ): Promise<IssueCertificateResponse> {
     const { certificateId, serialNumber, expiresAt } = issued;
@@ -52,14 +52,14 @@ export class CertificateDeliverer {
 
   /** The answer to a renew call (v1 and v2): the new certificate's id as `newCertificateId`. */
   async renewResponse(
-    renewed: IssuedCertificate,
+    renewed: CertificateWithKey,
     request: DeliveryRequest,
   ): Promise<RenewCertificateResponse> {
     const { certificateId: newCertificateId, serialNumber, expiresAt } = renewed;
     return { newCertificateId, serialNumber, expiresAt, ...(await this.deliver(renewed, request)) };
   }
 
-  private async deliver(issued: IssuedCertificate, request: DeliveryRequest): Promise<CertificateDelivery> {
+  private async deliver(issued: CertificateWithKey, request: DeliveryRequest): Promise<CertificateDelivery> {
     const password =
       request.passwordProtected === true ? randomBytes(PASSWORD_BYTES).toString('base64url') : undefined;
     const pfx =
@@ -98,7 +98,7 @@ export class CertificateDeliverer {
 }
 
 /** Key stores name the entry by its friendlyName, which is the certificate's commonName. */
-function pkcs12Of(issued: IssuedCertificate, password: string, profile: Pkcs12Profile): Promise<Uint8Array> {
+function pkcs12Of(issued: CertificateWithKey, password: string, profile: Pkcs12Profile): Promise<Uint8Array> {
   return buildPkcs12(
     {
       privateKeyPkcs8: pemToDer(issued.privateKeyPem, 'PRIVATE KEY'),

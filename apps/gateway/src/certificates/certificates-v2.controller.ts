@@ -15,8 +15,8 @@ import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
-import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
 import { CertificateDeliverer, withoutDeliveryProfile } from './certificate-delivery';
+import { generateLeafKeyPair, withPrivateKey } from './leaf-key-pair';
 import { OptionalBodyInterceptor } from './optional-body.interceptor';
 import { writeCommand } from './write-command';
 import {
@@ -60,15 +60,15 @@ export class CertificatesV2Controller {
   async issue(
     @Body() body: IssueCertificateV2Request,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
-    @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
+    const keys = generateLeafKeyPair();
     const issued = await this.issuance.send(IssuancePattern.IssueCertificateV2, {
       ...writeCommand(principal, req),
-      certificateLimit: tenant.certificateLimit,
+      subjectPublicKey: keys.subjectPublicKey,
       request: withoutDeliveryProfile(body),
     });
-    return this.deliverer.issueResponse(issued, body);
+    return this.deliverer.issueResponse(withPrivateKey(issued, keys), body);
   }
 
   @Post(':certificateId/renew')
@@ -83,16 +83,16 @@ export class CertificatesV2Controller {
     @Param('certificateId', new UuidParamPipe()) certificateId: string,
     @Body() body: RenewCertificateV2Request,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
-    @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
+    const keys = generateLeafKeyPair();
     const renewed = await this.issuance.send(IssuancePattern.RenewCertificateV2, {
       ...writeCommand(principal, req),
-      certificateLimit: tenant.certificateLimit,
+      subjectPublicKey: keys.subjectPublicKey,
       certificateId,
       request: withoutDeliveryProfile(body),
     });
-    return this.deliverer.renewResponse(renewed, body);
+    return this.deliverer.renewResponse(withPrivateKey(renewed, keys), body);
   }
 
   @Post(':certificateId/release-hold')
@@ -110,12 +110,10 @@ export class CertificatesV2Controller {
     @Param('certificateId', new UuidParamPipe()) certificateId: string,
     @Body() body: ReleaseHoldRequest,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
-    @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<ReleaseHoldResult> {
     return this.issuance.send(IssuancePattern.ReleaseCertificateHold, {
       ...writeCommand(principal, req),
-      certificateLimit: tenant.certificateLimit,
       certificateId,
       request: body,
     });

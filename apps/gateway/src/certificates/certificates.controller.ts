@@ -17,8 +17,8 @@ import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
-import { CurrentTenant, TenantContext } from '../tenants/tenant-context';
 import { CertificateDeliverer } from './certificate-delivery';
+import { generateLeafKeyPair, withPrivateKey } from './leaf-key-pair';
 import { writeCommand } from './write-command';
 import {
   CertificateDetailDoc,
@@ -49,15 +49,15 @@ export class CertificatesController {
   async issue(
     @Body() body: IssueCertificateRequest,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
-    @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
+    const keys = generateLeafKeyPair();
     const issued = await this.issuance.send(IssuancePattern.IssueCertificate, {
       ...writeCommand(principal, req),
-      certificateLimit: tenant.certificateLimit,
+      subjectPublicKey: keys.subjectPublicKey,
       request: body,
     });
-    return this.deliverer.issueResponse(issued, body);
+    return this.deliverer.issueResponse(withPrivateKey(issued, keys), body);
   }
 
   @Get()
@@ -114,16 +114,16 @@ export class CertificatesController {
     @Param('certificateId', new UuidParamPipe()) certificateId: string,
     @Body() body: RenewCertificateRequest,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
-    @CurrentTenant() tenant: TenantContext,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
+    const keys = generateLeafKeyPair();
     const renewed = await this.issuance.send(IssuancePattern.RenewCertificate, {
       ...writeCommand(principal, req),
-      certificateLimit: tenant.certificateLimit,
+      subjectPublicKey: keys.subjectPublicKey,
       certificateId,
       request: body,
     });
-    return this.deliverer.renewResponse(renewed, body);
+    return this.deliverer.renewResponse(withPrivateKey(renewed, keys), body);
   }
 
   @Post(':certificateId/revoke')

@@ -32,7 +32,11 @@ export class GatewayOperations {
     /** Issuance, for the expiry report (expiry facts live there, not in the gateway's schema). */
     private readonly issuance?: ExpiryReportSource,
   ) {
-    this.tenants = new TenantRepository(dataSource);
+    // Its changes reach issuance as `tenant.updated` through the gateway outbox, which a running
+    // gateway's relay publishes (polled every second; this process may be the CLI).
+    this.tenants = new TenantRepository(dataSource, {
+      defaultCertificateLimit: defaults.defaultCertificateLimit,
+    });
     this.audit = new AuditRepository(dataSource);
   }
 

@@ -45,4 +45,8 @@ export class CertificateAuthorityEntity {
 
   @Column('timestamptz', { name: 'created_at' })
   createdAt!: Date;
+
+  /** The principal whose command created the CA; null on older rows. */
+  @Column('text', { name: 'created_by', nullable: true })
+  createdBy!: string | null;
 }

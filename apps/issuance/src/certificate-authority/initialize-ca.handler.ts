@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   CaError,
+  assertCommandFields,
   validateDto,
   CaInitializedPayload,
   EventType,
@@ -40,6 +41,7 @@ export class InitializeCaHandler {
   ) {}
 
   async execute(command: InitializeCaCommand): Promise<InitializeCaResult> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
     const request = await validateDto(InitializeCaRequest, command.request);
     const authorities = this.dataSource.getRepository(CertificateAuthorityEntity);
     if (await authorities.exists({ where: { tenantId: command.tenantId } }))
@@ -89,6 +91,7 @@ export class InitializeCaHandler {
           publicKeySpki: Buffer.from(key.publicKeySpki),
           wrappedKey: Buffer.from(key.wrapped),
           createdAt: new Date(),
+          createdBy: command.principal,
         });
         await recordEvent<CaInitializedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaInitialized, {
           tenantId: command.tenantId,
@@ -96,6 +99,7 @@ export class InitializeCaHandler {
           certificateDer: Buffer.from(certificateDer).toString('base64'),
           notBefore: notBefore.toISOString(),
           notAfter: notAfter.toISOString(),
+          initializedBy: command.principal,
         });
       });
     } catch (error) {

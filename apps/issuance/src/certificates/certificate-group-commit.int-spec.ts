@@ -57,7 +57,6 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
 
   function certificateFor(
     tenantId: string,
-    limit?: number,
     serialNumber = randomBytes(16).toString('hex'),
   ): CertificateToStore {
     const id = randomUUID();
@@ -89,9 +88,9 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
         notAfter: new Date(now.getTime() + 86_400_000),
         issuedAt: now,
         renewedFrom: null,
+        issuedBy: 'tester',
       },
       event,
-      limit,
     };
   }
 
@@ -109,7 +108,7 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
 
   it('stores concurrent certificates in fewer transactions, each with its event, readable once its promise resolves', async () => {
     let commits = 0;
-    const groupCommit = new CertificateGroupCommit(dataSource, () => commits++);
+    const groupCommit = new CertificateGroupCommit(dataSource, () => commits++, 1000);
     const tenantId = randomUUID();
     const items = Array.from({ length: 12 }, () => certificateFor(tenantId));
     await Promise.all(
@@ -133,10 +132,14 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
     const other = await open();
     try {
       const tenantId = randomUUID();
-      const first = new CertificateGroupCommit(dataSource, () => undefined);
-      const second = new CertificateGroupCommit(other, () => undefined);
+      await dataSource.query(
+        `INSERT INTO issuance.tenants (tenant_id, status, certificate_limit, updated_at) VALUES ($1, 'active', 5, now())`,
+        [tenantId],
+      );
+      const first = new CertificateGroupCommit(dataSource, () => undefined, 1000);
+      const second = new CertificateGroupCommit(other, () => undefined, 1000);
       const outcomes = await Promise.allSettled(
-        Array.from({ length: 16 }, (_, i) => (i % 2 ? first : second).store(certificateFor(tenantId, 5))),
+        Array.from({ length: 16 }, (_, i) => (i % 2 ? first : second).store(certificateFor(tenantId))),
       );
       expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(5);
       for (const refused of outcomes.filter((o) => o.status === 'rejected')) {
@@ -150,15 +153,31 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
     }
   });
 
+  it('applies DEFAULT_CERTIFICATE_LIMIT to a tenant it has no row for, and refuses a suspended one with FORBIDDEN', async () => {
+    const unknown = randomUUID();
+    const strict = new CertificateGroupCommit(dataSource, () => undefined, 2);
+    const outcomes = await Promise.allSettled([1, 2, 3].map(() => strict.store(certificateFor(unknown))));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
+    const suspended = randomUUID();
+    await dataSource.query(
+      `INSERT INTO issuance.tenants (tenant_id, status, certificate_limit, updated_at) VALUES ($1, 'suspended', 10, now())`,
+      [suspended],
+    );
+    await expect(strict.store(certificateFor(suspended))).rejects.toMatchObject({
+      code: ErrorCode.Forbidden,
+    });
+    expect(await stored(suspended)).toEqual({ certificates: 0, events: 0 });
+  });
+
   it('fails only the certificate with a duplicate serial when its batch fails, storing the others one by one', async () => {
     const tenantId = randomUUID();
-    const groupCommit = new CertificateGroupCommit(dataSource, () => undefined);
+    const groupCommit = new CertificateGroupCommit(dataSource, () => undefined, 1000);
     const taken = certificateFor(tenantId);
     await groupCommit.store(taken);
     const blocker = groupCommit.store(certificateFor(tenantId)); // the batch after it queues up meanwhile
     const batch = [
       certificateFor(tenantId),
-      certificateFor(tenantId, undefined, taken.certificate.serialNumber),
+      certificateFor(tenantId, taken.certificate.serialNumber),
       certificateFor(tenantId),
     ];
     const outcomes = await Promise.allSettled([blocker, ...batch.map((item) => groupCommit.store(item))]);

@@ -1,6 +1,8 @@
 import { DataSource } from 'typeorm';
 import { CertificateGroupCommit, CertificateToStore } from './certificate-group-commit';
 
+const TENANT = '0a0a0a0a-0000-4000-8000-000000000001';
+
 /** A data source whose n-th transaction fails with outcomes[n] (undefined: it commits). */
 function scriptedDataSource(outcomes: (Error | undefined)[]) {
   let transactions = 0;
@@ -8,7 +10,10 @@ function scriptedDataSource(outcomes: (Error | undefined)[]) {
     transaction: async (work: (manager: unknown) => Promise<unknown>) => {
       const failure = outcomes[transactions++];
       if (failure) throw failure;
-      return work({ query: async () => [] });
+      // Every statement answers the tenant's standing read (the lock's answer is not looked at).
+      return work({
+        query: async () => [{ tenant_id: TENANT, status: null, certificate_limit: null, active: 0 }],
+      });
     },
   } as unknown as DataSource;
   return { dataSource, transactions: () => transactions };
@@ -16,9 +21,8 @@ function scriptedDataSource(outcomes: (Error | undefined)[]) {
 
 const item = (n: number): CertificateToStore =>
   ({
-    certificate: { tenantId: '0a0a0a0a-0000-4000-8000-000000000001', id: String(n) },
+    certificate: { tenantId: TENANT, id: String(n) },
     event: { id: String(n) },
-    limit: undefined,
   }) as unknown as CertificateToStore;
 
 /** Three stores: the first alone, the two that arrive while it is in flight as one batch. */
@@ -31,7 +35,7 @@ const duplicate = () => Object.assign(new Error('duplicate key'), { code: '23505
 describe('CertificateGroupCommit when a batch fails', () => {
   it('stores the batch again one by one after an error of its data, so only the bad row fails', async () => {
     const { dataSource, transactions } = scriptedDataSource([undefined, duplicate(), duplicate(), undefined]);
-    const outcomes = await storeThree(new CertificateGroupCommit(dataSource, () => undefined));
+    const outcomes = await storeThree(new CertificateGroupCommit(dataSource, () => undefined, 1000));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(transactions()).toBe(4);
   });
@@ -39,7 +43,7 @@ describe('CertificateGroupCommit when a batch fails', () => {
   it('fails the whole batch at once, storing nothing again, when the database is away', async () => {
     const unavailable = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     const { dataSource, transactions } = scriptedDataSource([undefined, unavailable]);
-    const outcomes = await storeThree(new CertificateGroupCommit(dataSource, () => undefined));
+    const outcomes = await storeThree(new CertificateGroupCommit(dataSource, () => undefined, 1000));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toBe(unavailable);
     expect(transactions()).toBe(2);
@@ -48,7 +52,7 @@ describe('CertificateGroupCommit when a batch fails', () => {
   it('tells that events were recorded only after a commit that stored something', async () => {
     let nudges = 0;
     const { dataSource } = scriptedDataSource([duplicate()]);
-    const groupCommit = new CertificateGroupCommit(dataSource, () => nudges++);
+    const groupCommit = new CertificateGroupCommit(dataSource, () => nudges++, 1000);
     await expect(groupCommit.store(item(1))).rejects.toThrow('duplicate key');
     expect(nudges).toBe(0);
     await groupCommit.store(item(2));

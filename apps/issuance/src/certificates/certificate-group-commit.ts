@@ -3,15 +3,16 @@ import { insertEvents } from '@ca/messaging';
 import { isDatabaseUnavailable } from '@ca/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
-import { admitWithinLimits, lockAndCountActive } from './certificate-limit';
+import { admitWithinLimits, lockAndReadStandings } from './certificate-limit';
 import { NewCertificate, insertCertificates } from './certificate-rows';
 
-/** A certificate to store with its `certificate.issued` event, under its tenant's plan limit. */
+/**
+ * A certificate to store with its `certificate.issued` event, if its tenant is not suspended and
+ * within its plan limit (as issuance's own tenants projection has them).
+ */
 export interface CertificateToStore {
   certificate: NewCertificate;
   event: EventEnvelope;
-  /** The tenant's plan limit (Active certificates); absent: no limit. */
-  limit: number | undefined;
 }
 
 interface Waiting extends CertificateToStore {
@@ -19,15 +20,15 @@ interface Waiting extends CertificateToStore {
   reject(error: unknown): void;
 }
 
-/** Enough to amortise a transaction; small enough for the statement's parameters (18 a row). */
+/** Enough to amortise a transaction; small enough for the statement's parameters (19 a row). */
 const MAX_BATCH = 64;
 
 /**
  * Group commit: certificates that arrive while a transaction is in flight are stored together in
- * the next one (one BEGIN/COMMIT, one lock and one count for the limited tenants, one certificate
+ * the next one (one BEGIN/COMMIT, one lock and one read of status, limit and count for their tenants, one certificate
  * INSERT and one outbox INSERT for all of them) instead of a transaction each. Nothing waits for a
  * timer: a certificate arriving when no transaction runs is stored at once. Each caller's promise
- * settles only after the commit that holds its row (or with its own refusal: plan limit reached);
+ * settles only after the commit that holds its row (or with its own refusal: tenant suspended, plan limit reached);
  * if the batch's transaction fails (a duplicate serial, say), its certificates are stored again one
  * per transaction, so one bad row fails only its own caller. Not when the database is away: each
  * would fail the same way, and a commit whose answer was lost must not be stored twice.
@@ -39,6 +40,8 @@ export class CertificateGroupCommit {
   constructor(
     private readonly dataSource: DataSource,
     private readonly onCommitted: () => void,
+    /** DEFAULT_CERTIFICATE_LIMIT: the limit of a tenant issuance has not heard of yet. */
+    private readonly defaultCertificateLimit: number,
     private readonly maxBatch = MAX_BATCH,
   ) {}
 
@@ -64,7 +67,9 @@ export class CertificateGroupCommit {
   private async commit(batch: Waiting[]): Promise<void> {
     let refusals: (Error | undefined)[];
     try {
-      refusals = await this.dataSource.transaction((manager) => storeBatch(manager, batch));
+      refusals = await this.dataSource.transaction((manager) =>
+        storeBatch(manager, batch, this.defaultCertificateLimit),
+      );
     } catch (error) {
       if (batch.length === 1 || isDatabaseUnavailable(error)) {
         for (const item of batch) item.reject(error);
@@ -86,9 +91,15 @@ export class CertificateGroupCommit {
 async function storeBatch(
   manager: EntityManager,
   batch: readonly CertificateToStore[],
+  defaultCertificateLimit: number,
 ): Promise<(Error | undefined)[]> {
-  const requests = batch.map((item) => ({ tenantId: item.certificate.tenantId, limit: item.limit }));
-  const refusals = admitWithinLimits(requests, await lockAndCountActive(manager, requests));
+  const requests = batch.map((item) => ({ tenantId: item.certificate.tenantId }));
+  const standings = await lockAndReadStandings(
+    manager,
+    requests.map((request) => request.tenantId),
+    defaultCertificateLimit,
+  );
+  const refusals = admitWithinLimits(requests, standings);
   const admitted = batch.filter((_, i) => refusals[i] === undefined);
   await insertCertificates(
     manager,

@@ -1,13 +1,18 @@
 import { CaError, ErrorCode } from '@ca/contracts';
-import { admitWithinLimits } from './certificate-limit';
+import { TenantStanding, admitWithinLimits } from './certificate-limit';
 
 const A = '0a0a0a0a-0000-4000-8000-000000000001';
 const B = '0b0b0b0b-0000-4000-8000-000000000002';
+const standing = (active: number, limit: number, suspended = false): TenantStanding => ({
+  active,
+  limit,
+  suspended,
+});
 
 describe('admitWithinLimits', () => {
   it('admits in batch order while the tenant has free slots and refuses the rest with CERTIFICATE_LIMIT_REACHED', () => {
-    const requests = [A, A, A, A].map((tenantId) => ({ tenantId, limit: 3 }));
-    const outcomes = admitWithinLimits(requests, new Map([[A, 1]]));
+    const requests = [A, A, A, A].map((tenantId) => ({ tenantId }));
+    const outcomes = admitWithinLimits(requests, new Map([[A, standing(1, 3)]]));
     expect(outcomes.slice(0, 2)).toEqual([undefined, undefined]);
     for (const refusal of outcomes.slice(2)) {
       expect(refusal).toBeInstanceOf(CaError);
@@ -18,40 +23,31 @@ describe('admitWithinLimits', () => {
     }
   });
 
-  it('counts each tenant on its own, matching ids whatever their case, and never limits a request without a limit', () => {
+  it('counts each tenant on its own, matching ids whatever their case', () => {
     const outcomes = admitWithinLimits(
-      [
-        { tenantId: A.toUpperCase(), limit: 1 },
-        { tenantId: B, limit: 1 },
-        { tenantId: A, limit: 1 },
-        { tenantId: A, limit: undefined },
-      ],
+      [{ tenantId: A.toUpperCase() }, { tenantId: B }, { tenantId: A }],
       new Map([
-        [A, 0],
-        [B, 0],
+        [A, standing(0, 1)],
+        [B, standing(0, 1)],
       ]),
     );
-    expect(outcomes.map((o) => o?.code)).toEqual([
-      undefined,
-      undefined,
-      ErrorCode.CertificateLimitReached,
-      undefined,
-    ]);
+    expect(outcomes.map((o) => o?.code)).toEqual([undefined, undefined, ErrorCode.CertificateLimitReached]);
   });
 
-  it('refuses everything at a limit of 0, and answers a limit that is not a count with an internal error, not a conflict', () => {
+  it('refuses every request of a suspended tenant with FORBIDDEN, whatever its free slots', () => {
     const outcomes = admitWithinLimits(
-      [
-        { tenantId: A, limit: 0 },
-        { tenantId: A, limit: -1 },
-        { tenantId: A, limit: 1.5 },
-      ],
-      new Map([[A, 0]]),
+      [{ tenantId: A }, { tenantId: B }],
+      new Map([
+        [A, standing(0, 100, true)],
+        [B, standing(0, 100)],
+      ]),
     );
-    expect(outcomes.map((o) => o?.code)).toEqual([
-      ErrorCode.CertificateLimitReached,
-      ErrorCode.Internal,
-      ErrorCode.Internal,
-    ]);
+    expect(outcomes.map((o) => o?.code)).toEqual([ErrorCode.Forbidden, undefined]);
+    expect(outcomes[0]?.message).toMatch(/suspended/);
+  });
+
+  it('refuses everything at a limit of 0, and a tenant it read no standing for with an internal error', () => {
+    const outcomes = admitWithinLimits([{ tenantId: A }, { tenantId: B }], new Map([[A, standing(0, 0)]]));
+    expect(outcomes.map((o) => o?.code)).toEqual([ErrorCode.CertificateLimitReached, ErrorCode.Internal]);
   });
 });

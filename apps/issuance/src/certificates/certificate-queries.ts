@@ -7,6 +7,7 @@ import {
   ExpiringCertificateSummary,
   ExpiringCertificatesQuery,
   ListCertificatesQuery,
+  assertCommandFields,
 } from '@ca/contracts';
 import { derToPem } from '@ca/pki';
 import { DataSource } from 'typeorm';
@@ -32,6 +33,7 @@ export class CertificateQueries {
   constructor(private readonly dataSource: DataSource) {}
 
   async get(query: CertificateQuery): Promise<CertificateDetail> {
+    assertCommandFields(query, { tenantId: 'uuid', certificateId: 'uuid' });
     const c = await findTenantCertificate(this.dataSource, query.tenantId, query.certificateId);
     const now = new Date();
     return {
@@ -53,6 +55,7 @@ export class CertificateQueries {
 
   /** Newest first; only summary columns are read (no DER), in one query. */
   async list(query: ListCertificatesQuery): Promise<{ certificates: CertificateSummary[] }> {
+    assertCommandFields(query, { tenantId: 'uuid' });
     const rows: SummaryRow[] = await this.dataSource.query(
       `SELECT ${SUMMARY_COLUMNS} FROM issuance.certificates WHERE tenant_id = $1 ORDER BY issued_at DESC, id`,
       [query.tenantId],
@@ -74,6 +77,7 @@ export class CertificateQueries {
 
   /** CONTRACT section 5: Active certificates with notAfter in (now, now + days], soonest first. */
   async expiring(query: ExpiringCertificatesQuery): Promise<{ certificates: ExpiringCertificateSummary[] }> {
+    assertCommandFields(query, { tenantId: 'uuid' });
     if (!Number.isInteger(query.days) || query.days < 0 || query.days > 3650) {
       throw CaError.validation([{ field: 'days', message: 'days must be a whole number from 0 to 3650' }]);
     }

@@ -3,12 +3,12 @@ import { CertificateEntity } from './certificate.entity';
 
 export type NewCertificate = Omit<
   CertificateEntity,
-  'revokedAt' | 'revocationReason' | 'revocationReasonCode'
+  'revokedAt' | 'revocationReason' | 'revocationReasonCode' | 'revokedBy'
 >;
 
 const COLUMNS = `id, tenant_id, ca_id, serial_number, client_id, common_name, organization,
   organizational_unit, country, certificate_der, usage, dns_names, must_staple, custom_extensions,
-  not_before, not_after, issued_at, renewed_from`;
+  not_before, not_after, issued_at, renewed_from, issued_by`;
 const CASTS = [
   'uuid',
   'uuid',
@@ -28,6 +28,7 @@ const CASTS = [
   'timestamptz',
   'timestamptz',
   'uuid',
+  'text',
 ];
 
 /**
@@ -63,6 +64,7 @@ export async function insertCertificates(
       c.notAfter,
       c.issuedAt,
       c.renewedFrom,
+      c.issuedBy,
     ]),
   );
 }

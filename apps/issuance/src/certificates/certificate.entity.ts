@@ -68,4 +68,12 @@ export class CertificateEntity {
 
   @Column('smallint', { name: 'revocation_reason_code', nullable: true })
   revocationReasonCode!: number | null;
+
+  /** The principal whose command issued (or renewed into) this certificate; null on older rows. */
+  @Column('text', { name: 'issued_by', nullable: true })
+  issuedBy!: string | null;
+
+  /** The principal whose command revoked it. */
+  @Column('text', { name: 'revoked_by', nullable: true })
+  revokedBy!: string | null;
 }

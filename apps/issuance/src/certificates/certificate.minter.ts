@@ -1,16 +1,8 @@
-import { randomUUID } from 'node:crypto';
+import { randomUUID, type webcrypto } from 'node:crypto';
 import { CaError, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
 import { newEvent } from '@ca/messaging';
 import { isUniqueViolation } from '@ca/persistence';
-import {
-  buildLeafCertificate,
-  derToPem,
-  exportPrivateKeyPem,
-  generateLeafKeyPair,
-  randomSerialNumber,
-  serialToHex,
-  validityOfDays,
-} from '@ca/pki';
+import { buildLeafCertificate, derToPem, randomSerialNumber, serialToHex, validityOfDays } from '@ca/pki';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 import { CertificateGroupCommit } from './certificate-group-commit';
 import { distributionPointsFor } from './distribution-points';
@@ -22,8 +14,10 @@ export interface MintRequest {
   profile: CertificateProfile;
   validityDays: number;
   renewedFrom?: string;
-  /** The tenant's plan limit (Active certificates), from the command; absent: no limit. */
-  certificateLimit?: number;
+  /** The key to certify, from the command (importSubjectPublicKey); its private half never comes here. */
+  subjectPublicKey: webcrypto.CryptoKey;
+  /** The principal whose command this is, kept on the row and in the event. */
+  principal: string;
 }
 
 /** A random 128-bit serial colliding is astronomically unlikely; a few retries make it impossible to store twice. */
@@ -31,10 +25,11 @@ const SERIAL_ATTEMPTS = 3;
 
 /**
  * Makes one certificate (CONTRACT section 5 profile, plus the v2 usage, SANs, must-staple and
- * custom extensions of spec 4.1.3) for issue and renew alike: a fresh
- * key pair generated here, signed by the tenant CA, stored with its `certificate.issued` event in
- * one transaction (shared with the certificates minted meanwhile: CertificateGroupCommit), which
- * also enforces the tenant's plan limit. The private key is returned to the caller once and never stored.
+ * custom extensions of spec 4.1.3) for issue and renew alike: the
+ * caller's public key signed by the tenant CA, stored with its `certificate.issued` event in one
+ * transaction (shared with the certificates minted meanwhile: CertificateGroupCommit), which also
+ * enforces the tenant's status and plan limit as issuance's own tenants projection records them.
+ * No private key is made, seen or returned here: the gateway generates the pair and keeps it.
  */
 export class CertificateMinter {
   constructor(
@@ -57,9 +52,8 @@ export class CertificateMinter {
         },
       ]);
     }
-    // The plan limit is checked once, locked, inside the transaction below: an unlocked count up
-    // front as well cost every issuance a query to spare a refused one a key generation.
-    const keys = await generateLeafKeyPair();
+    // Tenant status and plan limit are checked once, locked, inside the transaction below: an
+    // unlocked read up front as well would cost every issuance a query to spare a refused one a signature.
     const urls = distributionPointsFor(this.pkiPublicUrl, request.tenantId);
     const { profile } = request;
     const customExtensions = customExtensionsOf(
@@ -91,7 +85,7 @@ export class CertificateMinter {
           ocspUrl: urls.ocspUrl,
           caIssuersUrl: urls.caIssuersUrl,
         },
-        keys.publicKey,
+        request.subjectPublicKey,
         { certificateDer: authority.certificateDer, privateKey: caKey },
       );
       const certificateId = randomUUID();
@@ -109,6 +103,7 @@ export class CertificateMinter {
             notAfter,
             issuedAt: new Date(),
             renewedFrom: request.renewedFrom ?? null,
+            issuedBy: request.principal,
           },
           // Made here, in the request's context, whose trace and request id it carries.
           event: newEvent<CertificateIssuedPayload>(EventType.CertificateIssued, {
@@ -119,8 +114,8 @@ export class CertificateMinter {
             notBefore: notBefore.toISOString(),
             notAfter: notAfter.toISOString(),
             ...(request.renewedFrom ? { renewedFrom: request.renewedFrom } : {}),
+            issuedBy: request.principal,
           }),
-          limit: request.certificateLimit,
         });
       } catch (error) {
         if (isUniqueViolation(error) && attempt < SERIAL_ATTEMPTS) continue;
@@ -131,7 +126,6 @@ export class CertificateMinter {
         serialNumber: serialHex,
         expiresAt: notAfter.toISOString(),
         certificatePem: derToPem(der),
-        privateKeyPem: await exportPrivateKeyPem(keys.privateKey),
         caCertificatePem: derToPem(new Uint8Array(authority.certificateDer)),
       };
     }

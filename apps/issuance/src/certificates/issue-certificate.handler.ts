@@ -5,17 +5,21 @@ import {
   IssueCertificateV2Command,
   IssueCertificateV2Request,
   IssuedCertificate,
+  assertCommandFields,
   validateDto,
 } from '@ca/contracts';
 import { CertificateProfile, normalizedHostNames, orderedCustomExtensions } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
+import { importSubjectPublicKey } from './subject-public-key';
 
 /** Spec 4.1.2 (operation 2, client certificates) and 4.1.3 (operation 8, with usage, SANs, extensions). */
 export class IssueCertificateHandler {
   constructor(private readonly minter: CertificateMinter) {}
 
   async execute(command: IssueCertificateCommand): Promise<IssuedCertificate> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     const request = await validateDto(IssueCertificateRequest, command.request);
+    const subjectPublicKey = await importSubjectPublicKey(command.subjectPublicKey);
     return this.minter.mint({
       tenantId: command.tenantId,
       profile: {
@@ -26,13 +30,16 @@ export class IssueCertificateHandler {
         customExtensions: [],
       },
       validityDays: request.validityDays,
-      certificateLimit: command.certificateLimit,
+      subjectPublicKey,
+      principal: command.principal,
     });
   }
 
   async executeV2(command: IssueCertificateV2Command): Promise<IssuedCertificate> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     // validateDto also runs the rules across fields (v2IssuanceRuleErrors).
     const request = await validateDto(IssueCertificateV2Request, command.request);
+    const subjectPublicKey = await importSubjectPublicKey(command.subjectPublicKey);
     const usage = request.usage ?? CertificateUsage.Client;
     const hostNames = normalizedHostNames(usage, request.commonName, request.subjectAlternativeNames ?? []);
     return this.minter.mint({
@@ -45,7 +52,8 @@ export class IssueCertificateHandler {
         customExtensions: orderedCustomExtensions(request.customExtensions),
       },
       validityDays: request.validityDays,
-      certificateLimit: command.certificateLimit,
+      subjectPublicKey,
+      principal: command.principal,
     });
   }
 }

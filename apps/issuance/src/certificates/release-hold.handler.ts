@@ -13,7 +13,7 @@ import { recordEvent } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { CertificateEntity } from './certificate.entity';
-import { admitWithinLimits, lockAndCountActive } from './certificate-limit';
+import { admitWithinLimits, lockAndReadStandings } from './certificate-limit';
 import { findTenantCertificate } from './certificate.repository';
 
 /**
@@ -28,6 +28,8 @@ export class ReleaseHoldHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly onEventsRecorded: () => void,
+    /** The plan limit of a tenant issuance has no `tenant.updated` for yet (never unlimited). */
+    private readonly defaultCertificateLimit: number,
   ) {}
 
   async execute(command: ReleaseHoldCommand): Promise<ReleaseHoldResult> {
@@ -93,8 +95,8 @@ export class ReleaseHoldHandler {
 
   /** The certificate becomes Active again: it needs a free slot, counted under the issuance lock. */
   private async assertWithinLimit(manager: EntityManager, command: ReleaseHoldCommand): Promise<void> {
-    const request = { tenantId: command.tenantId, limit: command.certificateLimit };
-    const [refusal] = admitWithinLimits([request], await lockAndCountActive(manager, [request]));
+    const standings = await lockAndReadStandings(manager, [command.tenantId], this.defaultCertificateLimit);
+    const [refusal] = admitWithinLimits([command], standings);
     if (refusal) throw refusal;
   }
 }

@@ -5,12 +5,14 @@ import {
   MAX_SERVER_VALIDITY_DAYS,
   RenewCertificateCommand,
   RenewCertificateRequest,
+  assertCommandFields,
   validateDto,
 } from '@ca/contracts';
 import { DataSource } from 'typeorm';
 import { CertificateProfile, normalizedHostNames } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
 import { findTenantCertificate } from './certificate.repository';
+import { importSubjectPublicKey } from './subject-public-key';
 
 /**
  * Spec 4.1.5, operations 5 and 9: a new certificate (new id, serial and key) with the same subject,
@@ -36,6 +38,12 @@ export class RenewCertificateHandler {
     command: RenewCertificateCommand,
     options: { keepCustomExtensions: boolean },
   ): Promise<IssuedCertificate> {
+    assertCommandFields(command, {
+      tenantId: 'uuid',
+      principal: 'principal',
+      requestId: 'optionalText',
+      certificateId: 'uuid',
+    });
     const original = await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
     const request = await validateDto(RenewCertificateRequest, command.request);
     const usage = original.usage as CertificateUsage;
@@ -46,6 +54,7 @@ export class RenewCertificateHandler {
     }
     if (original.revokedAt)
       throw CaError.conflict('A revoked certificate cannot be renewed; issue a new one instead.');
+    const subjectPublicKey = await importSubjectPublicKey(command.subjectPublicKey);
     const profile: CertificateProfile = {
       clientId: original.clientId,
       ...normalizedHostNames(usage, original.commonName, original.dnsNames),
@@ -61,7 +70,8 @@ export class RenewCertificateHandler {
       profile,
       validityDays: request.validityDays,
       renewedFrom: original.id,
-      certificateLimit: command.certificateLimit,
+      subjectPublicKey,
+      principal: command.principal,
     });
   }
 }

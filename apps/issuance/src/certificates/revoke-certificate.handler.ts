@@ -7,6 +7,7 @@ import {
   RevokeCertificateCommand,
   RevokeCertificateRequest,
   RevokeCertificateResult,
+  assertCommandFields,
   validateDto,
 } from '@ca/contracts';
 import { recordEvent } from '@ca/messaging';
@@ -26,6 +27,7 @@ export class RevokeCertificateHandler {
   ) {}
 
   async execute(command: RevokeCertificateCommand): Promise<RevokeCertificateResult> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', certificateId: 'uuid' });
     await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
     const request = await validateDto(RevokeCertificateRequest, command.request);
     // Every row of `certificates` is an end-entity certificate (CA certificates live in
@@ -53,6 +55,7 @@ export class RevokeCertificateHandler {
           revokedAt,
           revocationReason: request.reason,
           revocationReasonCode: reasonCode,
+          revokedBy: command.principal,
         },
       );
       await recordEvent<CertificateRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CertificateRevoked, {
@@ -62,6 +65,7 @@ export class RevokeCertificateHandler {
         serialNumber: certificate.serialNumber,
         revokedAt: revokedAt.toISOString(),
         reasonCode,
+        revokedBy: command.principal,
       });
       return { certificateId: certificate.id, revokedAt: revokedAt.toISOString() };
     });

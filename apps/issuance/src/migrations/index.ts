@@ -4,6 +4,8 @@ import { AddV2ProfileToCertificates1763769900000 } from './1763769900000-add-v2-
 import { AddTraceContextToOutbox1764800000000 } from './1764800000000-add-trace-context-to-outbox';
 import { CreateCustomExtensionArcs1764900000000 } from './1764900000000-create-custom-extension-arcs';
 import { CreateHoldReleases1766000000000 } from './1766000000000-create-hold-releases';
+import { IssuanceTrustsNoCaller1766200000000 } from './1766200000000-issuance-trusts-no-caller';
+import { AddClaimsAndRetentionToOutbox1766300000000 } from './1766300000000-add-claims-and-retention-to-outbox';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */
 export const ISSUANCE_MIGRATIONS = [
@@ -13,4 +15,6 @@ export const ISSUANCE_MIGRATIONS = [
   AddTraceContextToOutbox1764800000000,
   CreateCustomExtensionArcs1764900000000,
   CreateHoldReleases1766000000000,
+  IssuanceTrustsNoCaller1766200000000,
+  AddClaimsAndRetentionToOutbox1766300000000,
 ];

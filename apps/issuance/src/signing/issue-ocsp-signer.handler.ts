@@ -1,4 +1,4 @@
-import { CaError, IssueOcspSignerCommand, IssueOcspSignerResult } from '@ca/contracts';
+import { CaError, IssueOcspSignerCommand, IssueOcspSignerResult, validateDto } from '@ca/contracts';
 import { buildLeafCertificate, importEcPublicKey, parseCertificate, randomSerialNumber } from '@ca/pki';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 import { addDays } from '../certificates/certificate-lifecycle';
@@ -14,7 +14,8 @@ export const OCSP_SIGNER_VALIDITY_DAYS = 30;
 export class IssueOcspSignerHandler {
   constructor(private readonly signer: CertificateAuthoritySigner) {}
 
-  async execute(command: IssueOcspSignerCommand): Promise<IssueOcspSignerResult> {
+  async execute(input: IssueOcspSignerCommand): Promise<IssueOcspSignerResult> {
+    const command = await validateDto(IssueOcspSignerCommand, input);
     const { authority, privateKey } = await this.signer.forTenant(command.tenantId);
     let publicKey: Awaited<ReturnType<typeof importEcPublicKey>>;
     try {

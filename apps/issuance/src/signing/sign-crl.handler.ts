@@ -1,20 +1,28 @@
-import { CaError, ErrorCode, SignCrlCommand, SignCrlResult } from '@ca/contracts';
+import { Logger } from '@nestjs/common';
+import { CaError, ErrorCode, SignCrlCommand, SignCrlResult, validateDto } from '@ca/contracts';
 import { BlobStore } from '@ca/messaging';
 import { assertTbsCertListLints, inspectTbsCertList, parseCertificate, signTbs } from '@ca/pki';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
+import { CrlLedgerCheck } from './crl-ledger-check';
 
 /**
- * Signs a CRL the revocation context assembled (Boulder's split: it owns the entries, the CA key
+ * Signs a CRL the revocation context assembled (Boulder's split: it builds the CRL, the CA key
  * stays here). Only a TBSCertList of this tenant's CA is signed: the DER is inspected first, so
- * the key can never be made to sign a certificate or anything else.
+ * the key can never be made to sign a certificate or anything else; and its entries, times and
+ * number must agree with issuance's own ledger (CrlLedgerCheck), so whoever reaches the bus cannot
+ * have a revoked serial dropped or the CRLNumber exhausted.
  */
 export class SignCrlHandler {
+  private readonly logger = new Logger('SignCrlHandler');
+
   constructor(
     private readonly signer: CertificateAuthoritySigner,
     private readonly blobs: BlobStore,
+    private readonly ledger: CrlLedgerCheck,
   ) {}
 
-  async execute(command: SignCrlCommand): Promise<SignCrlResult> {
+  async execute(input: SignCrlCommand): Promise<SignCrlResult> {
+    const command = await validateDto(SignCrlCommand, input);
     const { authority, privateKey } = await this.signer.forTenant(command.tenantId);
     const tbs = await this.blobs.get(command.tbsBlobRef);
     if (!tbs)
@@ -34,6 +42,17 @@ export class SignCrlHandler {
       inspected.authorityKeyIdentifierHex !== ca.subjectKeyIdentifierHex
     ) {
       throw new CaError(ErrorCode.Forbidden, 'The CRL names another CA key than this tenant CA.');
+    }
+    try {
+      await this.ledger.admit(authority, tbs, inspected);
+    } catch (error) {
+      if (error instanceof CaError) {
+        this.logger.warn(
+          { tenantId: command.tenantId, crlNumber: inspected.crlNumber.toString(), reason: error.message },
+          'CRL refused: it does not match the ledger',
+        );
+      }
+      throw error;
     }
     assertTbsCertListLints(tbs); // docs/lints.md
     const signature = await signTbs(tbs, privateKey);

@@ -70,6 +70,7 @@ class FakeRevocationDatabase {
   readonly dataSource = {
     query: async (sql: string, params: unknown[]) => {
       const tenantId = params[0] as string;
+      if (sql.includes('build_lease_owner')) return [[], 1]; // the build lease, always free here
       // The entries read names crl_issuers too (its removal count), answered below.
       if (sql.includes('FROM revocation.crl_issuers') && !sql.includes('WITH total')) {
         const next = this.nextCrlNumber.get(tenantId);
@@ -308,7 +309,11 @@ describe('CrlPublisher', () => {
     await first;
     const query = jest.spyOn(db.dataSource, 'query');
     void publisher.request(tenant);
-    expect(query).toHaveBeenCalledWith(expect.stringContaining('FROM revocation.crl_issuers'), [tenant]);
+    // The build starts at once: its first statement, taking the build lease, is already sent.
+    expect(query).toHaveBeenCalledWith(
+      expect.stringContaining('build_lease_owner'),
+      expect.arrayContaining([tenant]),
+    );
     await publisher.idle();
     expect(db.crls.map((c) => c.crlNumber)).toEqual(['1', '2']);
   });
@@ -320,7 +325,11 @@ describe('CrlPublisher', () => {
     const query = jest.spyOn(db.dataSource, 'query');
     void publisher.request(tenant);
     // Started within the call: the issuer is being read already.
-    expect(query).toHaveBeenCalledWith(expect.stringContaining('FROM revocation.crl_issuers'), [tenant]);
+    // The build starts at once: its first statement, taking the build lease, is already sent.
+    expect(query).toHaveBeenCalledWith(
+      expect.stringContaining('build_lease_owner'),
+      expect.arrayContaining([tenant]),
+    );
     await publisher.idle();
     expect(send).toHaveBeenCalledTimes(2);
     expect(db.crls.map((c) => c.crlNumber)).toEqual(['1', '2']);

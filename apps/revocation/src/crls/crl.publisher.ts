@@ -5,6 +5,7 @@ import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
 import { assembleCertificateList, backdatedStart, encodeTbsCertList } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
+import { CrlBuildLease } from './crl-build.lease';
 import { CrlEntriesCache } from './crl-entries.cache';
 
 /** How a tenant's CRL builds are spaced (see CrlPublisher). */
@@ -41,6 +42,8 @@ export class CrlPublisher {
   private readonly running = new Map<string, Promise<void>>();
   private readonly queued = new Map<string, Promise<void>>();
   private readonly entries: CrlEntriesCache;
+  /** One builder per tenant across replicas. */
+  private readonly lease: CrlBuildLease;
   /** When each tenant's last build ended and how long it took. */
   private readonly lastBuild = new Map<string, { endedAt: number; tookMs: number }>();
   /** How many entries each tenant's last CRL had. */
@@ -54,6 +57,7 @@ export class CrlPublisher {
     private readonly pacing: CrlPacing = DEFAULT_PACING,
   ) {
     this.entries = new CrlEntriesCache(dataSource);
+    this.lease = new CrlBuildLease(dataSource);
   }
 
   /** Resolves when a CRL that includes everything recorded before the call is published. */
@@ -103,6 +107,15 @@ export class CrlPublisher {
 
   /** Returns false when another replica took this CRL number first. */
   private async publish(tenantId: string): Promise<boolean> {
+    if (!(await this.lease.acquire(tenantId))) return true;
+    try {
+      return await this.publishHoldingLease(tenantId);
+    } finally {
+      await this.lease.release(tenantId).catch(() => undefined); // else it lapses
+    }
+  }
+
+  private async publishHoldingLease(tenantId: string): Promise<boolean> {
     const issuers: IssuerRow[] = await this.dataSource.query(
       'SELECT tenant_id, ca_certificate_der, next_crl_number FROM revocation.crl_issuers WHERE tenant_id = $1',
       [tenantId],

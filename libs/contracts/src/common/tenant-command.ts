@@ -6,10 +6,18 @@ export interface TenantCommand {
 }
 
 /**
- * Commands that create a certificate (issue, renew) carry the tenant's plan limit, read by the
- * gateway from its tenants table: the most Active certificates the tenant may hold (CONTRACT
- * section 5). The issuance service enforces it atomically; absent, no limit is applied.
+ * The public key a certificate is made for. The private key never crosses the bus: the gateway
+ * generates the pair and sends only the public half (`spki`). A later CSR issuance would send the
+ * PKCS#10 request in the same field (a new `format`), and issuance would take the key from it
+ * after checking its self-signature (RFC 2986 section 3).
  */
-export interface PlanLimited {
-  certificateLimit?: number;
+export interface SubjectPublicKey {
+  format: 'spki';
+  /** DER SubjectPublicKeyInfo (RFC 5280 4.1.2.7) of a P-256 key (RFC 5480 section 2), base64. */
+  der: string;
+}
+
+/** Commands that create a certificate (issue, renew): the key it certifies. */
+export interface KeyedCommand {
+  subjectPublicKey: SubjectPublicKey;
 }

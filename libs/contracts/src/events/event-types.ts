@@ -6,6 +6,7 @@ export const EventType = {
   CertificateHoldReleased: 'certificate.hold-released',
   CrlPublished: 'crl.published',
   OcspSignerIssued: 'ocsp-signer.issued',
+  TenantUpdated: 'tenant.updated',
 } as const;
 
 export type EventType = (typeof EventType)[keyof typeof EventType];

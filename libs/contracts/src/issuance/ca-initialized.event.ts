@@ -6,4 +6,6 @@ export interface CaInitializedPayload {
   certificateDer: string;
   notBefore: string;
   notAfter: string;
+  /** The principal (token subject) whose command created the CA; absent in older events. */
+  initializedBy?: string;
 }

@@ -8,6 +8,8 @@ export interface CertificateIssuedPayload {
   notAfter: string;
   /** The certificate this one renews, when it is a renewal. */
   renewedFrom?: string;
+  /** The principal (token subject) whose command issued it; absent in events recorded before it was kept. */
+  issuedBy?: string;
 }
 
 /**
@@ -21,6 +23,8 @@ export interface CertificateRevokedPayload {
   serialNumber: string;
   revokedAt: string;
   reasonCode: number;
+  /** The principal (token subject) whose command revoked it; absent in events recorded before it was kept. */
+  revokedBy?: string;
 }
 
 /**

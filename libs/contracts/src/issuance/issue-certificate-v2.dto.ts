@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { FieldError } from '../common/ca-error';
-import { PlanLimited, TenantCommand } from '../common/tenant-command';
+import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { dnsNameProblem, looksLikeHostName } from './dns-name.rules';
 import { IssueCertificateRequest } from './issue-certificate.dto';
 
@@ -167,6 +167,6 @@ function customExtensionErrors(extensions: Record<string, unknown> | undefined):
   return errors;
 }
 
-export interface IssueCertificateV2Command extends TenantCommand, PlanLimited {
+export interface IssueCertificateV2Command extends TenantCommand, KeyedCommand {
   request: IssueCertificateV2Request;
 }

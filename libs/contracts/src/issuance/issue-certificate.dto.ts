@@ -1,6 +1,16 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
-import { PlanLimited, TenantCommand } from '../common/tenant-command';
+import {
+  IsBoolean,
+  IsIn,
+  IsInt,
+  IsNotEmpty,
+  IsOptional,
+  IsString,
+  Length,
+  Max,
+  Min,
+} from 'class-validator';
+import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 import { IsCountryCode, IsSubjectField, UB_NAME_ATTRIBUTE } from './subject-field.rules';
 
@@ -53,18 +63,19 @@ export class IssueCertificateRequest {
   passwordProtected?: boolean;
 }
 
-export interface IssueCertificateCommand extends TenantCommand, PlanLimited {
+export interface IssueCertificateCommand extends TenantCommand, KeyedCommand {
   request: IssueCertificateRequest;
 }
 
-/** What issuance returns for a new certificate; the gateway shapes spec 4.1.4/4.1.5 from it. */
+/**
+ * What issuance returns for a new certificate; the gateway shapes spec 4.1.4/4.1.5 from it and adds
+ * the private key it generated itself (no private key ever crosses the bus).
+ */
 export interface IssuedCertificate {
   certificateId: string;
   serialNumber: string;
   expiresAt: string;
   certificatePem: string;
-  /** Returned once, never stored or published. */
-  privateKeyPem: string;
   /** The issuing tenant CA, for the PKCS#12 bundle the gateway builds (spec 4.1.4 passwordProtected). */
   caCertificatePem: string;
 }

@@ -1,6 +1,6 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, Length } from 'class-validator';
-import { PlanLimited, TenantCommand } from '../common/tenant-command';
+import { TenantCommand } from '../common/tenant-command';
 
 /** Body of POST /v2/certificates/{id}/release-hold; may be empty. */
 export class ReleaseHoldRequest {
@@ -17,7 +17,7 @@ export class ReleaseHoldRequest {
   reason?: string;
 }
 
-export interface ReleaseHoldCommand extends TenantCommand, PlanLimited {
+export interface ReleaseHoldCommand extends TenantCommand {
   certificateId: string;
   request: ReleaseHoldRequest;
 }

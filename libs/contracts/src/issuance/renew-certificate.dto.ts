@@ -1,6 +1,6 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
-import { PlanLimited, TenantCommand } from '../common/tenant-command';
+import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 import type { CertificateDelivery } from './issue-certificate.dto';
 import { PKCS12_PROFILE_PROPERTY, Pkcs12Profile } from './issue-certificate-v2.dto';
@@ -32,7 +32,7 @@ export class RenewCertificateV2Request extends RenewCertificateRequest {
   pkcs12Profile?: Pkcs12Profile;
 }
 
-export interface RenewCertificateCommand extends TenantCommand, PlanLimited {
+export interface RenewCertificateCommand extends TenantCommand, KeyedCommand {
   certificateId: string;
   request: RenewCertificateRequest;
 }

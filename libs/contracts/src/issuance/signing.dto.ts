@@ -1,12 +1,18 @@
+import { IsBase64, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+
 /**
  * Signing on behalf of the other contexts (DESIGN.md): the CA key never leaves issuance, so the
  * revocation context sends the TBSCertList it built, and the responder the public key of its
- * delegated OCSP signer.
+ * delegated OCSP signer. Classes so that issuance validates them (validateDto) like any command.
  */
-export interface SignCrlCommand {
-  tenantId: string;
+export class SignCrlCommand {
+  @IsUUID()
+  tenantId!: string;
+
   /** BlobStore reference of the DER TBSCertList (too large for one message at scale). */
-  tbsBlobRef: string;
+  @IsString()
+  @Length(1, 512)
+  tbsBlobRef!: string;
 }
 
 export interface SignCrlResult {
@@ -14,10 +20,15 @@ export interface SignCrlResult {
   signature: string;
 }
 
-export interface IssueOcspSignerCommand {
-  tenantId: string;
+export class IssueOcspSignerCommand {
+  @IsUUID()
+  tenantId!: string;
+
   /** DER SubjectPublicKeyInfo of the responder's own key, base64. */
-  publicKeySpki: string;
+  @IsString()
+  @MaxLength(4096)
+  @IsBase64()
+  publicKeySpki!: string;
 }
 
 export interface IssueOcspSignerResult {

@@ -15,6 +15,13 @@ export interface SubscribeOptions {
    * handler. Events of other types between them keep their one-by-one handling and their order.
    */
   batchHandlers?: Record<string, BatchEventHandler>;
+  /**
+   * The one event type this consumer handles, when it handles one only: JetStream then delivers
+   * only that type's subject (a consumer of a rare event does not wade through every issuance).
+   * Set when the durable consumer is created. In process, other events are passed over without
+   * reading their bodies.
+   */
+  onlyType?: string;
 }
 
 export interface EventSubscription {
@@ -44,6 +51,14 @@ export abstract class EventBus {
   abstract close(): Promise<void>;
   /** Events of the stream the durable consumer has not acknowledged yet (its lag; 0 if it does not exist). */
   abstract pending(durableName: string): Promise<number>;
+  /**
+   * Deletes stored events older than `olderThan` that every durable consumer is past; returns how
+   * many. A bus whose server enforces the retention itself (JetStream `max_age`) deletes nothing here.
+   */
+  async prune(olderThan: Date): Promise<number> {
+    void olderThan;
+    return 0;
+  }
 }
 
 /** Routes events by type to handlers; types a service does not handle are acknowledged and skipped. */

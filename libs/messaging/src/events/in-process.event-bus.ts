@@ -104,12 +104,16 @@ export class InProcessEventBus extends EventBus {
       });
     const loop = (async () => {
       while (running) {
-        const delivered = await this.deliverBatch(durableName, traced, batchHandlers, () => running).catch(
-          (err: unknown) => {
-            this.logger.warn({ err, durableName }, 'event delivery failed; will retry');
-            return -1;
-          },
-        );
+        const delivered = await this.deliverBatch(
+          durableName,
+          traced,
+          batchHandlers,
+          () => running,
+          options?.onlyType,
+        ).catch((err: unknown) => {
+          this.logger.warn({ err, durableName }, 'event delivery failed; will retry');
+          return -1;
+        });
         if (!running) break;
         if (delivered === 0) await sleep(this.pollMs);
         else if (delivered < 0) await sleep(this.retryDelayMs);
@@ -140,21 +144,36 @@ export class InProcessEventBus extends EventBus {
     handler: EventHandler,
     batchHandlers: Partial<Record<string, BatchEventHandler>>,
     isRunning: () => boolean,
+    onlyType?: string,
   ): Promise<number> {
-    const { rows } = await this.pool.query<{ seq: string; body: EventEnvelope }>(
-      `SELECT s.seq, s.body FROM messaging.stream s, messaging.consumers c
+    // With onlyType, other events are passed over without reading their bodies.
+    const { rows } = await this.pool.query<{ seq: string; body: EventEnvelope | null }>(
+      `SELECT s.seq, CASE WHEN $2::text IS NULL OR s.type = $2 THEN s.body END AS body
+         FROM messaging.stream s, messaging.consumers c
         WHERE c.durable_name = $1 AND s.seq > c.last_seq ORDER BY s.seq LIMIT ${BATCH}`,
-      [durableName],
+      [durableName, onlyType ?? null],
     );
     const events = rows.map((row) => row.body);
     let handled: string | undefined;
     try {
       for (let start = 0; start < rows.length;) {
         if (!isRunning()) return 0;
-        const batchHandler = batchHandlers[events[start].type];
-        const end = batchHandler ? runEnd(events, start) : start + 1;
-        if (batchHandler) await batchHandler(events.slice(start, end));
-        else await handler(events[start]);
+        const event = events[start];
+        if (event === null) {
+          handled = rows[start].seq;
+          start++;
+          continue;
+        }
+        const batchHandler = batchHandlers[event.type];
+        // Passed-over events (null) end a run.
+        const end = batchHandler
+          ? runEnd(
+              events.map((e) => e ?? { type: '' }),
+              start,
+            )
+          : start + 1;
+        if (batchHandler) await batchHandler(events.slice(start, end) as EventEnvelope[]);
+        else await handler(event);
         handled = rows[end - 1].seq;
         start = end;
       }
@@ -177,6 +196,19 @@ export class InProcessEventBus extends EventBus {
       [durableName],
     );
     return rows.length === 0 ? 0 : Math.max(0, Number(rows[0].pending));
+  }
+
+  /**
+   * Deletes events stored before `olderThan` that every durable consumer has handled: an event
+   * some consumer still has to get stays, however old. No consumer yet: nothing goes.
+   */
+  override async prune(olderThan: Date): Promise<number> {
+    const { rowCount } = await this.pool.query(
+      `DELETE FROM messaging.stream WHERE stored_at < $1
+          AND seq <= (SELECT min(last_seq) FROM messaging.consumers)`,
+      [olderThan],
+    );
+    return rowCount ?? 0;
   }
 
   async close(): Promise<void> {

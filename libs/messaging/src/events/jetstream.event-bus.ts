@@ -28,6 +28,11 @@ export interface JetStreamOptions {
   ackWaitMs?: number;
   /** Delay before a failed event is retried. */
   retryDelayMs?: number;
+  /**
+   * The stream's `max_age`: messages older than this are removed by the server (EventRetention's
+   * window). Set when the stream is created and applied to an existing stream; unset keeps them.
+   */
+  maxAgeMs?: number;
 }
 
 /**
@@ -60,13 +65,33 @@ export class JetStreamEventBus extends EventBus {
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
       duplicate_window: nanos(10 * 60_000),
+      ...(options.maxAgeMs ? { max_age: nanos(options.maxAgeMs) } : {}),
     };
-    try {
-      await jsm.streams.info(options.streamName);
-    } catch {
-      await jsm.streams.add(config);
+    const existing = await jsm.streams.info(options.streamName).catch(() => undefined);
+    if (!existing) await jsm.streams.add(config);
+    else if (options.maxAgeMs && existing.config.max_age !== nanos(options.maxAgeMs)) {
+      await JetStreamEventBus.applyMaxAge(jsm, options.streamName, options.maxAgeMs);
     }
     return new JetStreamEventBus(nc, nc.jetstream(), jsm, options);
+  }
+
+  /**
+   * Brings an existing stream's max_age to the retention window. A user without the right to
+   * update streams (the stream managed by an operator) keeps the stream as it is, with a warning.
+   */
+  private static async applyMaxAge(
+    jsm: JetStreamManager,
+    streamName: string,
+    maxAgeMs: number,
+  ): Promise<void> {
+    try {
+      await jsm.streams.update(streamName, { max_age: nanos(maxAgeMs) });
+    } catch (err) {
+      new Logger('JetStream').warn(
+        { err, streamName, maxAgeMs },
+        'could not set the stream max_age to the event retention window; set it on the stream',
+      );
+    }
   }
 
   async publish(event: EventEnvelope): Promise<void> {
@@ -105,7 +130,7 @@ export class JetStreamEventBus extends EventBus {
     const { streamName } = this.options;
     const traced = tracedHandler(durableName, handler);
     const batchHandlers = tracedBatchHandlers(durableName, options);
-    await this.ensureConsumer(durableName);
+    await this.ensureConsumer(durableName, options?.onlyType);
     const consumer = await this.js.consumers.get(streamName, durableName);
     const messages = await consumer.consume({ max_messages: 64 });
     const retryDelay = this.options.retryDelayMs ?? 1_000;
@@ -160,7 +185,7 @@ export class JetStreamEventBus extends EventBus {
    * with the former 30 s keep it otherwise); ack_wait is one of the fields a consumer update may
    * change (nats-server 2.9), unlike its delivery or ack policy.
    */
-  private async ensureConsumer(durableName: string): Promise<void> {
+  private async ensureConsumer(durableName: string, onlyType?: string): Promise<void> {
     const { streamName, subjectPrefix } = this.options;
     const ackWait = nanos(this.ackWaitMs);
     const existing = await this.jsm.consumers.info(streamName, durableName).catch(() => undefined);
@@ -169,7 +194,7 @@ export class JetStreamEventBus extends EventBus {
         durable_name: durableName,
         ack_policy: AckPolicy.Explicit,
         deliver_policy: DeliverPolicy.All,
-        filter_subject: `${subjectPrefix}.>`,
+        filter_subject: onlyType ? `${subjectPrefix}.${onlyType}` : `${subjectPrefix}.>`,
         ack_wait: ackWait,
         // One at a time keeps the stream's order per consumer (issued before revoked).
         max_ack_pending: 1,

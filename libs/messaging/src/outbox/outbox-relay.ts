@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { EventEnvelope } from '@ca/contracts';
 import { DataSource } from 'typeorm';
@@ -13,11 +14,26 @@ interface OutboxRow {
   trace_context: Record<string, string> | null;
 }
 
+const BATCH = 100;
+
+/**
+ * How long a claim keeps other relays off the head of the outbox: a batch publishes in
+ * milliseconds, and a JetStream publish gives up after 5 s. A replica killed mid-publish delays
+ * the events behind its claim by at most this long.
+ */
+export const OUTBOX_CLAIM_MS = 10_000;
+
 /**
  * Publishes a schema's outbox to the EventBus in order, a batch at a time, then marks the batch's rows published.
  * Publishing happens outside any transaction (embedded Postgres serialises transactions, and a
  * publish may write to the same database); a crash between publish and mark only republishes,
  * which the stream's de-duplication by event id and the consumers' inboxes absorb.
+ *
+ * Replicas of a service run one relay each on the same outbox. A relay first claims the head of
+ * the outbox (the oldest unpublished rows) for OUTBOX_CLAIM_MS, and only while no other relay holds
+ * a live claim on unpublished rows, so the stream keeps the outbox order and no two relays publish
+ * the same rows at once. A relay that finds the head claimed returns at once (the holder drains
+ * the rest); a relay that died leaves a claim that lapses, after which another takes over.
  */
 export class OutboxRelay {
   private readonly logger = new Logger('OutboxRelay');
@@ -25,12 +41,15 @@ export class OutboxRelay {
   private running?: Promise<void>;
   private again = false;
   private stopped = false;
+  /** This relay in `claimed_by`. */
+  private readonly relayId = randomUUID();
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly schema: string,
     private readonly bus: EventBus,
     private readonly pollMs = 1_000,
+    private readonly claimMs = OUTBOX_CLAIM_MS,
   ) {}
 
   start(): void {
@@ -55,23 +74,61 @@ export class OutboxRelay {
     await this.running;
   }
 
-  /** Publishes everything pending; resolves when the outbox is empty (or the bus fails). */
+  /**
+   * Publishes everything pending; resolves when the outbox is empty, another relay holds its head
+   * (that one publishes the rest), or the bus fails.
+   */
   async drain(): Promise<number> {
     let total = 0;
     for (;;) {
-      const rows: OutboxRow[] = await this.dataSource.query(
-        `SELECT seq, id, type, tenant_id, payload, occurred_at, trace_context FROM ${this.schema}.outbox
-          WHERE published_at IS NULL ORDER BY seq LIMIT 100`,
-      );
+      const rows = await this.claimHead();
       if (rows.length === 0) return total;
-      // The batch in one publish and one mark: a failure between them only republishes.
-      await this.bus.publishBatch(rows.map(toEnvelope));
+      const seqs = rows.map((row) => row.seq);
+      try {
+        // The batch in one publish and one mark: a failure between them only republishes.
+        await this.bus.publishBatch(rows.map(toEnvelope));
+      } catch (error) {
+        await this.release(seqs).catch(() => undefined);
+        throw error;
+      }
       await this.dataSource.query(
-        `UPDATE ${this.schema}.outbox SET published_at = now() WHERE seq = ANY($1::bigint[])`,
-        [rows.map((row) => row.seq)],
+        `UPDATE ${this.schema}.outbox SET published_at = now(), claimed_by = NULL, claimed_until = NULL
+          WHERE seq = ANY($1::bigint[])`,
+        [seqs],
       );
       total += rows.length;
     }
+  }
+
+  /**
+   * Claims the next batch unless another relay's claim is live. Claims are taken one at a time per
+   * schema (a transaction-scoped advisory lock, held for the one statement), so two relays never
+   * both see the head free; the lease times come from the database clock, shared by all replicas.
+   */
+  private async claimHead(): Promise<OutboxRow[]> {
+    const outbox = `${this.schema}.outbox`;
+    const rows: OutboxRow[] = await this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${outbox} relay claim`]);
+      return manager.query(
+        `UPDATE ${outbox} o SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond'
+           FROM (SELECT seq FROM ${outbox} WHERE published_at IS NULL ORDER BY seq LIMIT ${BATCH}) head
+          WHERE o.seq = head.seq AND NOT EXISTS (
+            SELECT 1 FROM ${outbox} WHERE published_at IS NULL AND claimed_by <> $1 AND claimed_until > now())
+          RETURNING o.seq, o.id, o.type, o.tenant_id, o.payload, o.occurred_at, o.trace_context`,
+        [this.relayId, this.claimMs],
+      );
+    });
+    // UPDATE … RETURNING has no order; the stream gets the outbox order.
+    return normaliseRows(rows).sort((a, b) => compareSeq(a.seq, b.seq));
+  }
+
+  /** Gives a batch back after a failed publish, so another relay need not wait for the claim to lapse. */
+  private async release(seqs: string[]): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE ${this.schema}.outbox SET claimed_by = NULL, claimed_until = NULL
+        WHERE seq = ANY($1::bigint[]) AND claimed_by = $2`,
+      [seqs, this.relayId],
+    );
   }
 
   /** Events recorded and not yet published (the `ca_outbox_backlog` gauge). */
@@ -93,6 +150,24 @@ export class OutboxRelay {
       }
     } while (this.again && !this.stopped);
   }
+}
+
+/** TypeORM's postgres driver returns UPDATE … RETURNING as [rows, count]. */
+function normaliseRows(result: unknown): OutboxRow[] {
+  if (
+    Array.isArray(result) &&
+    result.length === 2 &&
+    Array.isArray(result[0]) &&
+    typeof result[1] === 'number'
+  ) {
+    return result[0] as OutboxRow[];
+  }
+  return result as OutboxRow[];
+}
+
+function compareSeq(a: string, b: string): number {
+  const diff = BigInt(a) - BigInt(b);
+  return diff < 0n ? -1 : diff > 0n ? 1 : 0;
 }
 
 function toEnvelope(row: OutboxRow): EventEnvelope {

@@ -11,7 +11,9 @@ export function outboxTableSql(schema: string): string[] {
       tenant_id uuid NOT NULL,
       payload jsonb NOT NULL,
       occurred_at timestamptz NOT NULL,
-      published_at timestamptz
+      published_at timestamptz,
+      claimed_by uuid,
+      claimed_until timestamptz
     )`,
     `CREATE INDEX outbox_unpublished ON ${schema}.outbox (seq) WHERE published_at IS NULL`,
   ];
@@ -25,6 +27,16 @@ export function outboxTraceContextSql(schema: string): string {
   return `ALTER TABLE ${schema}.outbox ADD COLUMN trace_context jsonb`;
 }
 
+/**
+ * Added to outboxes created before relays claimed their rows (idempotent, as outboxTableSql has the
+ * columns): the relay holding the head of the outbox (`claimed_by`) and until when (`claimed_until`,
+ * the database clock), so that replicas of a service never publish the same rows at once (OutboxRelay).
+ */
+export function outboxClaimSql(schema: string): string {
+  return `ALTER TABLE ${schema}.outbox ADD COLUMN IF NOT EXISTS claimed_by uuid,
+    ADD COLUMN IF NOT EXISTS claimed_until timestamptz`;
+}
+
 /** DDL of the inbox that makes a consumer idempotent: one row per applied event id. */
 export function inboxTableSql(schema: string): string[] {
   return [
@@ -34,4 +46,14 @@ export function inboxTableSql(schema: string): string[] {
       applied_at timestamptz NOT NULL DEFAULT now()
     )`,
   ];
+}
+
+/** Lets the retention job find published outbox rows by age without reading the table (EventRetention). */
+export function outboxRetentionIndexSql(schema: string): string {
+  return `CREATE INDEX IF NOT EXISTS outbox_published_at ON ${schema}.outbox (published_at) WHERE published_at IS NOT NULL`;
+}
+
+/** Lets the retention job find inbox rows by age without reading the table (EventRetention). */
+export function inboxRetentionIndexSql(schema: string): string {
+  return `CREATE INDEX IF NOT EXISTS inbox_applied_at ON ${schema}.inbox (applied_at)`;
 }

@@ -14,6 +14,14 @@ const APP_ROOT = process.env.FAULTS_APP_ROOT ?? resolve(__dirname, '../../../..'
 
 export type ServiceName = 'gateway' | 'issuance' | 'revocation' | 'ocsp-responder';
 const SERVICES: ServiceName[] = ['issuance', 'revocation', 'ocsp-responder', 'gateway'];
+/** A second replica of a service without a port of its own to share (only its health port). */
+export type ReplicaName = 'issuance-2' | 'revocation-2';
+type ProgramName = ServiceName | ReplicaName;
+
+export interface SystemOptions {
+  /** Services that run a second replica beside the first, on the same database and NATS. */
+  secondReplicas?: ('issuance' | 'revocation')[];
+}
 
 /** Where a suite's own Postgres database and NATS server are. */
 export interface Infrastructure {
@@ -27,8 +35,8 @@ export interface Infrastructure {
  * Each service's output goes to `<logDir>/<service>.log`.
  */
 export class DistributedSystem {
-  private readonly programs = new Map<ServiceName, ChildProgram>();
-  private readonly healthUrls = new Map<ServiceName, string>();
+  private readonly programs = new Map<ProgramName, ChildProgram>();
+  private readonly healthUrls = new Map<ProgramName, string>();
 
   private constructor(
     readonly gatewayUrl: string,
@@ -37,8 +45,15 @@ export class DistributedSystem {
     private readonly signingKey: webcrypto.CryptoKey,
   ) {}
 
-  static async start(infrastructure: Infrastructure, logDir: string): Promise<DistributedSystem> {
-    const [gatewayPort, pkiPort, issuanceHealth, revocationHealth] = await freePorts(4);
+  static async start(
+    infrastructure: Infrastructure,
+    logDir: string,
+    options: SystemOptions = {},
+  ): Promise<DistributedSystem> {
+    const secondReplicas = options.secondReplicas ?? [];
+    const [gatewayPort, pkiPort, issuanceHealth, revocationHealth, ...replicaHealth] = await freePorts(
+      4 + secondReplicas.length,
+    );
     const keys = await generateKeyPair('ES256');
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const pkiUrl = `http://127.0.0.1:${pkiPort}`;
@@ -87,9 +102,27 @@ export class DistributedSystem {
         ),
       );
     }
+    // A replica shares its service's settings (its CA_KEK too), with a health port of its own.
+    secondReplicas.forEach((service, i) => {
+      const name: ReplicaName = `${service}-2`;
+      system.healthUrls.set(name, `http://127.0.0.1:${replicaHealth[i]}/health/ready`);
+      system.programs.set(
+        name,
+        new ChildProgram(
+          name,
+          process.execPath,
+          ['-r', '@swc-node/register', `apps/${service}/src/main.ts`],
+          {
+            cwd: APP_ROOT,
+            env: { ...common, ...perService[service], HEALTH_PORT: String(replicaHealth[i]) },
+            logFile: join(logDir, `${name}.log`),
+          },
+        ),
+      );
+    });
     system.removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
     try {
-      await Promise.all(SERVICES.map((service) => system.startService(service)));
+      await Promise.all([...system.programs.keys()].map((name) => system.startService(name)));
     } catch (error) {
       await system.stop();
       throw error;
@@ -100,7 +133,7 @@ export class DistributedSystem {
   private removeDataDir = () => undefined as void;
 
   /** Starts one service (again) and waits until its /health/ready answers 200. */
-  async startService(service: ServiceName, timeoutMs = 90_000): Promise<void> {
+  async startService(service: ProgramName, timeoutMs = 90_000): Promise<void> {
     const program = this.programs.get(service)!;
     program.start();
     let exited = false;
@@ -118,12 +151,12 @@ export class DistributedSystem {
   }
 
   /** SIGKILL: the service dies mid-work, as in a crash or an OOM kill. */
-  kill(service: ServiceName): Promise<void> {
+  kill(service: ProgramName): Promise<void> {
     return this.programs.get(service)!.stop('SIGKILL');
   }
 
   /** SIGTERM: an orderly stop. */
-  stopService(service: ServiceName): Promise<void> {
+  stopService(service: ProgramName): Promise<void> {
     return this.programs.get(service)!.stop('SIGTERM');
   }
 

@@ -34,7 +34,7 @@ export class SecuredNatsServer {
     const [port] = await freePorts(1);
     const dir = mkdtempSync(join(tmpdir(), 'ca-security-nats-'));
     const passwords = Object.fromEntries(
-      SERVICES.map((service) => [service, randomBytes(18).toString('base64url')]),
+      SERVICES.map((service) => [service, `p${randomBytes(18).toString('hex')}`]),
     ) as Record<ServiceName, string>;
     const env: NodeJS.ProcessEnv = { PATH: process.env.PATH };
     for (const service of SERVICES) env[passwordVariable(service)] = passwords[service];

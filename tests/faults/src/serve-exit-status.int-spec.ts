@@ -1,0 +1,122 @@
+import { spawn } from 'node:child_process';
+import { readFileSync, readdirSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
+
+const ROOT = join(__dirname, '../../..');
+
+interface Served {
+  code: number | null;
+  output: string;
+}
+
+/**
+ * `npx nx serve revocation` as an operator or a process supervisor runs it. `onOutput` sees the
+ * output as it comes and may act on the process tree (kill the service under Nx).
+ */
+function serve(env: NodeJS.ProcessEnv, onOutput?: (text: string, nxPid: number) => void): Promise<Served> {
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      ['node_modules/nx/dist/bin/nx.js', 'serve', 'revocation', '--outputStyle=stream'],
+      {
+        cwd: ROOT,
+        env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', ...env },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let output = '';
+    const collect = (chunk: Buffer) => {
+      output += chunk.toString();
+      onOutput?.(output, child.pid!);
+    };
+    child.stdout.on('data', collect);
+    child.stderr.on('data', collect);
+    child.once('exit', (code) => resolve({ code, output }));
+  });
+}
+
+/** The service under this Nx process: its descendant running the revocation entry point. */
+function servicePids(nxPid: number): number[] {
+  const parents = new Map<number, number>();
+  const commands = new Map<number, string[]>();
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      // The parent pid is the 4th field of /proc/<pid>/stat, after the command in parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+      commands.set(Number(entry), readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0'));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  const under = (pid: number): boolean => {
+    for (let p = parents.get(pid); p !== undefined && p > 1; p = parents.get(p)) if (p === nxPid) return true;
+    return false;
+  };
+  return [...commands]
+    .filter(([pid, args]) => args.includes('apps/revocation/src/main.ts') && under(pid))
+    .map(([pid]) => pid);
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolve) => server.close(resolve));
+  return port;
+}
+
+describe('nx serve exit status', () => {
+  it('is non-zero when the service stops on a configuration error', async () => {
+    const served = await serve({
+      HEALTH_PORT: 'not-a-port',
+      DATABASE_URL: 'postgres://x@127.0.0.1:1/x',
+      NATS_URL: 'nats://127.0.0.1:1',
+    });
+    expect(served.output).toContain('Configuration error: HEALTH_PORT');
+    expect(served.code).not.toBe(0);
+  }, 120_000);
+
+  const withServices = process.env.DATABASE_URL && process.env.NATS_URL ? describe : describe.skip;
+  if (!process.env.DATABASE_URL || !process.env.NATS_URL) {
+    process.stderr.write(
+      'nx serve exit status: DATABASE_URL/NATS_URL not set, the running-service cases skipped\n',
+    );
+  }
+
+  withServices('of a running service', () => {
+    let database: TestDatabase;
+    beforeAll(async () => (database = await createTestDatabase('postgres')), 60_000);
+    afterAll(() => database?.drop(), 60_000);
+
+    it('is non-zero when the service is killed', async () => {
+      let killed = false;
+      const healthPort = String(await freePort());
+      const served = await serve({ DATABASE_URL: database.url, HEALTH_PORT: healthPort }, (output, nxPid) => {
+        if (killed || !output.includes('revocation started')) return;
+        const pids = servicePids(nxPid);
+        killed = pids.length > 0;
+        for (const pid of pids) process.kill(pid, 'SIGKILL');
+      });
+      expect(killed).toBe(true);
+      expect(served.code).not.toBe(0);
+    }, 120_000);
+
+    it('names HEALTH_PORT in one line when that port is taken', async () => {
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      const { port } = blocker.address() as { port: number };
+      try {
+        const served = await serve({ DATABASE_URL: database.url, HEALTH_PORT: String(port) });
+        expect(served.output).toContain(
+          `Configuration error: HEALTH_PORT: port ${port} on 127.0.0.1 is already in use; set HEALTH_PORT to a free port`,
+        );
+        expect(served.code).not.toBe(0);
+      } finally {
+        blocker.close();
+      }
+    }, 120_000);
+  });
+});
