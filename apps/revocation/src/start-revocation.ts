@@ -47,8 +47,9 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
         void publisher.request(e.tenantId);
       },
       [EventType.CertificateRevoked]: async (e) => {
-        await ledger.recordRevocation(e as EventEnvelope<CertificateRevokedPayload>);
-        void publisher.request(e.tenantId);
+        // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
+        if (await ledger.recordRevocation(e as EventEnvelope<CertificateRevokedPayload>))
+          void publisher.request(e.tenantId);
       },
       [EventType.CertificateHoldReleased]: async (e) => {
         if (await ledger.releaseHold(e as EventEnvelope<CertificateHoldReleasedPayload>))

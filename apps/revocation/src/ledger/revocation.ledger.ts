@@ -35,10 +35,12 @@ export class RevocationLedger {
    * Records a revoked serial under its tenant. Tenant isolation is checked here, in the service that
    * owns the entries (DESIGN security rules), not trusted to the producer: an event whose envelope
    * and payload name different tenants, or whose CA is not the tenant's CA (another tenant's
-   * certificate under this tenant's id), is refused and changes no CRL. Returns whether it was recorded.
+   * certificate under this tenant's id), is refused and changes no CRL. Returns whether it added an
+   * entry (a serial already listed, or a replayed event, adds none).
    */
   async recordRevocation(event: EventEnvelope<CertificateRevokedPayload>): Promise<boolean> {
     const { tenantId, caId, serialNumber, certificateId, revokedAt, reasonCode } = event.payload;
+    let matched = false;
     let recorded = false;
     const fresh = await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
       if (event.tenantId !== tenantId) return;
@@ -47,14 +49,15 @@ export class RevocationLedger {
         [tenantId, caId],
       );
       if (issuer.length === 0) return;
-      await manager.query(
+      matched = true;
+      const inserted: unknown[] = await manager.query(
         `INSERT INTO revocation.revoked_certificates (tenant_id, serial_number, certificate_id, revocation_date, reason_code)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, serial_number) DO NOTHING`,
+         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, serial_number) DO NOTHING RETURNING 1`,
         [tenantId, serialNumber, certificateId, revokedAt, reasonCode],
       );
-      recorded = true;
+      recorded = inserted.length > 0;
     });
-    if (fresh && !recorded) {
+    if (fresh && !matched) {
       this.logger.warn(
         { eventId: event.id, tenantId: event.tenantId, payloadTenantId: tenantId, caId },
         'certificate.revoked refused: not a certificate of this tenant CA',

@@ -1,0 +1,70 @@
+import { spawn } from 'node:child_process';
+import { Agent, request } from 'node:http';
+import { Socket, connect } from 'node:net';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '../..');
+
+/** One request over node:http from a chosen loopback source address (another client machine). */
+export function statusFrom(
+  localAddress: string,
+  url: string,
+  headers: Record<string, string>,
+  agent?: Agent,
+): Promise<{ status: number; retryAfter?: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(url, { headers, localAddress, agent });
+    req.on('error', reject);
+    req.on('response', (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] }));
+    });
+    req.end();
+  });
+}
+
+/** A TCP connection held open until the server closes it; `closed` resolves with that time. */
+export interface HeldSocket {
+  socket: Socket;
+  closed: Promise<number>;
+}
+
+/**
+ * Opens a connection and either sends nothing (idle) or, as a slowloris, a request head that
+ * never ends: one more header line every 300 ms.
+ */
+export async function holdSocket(url: string, slowloris = false): Promise<HeldSocket> {
+  const { hostname, port } = new URL(url);
+  const socket = connect(Number(port), hostname);
+  socket.on('error', () => undefined);
+  socket.on('data', () => undefined);
+  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
+  await new Promise((resolve) => socket.once('connect', resolve));
+  if (slowloris) {
+    socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n');
+    const timer = setInterval(() => socket.writable && socket.write(`X-Slow-${Date.now()}: 1\r\n`), 300);
+    void closed.then(() => clearInterval(timer));
+  }
+  return { socket, closed };
+}
+
+/** `npm run ops -- audit verify` as an operator runs it (another process) against this database. */
+export function auditVerify(
+  dataDir: string,
+  databaseUrl: string,
+): Promise<{ code: number | null; stdout: string }> {
+  const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: dataDir, DATABASE_URL: databaseUrl };
+  delete env.NODE_OPTIONS;
+  delete env.NATS_URL;
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['-r', '@swc-node/register', 'tools/ops.ts', 'audit', 'verify'], {
+      cwd: ROOT,
+      env,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let stdout = '';
+    child.stdout.on('data', (chunk) => (stdout += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout }));
+  });
+}
