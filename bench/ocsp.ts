@@ -194,7 +194,7 @@ async function main(): Promise<void> {
   ).catch((error: Error) => {
     throw new Error(`${error.message}\n${opensslMulti.log()}`);
   });
-  // Revocations reach the responder through events (CONTRACT: within 5 s), so ours may need a retry.
+  // Revocations reach the responder through events (docs/api.md#propagation: within 5 s), so ours may need a retry.
   const check = async (label: string, url: string, requests: Buffer[]) => {
     const expected = requests.map((_, i) => (i < expectRevoked.length ? 'revoked' : 'good'));
     let statuses: string[] = [];
@@ -369,7 +369,7 @@ async function main(): Promise<void> {
     find('ours', 'POST', false, targetC) / find('ceiling: Node http, fixed 500 B', 'POST', false, targetC);
   const verdict = (ok: boolean) => (ok ? 'met' : '**missed**');
   const targetNote =
-    `Targets (issue #8), POST, new connection per request, concurrency ${targetC}: ` +
+    `Targets, POST, new connection per request, concurrency ${targetC}: ` +
     `>= 1.5x openssl ocsp: ${vsOpenssl.toFixed(2)}x, ${verdict(vsOpenssl >= 1.5)}; ` +
     `p99 < 5 ms: ${oursFresh ? ms(oursFresh.p99) : 'n/a'}, ${verdict((oursFresh?.p99 ?? Infinity) < 5)}; ` +
     `>= 70% of the Node static ceiling: ${Math.round(vsCeiling * 100)}%, ${verdict(vsCeiling >= 0.7)}.`;

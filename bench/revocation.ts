@@ -204,7 +204,7 @@ async function main(): Promise<void> {
         },
       ],
       notes: [
-        'Targets from issue #8: OCSP within 1 s p99, CRL within 5 s p99, at 100,000 existing entries. Poll intervals add up to their length to each figure.',
+        'Targets: OCSP within 1 s p99, CRL within 5 s p99, at 100,000 existing entries. Poll intervals add up to their length to each figure.',
       ],
     },
     record,

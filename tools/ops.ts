@@ -1,5 +1,5 @@
 /**
- * `npm run ops -- <command>` (CONTRACT section 4): operator commands on a running system.
+ * `npm run ops -- <command>` (docs/api.md#operator-commands): operator commands on a running system.
  * With DATABASE_URL it works on that Postgres's gateway schema directly; in embedded mode it asks
  * the running process through its operator endpoint (DATA_DIR/ops.json), since that process holds
  * the PGlite files. `expiring` asks issuance (over NATS with DATABASE_URL, in process otherwise).

@@ -1,5 +1,5 @@
 /**
- * `npm run token -- --tenant <uuid> [--sub NAME] [--scope "…"] [--ttl SECONDS]` (CONTRACT section 3):
+ * `npm run token -- --tenant <uuid> [--sub NAME] [--scope "…"] [--ttl SECONDS]` (docs/api.md#tokens):
  * prints an ES256 token signed by the development key in DATA_DIR. Refuses to run when a real
  * JWT_PUBLIC_KEY / JWT_JWKS_URI is configured, since such tokens would not be accepted anyway.
  */

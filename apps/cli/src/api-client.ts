@@ -1,4 +1,4 @@
-/** An RFC 9457 Problem Details body as the admin API sends it (spec 7.1). */
+/** An RFC 9457 Problem Details body as the admin API sends it (docs/api.md#errors). */
 export interface Problem {
   type?: string;
   title?: string;
@@ -23,7 +23,7 @@ export class ApiError extends Error {
 /** The server could not be reached at all (refused, DNS, timeout). */
 export class ConnectionError extends Error {}
 
-/** A thin client of the administrative API (spec 4.1): bearer token, JSON in and out. */
+/** A thin client of the administrative API (docs/api.md#operations): bearer token, JSON in and out. */
 export class ApiClient {
   constructor(
     private readonly baseUrl: string,
@@ -65,7 +65,7 @@ export class ApiClient {
   }
 }
 
-/** The body as a Problem; a 401 without one (spec 4.1) is described from WWW-Authenticate. */
+/** The body as a Problem; a 401 without one (docs/api.md#operations) is described from WWW-Authenticate. */
 function problemOf(response: Response, text: string): Problem {
   try {
     const parsed = JSON.parse(text) as unknown;

@@ -2,7 +2,7 @@ import { CommandContext, stringOption } from './command';
 import { assertFree, writeOwnerOnly } from './secret-files';
 import { details } from './table';
 
-/** The key material of an issuance or renewal answer (spec 4.1.4, 4.1.5), Text format. */
+/** The key material of an issuance or renewal answer (docs/api.md#issuance-answer, docs/api.md#renew-a-certificate), Text format. */
 export interface IssuedMaterial {
   serialNumber: string;
   expiresAt: string;

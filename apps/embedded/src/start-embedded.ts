@@ -26,7 +26,7 @@ export interface EmbeddedOptions {
 }
 
 /**
- * The whole system in one process (CONTRACT section 1, `npm start`): the four services, unchanged,
+ * The whole system in one process (docs/api.md#running-the-system, `npm start`): the four services, unchanged,
  * over the in-process transport, on an embedded Postgres (PGlite) under DATA_DIR unless
  * DATABASE_URL/NATS_URL point at real ones. Back-end services start before the surfaces that call them.
  * On the embedded database it also opens the operator endpoint of `npm run ops` (DATA_DIR/ops.json).

@@ -8,8 +8,8 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
 import { TestTokens, base64url } from './support/tokens';
 
 /**
- * Hostile input on every administrative endpoint (issue #9): the JWT attack matrix of CONTRACT
- * section 3 and bodies no client should send. Every answer must be a 4xx Problem Details (spec 7.1),
+ * Hostile input on every administrative endpoint: the JWT attack matrix of
+ * docs/api.md#tokens and bodies no client should send. Every answer must be a 4xx Problem Details (docs/api.md#errors),
  * never a 5xx, and the tenant's data must be exactly as it was before.
  */
 jest.setTimeout(120_000);
@@ -228,7 +228,7 @@ describe.each(systemModes('abuse suite'))('hostile input on the administrative A
     await sut?.stop();
   });
 
-  describe('the JWT attack matrix (CONTRACT section 3): 401 with WWW-Authenticate on every endpoint', () => {
+  describe('the JWT attack matrix (docs/api.md#tokens): 401 with WWW-Authenticate on every endpoint', () => {
     const now = () => Math.floor(Date.now() / 1000);
     const tokenCases: { name: string; code?: string; token: () => Promise<string> }[] = [
       {

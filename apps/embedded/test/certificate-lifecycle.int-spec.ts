@@ -36,7 +36,7 @@ import { expectInvalidToken, expectProblem, expectValidationProblem } from './su
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
- * The certificate lifecycle of spec 3 and 4.1.2–4.1.9 (v1) as a user drives it: issue, list, get,
+ * The certificate lifecycle of docs/api.md (v1) as a user drives it: issue, list, get,
  * expiring, renew and revoke over HTTP with real tokens, and what relying parties then see on the
  * distribution surface (CRL, OCSP, caIssuers) and with openssl. Runs embedded and, when
  * DATABASE_URL and NATS_URL are set, on Postgres + NATS; one system per mode, own tenants, own
@@ -414,7 +414,7 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
       }
     });
 
-    it('shows the subject and the profile of CONTRACT section 5', () => {
+    it('shows the subject and the profile of docs/api.md#certificate-profile', () => {
       const caSki = runOpenssl(['x509', '-noout', '-text'], tenant.caPem).match(
         /X509v3 Subject Key Identifier: ?\n\s+([0-9A-F:]+)\n/,
       )![1];

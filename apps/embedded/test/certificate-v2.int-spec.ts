@@ -29,7 +29,7 @@ import { expectProblem, expectValidationProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
- * V2 issuance and renewal (spec 4.1.3, 4.1.5, 9) over HTTP: usage and its extended key usages,
+ * V2 issuance and renewal (docs/api.md#issue-a-certificate-v2, docs/api.md#renew-a-certificate, docs/api.md#versioning) over HTTP: usage and its extended key usages,
  * DNS subject alternative names, must-staple, custom key/value extensions, what renewal keeps, and
  * that a v2 server certificate works for real TLS with Node's `tls`. Runs embedded and, when
  * DATABASE_URL and NATS_URL are set, on Postgres + NATS; one system per mode, own tenants.

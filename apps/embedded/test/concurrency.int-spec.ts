@@ -8,7 +8,7 @@ import { expectProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
- * Races a user can start (issue #9): the state machine and the one-CA rule hold when 50 identical
+ * Races a user can start: the state machine and the one-CA rule hold when 50 identical
  * requests arrive at once. Exactly one wins, the others get 409 CONFLICT, and the public surface
  * shows exactly the winner's result.
  */

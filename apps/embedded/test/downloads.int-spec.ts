@@ -13,8 +13,8 @@ import { expectProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
- * responseFormat File and passwordProtected (spec 4.1.4, 4.1.5; CONTRACT section 5 "Pre-signed
- * downloads"), as a user sees them: links without a bearer token, valid one hour, the private key
+ * responseFormat File and passwordProtected (docs/api.md#issuance-answer, docs/api.md#renew-a-certificate;
+ * docs/api.md#downloads), as a user sees them: links without a bearer token, valid one hour, the private key
  * and PKCS#12 links good for one download (also under concurrent requests), payloads stored
  * sealed and erased; PKCS#12 bundles that openssl and Node's tls open with the returned password.
  */

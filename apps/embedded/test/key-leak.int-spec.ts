@@ -15,7 +15,7 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
 jest.setTimeout(120_000);
 
 /**
- * Spec 1.1: no secret anywhere it should not be. A full issue / renew / revoke cycle (Text, File,
+ * docs/api.md#keys-and-serial-numbers: no secret anywhere it should not be. A full issue / renew / revoke cycle (Text, File,
  * PKCS#12) with every service logging at debug; then all log output, the audit export and every
  * row of every table in every schema are searched for the issued private keys (PEM lines, DER,
  * base64, hex, the private scalar), the PKCS#12 passwords and bundles, the CA private key, the

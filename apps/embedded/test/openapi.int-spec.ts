@@ -6,7 +6,7 @@ import { http } from './support/http';
 import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
 
 /**
- * The published OpenAPI description (spec 9.4, CONTRACT section 5) against the running gateway:
+ * The published OpenAPI description (docs/api.md#openapi-and-health) against the running gateway:
  * OpenAPI 3.1.0, every Nest route documented with its method and path and nothing documented that
  * the server does not answer, error answers (429 with Retry-After, 503, Problem Details) and the
  * File/PKCS#12 response fields. The document does not depend on the mode: embedded only.

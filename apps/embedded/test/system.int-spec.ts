@@ -449,7 +449,7 @@ describe.each(modes)('CA Manager over HTTP (%s)', (mode) => {
     });
   });
 
-  describe('authentication and scopes (CONTRACT section 3)', () => {
+  describe('authentication and scopes (docs/api.md#tokens)', () => {
     it('refuses a request without a token', async () => {
       expectInvalidToken(await initialize(validBody(), undefined));
     });

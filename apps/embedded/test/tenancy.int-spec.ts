@@ -17,7 +17,7 @@ import { startGateway } from '../../gateway/src';
 import { EmbeddedSystem, startEmbeddedSystem } from '../src/start-embedded';
 
 /**
- * Tenancy and operations, as a user and an operator see them (CONTRACT sections 2 to 5): tenant
+ * Tenancy and operations, as a user and an operator see them (docs/api.md): tenant
  * suspension, plan limits, the audit log, per-tenant rate limits and `npm run ops`, run as a
  * separate process against the running system. Embedded (PGlite, in-process transport) always;
  * also on DATABASE_URL + NATS_URL when they are set.

@@ -27,7 +27,7 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
 import { freshSubjectPublicKey } from './support/subject-key';
 
 /**
- * Two tenants, every identifier of one tried with the other's token (CONTRACT section 5: 403 for a
+ * Two tenants, every identifier of one tried with the other's token (docs/api.md#tenants-and-isolation: 403 for a
  * certificate that exists in another tenant, 404 for one that exists nowhere), on the admin API,
  * on the public surface, and at the message level, where the owning services (issuance,
  * revocation) must refuse a wrong tenant themselves, not rely on the gateway.

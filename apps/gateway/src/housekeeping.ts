@@ -71,7 +71,7 @@ export class GatewayHousekeeping {
     }
   }
 
-  /** CONTRACT section 5: what waits for download is erased at expiry even if never fetched. */
+  /** docs/api.md#downloads: what waits for download is erased at expiry even if never fetched. */
   async removeExpiredDownloads(): Promise<void> {
     if (!this.downloads) return;
     try {

@@ -94,13 +94,13 @@ export async function startGateway(
       { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
     );
     app.disable('x-powered-by');
-    // Spec 1.5: no edge caching of the admin API; some answers hold a private key (returned once).
+    // docs/api.md#conventions: no edge caching of the admin API; some answers hold a private key (returned once).
     app.set('etag', false);
     app.use((_req: unknown, res: { setHeader(name: string, value: string): void }, next: () => void) => {
       res.setHeader('Cache-Control', 'no-store');
       next();
     });
-    // First, so that even a body that cannot be parsed gets its request id (spec 7.1) and is audited.
+    // First, so that even a body that cannot be parsed gets its request id (docs/api.md#errors) and is audited.
     app.use(requestIdMiddleware);
     mountObservability(app, logger);
     app.use(auditMiddleware((entry) => audit.record(entry)));

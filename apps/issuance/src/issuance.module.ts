@@ -62,7 +62,10 @@ export class IssuanceModule {
         { provide: IssueCertificateHandler, useValue: new IssueCertificateHandler(minter) },
         { provide: RenewCertificateHandler, useValue: new RenewCertificateHandler(deps.dataSource, minter) },
         { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
-        { provide: ReleaseHoldHandler, useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit) },
+        {
+          provide: ReleaseHoldHandler,
+          useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit),
+        },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
         {

@@ -2,7 +2,7 @@ import { ConfigError } from './config-error';
 import { loadConfig } from './ca-manager.config';
 
 describe('loadConfig', () => {
-  it('gives the CONTRACT section 2 defaults in embedded mode', () => {
+  it('gives the docs/api.md#configuration defaults in embedded mode', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({
       host: '127.0.0.1',

@@ -16,7 +16,7 @@ import {
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
-/** Every setting of CONTRACT.md section 2, validated once at start. */
+/** Every setting of docs/api.md#configuration, validated once at start. */
 export interface CaManagerConfig {
   host: string;
   gatewayPort: number;
@@ -77,7 +77,7 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     pin: readString(env, 'PKCS11_PIN'),
   };
   if (keyCustody === 'pkcs11') {
-    // All three are needed to reach the token; name the first one missing (CONTRACT section 2).
+    // All three are needed to reach the token; name the first one missing (docs/api.md#configuration).
     for (const [name, value] of [
       ['PKCS11_LIBRARY', pkcs11.library],
       ['PKCS11_TOKEN_LABEL', pkcs11.tokenLabel],

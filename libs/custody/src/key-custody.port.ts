@@ -30,7 +30,7 @@ export interface OpenedSigningKey {
 }
 
 /**
- * Custody of signing keys (CONTRACT section 2, KEY_CUSTODY): the private key is created inside the
+ * Custody of signing keys (docs/api.md#configuration, KEY_CUSTODY): the private key is created inside the
  * custody and only ever handed out as a non-extractable WebCrypto key, usable for `sign` alone.
  * An abstract class so that it can be the dependency-injection token; one adapter per backend.
  */

@@ -39,6 +39,6 @@ export interface CertificateInfo {
   mustStaple: boolean;
   /** extnID of every extension, in certificate order. */
   extensionOids: string[];
-  /** Extensions under the custom arc (spec 2.3), in certificate order, with their key and value. */
+  /** Extensions under the custom arc (docs/api.md#certificate-profile), in certificate order, with their key and value. */
   customExtensions: { oid: string; key: string; value: string }[];
 }

@@ -2,7 +2,7 @@ import type { webcrypto } from 'node:crypto';
 
 import { PkiFormatError } from './pki-format.error';
 
-/** ECDSA over P-256 (CONTRACT section 5 "Keys"), signing with SHA-256. */
+/** ECDSA over P-256 (docs/api.md#keys-and-serial-numbers), signing with SHA-256. */
 export const EC_P256_KEY_ALGORITHM: webcrypto.EcKeyGenParams = { name: 'ECDSA', namedCurve: 'P-256' };
 
 /**

@@ -2,7 +2,7 @@ import * as asn1js from 'asn1js';
 import { derSequence, derElement } from './der-writer';
 import { PkiFormatError } from './pki-format.error';
 
-/** Spec 2.3: custom extensions are numbered under this private arc, `.1`, `.2`, … */
+/** docs/api.md#certificate-profile: custom extensions are numbered under this private arc, `.1`, `.2`, … */
 export const CUSTOM_EXTENSION_ARC = '1.3.6.1.4.1.99999.2';
 
 const UTF8_STRING = 0x0c;

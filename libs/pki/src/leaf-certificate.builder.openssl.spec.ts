@@ -133,7 +133,7 @@ describeIfOpenssl('leaf certificates read by the openssl CLI', () => {
     );
   });
 
-  it('shows the extensions every issued certificate carries (CONTRACT section 5)', () => {
+  it('shows the extensions every issued certificate carries (docs/api.md#certificate-profile)', () => {
     const { text } = files.client;
     expect(text).toContain('Version: 3 (0x2)');
     expect(text).toContain('Signature Algorithm: ecdsa-with-SHA256');

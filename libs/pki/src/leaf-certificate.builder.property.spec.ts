@@ -19,7 +19,7 @@ import { randomSerialNumber, serialFromHex, serialToHex } from './serial-number'
 import { describeIfOpenssl, runOpenssl } from './testing';
 
 /**
- * Property test of the leaf encoder (issue #9): every certificate built from random valid input
+ * Property test of the leaf encoder: every certificate built from random valid input
  * (subject, serial, validity on both sides of 2050, EKUs, SANs, must-staple, custom extensions,
  * distribution points) parses back with the same fields; a sample is verified by the openssl CLI.
  */

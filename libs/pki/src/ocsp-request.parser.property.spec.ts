@@ -14,7 +14,7 @@ import { PkiFormatError } from './pki-format.error';
 import { createTestPki } from './testing';
 
 /**
- * DER fuzz of the OCSP request parser (issue #9): whatever arrives on the public surface, the parser
+ * DER fuzz of the OCSP request parser: whatever arrives on the public surface, the parser
  * either reads an OCSPRequest (RFC 6960 4.1.1) or throws its own PkiFormatError, which the responder
  * answers with `malformedRequest`; never a RangeError, a TypeError or a hang that would be a 500.
  */

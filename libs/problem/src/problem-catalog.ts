@@ -2,7 +2,7 @@ import { ErrorCode } from '@ca/contracts';
 
 export interface ProblemClass {
   status: number;
-  /** `{common|ca-manager}/{slug}` under ERROR_CATALOG_URL (spec 7.1). */
+  /** `{common|ca-manager}/{slug}` under ERROR_CATALOG_URL (docs/api.md#errors). */
   path: string;
   title: string;
   recovery: string;

@@ -5,7 +5,7 @@ import { toProblemDocument } from './problem-document';
 const context = { catalogUrl: 'https://errors.example', requestId: 'req-1', instance: '/v1/ca/initialize' };
 
 describe('toProblemDocument', () => {
-  it('fills every required field of spec 7.1 and lists field errors on 400', () => {
+  it('fills every required field of docs/api.md#errors and lists field errors on 400', () => {
     const doc = toProblemDocument(
       CaError.validation([{ field: 'country', message: 'must be two letters' }]),
       context,

@@ -3,7 +3,7 @@ import { PROBLEM_CATALOG } from './problem-catalog';
 
 export const PROBLEM_CONTENT_TYPE = 'application/problem+json';
 
-/** Spec 7.1: the body of every error of the administrative API (RFC 9457 plus code/recovery/requestId). */
+/** docs/api.md#errors: the body of every error of the administrative API (RFC 9457 plus code/recovery/requestId). */
 export interface ProblemDocument {
   type: string;
   title: string;
@@ -34,7 +34,7 @@ export function toProblemDocument(error: CaError, context: ProblemContext): Prob
     requestId: context.requestId,
   };
   if (context.instance) document.instance = context.instance;
-  // `errors` appears on 400 validation failures only (spec 7.1).
+  // `errors` appears on 400 validation failures only (docs/api.md#errors).
   if (problem.status === 400) document.errors = error.errors ?? [];
   return document;
 }

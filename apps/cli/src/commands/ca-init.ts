@@ -8,7 +8,7 @@ interface InitializeCaResponse {
   expiresAt: string;
 }
 
-/** `ca init <common-name>`: the tenant's root CA (spec 4.1.1). */
+/** `ca init <common-name>`: the tenant's root CA (docs/api.md#initialize-the-ca). */
 export const caInit: Command = {
   name: 'ca init',
   summary: "create the tenant's root CA",

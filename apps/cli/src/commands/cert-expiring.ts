@@ -1,7 +1,7 @@
 import { Command, UsageError, integerOption, printJson } from '../command';
 import { CertificateSummary, summaryTable } from './cert-list';
 
-/** `cert expiring [--days 30]`: Active certificates expiring within the window, soonest first (spec 4.1.9). */
+/** `cert expiring [--days 30]`: Active certificates expiring within the window, soonest first (docs/api.md#expiring-certificates). */
 export const certExpiring: Command = {
   name: 'cert expiring',
   summary: 'list certificates that expire within --days (30 by default)',

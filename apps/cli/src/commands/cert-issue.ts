@@ -15,7 +15,7 @@ import {
   saveIssued,
 } from '../issued-files';
 
-/** `--ext key=value` pairs as the customExtensions object (spec 4.1.3). */
+/** `--ext key=value` pairs as the customExtensions object (docs/api.md#issue-a-certificate-v2). */
 function customExtensions(values: OptionValues): Record<string, string> | undefined {
   const pairs = listOption(values, 'ext');
   if (pairs.length === 0) return undefined;

@@ -1,7 +1,7 @@
 import { Command, UsageError, printJson } from '../command';
 import { table } from '../table';
 
-/** A row of the list and expiring answers (spec 2.3, 4.1.7, 4.1.9). */
+/** A row of the list and expiring answers (docs/api.md#certificate-fields-and-status, docs/api.md#list-certificates, docs/api.md#expiring-certificates). */
 export interface CertificateSummary {
   certificateId: string;
   clientId: string;

@@ -7,7 +7,7 @@ import {
   saveIssued,
 } from '../issued-files';
 
-/** `cert renew <id>`: a new certificate and key with the same attributes (spec 4.1.5, v2 keeps extensions). */
+/** `cert renew <id>`: a new certificate and key with the same attributes (docs/api.md#renew-a-certificate, v2 keeps extensions). */
 export const certRenew: Command = {
   name: 'cert renew',
   summary: 'renew a certificate (new key, same subject and extensions)',

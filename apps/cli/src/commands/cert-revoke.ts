@@ -1,7 +1,7 @@
 import { Command, onePositional, printJson, stringOption } from '../command';
 import { details } from '../table';
 
-/** `cert revoke <id> --reason TEXT [--reason-code CODE]` (spec 4.1.6; codes are RFC 5280 5.3.1 CRLReason). */
+/** `cert revoke <id> --reason TEXT [--reason-code CODE]` (docs/api.md#revoke-a-certificate; codes are RFC 5280 5.3.1 CRLReason). */
 export const certRevoke: Command = {
   name: 'cert revoke',
   summary: 'revoke a certificate (CRL and OCSP within seconds)',

@@ -3,7 +3,7 @@ import { pemToDer } from '@ca/pki';
 import { HttpAnswer, http } from './http';
 import { SystemUnderTest } from './system-under-test';
 
-/** Spec 4.1.4 in the Text format. */
+/** docs/api.md#issuance-answer in the Text format. */
 export interface IssuedCertificate {
   certificateId: string;
   serialNumber: string;
@@ -12,7 +12,7 @@ export interface IssuedCertificate {
   privateKeyPem: string;
 }
 
-/** Spec 4.1.5 in the Text format. */
+/** docs/api.md#renew-a-certificate in the Text format. */
 export interface RenewedCertificate {
   newCertificateId: string;
   serialNumber: string;
@@ -122,7 +122,7 @@ export const issueBody = (overrides: Record<string, unknown> = {}): Record<strin
   ...overrides,
 });
 
-/** The exact member names of spec 4.1.4, 4.1.5 and 2.3 (sorted). */
+/** The exact member names of docs/api.md#issuance-answer, docs/api.md#renew-a-certificate, docs/api.md#certificate-fields-and-status (sorted). */
 export const ISSUE_FIELDS = ['certificateId', 'certificatePem', 'expiresAt', 'privateKeyPem', 'serialNumber'];
 export const RENEW_FIELDS = [
   'certificatePem',

@@ -3,7 +3,7 @@ import { HttpAnswer } from './http';
 export const PROBLEM = /^application\/problem\+json(;|$)/;
 export const CATALOG = 'https://errors.ca-manager.dev';
 
-/** Spec 7.1: the body of an operation error response. */
+/** docs/api.md#errors: the body of an operation error response. */
 export interface Problem {
   type: string;
   title: string;
@@ -17,7 +17,7 @@ export interface Problem {
 }
 
 /**
- * Asserts a Problem Details answer (spec 7.1): the status, the media type, every required member,
+ * Asserts a Problem Details answer (docs/api.md#errors): the status, the media type, every required member,
  * `errors` only on 400, no stack trace in `detail`, and (unless told otherwise) the request id of
  * the `X-Request-Id` response header. `slug` pins the `type` under the error catalog.
  */
@@ -47,7 +47,7 @@ export function expectProblem(
   expect(problem.recovery.length).toBeGreaterThan(0);
   expect(problem.requestId.length).toBeGreaterThan(0);
   if (slug) expect(problem.type).toBe(`${CATALOG}/${slug}`);
-  // errors[] only on 400 (spec 7.1); the detail never carries a stack trace.
+  // errors[] only on 400 (docs/api.md#errors); the detail never carries a stack trace.
   if (status !== 400) expect(problem).not.toHaveProperty('errors');
   expect(problem.detail).not.toMatch(/\bat .+\(.*:\d+:\d+\)/);
   // The request id of the problem is the one of the response header.
@@ -55,7 +55,7 @@ export function expectProblem(
   return problem;
 }
 
-/** 401 with the RFC 6750 challenge (CONTRACT section 3). */
+/** 401 with the RFC 6750 challenge (docs/api.md#tokens). */
 export function expectInvalidToken(answer: HttpAnswer, code = 'invalid_token'): void {
   expectProblem(answer, 401, code);
   expect(answer.headers.get('www-authenticate')).toBe('Bearer error="invalid_token"');

@@ -1,7 +1,7 @@
 import { webcrypto } from 'node:crypto';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
 
-/** Every scope of CONTRACT section 3. */
+/** Every scope of docs/api.md#tokens. */
 export const ALL_SCOPES = 'ca:admin certificates:read certificates:write';
 
 export interface TokenOptions {
@@ -18,7 +18,7 @@ export interface TokenOptions {
 }
 
 /**
- * ES256 admin tokens (CONTRACT section 3) signed by a key pair of the test; the system under test
+ * ES256 admin tokens (docs/api.md#tokens) signed by a key pair of the test; the system under test
  * trusts `publicKeyPem` (JWT_PUBLIC_KEY). `otherKey` is a key it does not trust.
  */
 export class TestTokens {

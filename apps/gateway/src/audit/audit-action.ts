@@ -1,7 +1,7 @@
 import { truncateCharacters } from '../text/text-rules';
 
 /**
- * The audit `action` of a request, from its method and route (spec 1.7). Derived from the path
+ * The audit `action` of a request, from its method and route (docs/api.md#audit-log). Derived from the path
  * rather than from the matched handler so that requests refused before routing (a body that does
  * not parse) are named too. audit-action.spec.ts checks that every route of the controllers has one.
  */

@@ -4,7 +4,7 @@ import { storableText } from '../text/text-rules';
 /** The prev_hash of the very first entry, and the anchor before anything was pruned. */
 export const GENESIS_HASH = '0'.repeat(64);
 
-/** What is recorded about one administrative call (spec 1.7). Never bodies, tokens or keys. */
+/** What is recorded about one administrative call (docs/api.md#audit-log). Never bodies, tokens or keys. */
 export interface AuditEntryInput {
   occurredAt: Date;
   /** The token's tenant; null when the caller was not authenticated. */

@@ -16,7 +16,7 @@ const CLIENT_CLOSED_REQUEST = 499;
 const MAX_PRINCIPAL_LENGTH = 256;
 
 /**
- * Records every administrative call once its answer is finished (spec 1.7): successes and
+ * Records every administrative call once its answer is finished (docs/api.md#audit-log): successes and
  * failures alike, 401s with no tenant. Runs after the request id middleware; reads who called
  * from what the guard verified. Bodies, headers and tokens are never looked at.
  */

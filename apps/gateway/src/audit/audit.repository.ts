@@ -9,7 +9,7 @@ import {
 } from './audit-chain';
 import { storableText } from '../text/text-rules';
 
-/** Spec 8: retention depends on the tier, from 30 days to 1 year; 30 days unless set per tenant. */
+/** docs/api.md#limits: retention depends on the tier, from 30 days to 1 year; 30 days unless set per tenant. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 30;
 
 export interface AuditExportFilter {

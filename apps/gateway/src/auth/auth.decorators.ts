@@ -7,7 +7,7 @@ export const REQUIRED_SCOPE = 'ca:required-scope';
 /** A route without a bearer token (health, OpenAPI, pre-signed downloads). */
 export const Public = () => SetMetadata(PUBLIC_ROUTE, true);
 
-/** The scope a route needs (CONTRACT section 3); missing gets 403. */
+/** The scope a route needs (docs/api.md#tokens); missing gets 403. */
 export const RequireScope = (scope: Scope) => SetMetadata(REQUIRED_SCOPE, scope);
 
 /** The verified caller of this request. */

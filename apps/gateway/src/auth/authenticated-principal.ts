@@ -1,4 +1,4 @@
-/** Who is calling, from a verified token (CONTRACT section 3). */
+/** Who is calling, from a verified token (docs/api.md#tokens). */
 export interface AuthenticatedPrincipal {
   tenantId: string;
   /** The token's `sub`, written to the audit log. */

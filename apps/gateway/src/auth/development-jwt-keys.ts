@@ -8,7 +8,7 @@ export interface DevelopmentJwtKeys {
 }
 
 /**
- * CONTRACT section 3: with no JWT_PUBLIC_KEY/JWT_JWKS_URI, tokens are verified with a
+ * docs/api.md#tokens: with no JWT_PUBLIC_KEY/JWT_JWKS_URI, tokens are verified with a
  * development ES256 key pair kept in DATA_DIR (owner-only), which `npm run token` signs with.
  */
 export function loadOrCreateDevelopmentJwtKeys(dataDir: string): DevelopmentJwtKeys {

@@ -41,7 +41,7 @@ export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 24 * 3600;
 export const DEFAULT_CLOCK_SKEW_SECONDS = 60;
 
 /**
- * Verifies admin tokens (CONTRACT section 3) with jose: the algorithm is fixed by the key type
+ * Verifies admin tokens (docs/api.md#tokens) with jose: the algorithm is fixed by the key type
  * (RS256, ES256 or EdDSA), so `alg: none` and algorithm confusion fail; `exp` and `sub` are
  * required; `iss`/`aud` are checked when configured; `exp`, `nbf` and `iat` (RFC 7519 4.1.4-4.1.6)
  * within the clock skew, and a lifetime no longer than the configured maximum (a stolen token of

@@ -7,7 +7,7 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { InitializeCaResponse } from './initialize-ca.response';
 
-/** Spec 4.1 operation 1. */
+/** docs/api.md#initialize-the-ca. */
 @ApiTags('Certificate authority')
 @ApiBearerAuth()
 @Controller('v1/ca')

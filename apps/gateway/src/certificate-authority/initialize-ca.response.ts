@@ -1,7 +1,7 @@
 import { ApiProperty } from '@nestjs/swagger';
 import { InitializeCaResult } from '@ca/contracts';
 
-/** OpenAPI shape of the spec 4.1.1 response. */
+/** OpenAPI shape of the docs/api.md#initialize-the-ca response. */
 export class InitializeCaResponse implements InitializeCaResult {
   @ApiProperty({ format: 'uuid' })
   caId!: string;

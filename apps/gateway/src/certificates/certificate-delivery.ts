@@ -34,7 +34,7 @@ export function withoutDeliveryProfile<T extends { pkcs12Profile?: Pkcs12Profile
 }
 
 /**
- * Spec 4.1.4: turns what issuance minted into the delivery fields the caller asked for. Built in
+ * docs/api.md#issuance-answer: turns what issuance minted into the delivery fields the caller asked for. Built in
  * the gateway so that the PKCS#12 password never leaves this process: it is made here, returned
  * once and forgotten (not stored, logged or audited).
  */

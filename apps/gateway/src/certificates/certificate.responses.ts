@@ -13,8 +13,8 @@ import {
 
 const STATUS = { enum: Object.values(CertificateStatus) };
 
-/** OpenAPI shapes of spec 4.1.4–4.1.9; the field lists are exactly those of spec 2.3. */
-/** The delivery fields of spec 4.1.4, shared by issue and renew (same presence rules). */
+/** OpenAPI shapes of docs/api.md; the field lists are exactly those of docs/api.md#certificate-fields-and-status. */
+/** The delivery fields of docs/api.md#issuance-answer, shared by issue and renew (same presence rules). */
 export class CertificateDeliveryDoc implements CertificateDelivery {
   @ApiPropertyOptional({ description: 'responseFormat Text.' }) certificatePem?: string;
   @ApiPropertyOptional({ description: 'responseFormat Text; returned once, not stored by the service.' })

@@ -39,7 +39,7 @@ const RELEASE_HOLD_DESCRIPTION = [
   'be one more; revoke another first); 403 for a certificate of another tenant; 404 for an unknown one.',
 ].join('\n');
 
-/** Spec 4.1 operations 8 and 9 (v2): usage, SANs, must-staple and custom extensions. */
+/** docs/api.md#issue-a-certificate-v2, docs/api.md#renew-a-certificate (v2): usage, SANs, must-staple and custom extensions. */
 @ApiTags('Certificates v2')
 @ApiBearerAuth()
 @Controller('v2/certificates')

@@ -31,7 +31,7 @@ import {
 
 const DEFAULT_EXPIRING_DAYS = 30;
 
-/** Spec 4.1 operations 2–7 (v1). Each call is one request to the issuance context. */
+/** docs/api.md (v1). Each call is one request to the issuance context. */
 @ApiTags('Certificates')
 @ApiBearerAuth()
 @Controller('v1/certificates')
@@ -145,7 +145,7 @@ export class CertificatesController {
   }
 }
 
-/** CONTRACT section 5: `days` is a whole number from 0 to 3650, default 30. */
+/** docs/api.md#expiring-certificates: `days` is a whole number from 0 to 3650, default 30. */
 function parseDays(raw: unknown): number {
   if (raw === undefined) return DEFAULT_EXPIRING_DAYS;
   // `days=1&days=2` arrives as an array: refused like any other non-number.

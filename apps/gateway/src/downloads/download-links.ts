@@ -3,10 +3,10 @@ import { openPayload, sealPayload } from './download-payload';
 import { DownloadKind, DownloadRepository } from './download.repository';
 import { decodeDownloadToken, encodeDownloadToken, lookupHashOf, newDownloadToken } from './download-token';
 
-/** Spec 8: pre-signed download URLs are valid one hour. */
+/** docs/api.md#limits: pre-signed download URLs are valid one hour. */
 export const DOWNLOAD_LINK_TTL_MS = 60 * 60_000;
 
-/** CONTRACT section 5: the private key and the PKCS#12 links work once; the certificate until expiry. */
+/** docs/api.md#expiring-certificates: the private key and the PKCS#12 links work once; the certificate until expiry. */
 const SINGLE_USE: Record<DownloadKind, boolean> = {
   certificate: false,
   'private-key': true,

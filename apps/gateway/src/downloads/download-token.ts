@@ -5,7 +5,7 @@ const KEY_BYTES = 32;
 const TOKEN = /^[A-Za-z0-9_-]{64}$/;
 
 /**
- * A pre-signed download token (CONTRACT section 5): a random lookup id and the AES-256 key of
+ * A pre-signed download token (docs/api.md#downloads): a random lookup id and the AES-256 key of
  * the stored payload, base64url together (64 characters). The database keeps only a SHA-256
  * of the lookup id, so neither a database dump nor a guess at ids opens a payload.
  */

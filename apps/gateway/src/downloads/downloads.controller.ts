@@ -6,7 +6,7 @@ import { DownloadLinks } from './download-links';
 import { unavailableAs503 } from './unavailable-as-503';
 
 /**
- * CONTRACT section 5, pre-signed downloads: `GET /v1/downloads/{token}` without a bearer token.
+ * docs/api.md#downloads, pre-signed downloads: `GET /v1/downloads/{token}` without a bearer token.
  * The token is the credential; it is never logged or audited (audit-action.ts writes `{token}`).
  */
 @ApiTags('Downloads')

@@ -6,7 +6,7 @@ import { PROBLEM_CONTENT_TYPE, toProblemDocument } from '@ca/problem';
 /**
  * Node refuses request headers above 16 KB with a bare 431. The admin API lets headers up to
  * this size through, so that an oversized bearer token reaches the token verifier and gets the
- * 401 `invalid_token` of CONTRACT section 3; anything larger is refused here with a 431 problem.
+ * 401 `invalid_token` of docs/api.md#tokens; anything larger is refused here with a 431 problem.
  */
 export const MAX_HEADER_BYTES = 96 * 1024;
 

@@ -16,7 +16,7 @@ import { RequestWithId } from './request-id';
 
 /**
  * The one place errors become HTTP answers: CaErrors and framework errors as Problem Details
- * (spec 7, RFC 9457), unknown routes as plain JSON 404 (spec 7.2), anything unexpected as a
+ * (docs/api.md#errors, RFC 9457), unknown routes as plain JSON 404 (docs/api.md#status-codes), anything unexpected as a
  * 500 problem that names the request id and nothing internal.
  */
 @Catch()

@@ -13,7 +13,7 @@ export interface RequestWithId extends Request {
 }
 
 /**
- * Spec 7.1 `requestId`: echoes the caller's X-Request-Id when it matches SAFE_REQUEST_ID, else
+ * docs/api.md#errors `requestId`: echoes the caller's X-Request-Id when it matches SAFE_REQUEST_ID, else
  * makes one (a UUID); the one used is always returned in the X-Request-Id response header.
  */
 export function requestIdMiddleware(req: Request, res: Response, next: NextFunction): void {

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * The audit log (spec 1.7): append-only and hash-chained. `audit_chain` is its one-row head: the
+ * The audit log (docs/api.md#audit-log): append-only and hash-chained. `audit_chain` is its one-row head: the
  * last entry written (id and hash) and the anchor the first remaining entry links to after
  * pruning. Writers lock that row, which makes the chain linear across gateway replicas.
  */

@@ -1,7 +1,7 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
- * Payloads of pre-signed download links (CONTRACT section 5), sealed with a key that exists only
+ * Payloads of pre-signed download links (docs/api.md#downloads), sealed with a key that exists only
  * in the link; looked up by a hash of the link's id. Rows go on download (single-use links) or
  * at expiry (housekeeping).
  */

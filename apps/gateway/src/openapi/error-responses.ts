@@ -12,7 +12,7 @@ const PROBLEM = 'ProblemDetails';
 const PROBLEM_REF = { $ref: `#/components/schemas/${PROBLEM}` };
 const RATE_LIMIT_HEADERS = ['RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'RateLimit-Policy'];
 
-/** Spec 7.1 / RFC 9457: the body of every error answer of this API. */
+/** docs/api.md#errors / RFC 9457: the body of every error answer of this API. */
 const PROBLEM_SCHEMA = {
   type: 'object',
   required: ['type', 'title', 'status', 'detail', 'code', 'recovery', 'requestId'],
@@ -88,7 +88,7 @@ const OPERATION_ERRORS: Record<string, string[]> = {
 };
 
 /**
- * Adds the error answers the code gives (spec 7) to the generated document: Problem Details
+ * Adds the error answers the code gives (docs/api.md#errors) to the generated document: Problem Details
  * bodies, 429 with Retry-After, RateLimit-* headers on every answer of a rate-limited (bearer)
  * operation, 431, 503 and 500 everywhere but the health probes. The status lists mirror the
  * guard (401/403/429), the body parser (400/413), the header limit (431) and the services' CaErrors.

@@ -2,7 +2,7 @@ import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentErrorResponses } from './error-responses';
 
-/** Spec 9.4 / CONTRACT section 5: the OpenAPI 3.1.0 description, generated from the code. */
+/** docs/api.md#openapi-and-health: the OpenAPI 3.1.0 description, generated from the code. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const config = new DocumentBuilder()
     .setOpenAPIVersion('3.1.0')

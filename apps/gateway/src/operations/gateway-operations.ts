@@ -18,7 +18,7 @@ export interface OpsDefaults {
 }
 
 /**
- * The operator commands (CONTRACT section 4) on the gateway's schema, the same code whether the
+ * The operator commands (docs/api.md#operator-commands) on the gateway's schema, the same code whether the
  * CLI reaches Postgres itself (DATABASE_URL) or goes through the embedded operator endpoint.
  * Returns the exit code: 0 done, 1 failed (audit verify found a bad entry, no such tenant).
  */

@@ -53,7 +53,7 @@ export interface OperatorEndpoint {
 }
 
 /**
- * Embedded mode's way in for `npm run ops` (CONTRACT section 4): the PGlite files belong to the
+ * Embedded mode's way in for `npm run ops` (docs/api.md#operator-commands): the PGlite files belong to the
  * running process, so the CLI cannot open them. This process listens on a random loopback port
  * and writes the URL and a random secret to DATA_DIR/ops.json, readable by its owner only. The CLI
  * sends its arguments; the commands run here on the gateway's schema and their output streams

@@ -1,4 +1,4 @@
-/** A command line of `npm run ops -- …` (CONTRACT section 4), parsed and checked. */
+/** A command line of `npm run ops -- …` (docs/api.md#operator-commands), parsed and checked. */
 export type OpsCommand =
   | { kind: 'help' }
   | { kind: 'tenant.suspend'; tenantId: string }
@@ -113,7 +113,7 @@ function parseAuditCommand(action: string | undefined, args: string[]): OpsComma
   );
 }
 
-/** The same window as a tenant's own expiring list (CONTRACT section 5): 0 to 3650 days. */
+/** The same window as a tenant's own expiring list (docs/api.md#expiring-certificates): 0 to 3650 days. */
 export const MAX_EXPIRING_DAYS = 3650;
 
 function parseExpiringCommand(args: string[]): OpsCommand {

@@ -28,7 +28,7 @@ import { CertificateAuthorityEntity } from './certificate-authority.entity';
 const ALREADY_EXISTS = 'This tenant already has a certificate authority; a tenant has at most one.';
 
 /**
- * Spec 4.1.1: creates the tenant's self-signed root. The key is generated inside custody and
+ * docs/api.md#initialize-the-ca: creates the tenant's self-signed root. The key is generated inside custody and
  * stored only wrapped; the CA row and the `ca.initialized` event commit together. A second
  * initialization (even a concurrent one) gets 409 and changes nothing.
  */

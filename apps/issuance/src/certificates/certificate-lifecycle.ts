@@ -2,7 +2,7 @@ import { CertificateStatus } from '@ca/contracts';
 
 const DAY_MS = 86_400_000;
 
-/** Spec 2.3 / section 3: Revoked wins; otherwise Expired once notAfter has passed. */
+/** docs/api.md#certificate-fields-and-status, docs/api.md#certificate-states: Revoked wins; otherwise Expired once notAfter has passed. */
 export function statusOf(
   cert: { revokedAt: Date | null; notAfter: Date },
   now = new Date(),

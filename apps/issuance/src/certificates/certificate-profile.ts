@@ -15,7 +15,7 @@ export interface CertificateProfile {
   customExtensions: { key: string; value: string }[];
 }
 
-/** Spec 4.1.3 usage → RFC 5280 4.2.1.12 extended key usages. */
+/** docs/api.md#issue-a-certificate-v2 usage → RFC 5280 4.2.1.12 extended key usages. */
 export function extendedKeyUsagesOf(usage: CertificateUsage): ExtendedKeyUsage[] {
   if (usage === 'Server') return ['serverAuth'];
   if (usage === 'ClientAndServer') return ['serverAuth', 'clientAuth'];

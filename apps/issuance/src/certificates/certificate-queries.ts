@@ -28,7 +28,7 @@ interface SummaryRow {
 const SUMMARY_COLUMNS =
   'id, tenant_id, client_id, common_name, serial_number, issued_at, not_after, revoked_at';
 
-/** Spec 4.1.7–4.1.9: reads of the tenant's certificates, straight from the owning schema. */
+/** docs/api.md#list-certificates, docs/api.md#get-a-certificate, docs/api.md#expiring-certificates: reads of the tenant's certificates, straight from the owning schema. */
 export class CertificateQueries {
   constructor(private readonly dataSource: DataSource) {}
 
@@ -75,7 +75,7 @@ export class CertificateQueries {
     };
   }
 
-  /** CONTRACT section 5: Active certificates with notAfter in (now, now + days], soonest first. */
+  /** docs/api.md#expiring-certificates: Active certificates with notAfter in (now, now + days], soonest first. */
   async expiring(query: ExpiringCertificatesQuery): Promise<{ certificates: ExpiringCertificateSummary[] }> {
     assertCommandFields(query, { tenantId: 'uuid' });
     if (!Number.isInteger(query.days) || query.days < 0 || query.days > 3650) {

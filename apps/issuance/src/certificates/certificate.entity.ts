@@ -34,7 +34,7 @@ export class CertificateEntity {
   @Column('bytea', { name: 'certificate_der' })
   certificateDer!: Buffer;
 
-  /** Spec 4.1.3 usage: Client, Server or ClientAndServer (v1 certificates are Client). */
+  /** docs/api.md#issue-a-certificate-v2 usage: Client, Server or ClientAndServer (v1 certificates are Client). */
   @Column('text')
   usage!: string;
 

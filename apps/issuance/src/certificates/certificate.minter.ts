@@ -24,8 +24,8 @@ export interface MintRequest {
 const SERIAL_ATTEMPTS = 3;
 
 /**
- * Makes one certificate (CONTRACT section 5 profile, plus the v2 usage, SANs, must-staple and
- * custom extensions of spec 4.1.3) for issue and renew alike: the
+ * Makes one certificate (docs/api.md#certificate-profile profile, plus the v2 usage, SANs, must-staple and
+ * custom extensions of docs/api.md#issue-a-certificate-v2) for issue and renew alike: the
  * caller's public key signed by the tenant CA, stored with its `certificate.issued` event in one
  * transaction (shared with the certificates minted meanwhile: CertificateGroupCommit), which also
  * enforces the tenant's status and plan limit as issuance's own tenants projection records them.

@@ -6,7 +6,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Loads one certificate for a tenant, enforcing isolation here, in the owning service
- * (CONTRACT section 5): another tenant's certificate is FORBIDDEN, an unknown one NOT_FOUND.
+ * (docs/api.md#tenants-and-isolation): another tenant's certificate is FORBIDDEN, an unknown one NOT_FOUND.
  */
 export async function findTenantCertificate(
   source: DataSource | EntityManager,

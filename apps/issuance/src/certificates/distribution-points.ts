@@ -1,5 +1,5 @@
 /**
- * CONTRACT section 5: where relying parties find revocation data and the issuer certificate,
+ * docs/api.md#certificate-profile: where relying parties find revocation data and the issuer certificate,
  * written into every issued certificate (CDP: RFC 5280 4.2.1.13; AIA: RFC 5280 4.2.2.1).
  */
 export interface DistributionPoints {

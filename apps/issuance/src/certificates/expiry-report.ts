@@ -18,7 +18,7 @@ const MAX_DAYS = 3650;
 
 /**
  * Expiry across tenants, for operators: the `expiring` ops report and the per-tenant gauge.
- * Same rule as a tenant's own expiring list (CONTRACT section 5): Active certificates (not
+ * Same rule as a tenant's own expiring list (docs/api.md#expiring-certificates): Active certificates (not
  * revoked) whose notAfter is in (now, now + days]. Uses the index on unrevoked notAfter.
  */
 export class ExpiryReporter {

@@ -12,7 +12,7 @@ import { CertificateProfile, normalizedHostNames, orderedCustomExtensions } from
 import { CertificateMinter } from './certificate.minter';
 import { importSubjectPublicKey } from './subject-public-key';
 
-/** Spec 4.1.2 (operation 2, client certificates) and 4.1.3 (operation 8, with usage, SANs, extensions). */
+/** docs/api.md#issue-a-certificate-v1 (client certificates) and docs/api.md#issue-a-certificate-v2 (with usage, SANs, extensions). */
 export class IssueCertificateHandler {
   constructor(private readonly minter: CertificateMinter) {}
 

@@ -15,9 +15,9 @@ import { findTenantCertificate } from './certificate.repository';
 import { importSubjectPublicKey } from './subject-public-key';
 
 /**
- * Spec 4.1.5, operations 5 and 9: a new certificate (new id, serial and key) with the same subject,
+ * docs/api.md#renew-a-certificate: a new certificate (new id, serial and key) with the same subject,
  * clientId, usage, SANs and must-staple; v2 renewal also keeps the custom extensions. The original
- * stays as it is until it expires. Revoked originals are refused (CONTRACT section 5); expired ones
+ * stays as it is until it expires. Revoked originals are refused (docs/api.md#renew-a-certificate); expired ones
  * may be renewed.
  */
 export class RenewCertificateHandler {

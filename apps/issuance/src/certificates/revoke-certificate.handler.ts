@@ -17,7 +17,7 @@ import { CertificateEntity } from './certificate.entity';
 import { findTenantCertificate } from './certificate.repository';
 
 /**
- * Spec 4.1.6, operation 6: Active (or Expired) → Revoked, once. The row is locked so two
+ * docs/api.md#revoke-a-certificate: Active (or Expired) → Revoked, once. The row is locked so two
  * concurrent revocations cannot both succeed; the change and `certificate.revoked` commit together.
  */
 export class RevokeCertificateHandler {

@@ -9,7 +9,7 @@ import {
 } from '@ca/custody';
 
 /**
- * The custody of the CA keys (CONTRACT section 2, KEY_CUSTODY): `local` under CA_KEK (in embedded
+ * The custody of the CA keys (docs/api.md#configuration, KEY_CUSTODY): `local` under CA_KEK (in embedded
  * mode generated into DATA_DIR/keys/ca-kek), or `pkcs11` on the configured token. Any problem is
  * one configuration line naming the setting at fault, before the service starts.
  */

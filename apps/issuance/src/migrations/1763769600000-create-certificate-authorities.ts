@@ -20,7 +20,7 @@ export class CreateCertificateAuthorities1763769600000 implements MigrationInter
       public_key_spki bytea NOT NULL,
       wrapped_key bytea NOT NULL,
       created_at timestamptz NOT NULL DEFAULT now(),
-      -- Spec 1.1 and 2.2: a tenant has at most one CA; the database enforces it under concurrency.
+      -- docs/api.md#initialize-the-ca: a tenant has at most one CA; the database enforces it under concurrency.
       CONSTRAINT certificate_authorities_one_per_tenant UNIQUE (tenant_id)
     )`);
     for (const sql of outboxTableSql('issuance')) await queryRunner.query(sql);

@@ -1,6 +1,6 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
 
-/** v2 issuance (spec 4.1.3): usage, SANs, must-staple and custom extensions, kept for renewal. */
+/** v2 issuance (docs/api.md#issue-a-certificate-v2): usage, SANs, must-staple and custom extensions, kept for renewal. */
 export class AddV2ProfileToCertificates1763769900000 implements MigrationInterface {
   name = 'AddV2ProfileToCertificates1763769900000';
 

@@ -7,7 +7,7 @@ import { addDays } from '../certificates/certificate-lifecycle';
 export const OCSP_SIGNER_VALIDITY_DAYS = 30;
 
 /**
- * CONTRACT section 6: the delegated OCSP-signing certificate of a tenant (RFC 6960 4.2.2.2):
+ * docs/api.md#ocsp: the delegated OCSP-signing certificate of a tenant (RFC 6960 4.2.2.2):
  * EKU id-kp-OCSPSigning and id-pkix-ocsp-nocheck, for a key the responder generated and keeps.
  * Not stored or listed among the tenant's certificates; the responder holds it.
  */

@@ -210,7 +210,7 @@ export class CertificateStatusProjection {
   }
 
   /**
-   * Tenant isolation in the projection itself (DESIGN security rules): a status event counts only
+   * Tenant isolation in the projection itself (docs/architecture.md#bounded-contexts): a status event counts only
    * when its envelope and payload name one tenant and its CA is that tenant's CA, so an event naming
    * another tenant's certificate can neither make this tenant answer for it nor change the owner's
    * answers. `ca.initialized` comes first on the same ordered consumer, so the CA row is there.

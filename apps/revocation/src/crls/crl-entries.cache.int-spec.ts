@@ -12,7 +12,7 @@ import { CrlEntriesCache } from './crl-entries.cache';
 /**
  * The entries a CRL build lists, kept between builds: every revocation in the ledger exactly once,
  * whatever order the revocations commit in, while a build after one more revocation reads only
- * the newest rows (issue #8: 100,000 entries).
+ * the newest rows (100,000 entries).
  */
 jest.setTimeout(60_000);
 

@@ -31,7 +31,7 @@ interface Kept {
 
 /**
  * Every revoked entry of a tenant, DER-encoded and kept between CRL builds, so a build after one
- * more revocation reads and encodes that one, not all 100,000 (issue #8). Each read takes the
+ * more revocation reads and encodes that one, not all 100,000. Each read takes the
  * entries recorded since a little before the newest one seen, skips serials already kept, and
  * checks the result against the ledger's count in the same statement (one snapshot): entries are
  * only added (one per serial, never changed), so equal counts mean every entry is kept exactly

@@ -35,7 +35,7 @@ interface IssuerRow {
  * until the previous one has been over for as long as it took (`CrlPacing`): a steady stream of
  * revocations into a CRL of 100,000 entries (megabytes to hash, hand over and store each time)
  * then keeps the process busy half the time, not all of it, and the OCSP path sharing it answers
- * the revocations within a second (issue #8). Small CRLs are published without a pause.
+ * the revocations within a second. Small CRLs are published without a pause.
  */
 export class CrlPublisher {
   private readonly logger = new Logger('CrlPublisher');

@@ -33,7 +33,7 @@ export class RevocationLedger {
 
   /**
    * Records a revoked serial under its tenant. Tenant isolation is checked here, in the service that
-   * owns the entries (DESIGN security rules), not trusted to the producer: an event whose envelope
+   * owns the entries (docs/architecture.md#bounded-contexts), not trusted to the producer: an event whose envelope
    * and payload name different tenants, or whose CA is not the tenant's CA (another tenant's
    * certificate under this tenant's id), is refused and changes no CRL. Returns whether it added an
    * entry (a serial already listed, or a replayed event, adds none).

@@ -2,7 +2,7 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
 
 /**
  * When each revocation was recorded (the database's clock), so a CRL build reads only the entries
- * recorded since the previous one (issue #8: a CRL of 100,000 entries rebuilt after each change).
+ * recorded since the previous one (a CRL of 100,000 entries rebuilt after each change).
  * Rows recorded before this migration all get its time: the first build reads them in full anyway.
  */
 export class AddRecordedAtToRevokedCertificates1765000000000 implements MigrationInterface {

@@ -1,5 +1,5 @@
 /**
- * Machine-readable error codes that cross the transport unchanged (spec 7.1 `code`).
+ * Machine-readable error codes that cross the transport unchanged (docs/api.md#errors `code`).
  * The gateway maps each to an HTTP status and a Problem Details document at the edge.
  */
 export const ErrorCode = {

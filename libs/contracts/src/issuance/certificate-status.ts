@@ -1,12 +1,12 @@
-/** Spec 2.3 status values. Expired is derived from notAfter; Revoked from the revocation record. */
+/** docs/api.md#certificate-fields-and-status status values. Expired is derived from notAfter; Revoked from the revocation record. */
 export const CertificateStatus = { Active: 'Active', Revoked: 'Revoked', Expired: 'Expired' } as const;
 export type CertificateStatus = (typeof CertificateStatus)[keyof typeof CertificateStatus];
 
-/** Spec 4.1.2 responseFormat: PEM inline, or pre-signed download links. */
+/** docs/api.md#issue-a-certificate-v1 responseFormat: PEM inline, or pre-signed download links. */
 export const ResponseFormat = { Text: 'Text', File: 'File' } as const;
 export type ResponseFormat = (typeof ResponseFormat)[keyof typeof ResponseFormat];
 
-/** Spec 4.1.6 reasonCode names and their RFC 5280 section 5.3.1 CRLReason numbers (7 is unused). */
+/** docs/api.md#revoke-a-certificate reasonCode names and their RFC 5280 section 5.3.1 CRLReason numbers (7 is unused). */
 export const RevocationReasonCodes = {
   Unspecified: 0,
   KeyCompromise: 1,

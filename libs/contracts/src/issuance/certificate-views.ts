@@ -1,6 +1,6 @@
 import { CertificateStatus } from './certificate-status';
 
-/** Spec 2.3 CertificateSummary (elements of the list response). */
+/** docs/api.md#certificate-fields-and-status CertificateSummary (elements of the list response). */
 export interface CertificateSummary {
   certificateId: string;
   clientId: string;
@@ -12,7 +12,7 @@ export interface CertificateSummary {
   daysUntilExpiration: number;
 }
 
-/** Spec 2.3 certificate detail (get by id). */
+/** docs/api.md#certificate-fields-and-status certificate detail (get by id). */
 export interface CertificateDetail {
   certificateId: string;
   tenantId: string;
@@ -28,7 +28,7 @@ export interface CertificateDetail {
   daysUntilExpiration: number;
 }
 
-/** Spec 2.3 ExpiringCertificateSummary. */
+/** docs/api.md#certificate-fields-and-status ExpiringCertificateSummary. */
 export interface ExpiringCertificateSummary {
   certificateId: string;
   tenantId: string;
@@ -51,6 +51,6 @@ export interface ListCertificatesQuery {
 
 export interface ExpiringCertificatesQuery {
   tenantId: string;
-  /** 0 to 3650 (CONTRACT section 5). */
+  /** 0 to 3650 (docs/api.md#expiring-certificates). */
   days: number;
 }

@@ -14,7 +14,7 @@ export interface CertificateIssuedPayload {
 
 /**
  * Payload of `certificate.revoked`. Carries the RFC 5280 reason number only: the free-text
- * reason stays in issuance and the audit log (spec 4.1.6).
+ * reason stays in issuance and the audit log (docs/api.md#revoke-a-certificate).
  */
 export interface CertificateRevokedPayload {
   tenantId: string;

@@ -3,7 +3,7 @@ import { IsInt, IsString, Max, Min } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
 import { IsCountryCode, IsSubjectField, UB_NAME_ATTRIBUTE } from './subject-field.rules';
 
-/** Spec 4.1.1: body of POST /v1/ca/initialize. */
+/** docs/api.md#initialize-the-ca: body of POST /v1/ca/initialize. */
 export class InitializeCaRequest {
   @ApiProperty({ minLength: 1, maxLength: 64, example: 'Acme Partner Root' })
   @IsString()
@@ -31,7 +31,7 @@ export interface InitializeCaCommand extends TenantCommand {
   request: InitializeCaRequest;
 }
 
-/** Spec 4.1.1 response. */
+/** docs/api.md#initialize-the-ca response. */
 export interface InitializeCaResult {
   caId: string;
   certificatePem: string;

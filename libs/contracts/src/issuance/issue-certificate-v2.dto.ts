@@ -5,7 +5,7 @@ import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { dnsNameProblem, looksLikeHostName } from './dns-name.rules';
 import { IssueCertificateRequest } from './issue-certificate.dto';
 
-/** Spec 4.1.3 usage and the extended key usages it stands for (RFC 5280 4.2.1.12). */
+/** docs/api.md#issue-a-certificate-v2 usage and the extended key usages it stands for (RFC 5280 4.2.1.12). */
 export const CertificateUsage = {
   Client: 'Client',
   Server: 'Server',
@@ -34,10 +34,10 @@ export const PKCS12_PROFILE_PROPERTY = {
 export const MAX_SANS = 50;
 export const MAX_CUSTOM_EXTENSIONS = 10;
 export const MAX_CUSTOM_EXTENSION_TEXT = 255;
-/** Spec 4.1.3: certificates usable by TLS servers live at most 825 days. */
+/** docs/api.md#issue-a-certificate-v2: certificates usable by TLS servers live at most 825 days. */
 export const MAX_SERVER_VALIDITY_DAYS = 825;
 
-/** Spec 4.1.3: body of POST /v2/certificates — all v1 fields plus usage, SANs, must-staple, custom extensions. */
+/** docs/api.md#issue-a-certificate-v2: body of POST /v2/certificates — all v1 fields plus usage, SANs, must-staple, custom extensions. */
 export class IssueCertificateV2Request extends IssueCertificateRequest {
   @ApiPropertyOptional({ enum: Object.values(CertificateUsage), default: CertificateUsage.Client })
   @IsOptional()
@@ -87,7 +87,7 @@ export class IssueCertificateV2Request extends IssueCertificateRequest {
 }
 
 /**
- * The rules of spec 4.1.3 that span fields or entries, one FieldError per offending field or entry
+ * The rules of docs/api.md#issue-a-certificate-v2 that span fields or entries, one FieldError per offending field or entry
  * (run after the per-field class-validator rules have passed).
  */
 export function v2IssuanceRuleErrors(request: IssueCertificateV2Request): FieldError[] {

@@ -1,20 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import {
-  IsBoolean,
-  IsIn,
-  IsInt,
-  IsNotEmpty,
-  IsOptional,
-  IsString,
-  Length,
-  Max,
-  Min,
-} from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 import { IsCountryCode, IsSubjectField, UB_NAME_ATTRIBUTE } from './subject-field.rules';
 
-/** Spec 4.1.2: body of POST /v1/certificates. */
+/** docs/api.md#issue-a-certificate-v1: body of POST /v1/certificates. */
 export class IssueCertificateRequest {
   @ApiProperty({
     minLength: 1,
@@ -68,7 +58,7 @@ export interface IssueCertificateCommand extends TenantCommand, KeyedCommand {
 }
 
 /**
- * What issuance returns for a new certificate; the gateway shapes spec 4.1.4/4.1.5 from it and adds
+ * What issuance returns for a new certificate; the gateway shapes docs/api.md#issuance-answer, docs/api.md#renew-a-certificate from it and adds
  * the private key it generated itself (no private key ever crosses the bus).
  */
 export interface IssuedCertificate {
@@ -76,12 +66,12 @@ export interface IssuedCertificate {
   serialNumber: string;
   expiresAt: string;
   certificatePem: string;
-  /** The issuing tenant CA, for the PKCS#12 bundle the gateway builds (spec 4.1.4 passwordProtected). */
+  /** The issuing tenant CA, for the PKCS#12 bundle the gateway builds (docs/api.md#issuance-answer passwordProtected). */
   caCertificatePem: string;
 }
 
 /**
- * How the key material is handed over (spec 4.1.4): inline PEMs (Text) or pre-signed download
+ * How the key material is handed over (docs/api.md#issuance-answer): inline PEMs (Text) or pre-signed download
  * links (File), plus a PKCS#12 and its password when passwordProtected.
  */
 export interface CertificateDelivery {
@@ -103,7 +93,7 @@ export interface CertificateDelivery {
   password?: string;
 }
 
-/** Spec 4.1.4. */
+/** docs/api.md#issuance-answer. */
 export interface IssueCertificateResponse extends CertificateDelivery {
   certificateId: string;
   serialNumber: string;

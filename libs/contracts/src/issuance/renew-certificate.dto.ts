@@ -5,7 +5,7 @@ import { ResponseFormat } from './certificate-status';
 import type { CertificateDelivery } from './issue-certificate.dto';
 import { PKCS12_PROFILE_PROPERTY, Pkcs12Profile } from './issue-certificate-v2.dto';
 
-/** Spec 4.1.5: body of POST /v1/certificates/{id}/renew. */
+/** docs/api.md#renew-a-certificate: body of POST /v1/certificates/{id}/renew. */
 export class RenewCertificateRequest {
   @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 3650, example: 365 })
   @IsInt()
@@ -37,7 +37,7 @@ export interface RenewCertificateCommand extends TenantCommand, KeyedCommand {
   request: RenewCertificateRequest;
 }
 
-/** Spec 4.1.5 response; the delivery fields follow the presence rules of 4.1.4. */
+/** docs/api.md#renew-a-certificate response; the delivery fields follow the presence rules of docs/api.md#issuance-answer. */
 export interface RenewCertificateResponse extends CertificateDelivery {
   newCertificateId: string;
   serialNumber: string;

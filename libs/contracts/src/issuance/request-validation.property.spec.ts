@@ -10,7 +10,7 @@ import { dnsNameProblem, looksLikeHostName } from './dns-name.rules';
 import { ISO_3166_ALPHA_2_CODES } from './iso-3166-country-codes';
 
 /**
- * Property tests over the request rules of spec 4.1 / section 8 (issue #9): any body inside the
+ * Property tests over the request rules of docs/api.md#operations, docs/api.md#limits: any body inside the
  * limits is accepted, and the same body with exactly one field broken is refused with that field,
  * and only that field, named in `errors[]`. Bodies go through JSON first, as the gateway gets them.
  */
@@ -93,7 +93,7 @@ function withOneBroken(
     .map(([body, { field, value }]) => ({ body: { ...body, [field]: value }, field }));
 }
 
-describe('initialize CA request (spec 4.1.1)', () => {
+describe('initialize CA request (docs/api.md#initialize-the-ca)', () => {
   const valid = fc.record({
     commonName: text(1, 64),
     organization: text(1, 64),
@@ -128,7 +128,7 @@ describe('initialize CA request (spec 4.1.1)', () => {
   });
 });
 
-describe('issue certificate v1/v2 request (spec 4.1.2, 4.1.3)', () => {
+describe('issue certificate v1/v2 request (docs/api.md#issue-a-certificate-v1, docs/api.md#issue-a-certificate-v2)', () => {
   const dnsName = fc
     .tuple(fc.boolean(), fc.domain())
     .map(([wild, name]) => (wild ? `*.${name}` : name))
@@ -231,7 +231,7 @@ describe('issue certificate v1/v2 request (spec 4.1.2, 4.1.3)', () => {
   });
 });
 
-describe('renew and revoke requests (spec 4.1.5, 4.1.6)', () => {
+describe('renew and revoke requests (docs/api.md#renew-a-certificate, docs/api.md#revoke-a-certificate)', () => {
   it('accepts every renewal inside the limits and names the one broken field', async () => {
     const valid = fc.record(
       {

@@ -3,7 +3,7 @@ import { IsIn, IsNotEmpty, IsOptional, IsString, Length } from 'class-validator'
 import { TenantCommand } from '../common/tenant-command';
 import { ACCEPTED_REVOCATION_REASON_CODES, RevocationReasonCode } from './certificate-status';
 
-/** Spec 4.1.6: body of POST /v1/certificates/{id}/revoke. */
+/** docs/api.md#revoke-a-certificate: body of POST /v1/certificates/{id}/revoke. */
 export class RevokeCertificateRequest {
   @ApiProperty({
     minLength: 1,
@@ -36,7 +36,7 @@ export interface RevokeCertificateCommand extends TenantCommand {
   request: RevokeCertificateRequest;
 }
 
-/** Spec 4.1.6 response. */
+/** docs/api.md#revoke-a-certificate response. */
 export interface RevokeCertificateResult {
   certificateId: string;
   revokedAt: string;

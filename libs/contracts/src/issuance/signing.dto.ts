@@ -1,7 +1,7 @@
 import { IsBase64, IsString, IsUUID, Length, MaxLength } from 'class-validator';
 
 /**
- * Signing on behalf of the other contexts (DESIGN.md): the CA key never leaves issuance, so the
+ * Signing on behalf of the other contexts (docs/architecture.md#command-path-requestreply): the CA key never leaves issuance, so the
  * revocation context sends the TBSCertList it built, and the responder the public key of its
  * delegated OCSP signer. Classes so that issuance validates them (validateDto) like any command.
  */

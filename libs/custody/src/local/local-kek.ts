@@ -27,7 +27,7 @@ export interface LocalKekOptions {
 }
 
 /**
- * The key-encryption key of `KEY_CUSTODY=local` (CONTRACT section 2, CA_KEK): the configured one;
+ * The key-encryption key of `KEY_CUSTODY=local` (docs/api.md#configuration, CA_KEK): the configured one;
  * else, in embedded mode only, the one kept in DATA_DIR, created on first start. A distributed
  * deployment must be given one, since a key file on one machine's disk would not be shared.
  */

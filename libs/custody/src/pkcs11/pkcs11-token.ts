@@ -3,7 +3,7 @@ import * as graphene from 'graphene-pk11';
 import { Crypto } from 'node-webcrypto-p11';
 import { KeyCustodyError } from '../key-custody.error';
 
-/** CONTRACT section 2: PKCS11_LIBRARY, PKCS11_TOKEN_LABEL, PKCS11_PIN. */
+/** docs/api.md#configuration: PKCS11_LIBRARY, PKCS11_TOKEN_LABEL, PKCS11_PIN. */
 export interface Pkcs11TokenOptions {
   /** Path of the PKCS#11 module (.so), e.g. SoftHSM2's libsofthsm2.so. */
   library: string;

@@ -37,7 +37,7 @@ export interface JetStreamOptions {
 
 /**
  * Short, so that a revocation in flight when its consumer or NATS crashed still reaches the CRL
- * and OCSP within seconds (CONTRACT 6: within 5 s); slow handlers heartbeat instead.
+ * and OCSP within seconds (docs/api.md#propagation: within 5 s); slow handlers heartbeat instead.
  */
 export const DEFAULT_ACK_WAIT_MS = 5_000;
 

@@ -5,7 +5,7 @@ const REQUEST_ID = createContextKey('ca-manager.request-id');
 /** The header that carries the request id from the gateway to the services (and back to callers). */
 export const REQUEST_ID_HEADER = 'x-request-id';
 
-/** `ctx` with the request id of the call it serves (spec 7.1 `requestId`). */
+/** `ctx` with the request id of the call it serves (docs/api.md#errors `requestId`). */
 export function withRequestId(ctx: Context, requestId: string | undefined): Context {
   return requestId ? ctx.setValue(REQUEST_ID, requestId) : ctx;
 }

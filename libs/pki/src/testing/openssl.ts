@@ -10,7 +10,7 @@ export function hasOpenssl(): boolean {
 
 /**
  * `describe` when the `openssl` CLI is installed, else `describe.skip` with a visible warning
- * (CONTRACT section 1: tests that need a system program say so and skip where it is absent).
+ * (docs/api.md#running-the-system: tests that need a system program say so and skip where it is absent).
  */
 export function describeIfOpenssl(name: string, suite: () => void): void {
   if (hasOpenssl()) return describe(name, suite);

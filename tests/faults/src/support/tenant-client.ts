@@ -58,7 +58,7 @@ export async function request(url: string, init: RequestInit = {}): Promise<Answ
 
 /**
  * What the suites accept as a clear failure while a dependency is down: 502, 503 or 504 with a
- * Problem Details body (spec 7.1) whose status matches. A 500 ("an unexpected error") is not clear:
+ * Problem Details body (docs/api.md#errors) whose status matches. A 500 ("an unexpected error") is not clear:
  * it tells the client neither that the fault is temporary nor that a retry may succeed.
  */
 export function isClearServerError(answer: Answer): boolean {
