@@ -15,7 +15,7 @@ function killOnExit(child: ChildProcess): void {
 }
 
 /**
- * A program of the fault suites (a service, nats-server, postgres) run as a child process with
+ * A program of the fault and security suites (a service, nats-server, postgres) run as a child process with
  * its output in a log file, so a failing run can be diagnosed and the test output stays quiet.
  */
 export class ChildProgram {
