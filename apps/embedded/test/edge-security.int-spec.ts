@@ -2,12 +2,12 @@ import 'reflect-metadata';
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { Socket, connect } from 'node:net';
 import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Pool } from 'pg';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
 import { HttpAnswer, eventually, http } from './support/http';
+import { holdSocket } from './support/held-socket';
 import { expectInvalidToken, expectProblem, expectValidationProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
@@ -53,28 +53,6 @@ function requestFrom(
     });
     req.end();
   });
-}
-
-/** A TCP connection that is open until the server closes it; `closedAt` once it has. */
-interface HeldSocket {
-  socket: Socket;
-  closed: Promise<number>;
-}
-
-async function holdSocket(url: string, trickle = false): Promise<HeldSocket> {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  socket.on('error', () => undefined);
-  socket.on('data', () => undefined);
-  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
-  await new Promise((resolve) => socket.once('connect', resolve));
-  if (trickle) {
-    // Slowloris: a request head that never ends, one header line every 300 ms.
-    socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n');
-    const timer = setInterval(() => socket.writable && socket.write(`X-Slow-${Date.now()}: 1\r\n`), 300);
-    void closed.then(() => clearInterval(timer));
-  }
-  return { socket, closed };
 }
 
 describe.each(systemModes('edge security suite'))('the edge against hostile clients (%s)', (mode) => {

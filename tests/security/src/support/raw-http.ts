@@ -1,6 +1,5 @@
 import { spawn } from 'node:child_process';
 import { Agent, request } from 'node:http';
-import { Socket, connect } from 'node:net';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '../..');
@@ -23,30 +22,7 @@ export function statusFrom(
   });
 }
 
-/** A TCP connection held open until the server closes it; `closed` resolves with that time. */
-export interface HeldSocket {
-  socket: Socket;
-  closed: Promise<number>;
-}
-
-/**
- * Opens a connection and either sends nothing (idle) or, as a slowloris, a request head that
- * never ends: one more header line every 300 ms.
- */
-export async function holdSocket(url: string, slowloris = false): Promise<HeldSocket> {
-  const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
-  socket.on('error', () => undefined);
-  socket.on('data', () => undefined);
-  const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));
-  await new Promise((resolve) => socket.once('connect', resolve));
-  if (slowloris) {
-    socket.write('GET /health/live HTTP/1.1\r\nHost: x\r\n');
-    const timer = setInterval(() => socket.writable && socket.write(`X-Slow-${Date.now()}: 1\r\n`), 300);
-    void closed.then(() => clearInterval(timer));
-  }
-  return { socket, closed };
-}
+export { type HeldSocket, holdSocket } from '../../../../apps/embedded/test/support/held-socket';
 
 /** `npm run ops -- audit verify` as an operator runs it (another process) against this database. */
 export function auditVerify(
