@@ -67,3 +67,19 @@ describe('server common names', () => {
     ]);
   });
 });
+
+describe('custom extensions', () => {
+  it('keeps a key that names an Object.prototype method, and counts it against the limit', async () => {
+    const request = await validateDto(IssueCertificateV2Request, {
+      ...server,
+      customExtensions: { toString: 'a', valueOf: 'b' },
+    });
+    expect(request.customExtensions).toEqual({ toString: 'a', valueOf: 'b' });
+    const eleven = Object.fromEntries(
+      ['toString', ...Array.from({ length: 10 }, (_, i) => `k${i}`)].map((key) => [key, 'v']),
+    );
+    expect(await errorsOf({ ...server, customExtensions: eleven })).toEqual([
+      { field: 'customExtensions', message: 'at most 10 entries' },
+    ]);
+  });
+});

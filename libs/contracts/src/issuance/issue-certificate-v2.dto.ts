@@ -1,4 +1,5 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
+import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { FieldError } from '../common/ca-error';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
@@ -73,6 +74,10 @@ export class IssueCertificateV2Request extends IssueCertificateRequest {
   })
   @IsOptional()
   @IsObject()
+  // Kept as sent: class-transformer would drop keys that name an Object.prototype method
+  // (`toString`, `valueOf`), silently losing an extension the caller asked for. Prototype-polluting
+  // keys are refused before this runs (validateDto).
+  @Transform(({ obj }) => (obj as { customExtensions?: unknown }).customExtensions)
   customExtensions?: Record<string, string>;
 
   @ApiPropertyOptional(PKCS12_PROFILE_PROPERTY)
