@@ -575,6 +575,9 @@ describeIfOpenssl('OCSP responder', () => {
       expect(signer.isCa).toBe(false);
       expect(signer.issuer).toEqual(ca.subject);
       expect(signer.authorityKeyIdentifierHex).toBe(ca.subjectKeyIdentifierHex);
+      // Backdated like every certificate, never before its CA, exactly 30 days (RFC 5280 4.1.2.5).
+      expect(signer.notBefore.getTime()).toBeGreaterThanOrEqual(ca.notBefore.getTime());
+      expect(signer.notAfter.getTime() - signer.notBefore.getTime()).toBe(30 * 86_400_000 - 1000);
       expect(
         new X509Certificate(Buffer.from(signerDer)).verify(new X509Certificate(tenantA.der).publicKey),
       ).toBe(true);

@@ -1,7 +1,12 @@
 import { CaError, IssueOcspSignerCommand, IssueOcspSignerResult, validateDto } from '@ca/contracts';
-import { buildLeafCertificate, importEcPublicKey, parseCertificate, randomSerialNumber } from '@ca/pki';
+import {
+  buildLeafCertificate,
+  importEcPublicKey,
+  parseCertificate,
+  randomSerialNumber,
+  validityOfDays,
+} from '@ca/pki';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
-import { addDays } from '../certificates/certificate-lifecycle';
 
 /** Short-lived, so a lost responder key stops mattering quickly; the responder renews well before expiry. */
 export const OCSP_SIGNER_VALIDITY_DAYS = 30;
@@ -26,15 +31,18 @@ export class IssueOcspSignerHandler {
       ]);
     }
     const ca = parseCertificate(new Uint8Array(authority.certificateDer));
-    const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const wanted = addDays(notBefore, OCSP_SIGNER_VALIDITY_DAYS);
-    const notAfter = wanted > ca.notAfter ? ca.notAfter : wanted;
+    // Backdated like every certificate (docs/certificate-profile.md#certificate-validity), so a
+    // relying party whose clock is behind still accepts answers signed with it; never past the CA.
+    const wanted = validityOfDays(OCSP_SIGNER_VALIDITY_DAYS, new Date(), ca.notBefore);
+    const notBefore = wanted.notBefore;
+    const notAfter = wanted.notAfter > ca.notAfter ? ca.notAfter : wanted.notAfter;
     const der = await buildLeafCertificate(
       {
         subject: {
           country: ca.subject.country,
           organization: ca.subject.organization,
-          commonName: `OCSP Responder ${ca.subject.commonName}`.slice(0, 64),
+          // 64 characters (RFC 5280 ub-common-name), never cut inside one.
+          commonName: Array.from(`OCSP Responder ${ca.subject.commonName}`).slice(0, 64).join(''),
         },
         notBefore,
         notAfter,
