@@ -443,8 +443,16 @@ describe.each(systemModes('hold and reasons suite'))(
 
       it('refuses a release that would pass the limit with 409 CERTIFICATE_LIMIT_REACHED', async () => {
         const limited = await createTenant(sut, { commonName: 'Hold Limit Root' });
+        // Issuance learns a limit from the gateway's tenant.updated events, in order: a limit of 0
+        // seen in effect (nothing issued), then 1, so exactly one certificate is issued meanwhile.
+        expect(await ops('tenant', 'set-limit', limited.tenantId, '0')).toMatchObject({ code: 0 });
+        await eventually(
+          async () =>
+            (await limited.post('/v1/certificates', issueBody())).status === 409 ? true : undefined,
+          5_000,
+          'limit of 0 in effect',
+        );
         expect(await ops('tenant', 'set-limit', limited.tenantId, '1')).toMatchObject({ code: 0 });
-        // The gateway caches a tenant's limit for a couple of seconds.
         const first = await eventually(
           async () => {
             const answer = await limited.post('/v1/certificates', issueBody());
@@ -453,12 +461,7 @@ describe.each(systemModes('hold and reasons suite'))(
           5_000,
           'first issue',
         );
-        await eventually(
-          async () =>
-            (await limited.post('/v1/certificates', issueBody())).status === 409 ? true : undefined,
-          5_000,
-          'limit of 1 in effect',
-        );
+        expect((await limited.post('/v1/certificates', issueBody())).status).toBe(409);
         await hold(first.certificateId, limited);
         const second = await issue(limited);
         expectProblem(

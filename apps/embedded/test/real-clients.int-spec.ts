@@ -155,7 +155,7 @@ ${revocation}
           15_000,
           `a stapled OCSP response (nginx log: ${nginx.errorLog()})`,
         );
-        expect(stapled).toContain('Certificate Status: good');
+        expect(stapled).toContain('Cert Status: good');
         expect(stapled).toContain('Verify return code: 0 (ok)');
         expect(stapled.match(/Serial Number: (\w+)/)?.[1]).toBe(server.serialNumber.toUpperCase());
       } finally {
