@@ -1,4 +1,4 @@
-import { CaError, ErrorCode } from '@ca/contracts';
+import { CaError, ErrorCode, crlNumberUsedError } from '@ca/contracts';
 import { CRL_REASON, type TbsCertListSummary, publishedReasonCode, tbsCertListEntryKeys } from '@ca/pki';
 import { DataSource } from 'typeorm';
 
@@ -16,14 +16,6 @@ export const REVOCATION_PROPAGATION_GRACE_MS = 30_000;
  * a larger jump is a forged number meant to exhaust the range (RFC 5280 5.2.3: at most 20 octets).
  */
 export const MAX_CRL_NUMBER_STEP = 1_000n;
-/**
- * After this long, the last number signed may be signed once more: its CRL was evidently never
- * stored (revocation stopped, or the reply was lost, between signature and commit), and revocation,
- * whose counter only moves when a CRL is stored, asks with that number again. Two replicas racing
- * for a number are refused within this time; revocation's own number guard keeps it to one
- * published CRL per number in any case.
- */
-export const ABANDONED_CRL_NUMBER_MS = 60_000;
 
 // The reason codes published as they are; any other (removeFromCRL) is published as unspecified.
 const PUBLISHED_REASON_CODES = Object.values(CRL_REASON).filter((code) => publishedReasonCode(code) === code);
@@ -104,9 +96,9 @@ export class CrlLedgerCheck {
 
   /**
    * Takes `crlNumber` for the CA in one statement: only if it is higher than the last one signed
-   * (and not a jump past MAX_CRL_NUMBER_STEP), or is the last one and was abandoned
-   * (ABANDONED_CRL_NUMBER_MS), so concurrent replicas serialise on the row and at most one of them
-   * signs a number. The first number of a CA is bounded by what revocation could
+   * (and not a jump past MAX_CRL_NUMBER_STEP), so concurrent replicas serialise on the row and a
+   * number is signed once at most. A CRL signed but never stored (revocation stopped, or the reply
+   * was lost) leaves a gap: the refusal names the last number and revocation moves past it. The first number of a CA is bounded by what revocation could
    * have used: one per revocation and a few re-signings a day, plus the step.
    */
   private async takeNumber(
@@ -122,28 +114,22 @@ export class CrlLedgerCheck {
        SELECT $1::uuid, $2::numeric, now()
         WHERE $2::numeric <= $3::numeric OR EXISTS (SELECT 1 FROM issuance.crl_numbers WHERE ca_id = $1::uuid)
        ON CONFLICT (ca_id) DO UPDATE SET last_crl_number = EXCLUDED.last_crl_number, signed_at = now()
-        WHERE (n.last_crl_number < EXCLUDED.last_crl_number
-               AND EXCLUDED.last_crl_number <= n.last_crl_number + $4::numeric)
-           OR (n.last_crl_number = EXCLUDED.last_crl_number
-               AND n.signed_at < now() - $5::int * interval '1 millisecond')
+        WHERE n.last_crl_number < EXCLUDED.last_crl_number
+          AND EXCLUDED.last_crl_number <= n.last_crl_number + $4::numeric
        RETURNING n.ca_id`,
-      [
-        authority.id,
-        crlNumber.toString(),
-        firstBound.toString(),
-        MAX_CRL_NUMBER_STEP.toString(),
-        ABANDONED_CRL_NUMBER_MS,
-      ],
+      [authority.id, crlNumber.toString(), firstBound.toString(), MAX_CRL_NUMBER_STEP.toString()],
     );
     if (taken.length === 1) return;
     const [last]: { last_crl_number: string }[] = await this.dataSource.query(
       'SELECT last_crl_number::text AS last_crl_number FROM issuance.crl_numbers WHERE ca_id = $1',
       [authority.id],
     );
-    throw refuse(
-      last
-        ? `CRL number ${crlNumber} is not in (${last.last_crl_number}, ${last.last_crl_number} + ${MAX_CRL_NUMBER_STEP}]: the last this CA signed is ${last.last_crl_number}.`
-        : `CRL number ${crlNumber} is higher than this CA could have reached (${firstBound}).`,
-    );
+    if (!last)
+      throw refuse(`CRL number ${crlNumber} is higher than this CA could have reached (${firstBound}).`);
+    const message = `CRL number ${crlNumber} is not in (${last.last_crl_number}, ${last.last_crl_number} + ${MAX_CRL_NUMBER_STEP}]: the last this CA signed is ${last.last_crl_number}.`;
+    // Too low: name the last number, so revocation moves past it (crlNumberUsedError).
+    throw BigInt(last.last_crl_number) >= crlNumber
+      ? new CaError(ErrorCode.Forbidden, message, [crlNumberUsedError(BigInt(last.last_crl_number))])
+      : refuse(message);
   }
 }

@@ -3,7 +3,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { CaError, CrlPublishedPayload, ErrorCode, IssuanceApi, IssuancePattern } from '@ca/contracts';
+import {
+  CaError,
+  CrlPublishedPayload,
+  ErrorCode,
+  IssuanceApi,
+  IssuancePattern,
+  crlNumberUsedError,
+} from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
 import { derToPem, parseCrl, signTbs } from '@ca/pki';
 import { TestPki, createTestPki, describeIfOpenssl, spawnOpenssl } from '@ca/pki/testing';
@@ -71,6 +78,13 @@ class FakeRevocationDatabase {
     query: async (sql: string, params: unknown[]) => {
       const tenantId = params[0] as string;
       if (sql.includes('build_lease_owner')) return [[], 1]; // the build lease, always free here
+      if (sql.includes('SET next_crl_number = $3')) {
+        // Moving past a number issuance already signed (crlNumberUsedError).
+        const [, expected, next] = params as [string, string, string];
+        if (String(this.nextCrlNumber.get(tenantId)) !== expected) return [[], 0];
+        this.nextCrlNumber.set(tenantId, BigInt(next));
+        return [[], 1];
+      }
       // The entries read names crl_issuers too (its removal count), answered below.
       if (sql.includes('FROM revocation.crl_issuers') && !sql.includes('WITH total')) {
         const next = this.nextCrlNumber.get(tenantId);
@@ -362,6 +376,16 @@ describe('CrlPublisher', () => {
     expect(db.outbox.map((e) => e.payload.crlNumber)).toEqual(['2']);
     expect([...blobs.blobs.keys()]).toEqual([db.outbox[0].payload.blobRef]);
     expect(send).toHaveBeenCalledTimes(2);
+  });
+
+  it('moves past a number issuance signed for a CRL never stored here, and publishes the next at once', async () => {
+    send.mockRejectedValueOnce(
+      new CaError(ErrorCode.Forbidden, 'CRL number 1 is not higher', [crlNumberUsedError(4n)]),
+    );
+    await publisher.request(tenant);
+    await publisher.idle();
+    expect(db.crls.map((crl) => crl.crlNumber)).toEqual(['5']);
+    expect(db.nextCrlNumber.get(tenant)).toBe(6n);
   });
 
   it('survives a failed signing: the request settles, nothing is stored, the next request builds again', async () => {

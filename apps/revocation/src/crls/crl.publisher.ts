@@ -1,6 +1,12 @@
 import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { CrlPublishedPayload, EventType, IssuanceApi, IssuancePattern } from '@ca/contracts';
+import {
+  CrlPublishedPayload,
+  EventType,
+  IssuanceApi,
+  IssuancePattern,
+  lastSignedCrlNumber,
+} from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
 import { assembleCertificateList, backdatedStart, encodeTbsCertList } from '@ca/pki';
 import { DataSource } from 'typeorm';
@@ -137,9 +143,23 @@ export class CrlPublisher {
       entries,
     });
     const tbsBlobRef = await this.blobs.put(tbs);
-    const { signature } = await this.issuance
-      .send(IssuancePattern.SignCrl, { tenantId, tbsBlobRef })
-      .finally(() => this.blobs.delete(tbsBlobRef));
+    let signature: string;
+    try {
+      ({ signature } = await this.issuance
+        .send(IssuancePattern.SignCrl, { tenantId, tbsBlobRef })
+        .finally(() => this.blobs.delete(tbsBlobRef)));
+    } catch (error) {
+      // Issuance signed this number before, for a CRL never stored here (a crash between its
+      // signature and our commit): move past it and build again at once (RFC 5280 5.2.3 allows gaps).
+      const lastSigned = lastSignedCrlNumber(error);
+      if (lastSigned === undefined || lastSigned < crlNumber) throw error;
+      await this.dataSource.query(
+        `UPDATE revocation.crl_issuers SET next_crl_number = $3
+          WHERE tenant_id = $1 AND next_crl_number = $2`,
+        [tenantId, crlNumber.toString(), (lastSigned + 1n).toString()],
+      );
+      return false;
+    }
     const der = assembleCertificateList(tbs, Buffer.from(signature, 'base64'));
     const blobRef = await this.blobs.put(der);
     const stored = await this.dataSource.transaction(async (manager) => {

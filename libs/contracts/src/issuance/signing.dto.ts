@@ -1,4 +1,5 @@
 import { IsBase64, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import { CaError, FieldError } from '../common/ca-error';
 
 /**
  * Signing on behalf of the other contexts (docs/architecture.md#command-path-requestreply): the CA key never leaves issuance, so the
@@ -13,6 +14,24 @@ export class SignCrlCommand {
   @IsString()
   @Length(1, 512)
   tbsBlobRef!: string;
+}
+
+/**
+ * A CRL sign request refused because its CRLNumber is not above the last one issuance signed for
+ * the CA names that number in a `crlNumber` field error, so revocation can move its counter past
+ * it (a CRL signed, then lost before it was stored) instead of asking for a used number again.
+ * RFC 5280 5.2.3: numbers only increase; gaps are allowed, a number signed twice is not.
+ */
+export function crlNumberUsedError(lastSigned: bigint): FieldError {
+  return { field: 'crlNumber', message: `at most ${lastSigned} has been signed` };
+}
+
+/** The last CRLNumber signed, from a refusal made with crlNumberUsedError; else undefined. */
+export function lastSignedCrlNumber(error: unknown): bigint | undefined {
+  if (!(error instanceof CaError)) return undefined;
+  const field = error.errors?.find((e) => e.field === 'crlNumber');
+  const match = field && /^at most (\d{1,48}) has been signed$/.exec(field.message);
+  return match ? BigInt(match[1]) : undefined;
 }
 
 export interface SignCrlResult {
