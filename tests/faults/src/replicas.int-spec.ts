@@ -83,18 +83,20 @@ describeWithRealServices('replicas')('distributed mode: two replicas of issuance
     ).catch(() => undefined);
     expect(notRevoked).toEqual([]);
 
-    // Every outbox row published, and the stream holds each event once.
+    // Every outbox row published (the gateway's tenant.updated included), and the stream holds
+    // each event once.
     let outbox: { rows: string; unpublished: string }[] = [];
     await waitFor(
       async () => {
         outbox = await query<{ rows: string; unpublished: string }>(
           `SELECT count(*) AS rows, count(*) FILTER (WHERE published_at IS NULL) AS unpublished
-               FROM (SELECT published_at FROM issuance.outbox UNION ALL SELECT published_at FROM revocation.outbox) o`,
+               FROM (SELECT published_at FROM issuance.outbox UNION ALL SELECT published_at FROM revocation.outbox
+                     UNION ALL SELECT published_at FROM gateway.outbox) o`,
         );
         return outbox[0].unpublished === '0';
       },
       60_000,
-      'both outboxes published',
+      'every outbox published',
     );
     await sleep(1_000);
     const nc = await connect({ servers: nats.url });
