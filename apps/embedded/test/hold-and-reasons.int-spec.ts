@@ -441,6 +441,9 @@ describe.each(systemModes('hold and reasons suite'))(
         });
       }
 
+      // ops → gateway outbox → tenant.updated → issuance: well under a second, unless the machine is loaded.
+      const LIMIT_PROPAGATION_MS = 15_000;
+
       it('refuses a release that would pass the limit with 409 CERTIFICATE_LIMIT_REACHED', async () => {
         const limited = await createTenant(sut, { commonName: 'Hold Limit Root' });
         // Issuance learns a limit from the gateway's tenant.updated events, in order: a limit of 0
@@ -449,7 +452,7 @@ describe.each(systemModes('hold and reasons suite'))(
         await eventually(
           async () =>
             (await limited.post('/v1/certificates', issueBody())).status === 409 ? true : undefined,
-          5_000,
+          LIMIT_PROPAGATION_MS,
           'limit of 0 in effect',
         );
         expect(await ops('tenant', 'set-limit', limited.tenantId, '1')).toMatchObject({ code: 0 });
@@ -458,7 +461,7 @@ describe.each(systemModes('hold and reasons suite'))(
             const answer = await limited.post('/v1/certificates', issueBody());
             return answer.status === 200 ? answer.json<IssuedCertificate>() : undefined;
           },
-          5_000,
+          LIMIT_PROPAGATION_MS,
           'first issue',
         );
         expect((await limited.post('/v1/certificates', issueBody())).status).toBe(409);
