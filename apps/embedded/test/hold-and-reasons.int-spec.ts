@@ -447,11 +447,18 @@ describe.each(systemModes('hold and reasons suite'))(
       it('refuses a release that would pass the limit with 409 CERTIFICATE_LIMIT_REACHED', async () => {
         const limited = await createTenant(sut, { commonName: 'Hold Limit Root' });
         // Issuance learns a limit from the gateway's tenant.updated events, in order: a limit of 0
-        // seen in effect (nothing issued), then 1, so exactly one certificate is issued meanwhile.
+        // seen in effect, then 1, so exactly one certificate is Active afterwards. A probe issued
+        // before the 0 arrives is revoked at once, so it takes no slot.
         expect(await ops('tenant', 'set-limit', limited.tenantId, '0')).toMatchObject({ code: 0 });
         await eventually(
-          async () =>
-            (await limited.post('/v1/certificates', issueBody())).status === 409 ? true : undefined,
+          async () => {
+            const probe = await limited.post('/v1/certificates', issueBody());
+            if (probe.status === 200) {
+              const { certificateId } = probe.json<IssuedCertificate>();
+              expect((await revoke(certificateId, 'Superseded', limited)).status).toBe(200);
+            }
+            return probe.status === 409 ? true : undefined;
+          },
           LIMIT_PROPAGATION_MS,
           'limit of 0 in effect',
         );
