@@ -66,7 +66,18 @@ describeWithRealServices('security: OCSP floods', [])('OCSP floods against a bou
       (serialNumberHex) =>
         buildCertId({ issuerCertificateDer: tenant.caDer, serialNumberHex, hashAlgorithm: 'sha1' }).der,
     );
+    // The stored state is compared before and after the flood: let the responder's projection
+    // learn every certificate first, so only the flood could change it.
+    for (const serial of serials) await waitUntilGood(serial);
   });
+
+  async function waitUntilGood(serial: string): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while ((await ocspStatus(sut.pkiUrl, tenant.tenantId, tenant.caDer, serial)).kind !== 'good') {
+      if (Date.now() > deadline) throw new Error(`certificate ${serial} never became good in OCSP`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
 
   afterAll(async () => {
     await sut?.stop();
