@@ -82,11 +82,12 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   app.use(publicMetricsMiddleware);
   const ocsp = new OcspHttp(responder);
   routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, ocsp }));
-  installOcspFastFront(
-    app.getHttpServer(),
-    (request) => ocsp.simpleFromMemory(request),
-    fastAnswerMetrics('ocsp-responder'),
-  );
+  if (config.ocsp.fastFront)
+    installOcspFastFront(
+      app.getHttpServer(),
+      (request) => ocsp.simpleFromMemory(request),
+      fastAnswerMetrics('ocsp-responder'),
+    );
   try {
     await app.listen(config.pkiPort, config.host);
   } catch (error) {

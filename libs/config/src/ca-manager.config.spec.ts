@@ -40,6 +40,7 @@ describe('loadConfig', () => {
     ['OCSP_VALIDITY', '30d'],
     ['OCSP_MAX_CERTIDS', '0'],
     ['OCSP_CACHE_MAX_BYTES', '64MiB'],
+    ['OCSP_FAST_FRONT', 'yes'],
   ])('refuses a malformed %s with one line naming it', (name, bad) => {
     expect(() => loadConfig({ [name]: bad })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(`^${name}: `));
@@ -61,8 +62,10 @@ describe('loadConfig', () => {
       validitySeconds: 28_800,
       maxCertIds: 64,
       cacheMaxBytes: 64 * 1024 * 1024,
+      fastFront: true,
     });
     expect(loadConfig({ OCSP_VALIDITY: '30m' }).ocsp.validitySeconds).toBe(1800);
+    expect(loadConfig({ OCSP_FAST_FRONT: 'off' }).ocsp.fastFront).toBe(false);
     expect(loadConfig({ OCSP_VALIDITY: '3600' }).ocsp.validitySeconds).toBe(3600);
     expect(loadConfig({ OCSP_VALIDITY: '2d' }).ocsp.validitySeconds).toBe(172_800);
     expect(() => loadConfig({ OCSP_VALIDITY: '8 hours' })).toThrow(

@@ -65,6 +65,8 @@ export interface OcspSettings {
   maxCertIds: number;
   /** OCSP_CACHE_MAX_BYTES: bound of the signed-answer cache. */
   cacheMaxBytes: number;
+  /** OCSP_FAST_FRONT: whether simple OCSP requests are answered before Node's HTTP server (docs/adr/0007-ocsp-fast-front.md). */
+  fastFront: boolean;
 }
 
 export function loadConfig(env: Env = process.env): CaManagerConfig {
@@ -128,6 +130,7 @@ function readOcspSettings(env: Env): OcspSettings {
     validitySeconds: readDurationSeconds(env, 'OCSP_VALIDITY', 8 * 3600, 60, 10 * 86_400),
     maxCertIds: readInt(env, 'OCSP_MAX_CERTIDS', 64, 1, 10_000),
     cacheMaxBytes: readInt(env, 'OCSP_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0, 2 ** 40),
+    fastFront: readEnum(env, 'OCSP_FAST_FRONT', ['on', 'off'] as const, 'on') === 'on',
   };
 }
 

@@ -17,7 +17,10 @@ const HEAD_END = Buffer.from('\r\n\r\n');
 const HEAD_LIMIT_BYTES = 4096;
 
 const REQUEST_LINE = /^(POST|GET) (\/v1\/tenants\/[A-Za-z0-9._~-]+\/ocsp(?:\/[^ ?#]*)?) HTTP\/1\.([01])$/;
-const HEADER_LINE = /^([A-Za-z0-9-]+):[ \t]*(.*?)[ \t]*$/;
+// Trailing spaces are trimmed, a trailing tab is kept: llhttp keeps it in the value, so
+// `Connection: close<TAB>` keeps the connection open and `Content-Length: 3<TAB>` is a 400 there;
+// kept here, such a value is unknown and the request goes to Node (found by the differential test).
+const HEADER_LINE = /^([A-Za-z0-9-]+):[ \t]*(.*?) *$/;
 /** Printable ASCII and tab: anything else in the head (obs-fold, bare CR/LF, NUL, 8-bit) is unusual. */
 const PLAIN_HEAD = /^[\t\x20-\x7e]*$/;
 const GET_REQUEST = /^[A-Za-z0-9+/=_%-]+$/;
