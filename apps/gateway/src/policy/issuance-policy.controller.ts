@@ -1,12 +1,5 @@
 import { Body, Controller, Delete, Get, HttpCode, Put, Req } from '@nestjs/common';
-import {
-  ApiBearerAuth,
-  ApiNoContentResponse,
-  ApiOkResponse,
-  ApiOperation,
-  ApiProperty,
-  ApiTags,
-} from '@nestjs/swagger';
+import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiTags } from '@nestjs/swagger';
 import { IssuanceApi, IssuancePattern, IssuancePolicy, IssuancePolicyRequest } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
@@ -72,18 +65,19 @@ export class IssuancePolicyController {
   }
 
   @Delete()
-  @HttpCode(204)
+  @HttpCode(200)
   @RequireScope(Scope.CaAdmin)
   @ApiOperation({
     summary: "Remove the tenant's issuance policy (any valid name again)",
+    description: 'Answers the policy now in force: `{"allowedDnsSuffixes": null}`, also when there was none.',
     operationId: 'deleteIssuancePolicy',
   })
-  @ApiNoContentResponse({ description: 'The tenant has no policy (also when it had none).' })
-  async remove(
+  @ApiOkResponse({ type: IssuancePolicyDoc })
+  remove(
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
-  ): Promise<void> {
-    await this.issuance.send(IssuancePattern.SetIssuancePolicy, {
+  ): Promise<IssuancePolicy> {
+    return this.issuance.send(IssuancePattern.SetIssuancePolicy, {
       ...writeCommand(principal, req),
       allowedDnsSuffixes: null,
     });
