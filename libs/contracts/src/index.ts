@@ -27,3 +27,4 @@ export * from './events/event-payload.parsers';
 export * from './common/command-fields';
 export * from './issuance/issuance-policy.dto';
 export * from './issuance/issuance-policy.rules';
+export * from './issuance/csr.rules';
