@@ -16,6 +16,7 @@ import { CertificateDeliverer } from './certificates/certificate-delivery';
 import { DownloadLinks } from './downloads/download-links';
 import { DownloadsController } from './downloads/downloads.controller';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
+import { IssuancePolicyController } from './policy/issuance-policy.controller';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
 
@@ -47,6 +48,7 @@ export class GatewayModule {
         CertificatesController,
         CertificatesV2Controller,
         DownloadsController,
+        IssuancePolicyController,
         Health,
       ],
       providers: [

@@ -1,4 +1,4 @@
-import { randomUUID, type webcrypto } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { CaError, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
 import { newEvent } from '@ca/messaging';
 import { isUniqueViolation } from '@ca/persistence';
@@ -8,6 +8,8 @@ import { CertificateGroupCommit } from './certificate-group-commit';
 import { distributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
 import { CustomExtensionArcs } from './custom-extension-arcs';
+import { IssuancePolicies } from '../policy/issuance-policies';
+import { SubjectKey } from './subject-public-key';
 
 export interface MintRequest {
   tenantId: string;
@@ -15,7 +17,7 @@ export interface MintRequest {
   validityDays: number;
   renewedFrom?: string;
   /** The key to certify, from the command (importSubjectPublicKey); its private half never comes here. */
-  subjectPublicKey: webcrypto.CryptoKey;
+  subjectKey: SubjectKey;
   /** The principal whose command this is, kept on the row and in the event. */
   principal: string;
 }
@@ -37,9 +39,12 @@ export class CertificateMinter {
     private readonly pkiPublicUrl: string,
     private readonly groupCommit: CertificateGroupCommit,
     private readonly customExtensionArcs: CustomExtensionArcs,
+    private readonly policies: IssuancePolicies,
   ) {}
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
+    // Before the CA key is touched: a name outside the tenant's policy is never signed.
+    await this.policies.assertAllows(request.tenantId, request.profile);
     const { authority, privateKey: caKey } = await this.signer.forTenant(request.tenantId);
     // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.
     const { notBefore, notAfter } = validityOfDays(request.validityDays, new Date(), authority.notBefore);
@@ -85,7 +90,7 @@ export class CertificateMinter {
           ocspUrl: urls.ocspUrl,
           caIssuersUrl: urls.caIssuersUrl,
         },
-        request.subjectPublicKey,
+        request.subjectKey.publicKey,
         { certificateDer: authority.certificateDer, privateKey: caKey },
       );
       const certificateId = randomUUID();
@@ -104,6 +109,7 @@ export class CertificateMinter {
             issuedAt: new Date(),
             renewedFrom: request.renewedFrom ?? null,
             issuedBy: request.principal,
+            keyFromCsr: request.subjectKey.fromCsr,
           },
           // Made here, in the request's context, whose trace and request id it carries.
           event: newEvent<CertificateIssuedPayload>(EventType.CertificateIssued, {
