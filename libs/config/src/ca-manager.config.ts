@@ -65,7 +65,7 @@ export interface OcspSettings {
   maxCertIds: number;
   /** OCSP_CACHE_MAX_BYTES: bound of the signed-answer cache. */
   cacheMaxBytes: number;
-  /** OCSP_FAST_FRONT: whether simple OCSP requests are answered before Node's HTTP server (docs/adr/0007-ocsp-fast-front.md). */
+  /** OCSP_FAST_FRONT: whether simple OCSP requests are answered before Node's HTTP server (docs/adr/0008-ocsp-fast-front.md). */
   fastFront: boolean;
 }
 

@@ -6,7 +6,7 @@ import { parseSimpleOcspRequest } from './ocsp-request-head';
  * itself must be exactly one complete request to llhttp too, with the same method, target, body
  * and keep-alive decision, and no byte left over. A disagreement is a request-smuggling surface
  * (RFC 9112 11.2): the front and Node would frame the connection differently. See
- * docs/adr/0007-ocsp-fast-front.md.
+ * docs/adr/0008-ocsp-fast-front.md.
  */
 
 interface LlhttpMessage {
