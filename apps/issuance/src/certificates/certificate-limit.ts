@@ -17,10 +17,11 @@ export interface TenantStanding {
 
 /**
  * Takes the transaction-scoped advisory lock of every tenant of the batch, in one statement and in
- * sorted order (two replicas locking overlapping tenants cannot deadlock), then reads, in a second
- * statement whose snapshot therefore sees every issuance committed while the locks were awaited,
- * each tenant's projected status and limit and its Active certificates (not
- * revoked, not expired): two concurrent issuances cannot both take a tenant's last free slot.
+ * sorted order (two replicas locking overlapping tenants cannot deadlock), then reads, in later
+ * statements whose snapshots therefore see every issuance committed while the locks were awaited,
+ * each tenant's projected status and limit and its Active certificates (not revoked, notAfter
+ * after now): two concurrent issuances cannot both take a tenant's last free slot.
+ * Active comes from the tenant's counter row (countActive), not from counting certificates.
  * A tenant issuance has no row for yet gets `defaultLimit` and counts as active (fail closed on the
  * limit, never unlimited). Must run in a transaction. Keyed by lower-case tenant id.
  */
@@ -36,15 +37,13 @@ export async function lockAndReadStandings(
     'SELECT pg_advisory_xact_lock($1::int, hashtext(tenant)) FROM unnest($2::text[]) AS tenant',
     [CERTIFICATE_LIMIT_LOCK_SPACE, tenants],
   );
+  const active = await countActive(manager, tenants);
   const rows: {
     tenant_id: string;
     status: string | null;
     certificate_limit: number | null;
-    active: number;
   }[] = await manager.query(
-    `SELECT u.tenant_id::text AS tenant_id, p.status, p.certificate_limit,
-              (SELECT count(*)::int FROM issuance.certificates c
-                WHERE c.tenant_id = u.tenant_id AND c.revoked_at IS NULL AND c.not_after > now()) AS active
+    `SELECT u.tenant_id::text AS tenant_id, p.status, p.certificate_limit
          FROM unnest($1::uuid[]) AS u(tenant_id)
          LEFT JOIN issuance.tenants p ON p.tenant_id = u.tenant_id`,
     [tenants],
@@ -53,10 +52,50 @@ export async function lockAndReadStandings(
     standings.set(row.tenant_id.toLowerCase(), {
       suspended: row.status === 'suspended',
       limit: row.certificate_limit === null ? defaultLimit : Number(row.certificate_limit),
-      active: Number(row.active),
+      active: active.get(row.tenant_id.toLowerCase()) ?? 0,
     });
   }
   return standings;
+}
+
+/**
+ * Active certificates of each (locked) tenant from its counter row in
+ * issuance.active_certificate_counts: the row counts the unrevoked certificates whose notAfter is
+ * after its `counted_after` (a trigger keeps it with every insert and revocation change); those
+ * that expired since are subtracted here by an indexed range query, and `counted_after` moves to
+ * now. So the cost is the certificates expired since the tenant's last admission, not all its
+ * certificates, and the count stays exact. The rows are locked before that range is read: a
+ * revocation committing meanwhile waits, then finds `counted_after` past an expired certificate's
+ * notAfter and leaves the count alone (it was subtracted here already).
+ */
+async function countActive(manager: EntityManager, tenants: string[]): Promise<Map<string, number>> {
+  // A tenant's first admission: counted once, which is cheap for a tenant without certificates.
+  await manager.query(
+    `INSERT INTO issuance.active_certificate_counts (tenant_id, unrevoked, counted_after)
+     SELECT u.tenant_id, (SELECT count(*) FROM issuance.certificates c
+              WHERE c.tenant_id = u.tenant_id AND c.revoked_at IS NULL AND c.not_after > s.at), s.at
+       FROM unnest($1::uuid[]) AS u(tenant_id), (SELECT clock_timestamp() AS at) s
+     ON CONFLICT (tenant_id) DO NOTHING`,
+    [tenants],
+  );
+  await manager.query(
+    `SELECT 1 FROM issuance.active_certificate_counts WHERE tenant_id = ANY($1::uuid[])
+      ORDER BY tenant_id FOR UPDATE`,
+    [tenants],
+  );
+  // TypeORM's postgres driver answers an UPDATE … RETURNING with [rows, affected].
+  const [rows]: [{ tenant_id: string; unrevoked: string }[], number] = await manager.query(
+    `UPDATE issuance.active_certificate_counts k
+        SET unrevoked = k.unrevoked - (SELECT count(*) FROM issuance.certificates c
+              WHERE c.tenant_id = k.tenant_id AND c.revoked_at IS NULL
+                AND c.not_after > k.counted_after AND c.not_after <= s.at),
+            counted_after = GREATEST(k.counted_after, s.at)
+       FROM (SELECT clock_timestamp() AS at) s
+      WHERE k.tenant_id = ANY($1::uuid[])
+      RETURNING k.tenant_id::text AS tenant_id, k.unrevoked`,
+    [tenants],
+  );
+  return new Map(rows.map((row) => [row.tenant_id.toLowerCase(), Number(row.unrevoked)]));
 }
 
 /**
