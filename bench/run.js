@@ -22,10 +22,11 @@ const BENCHMARKS = {
   'cold-start': 'cold-start.ts',
   soak: 'soak.ts',
   floods: 'floods.ts',
+  replicas: 'replicas.ts',
 };
 // Run only when named: the soak alone takes 10 minutes (`npm run bench -- soak`); floods load the
-// machine on purpose (`npm run bench -- floods`).
-const OPT_IN = ['soak', 'floods'];
+// machine on purpose (`npm run bench -- floods`); replicas needs DATABASE_URL (`npm run bench -- replicas`).
+const OPT_IN = ['soak', 'floods', 'replicas'];
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);

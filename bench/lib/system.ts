@@ -254,13 +254,13 @@ export async function initializeCa(system: RunningSystem, api: Api, tenantId: st
   }
 }
 
-interface ThrowawayDatabase {
+export interface ThrowawayDatabase {
   url: string;
   serverVersion: string;
   drop(): Promise<void>;
 }
 
-async function createThrowawayDatabase(adminUrl: string): Promise<ThrowawayDatabase> {
+export async function createThrowawayDatabase(adminUrl: string): Promise<ThrowawayDatabase> {
   const name = `ca_bench_${randomBytes(6).toString('hex')}`;
   const serverVersion = await withClient(adminUrl, async (c) => {
     await c.query(`CREATE DATABASE ${name}`);

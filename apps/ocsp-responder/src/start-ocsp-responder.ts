@@ -27,6 +27,7 @@ import {
 } from '@ca/runtime';
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
+import { StatusChangeListener } from './certificate-status/status-change.listener';
 import { CrlStore } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
 import { OcspHttp } from './ocsp/ocsp.http';
@@ -126,6 +127,12 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   crls.copyPending(); // what a previous run left pending
   // Embedded, the database is this process's alone: no other replica can revoke.
   await statuses.watchChanges({ otherReplicas: !config.embedded });
+  const statusChanges = config.embedded
+    ? undefined
+    : new StatusChangeListener(runtime.databaseUrl, (tenantId, serial) =>
+        statuses.changedElsewhere(tenantId, serial),
+      );
+  await statusChanges?.start();
   const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
   // Storage stays bounded: inbox ids and stream messages older than the retention window go.
   const retention = new EventRetention(dataSource, {
@@ -145,6 +152,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       await signers.stop();
       await crls.stop();
       await statuses.stopWatching();
+      await statusChanges?.stop();
       await issuance.close();
       await dataSource.destroy();
     }),

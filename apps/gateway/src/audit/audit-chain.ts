@@ -27,9 +27,15 @@ export interface AuditEntryInput {
   occurrences?: number | null;
 }
 
-/** An entry as stored: numbered without gaps, linked to the previous entry by its hash. */
+/**
+ * An entry as stored, linked to the previous entry of its chain by its hash. Entries written
+ * before the chains were split per tenant form the legacy chain, numbered by `id` without gaps;
+ * later ones carry `chainSeq`, their position (without gaps) in their tenant's chain, or in the
+ * chain of entries without a tenant (docs/architecture.md#audit-chain).
+ */
 export interface AuditEntry extends AuditEntryInput {
   id: number;
+  chainSeq?: number;
   prevHash: string;
   hash: string;
 }
@@ -46,7 +52,13 @@ export interface AuditChainState {
 
 export type AuditVerification =
   | { ok: true; entries: number; firstId?: number; lastId?: number }
-  | { ok: false; entries: number; entryId: number; problem: string };
+  | {
+      ok: false;
+      entries: number;
+      /** The entry found broken; for a per-tenant chain's missing entries, the last intact one (0 if none). */
+      entryId: number;
+      problem: string;
+    };
 
 type CanonicalValue = string | number | null;
 
@@ -61,13 +73,15 @@ export function canonicalJson(value: Record<string, CanonicalValue>): string {
 /**
  * SHA-256 (hex) over the UTF-8 bytes of the canonical JSON of every field of the entry, prevHash
  * included. The text fields are those the database stores (storableAuditEntry), so the hash
- * covers exactly what is kept. `occurrences` is part of it only when set, which keeps the hashes of
- * entries written before it existed.
+ * covers exactly what is kept. `occurrences` and `chainSeq` are part of it only when set, which
+ * keeps the hashes of entries written before they existed.
  */
 export function auditEntryHash(entry: Omit<AuditEntry, 'hash'>): string {
   const occurrences = entry.occurrences ?? null;
+  const chainSeq = entry.chainSeq ?? null;
   const canonical = canonicalJson({
     ...(occurrences === null ? {} : { occurrences }),
+    ...(chainSeq === null ? {} : { chainSeq }),
     id: entry.id,
     occurredAt: entry.occurredAt.toISOString(),
     tenantId: entry.tenantId,
@@ -112,6 +126,26 @@ export function sealAuditEntries(
 }
 
 /**
+ * Numbers and links new entries after the head of their chain: `ids` are their (already
+ * allocated) global ids, `head.id` the position of the chain's last entry.
+ */
+export function sealChainEntries(
+  head: { id: number; hash: string },
+  ids: readonly number[],
+  inputs: readonly AuditEntryInput[],
+): AuditEntry[] {
+  let chainSeq = head.id;
+  let prevHash = head.hash;
+  return inputs.map((input, i) => {
+    chainSeq += 1;
+    const unsealed = { ...storableAuditEntry(input), id: ids[i], chainSeq, prevHash };
+    const entry = { ...unsealed, hash: auditEntryHash(unsealed) };
+    prevHash = entry.hash;
+    return entry;
+  });
+}
+
+/**
  * Checks entries in id order, one at a time (the log may be larger than memory): the first has
  * id anchorId + 1 and links to anchorHash, each next id is one more and links to the previous
  * hash, every hash matches its entry's contents, and the last is the recorded head. The first
@@ -124,7 +158,17 @@ export class AuditChainVerifier {
   private firstId?: number;
   private failure?: { entryId: number; problem: string };
 
-  constructor(private readonly state: AuditChainState) {
+  /** Id of the last entry that passed (per-tenant chains name missing entries by it). */
+  private lastGoodId = 0;
+
+  /**
+   * `chain` names a per-tenant chain (positions are `chainSeq`, and `state` holds positions);
+   * without it, the legacy chain numbered by id.
+   */
+  constructor(
+    private readonly state: AuditChainState,
+    private readonly chain?: string,
+  ) {
     this.expectedId = state.anchorId + 1;
     this.expectedPrevHash = state.anchorHash;
   }
@@ -132,7 +176,23 @@ export class AuditChainVerifier {
   /** Feeds the next entry; false once a failure was found (later entries are not looked at). */
   add(entry: AuditEntry): boolean {
     if (this.failure) return false;
-    const id = entry.id;
+    if (this.chain !== undefined) {
+      const named = this.addAt(entry.chainSeq ?? 0, entry);
+      if (!named && this.failure) this.nameChainFailure(entry);
+      return named;
+    }
+    return this.addAt(entry.id, entry);
+  }
+
+  /** A per-tenant chain's failure names the entry by id and says which chain and position. */
+  private nameChainFailure(entry: AuditEntry): void {
+    const failure = this.failure!;
+    const missing = /missing/.test(failure.problem);
+    failure.problem = `${this.chain}: ${failure.problem}`;
+    failure.entryId = missing ? this.lastGoodId : entry.id;
+  }
+
+  private addAt(id: number, entry: AuditEntry): boolean {
     if (id !== this.expectedId) {
       this.failure =
         id > this.expectedId
@@ -164,13 +224,20 @@ export class AuditChainVerifier {
       return false;
     }
     this.count += 1;
-    this.firstId ??= id;
+    this.firstId ??= entry.id;
+    this.lastGoodId = entry.id;
     this.expectedId = id + 1;
     this.expectedPrevHash = entry.hash;
     return true;
   }
 
   result(): AuditVerification {
+    const result = this.chainResult();
+    if (result.ok || this.chain === undefined || this.failure) return result;
+    return { ...result, entryId: this.lastGoodId, problem: `${this.chain}: ${result.problem}` };
+  }
+
+  private chainResult(): AuditVerification {
     if (this.failure) return { ok: false, entries: this.count, ...this.failure };
     const lastId = this.expectedId - 1;
     if (lastId !== this.state.headId) {
@@ -202,7 +269,7 @@ export class AuditChainVerifier {
     }
     return this.count === 0
       ? { ok: true, entries: 0 }
-      : { ok: true, entries: this.count, firstId: this.firstId, lastId };
+      : { ok: true, entries: this.count, firstId: this.firstId, lastId: this.lastGoodId };
   }
 }
 

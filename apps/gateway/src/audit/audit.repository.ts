@@ -5,7 +5,8 @@ import {
   AuditEntry,
   AuditEntryInput,
   AuditVerification,
-  sealAuditEntries,
+  GENESIS_HASH,
+  sealChainEntries,
 } from './audit-chain';
 import { storableText } from '../text/text-rules';
 
@@ -30,6 +31,16 @@ interface AuditRow {
   prev_hash: string;
   hash: string;
   occurrences: number | null;
+  chain_seq: string | null;
+}
+
+/** A per-tenant chain's head row: positions (`chain_seq`) and hashes. */
+interface ChainRow {
+  chain_key: string;
+  head_id: string;
+  head_hash: string;
+  anchor_id: string;
+  anchor_hash: string;
 }
 
 /** What `audit verify` says about entries that could not be stored. */
@@ -40,15 +51,30 @@ export interface DeadLetterSummary {
 }
 
 const COLUMNS =
-  'id, occurred_at, tenant_id, principal, action, resource, result, code, request_id, prev_hash, hash, occurrences';
-const COLUMN_COUNT = 12;
+  'id, occurred_at, tenant_id, principal, action, resource, result, code, request_id, prev_hash, hash, occurrences, chain_seq';
+const COLUMN_COUNT = 13;
+/** The chain key of entries without a tenant (failed authentications and the like). */
+const NO_TENANT_CHAIN = '-';
+/** The chain an entry belongs to, as SQL over gateway.audit_events (matches its index). */
+const CHAIN_KEY_SQL = `COALESCE(tenant_id::text, '${NO_TENANT_CHAIN}')`;
+
+function chainKeyOf(tenantId: string | null): string {
+  return tenantId === null ? NO_TENANT_CHAIN : tenantId.toLowerCase();
+}
+
+function chainLabel(key: string): string {
+  return key === NO_TENANT_CHAIN ? 'chain of entries without a tenant' : `chain of tenant ${key}`;
+}
 const PAGE_SIZE = 1000;
 const PRUNE_BATCH = 5000;
 
 /**
- * The gateway.audit_events table and its head row (gateway.audit_chain). Appending locks the head
- * row, so entries from every replica form one linear chain; pruning removes the oldest entries
- * under the same lock and moves the anchor, so the remaining chain still verifies.
+ * The gateway.audit_events table and its chains (docs/architecture.md#audit-chain). Each tenant's
+ * entries form a chain of their own, and so do the entries without a tenant: its head row in
+ * gateway.audit_chains is locked to append, so replicas writing for different tenants do not wait
+ * for each other, and each chain stays linear. Entries written before the split keep the legacy
+ * chain (gateway.audit_chain), whose head is frozen at the cut-over. Pruning removes the oldest
+ * entries of a chain under its lock and moves its anchor, so what remains still verifies.
  */
 export class AuditRepository {
   constructor(private readonly dataSource: DataSource) {}
@@ -56,8 +82,31 @@ export class AuditRepository {
   async append(inputs: AuditEntryInput[]): Promise<AuditEntry[]> {
     if (inputs.length === 0) return [];
     return this.dataSource.transaction(async (manager) => {
-      const state = await this.lockedState(manager);
-      const entries = sealAuditEntries({ id: state.headId, hash: state.headHash }, inputs);
+      const keys = [...new Set(inputs.map((input) => chainKeyOf(input.tenantId)))].sort();
+      const heads = await this.lockedChains(manager, keys);
+      // Allocated under the chains' locks: within a chain, ids grow with positions.
+      const idRows: { id: string }[] = await manager.query(
+        `SELECT nextval('gateway.audit_event_ids') AS id FROM generate_series(1, $1::int)`,
+        [inputs.length],
+      );
+      const ids = idRows.map((row) => Number(row.id)).sort((a, b) => a - b);
+      const sealed = new Map<number, AuditEntry>();
+      for (const key of keys) {
+        const positions = inputs.flatMap((input, i) => (chainKeyOf(input.tenantId) === key ? [i] : []));
+        const head = heads.get(key)!;
+        const entries = sealChainEntries(
+          { id: head.headId, hash: head.headHash },
+          positions.map((i) => ids[i]),
+          positions.map((i) => inputs[i]),
+        );
+        entries.forEach((entry, n) => sealed.set(positions[n], entry));
+        const last = entries[entries.length - 1];
+        await manager.query(
+          'UPDATE gateway.audit_chains SET head_id = $2, head_hash = $3 WHERE chain_key = $1',
+          [key, last.chainSeq, last.hash],
+        );
+      }
+      const entries = inputs.map((_, i) => sealed.get(i)!);
       const values: unknown[] = [];
       const rows = entries.map((e) => {
         const at = values.length;
@@ -74,17 +123,28 @@ export class AuditRepository {
           e.prevHash,
           e.hash,
           e.occurrences ?? null,
+          e.chainSeq,
         );
         return `(${Array.from({ length: COLUMN_COUNT }, (_, i) => `$${at + i + 1}`).join(', ')})`;
       });
       await manager.query(`INSERT INTO gateway.audit_events (${COLUMNS}) VALUES ${rows.join(', ')}`, values);
-      const last = entries[entries.length - 1];
-      await manager.query('UPDATE gateway.audit_chain SET head_id = $1, head_hash = $2 WHERE id = 1', [
-        last.id,
-        last.hash,
-      ]);
       return entries;
     });
+  }
+
+  /** The head rows of `keys` (sorted: two writers cannot deadlock), made at first use, locked. */
+  private async lockedChains(manager: EntityManager, keys: string[]): Promise<Map<string, AuditChainState>> {
+    await manager.query(
+      `INSERT INTO gateway.audit_chains (chain_key, head_id, head_hash, anchor_id, anchor_hash)
+       SELECT k, 0, $2, 0, $2 FROM unnest($1::text[]) AS k ON CONFLICT (chain_key) DO NOTHING`,
+      [keys, GENESIS_HASH],
+    );
+    const rows: ChainRow[] = await manager.query(
+      `SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains
+        WHERE chain_key = ANY($1::text[]) ORDER BY chain_key FOR UPDATE`,
+      [keys],
+    );
+    return new Map(rows.map((row) => [row.chain_key, toState(row)]));
   }
 
   /**
@@ -106,6 +166,7 @@ export class AuditRepository {
     return count === 0 ? { count } : { count, oldest: new Date(row.oldest), newest: new Date(row.newest) };
   }
 
+  /** The legacy chain's state (entries written before the per-tenant chains). */
   async chainState(manager: EntityManager = this.dataSource.manager): Promise<AuditChainState> {
     const [row] = await manager.query(
       'SELECT head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chain WHERE id = 1',
@@ -133,42 +194,180 @@ export class AuditRepository {
   }
 
   /**
-   * Walks the chain from its anchor to the head read at the start, then checks that nothing was
-   * written past that head outside the gateway. Reads page by page, not in one long transaction
-   * (which would hold the embedded database); a pruning run in between moves the anchor, and the
-   * walk is then started again.
+   * Verifies the whole log: the legacy chain, then every per-tenant chain (and the chain of
+   * entries without a tenant), each from its anchor to the head read at its start; then that no
+   * entry was written past a head, nor into a chain without a head row, outside the gateway.
+   * Reads page by page, not in one long transaction (which would hold the embedded database); a
+   * pruning run in between moves an anchor, and the walk is then started again.
    */
   async verify(): Promise<AuditVerification> {
     for (let attempt = 1; ; attempt++) {
-      const state = await this.chainState();
-      const verifier = new AuditChainVerifier(state);
-      for await (const entry of this.entries({}, { toId: state.headId })) if (!verifier.add(entry)) break;
-      const result = verifier.result();
-      if (!result.ok) {
-        const now = await this.chainState();
-        if (now.anchorId !== state.anchorId && attempt < 3) continue;
-        return result;
-      }
-      const [{ max_id }] = await this.dataSource.query('SELECT max(id) AS max_id FROM gateway.audit_events');
-      const head = await this.chainState();
-      if (max_id !== null && Number(max_id) > head.headId) {
-        return {
-          ok: false,
-          entries: result.entries,
-          entryId: head.headId + 1,
-          problem: `entry ${head.headId + 1} is past the recorded head ${head.headId} (written outside the gateway)`,
-        };
-      }
+      const anchorsBefore = await this.anchors();
+      const result = await this.verifyOnce();
+      if (!result.ok && attempt < 3 && (await this.anchors()) !== anchorsBefore) continue;
       return result;
     }
   }
 
+  private async verifyOnce(): Promise<AuditVerification> {
+    const legacy = await this.chainState();
+    const verifier = new AuditChainVerifier(legacy);
+    for await (const entry of this.legacyEntries(legacy.headId)) if (!verifier.add(entry)) break;
+    let total = verifier.result();
+    if (!total.ok) return total;
+    const [{ max_id }] = await this.dataSource.query(
+      'SELECT max(id) AS max_id FROM gateway.audit_events WHERE chain_seq IS NULL',
+    );
+    if (max_id !== null && Number(max_id) > legacy.headId) {
+      return {
+        ok: false,
+        entries: total.entries,
+        entryId: legacy.headId + 1,
+        problem: `entry ${legacy.headId + 1} is past the recorded head ${legacy.headId} (written outside the gateway)`,
+      };
+    }
+    const chains: ChainRow[] = await this.dataSource.query(
+      'SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains ORDER BY chain_key',
+    );
+    const heads = new Map<string, number>();
+    for (const row of chains) {
+      const state = toState(row);
+      heads.set(row.chain_key, state.headId);
+      const chain = new AuditChainVerifier(state, chainLabel(row.chain_key));
+      for await (const entry of this.chainEntries(row.chain_key, state)) if (!chain.add(entry)) break;
+      const result = chain.result();
+      if (!result.ok) return { ...result, entries: total.entries + result.entries };
+      total = mergeVerified(total, result);
+    }
+    // Positions past a head (or in a chain with no head row) were written outside the gateway.
+    const written: { chain_key: string; max_seq: string; id: string }[] = await this.dataSource.query(
+      `SELECT DISTINCT ON (${CHAIN_KEY_SQL}) ${CHAIN_KEY_SQL} AS chain_key, chain_seq AS max_seq, id
+         FROM gateway.audit_events WHERE chain_seq IS NOT NULL
+        ORDER BY ${CHAIN_KEY_SQL}, chain_seq DESC`,
+    );
+    for (const row of written) {
+      const head = heads.get(row.chain_key) ?? (await this.headOf(row.chain_key));
+      if (Number(row.max_seq) > head) {
+        return {
+          ok: false,
+          entries: total.entries,
+          entryId: Number(row.id),
+          problem: `${chainLabel(row.chain_key)}: entry ${Number(row.max_seq)} is past the recorded head ${head} (written outside the gateway)`,
+        };
+      }
+    }
+    return total;
+  }
+
+  /** A chain's head as stored now (one that appeared after the walk began), or 0. */
+  private async headOf(key: string): Promise<number> {
+    const [row] = await this.dataSource.query(
+      'SELECT head_id FROM gateway.audit_chains WHERE chain_key = $1',
+      [key],
+    );
+    return row ? Number(row.head_id) : 0;
+  }
+
+  /** Every chain's anchor, as one string: changed when a pruning run moved one. */
+  private async anchors(): Promise<string> {
+    const rows: { anchor_id: string }[] = await this.dataSource.query(
+      `SELECT anchor_id FROM gateway.audit_chain
+        UNION ALL SELECT anchor_id FROM (SELECT anchor_id FROM gateway.audit_chains ORDER BY chain_key) c`,
+    );
+    return rows.map((row) => row.anchor_id).join(',');
+  }
+
+  /** The legacy chain's entries in id order, a page at a time, up to its head. */
+  private async *legacyEntries(headId: number): AsyncGenerator<AuditEntry> {
+    let afterId = 0;
+    for (;;) {
+      const rows: AuditRow[] = await this.dataSource.query(
+        `SELECT ${COLUMNS} FROM gateway.audit_events WHERE id > $1 AND id <= $2 AND chain_seq IS NULL
+          ORDER BY id LIMIT ${PAGE_SIZE}`,
+        [afterId, headId],
+      );
+      for (const row of rows) yield toEntry(row);
+      if (rows.length < PAGE_SIZE) return;
+      afterId = Number(rows[rows.length - 1].id);
+    }
+  }
+
+  /** One per-tenant chain's entries from its anchor to its head, in position order, a page at a time. */
+  private async *chainEntries(key: string, state: AuditChainState): AsyncGenerator<AuditEntry> {
+    let after = state.anchorId;
+    for (;;) {
+      const rows: AuditRow[] = await this.dataSource.query(
+        `SELECT ${COLUMNS} FROM gateway.audit_events
+          WHERE ${CHAIN_KEY_SQL} = $1 AND chain_seq > $2 AND chain_seq <= $3
+          ORDER BY chain_seq LIMIT ${PAGE_SIZE}`,
+        [key, after, state.headId],
+      );
+      for (const row of rows) yield toEntry(row);
+      if (rows.length < PAGE_SIZE) return;
+      after = Number(rows[rows.length - 1].chain_seq);
+    }
+  }
+
   /**
-   * Deletes, from the oldest end, every entry older than its tenant's retention, up to the first
-   * entry that must be kept (so a longer-lived entry holds back the ones after it), and moves the
-   * anchor to the last deleted entry. Returns how many entries were deleted.
+   * Deletes, from the oldest end of each chain, every entry older than its tenant's retention, up
+   * to the chain's first entry that must be kept, and moves that chain's anchor to the last deleted
+   * entry. In the legacy chain, which mixes tenants, a longer-lived entry holds back the ones after
+   * it. Returns how many entries were deleted.
    */
   async prune(now: Date, defaultRetentionDays = DEFAULT_AUDIT_RETENTION_DAYS): Promise<number> {
+    let deleted = await this.pruneLegacy(now, defaultRetentionDays);
+    const chains: { chain_key: string }[] = await this.dataSource.query(
+      'SELECT chain_key FROM gateway.audit_chains ORDER BY chain_key',
+    );
+    for (const { chain_key } of chains)
+      deleted += await this.pruneChain(chain_key, now, defaultRetentionDays);
+    return deleted;
+  }
+
+  private async pruneChain(key: string, now: Date, defaultRetentionDays: number): Promise<number> {
+    let deleted = 0;
+    for (;;) {
+      const batch = await this.dataSource.transaction(async (manager) => {
+        const state = (await this.lockedChains(manager, [key])).get(key)!;
+        const [retention] = await manager.query(
+          'SELECT audit_retention_days FROM gateway.tenants WHERE tenant_id::text = $1',
+          [key],
+        );
+        const days = retention?.audit_retention_days ?? defaultRetentionDays;
+        const [kept] = await manager.query(
+          `SELECT chain_seq FROM gateway.audit_events
+            WHERE ${CHAIN_KEY_SQL} = $1 AND chain_seq > $2
+              AND occurred_at >= $3::timestamptz - make_interval(days => $4::int)
+            ORDER BY chain_seq LIMIT 1`,
+          [key, state.anchorId, now, days],
+        );
+        const firstKept = kept ? Number(kept.chain_seq) : state.headId + 1;
+        const lastPruned = Math.min(firstKept - 1, state.anchorId + PRUNE_BATCH);
+        if (lastPruned <= state.anchorId) return 0;
+        const [last] = await manager.query(
+          `SELECT hash FROM gateway.audit_events WHERE ${CHAIN_KEY_SQL} = $1 AND chain_seq = $2`,
+          [key, lastPruned],
+        );
+        if (!last)
+          throw new Error(`audit entry ${lastPruned} of ${chainLabel(key)} is missing; run audit verify`);
+        await manager.query(`SELECT set_config('ca.audit_prune', 'on', true)`);
+        const result = await manager.query(
+          `DELETE FROM gateway.audit_events WHERE ${CHAIN_KEY_SQL} = $1 AND chain_seq > $2 AND chain_seq <= $3`,
+          [key, state.anchorId, lastPruned],
+        );
+        await manager.query(
+          'UPDATE gateway.audit_chains SET anchor_id = $2, anchor_hash = $3, pruned_at = now() WHERE chain_key = $1',
+          [key, lastPruned, last.hash],
+        );
+        return affectedRows(result, lastPruned - state.anchorId);
+      });
+      deleted += batch;
+      if (batch === 0) return deleted;
+    }
+  }
+
+  /** pruning of the legacy chain (entries written before the per-tenant chains), in id order. */
+  private async pruneLegacy(now: Date, defaultRetentionDays: number): Promise<number> {
     let deleted = 0;
     for (;;) {
       const batch = await this.dataSource.transaction(async (manager) => {
@@ -176,24 +375,25 @@ export class AuditRepository {
         const [kept] = await manager.query(
           `SELECT e.id FROM gateway.audit_events e
              LEFT JOIN gateway.tenants t ON t.tenant_id = e.tenant_id
-            WHERE e.id > $1
+            WHERE e.id > $1 AND e.id <= $4 AND e.chain_seq IS NULL
               AND e.occurred_at >= $2::timestamptz - make_interval(days => COALESCE(t.audit_retention_days, $3::int))
             ORDER BY e.id LIMIT 1`,
-          [state.anchorId, now, defaultRetentionDays],
+          [state.anchorId, now, defaultRetentionDays, state.headId],
         );
         const firstKept = kept ? Number(kept.id) : state.headId + 1;
         const lastPruned = Math.min(firstKept - 1, state.anchorId + PRUNE_BATCH);
         if (lastPruned <= state.anchorId) return 0;
-        const [last] = await manager.query('SELECT hash FROM gateway.audit_events WHERE id = $1', [
-          lastPruned,
-        ]);
+        const [last] = await manager.query(
+          'SELECT hash FROM gateway.audit_events WHERE id = $1 AND chain_seq IS NULL',
+          [lastPruned],
+        );
         // An entry already missing means the chain is broken: keep the evidence, prune nothing.
         if (!last) throw new Error(`audit entry ${lastPruned} is missing; run audit verify`);
         await manager.query(`SELECT set_config('ca.audit_prune', 'on', true)`);
-        const result = await manager.query('DELETE FROM gateway.audit_events WHERE id > $1 AND id <= $2', [
-          state.anchorId,
-          lastPruned,
-        ]);
+        const result = await manager.query(
+          'DELETE FROM gateway.audit_events WHERE id > $1 AND id <= $2 AND chain_seq IS NULL',
+          [state.anchorId, lastPruned],
+        );
         await manager.query(
           'UPDATE gateway.audit_chain SET anchor_id = $1, anchor_hash = $2, pruned_at = now() WHERE id = 1',
           [lastPruned, last.hash],
@@ -213,7 +413,12 @@ export class AuditRepository {
   }
 }
 
-function toState(row: { head_id: string; head_hash: string; anchor_id: string; anchor_hash: string }) {
+function toState(row: {
+  head_id: string;
+  head_hash: string;
+  anchor_id: string;
+  anchor_hash: string;
+}): AuditChainState {
   return {
     headId: Number(row.head_id),
     headHash: row.head_hash,
@@ -236,6 +441,20 @@ function toEntry(row: AuditRow): AuditEntry {
     prevHash: row.prev_hash,
     hash: row.hash,
     ...(row.occurrences === null ? {} : { occurrences: Number(row.occurrences) }),
+    ...(row.chain_seq === null ? {} : { chainSeq: Number(row.chain_seq) }),
+  };
+}
+
+/** Two chains' verified totals as one: entries added, the widest id range. */
+function mergeVerified(a: AuditVerification, b: AuditVerification): AuditVerification {
+  if (!a.ok || !b.ok) return a.ok ? b : a;
+  if (b.entries === 0) return a;
+  if (a.entries === 0) return b;
+  return {
+    ok: true,
+    entries: a.entries + b.entries,
+    firstId: Math.min(a.firstId!, b.firstId!),
+    lastId: Math.max(a.lastId!, b.lastId!),
   };
 }
 

@@ -1,17 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
+import { openSchemaDataSource } from '@ca/persistence';
 import { DataSource } from 'typeorm';
 import { openGatewayDatabase } from '../gateway-database';
+import { GATEWAY_SCHEMA } from '../gateway.schema';
+import { GATEWAY_MIGRATIONS } from '../migrations';
 import { GatewayOperations } from '../operations/gateway-operations';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { TenantRepository } from '../tenants/tenant.repository';
-import { AuditEntryInput } from './audit-chain';
+import { AuditEntryInput, sealAuditEntries } from './audit-chain';
 import { AuditRepository } from './audit.repository';
 
 /**
  * The gateway's schema on a real database (PGlite, and Postgres when DATABASE_URL is set): the
- * audit table refuses changes, appends from two gateways form one chain, pruning keeps it
- * verifiable, verification finds tampering, and two gateways share one rate-limit count.
+ * audit table refuses changes, appends from two gateways form one chain per tenant, pruning keeps
+ * every chain verifiable, verification finds tampering (also in entries written before the chains
+ * were split per tenant), and two gateways share one rate-limit count.
  */
 jest.setTimeout(60_000);
 
@@ -81,19 +85,34 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
       await expect(first.query('UPDATE gateway.audit_chain SET anchor_id = 1 WHERE id = 1')).rejects.toThrow(
         /anchor/,
       );
+      await expect(first.query('UPDATE gateway.audit_chains SET head_id = head_id - 1')).rejects.toThrow(
+        /only moves forward/,
+      );
+      await expect(first.query('DELETE FROM gateway.audit_chains')).rejects.toThrow(/refused/);
+      await expect(first.query('UPDATE gateway.audit_chains SET anchor_id = 1')).rejects.toThrow(/anchor/);
     });
   });
 
-  it('links entries from two gateways writing at once into one chain', async () => {
+  it('links entries from two gateways writing at once into one chain per tenant', async () => {
     const other = new AuditRepository(second);
+    const tenants = [randomUUID(), randomUUID(), null];
     await Promise.all(
-      Array.from({ length: 20 }, (_, i) => (i % 2 === 0 ? audit : other).append([entry(), entry()])),
+      Array.from({ length: 30 }, (_, i) =>
+        (i % 2 === 0 ? audit : other).append([
+          entry({ tenantId: tenants[i % 3] }),
+          entry({ tenantId: tenants[(i + 1) % 3] }),
+        ]),
+      ),
     );
-    const result = await audit.verify();
-    expect(result).toMatchObject({ ok: true });
+    await expect(audit.verify()).resolves.toMatchObject({ ok: true });
     const ids = [];
     for await (const e of audit.entries()) ids.push(e.id);
-    expect(ids).toEqual(Array.from({ length: ids.length }, (_, i) => i + 1));
+    expect(new Set(ids).size).toBe(ids.length);
+    for (const tenantId of tenants.slice(0, 2) as string[]) {
+      const positions = [];
+      for await (const e of audit.entries({ tenantId })) positions.push(e.chainSeq);
+      expect(positions).toEqual(Array.from({ length: 20 }, (_, i) => i + 1));
+    }
   });
 
   it('exports one tenant, from a time on', async () => {
@@ -114,9 +133,11 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
       await expect(audit.verify()).resolves.toMatchObject({ ok: true });
     });
 
+    const tenantId = randomUUID();
+
     it('an edited entry, named by id', async () => {
-      const [target] = await audit.append([entry({ result: 403, code: 'FORBIDDEN' })]);
-      await audit.append([entry()]);
+      const [target] = await audit.append([entry({ tenantId, result: 403, code: 'FORBIDDEN' })]);
+      await audit.append([entry({ tenantId })]);
       await tamper(first, 'UPDATE gateway.audit_events SET result = 200, code = NULL WHERE id = $1', [
         target.id,
       ]);
@@ -126,14 +147,18 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
       ]);
     });
 
-    it('a removed middle entry, named by id', async () => {
-      const [, target] = await audit.append([entry(), entry(), entry()]);
+    it('a removed middle entry, named by the last intact one and its position', async () => {
+      const [before, target] = await audit.append([
+        entry({ tenantId }),
+        entry({ tenantId }),
+        entry({ tenantId }),
+      ]);
       const [row] = await first.query('SELECT * FROM gateway.audit_events WHERE id = $1', [target.id]);
       await tamper(first, 'DELETE FROM gateway.audit_events WHERE id = $1', [target.id]);
       await expect(audit.verify()).resolves.toMatchObject({
         ok: false,
-        entryId: target.id,
-        problem: expect.stringMatching(/missing/),
+        entryId: before.id,
+        problem: `chain of tenant ${tenantId}: entry ${target.chainSeq} is missing (removed); the log continues at ${target.chainSeq! + 1}`,
       });
       const columns = Object.keys(row);
       await tamper(
@@ -143,11 +168,45 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
       );
     });
 
-    it('a removed last entry, by the recorded head', async () => {
+    it('two entries swapped within a chain', async () => {
+      const [a, b] = await audit.append([entry({ tenantId, result: 201 }), entry({ tenantId, result: 204 })]);
+      await tamper(first, 'UPDATE gateway.audit_events SET chain_seq = -chain_seq WHERE id IN ($1, $2)', [
+        a.id,
+        b.id,
+      ]);
+      await tamper(first, 'UPDATE gateway.audit_events SET chain_seq = $2 WHERE id = $1', [a.id, b.chainSeq]);
+      await tamper(first, 'UPDATE gateway.audit_events SET chain_seq = $2 WHERE id = $1', [b.id, a.chainSeq]);
+      await expect(audit.verify()).resolves.toMatchObject({ ok: false, entryId: b.id });
+      await tamper(first, 'UPDATE gateway.audit_events SET chain_seq = -chain_seq WHERE id IN ($1, $2)', [
+        a.id,
+        b.id,
+      ]);
+      await tamper(first, 'UPDATE gateway.audit_events SET chain_seq = $2 WHERE id = $1', [a.id, a.chainSeq]);
+      await tamper(first, 'UPDATE gateway.audit_events SET chain_seq = $2 WHERE id = $1', [b.id, b.chainSeq]);
+    });
+
+    it('an entry moved into another tenant’s chain', async () => {
       const [target] = await audit.append([entry()]);
+      // Appended after the tenant's last entry, as if it had been written there.
+      const [{ head }] = await first.query(
+        'SELECT head_id AS head FROM gateway.audit_chains WHERE chain_key = $1',
+        [tenantId],
+      );
+      const move = 'UPDATE gateway.audit_events SET tenant_id = $2, chain_seq = $3 WHERE id = $1';
+      await tamper(first, move, [target.id, tenantId, Number(head) + 1]);
+      await expect(audit.verify()).resolves.toMatchObject({ ok: false });
+      await tamper(first, move, [target.id, target.tenantId, target.chainSeq]);
+    });
+
+    it('a removed last entry, by the recorded head', async () => {
+      const [before, target] = await audit.append([entry({ tenantId }), entry({ tenantId })]);
       const [row] = await first.query('SELECT * FROM gateway.audit_events WHERE id = $1', [target.id]);
       await tamper(first, 'DELETE FROM gateway.audit_events WHERE id = $1', [target.id]);
-      await expect(audit.verify()).resolves.toMatchObject({ ok: false, entryId: target.id });
+      await expect(audit.verify()).resolves.toMatchObject({
+        ok: false,
+        entryId: before.id,
+        problem: expect.stringMatching(/the last one written, is missing/),
+      });
       const columns = Object.keys(row);
       await tamper(
         first,
@@ -157,42 +216,100 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
     });
   });
 
-  it('prunes past each tenant’s retention from the oldest end and stays verifiable', async () => {
+  it('prunes each chain past its tenant’s retention from the oldest end and stays verifiable', async () => {
     const tenants = new TenantRepository(first, { defaultCertificateLimit: 1000 });
-    const longLived = randomUUID();
+    const [shortLived, longLived] = [randomUUID(), randomUUID()];
     await tenants.setAuditRetentionDays(longLived, 365);
-    const before = await audit.chainState();
     const now = Date.now();
-    // 40 days old: past the default 30 days; the long-lived tenant's entry holds back what follows it.
+    const old = new Date(now - 40 * DAY);
     const appended = await audit.append([
-      entry({ occurredAt: new Date(now - 40 * DAY) }),
-      entry({ occurredAt: new Date(now - 40 * DAY) }),
-      entry({ tenantId: longLived, occurredAt: new Date(now - 40 * DAY) }),
-      entry({ occurredAt: new Date(now - 40 * DAY) }),
-      entry(),
+      entry({ tenantId: shortLived, occurredAt: old }),
+      entry({ tenantId: longLived, occurredAt: old }),
+      entry({ tenantId: shortLived, occurredAt: old }),
+      entry({ tenantId: shortLived }),
+      entry({ tenantId: longLived }),
     ]);
-    // As of now the oldest entries (written by the tests above) are recent: nothing may go, although
-    // entries further on are past retention.
-    const deleted = await audit.prune(new Date(now));
-    const after = await audit.chainState();
-    expect(deleted).toBe(0);
-    expect(after.anchorId).toBe(before.anchorId);
+    const chainOf = async (tenantId: string) => {
+      const ids = [];
+      for await (const e of audit.entries({ tenantId })) ids.push(e.id);
+      return ids;
+    };
+    await audit.prune(new Date(now));
+    // 40 days old is past the default 30 days, not past the long-lived tenant's 365.
+    expect(await chainOf(shortLived)).toEqual([appended[3].id]);
+    expect(await chainOf(longLived)).toEqual([appended[1].id, appended[4].id]);
+    await expect(audit.verify()).resolves.toMatchObject({ ok: true });
 
-    // 31 days on, everything up to the long-lived tenant's entry is past retention; that entry
-    // (kept 365 days) holds back the ones after it.
-    const deletedLater = await audit.prune(new Date(now + 31 * DAY));
-    const pruned = await audit.chainState();
-    expect(pruned.anchorId).toBe(appended[2].id - 1);
-    expect(deletedLater).toBe(appended[2].id - 1 - before.anchorId);
-    const remaining = [];
-    for await (const e of audit.entries()) remaining.push(e.id);
-    expect(remaining[0]).toBe(appended[2].id);
-    const result = await audit.verify();
-    expect(result).toMatchObject({ ok: true, firstId: appended[2].id, lastId: appended[4].id });
+    // Writing goes on from each head; verification starts at each chain's anchor.
+    await audit.append([entry({ tenantId: shortLived })]);
+    await expect(audit.verify()).resolves.toMatchObject({ ok: true });
+    const [anchor] = await first.query('SELECT anchor_id FROM gateway.audit_chains WHERE chain_key = $1', [
+      shortLived,
+    ]);
+    expect(Number(anchor.anchor_id)).toBe(2);
+  });
 
-    // Writing goes on from the head; verification still starts at the anchor.
-    await audit.append([entry()]);
-    await expect(audit.verify()).resolves.toMatchObject({ ok: true, firstId: appended[2].id });
+  it('still verifies, and finds tampering in, the entries written before the chains were split', async () => {
+    const legacyDatabase = await createTestDatabase(kind);
+    try {
+      const before = await openSchemaDataSource({
+        url: legacyDatabase.url,
+        schema: GATEWAY_SCHEMA,
+        entities: [],
+        migrations: GATEWAY_MIGRATIONS.slice(0, -1),
+      });
+      // Written as the gateway wrote them: one chain over every tenant, numbered by id.
+      const legacy = sealAuditEntries({ id: 0, hash: '0'.repeat(64) }, [
+        entry(),
+        entry({ tenantId: null }),
+        entry(),
+      ]);
+      for (const e of legacy) {
+        await before.query(
+          `INSERT INTO gateway.audit_events (id, occurred_at, tenant_id, principal, action, resource, result, code, request_id, prev_hash, hash)
+           VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)`,
+          [
+            e.id,
+            e.occurredAt,
+            e.tenantId,
+            e.principal,
+            e.action,
+            e.resource,
+            e.result,
+            e.code,
+            e.requestId,
+            e.prevHash,
+            e.hash,
+          ],
+        );
+      }
+      await before.query('UPDATE gateway.audit_chain SET head_id = 3, head_hash = $1 WHERE id = 1', [
+        legacy[2].hash,
+      ]);
+      await before.destroy();
+
+      const after = await openGatewayDatabase(legacyDatabase.url, 2);
+      try {
+        const repository = new AuditRepository(after);
+        const [next] = await repository.append([entry({ tenantId: legacy[0].tenantId })]);
+        expect(next).toMatchObject({ id: 4, chainSeq: 1 });
+        await expect(repository.verify()).resolves.toMatchObject({
+          ok: true,
+          entries: 4,
+          firstId: 1,
+          lastId: 4,
+        });
+        await tamper(after, 'UPDATE gateway.audit_events SET result = 500 WHERE id = 2');
+        await expect(repository.verify()).resolves.toMatchObject({ ok: false, entryId: 2 });
+        await tamper(after, 'UPDATE gateway.audit_events SET result = 200 WHERE id = 2');
+        await tamper(after, 'DELETE FROM gateway.audit_events WHERE id = 3');
+        await expect(repository.verify()).resolves.toMatchObject({ ok: false, entryId: 3 });
+      } finally {
+        await after.destroy();
+      }
+    } finally {
+      await legacyDatabase.drop();
+    }
   });
 
   it('runs the operator commands on the schema', async () => {

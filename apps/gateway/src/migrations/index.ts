@@ -4,6 +4,7 @@ import { CreateRateLimitWindows1764633800000 } from './1764633800000-create-rate
 import { CreateDownloads1764633900000 } from './1764633900000-create-downloads';
 import { CreateAuditDeadLetters1764634000000 } from './1764634000000-create-audit-dead-letters';
 import { CreateGatewayOutbox1766200000000 } from './1766200000000-create-gateway-outbox';
+import { AuditChainPerTenant1766400000000 } from './1766400000000-audit-chain-per-tenant';
 
 /** In order; each runs once per database (TypeORM's gateway.migrations table). */
 export const GATEWAY_MIGRATIONS = [
@@ -13,4 +14,5 @@ export const GATEWAY_MIGRATIONS = [
   CreateDownloads1764633900000,
   CreateAuditDeadLetters1764634000000,
   CreateGatewayOutbox1766200000000,
+  AuditChainPerTenant1766400000000,
 ];

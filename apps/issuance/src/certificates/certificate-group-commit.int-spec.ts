@@ -154,6 +154,47 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
     }
   });
 
+  it('frees the slot of an expired or revoked certificate and takes it again when a revocation is undone', async () => {
+    const tenantId = randomUUID();
+    await dataSource.query(
+      `INSERT INTO issuance.tenants (tenant_id, status, certificate_limit, updated_at) VALUES ($1, 'active', 3, now())`,
+      [tenantId],
+    );
+    const groupCommit = new CertificateGroupCommit(dataSource, () => undefined, 1000);
+    const storeOne = () => groupCommit.store(certificateFor(tenantId));
+    const [expiring, revoked] = [certificateFor(tenantId), certificateFor(tenantId)];
+    for (const item of [expiring, revoked]) await groupCommit.store(item);
+    await storeOne();
+    await expect(storeOne()).rejects.toMatchObject({ code: ErrorCode.CertificateLimitReached });
+
+    // Expiry writes nothing: the certificate's notAfter simply passes.
+    await dataSource.query('UPDATE issuance.certificates SET not_after = clock_timestamp() WHERE id = $1', [
+      expiring.certificate.id,
+    ]);
+    await dataSource.query('UPDATE issuance.certificates SET revoked_at = now() WHERE id = $1', [
+      revoked.certificate.id,
+    ]);
+    await storeOne();
+    await storeOne();
+    await expect(storeOne()).rejects.toMatchObject({ code: ErrorCode.CertificateLimitReached });
+
+    // A released hold counts again (and the expired certificate stays expired).
+    await dataSource.query(
+      'UPDATE issuance.certificates SET revoked_at = now() WHERE id IN (SELECT id FROM issuance.certificates WHERE tenant_id = $1 AND id <> ALL($2) AND revoked_at IS NULL LIMIT 1)',
+      [tenantId, [expiring.certificate.id, revoked.certificate.id]],
+    );
+    await dataSource.query('UPDATE issuance.certificates SET revoked_at = NULL WHERE id = ANY($1)', [
+      [expiring.certificate.id, revoked.certificate.id],
+    ]);
+    await expect(storeOne()).rejects.toMatchObject({ code: ErrorCode.CertificateLimitReached });
+    const [{ active }] = await dataSource.query(
+      `SELECT count(*)::int AS active FROM issuance.certificates
+        WHERE tenant_id = $1 AND revoked_at IS NULL AND not_after > now()`,
+      [tenantId],
+    );
+    expect(active).toBe(3);
+  });
+
   it('applies DEFAULT_CERTIFICATE_LIMIT to a tenant it has no row for, and refuses a suspended one with FORBIDDEN', async () => {
     const unknown = randomUUID();
     const strict = new CertificateGroupCommit(dataSource, () => undefined, 2);

@@ -8,6 +8,7 @@ import { IssuanceTrustsNoCaller1766200000000 } from './1766200000000-issuance-tr
 import { AddClaimsAndRetentionToOutbox1766300000000 } from './1766300000000-add-claims-and-retention-to-outbox';
 import { CreateIssuancePolicies1766400000000 } from './1766400000000-create-issuance-policies';
 import { AddKeyFromCsrToCertificates1766500000000 } from './1766500000000-add-key-from-csr-to-certificates';
+import { CreateActiveCertificateCounts1766600000000 } from './1766600000000-create-active-certificate-counts';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */
 export const ISSUANCE_MIGRATIONS = [
@@ -21,4 +22,5 @@ export const ISSUANCE_MIGRATIONS = [
   AddClaimsAndRetentionToOutbox1766300000000,
   CreateIssuancePolicies1766400000000,
   AddKeyFromCsrToCertificates1766500000000,
+  CreateActiveCertificateCounts1766600000000,
 ];

@@ -14,6 +14,8 @@ export interface CertificateStatusRow {
   notAfter: Date;
   revokedAt: Date | null;
   reasonCode: number | null;
+  /** When a revocation or a released hold last changed the status (the database clock); null if never. */
+  changedAt?: Date | null;
 }
 
 /** Rows kept in memory per replica; the oldest go first beyond this. */
@@ -22,6 +24,8 @@ const REMEMBERED_ROWS = 100_000;
 const CHANGE_POLL_MS = 250;
 /** Changes are read again this far back: a transaction can commit after a later-stamped one. */
 const CHANGE_OVERLAP_MS = 5_000;
+/** Postgres notification channel: `<tenant>:<serial>` of a status changed, sent at commit. */
+export const STATUS_CHANGED_CHANNEL = 'ocsp_status_changed';
 
 /**
  * The responder's own record of every certificate's status, fed by `certificate.issued` and
@@ -29,10 +33,12 @@ const CHANGE_OVERLAP_MS = 5_000;
  * not wait for the CRL): the response cache is keyed by these statuses.
  *
  * Rows found are remembered in memory, so the OCSP hot path does not query the database. Only
- * a revocation or a released hold changes a row; the replica that applies it forgets the row at once, and every
- * replica polls `status_changed_at` every 250 ms to forget rows changed elsewhere, so a
- * revocation reaches every replica's answers within about a quarter of a second. Serials not
- * found (answered `unknown`) are not remembered: their `certificate.issued` may come next.
+ * a revocation or a released hold changes a row; the replica that applies it forgets the row at
+ * once, and the same transaction notifies every replica (`pg_notify`, delivered at commit, before
+ * the applying replica can answer with the new status), which forgets it too
+ * (StatusChangeListener). Polling `status_changed_at` every 250 ms stays as the safety net for
+ * notifications missed while a listener reconnects. Serials not found (answered `unknown`) are not
+ * remembered: their `certificate.issued` may come next. docs/architecture.md#replica-consistency
  */
 export class CertificateStatusProjection {
   private readonly logger = new Logger('CertificateStatusProjection');
@@ -42,6 +48,8 @@ export class CertificateStatusProjection {
   private polledUpTo: Date | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  /** Whether other replicas share the database and must be told of each status change. */
+  private notifyReplicas = false;
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -92,6 +100,7 @@ export class CertificateStatusProjection {
          WHERE ocsp.certificate_status.revoked_at IS NULL`,
         [tenantId, serialNumber, revokedAt, reasonCode],
       );
+      await this.notifyChange(manager, tenantId, serialNumber);
     });
     this.forget(tenantId, serialNumber);
   }
@@ -110,6 +119,7 @@ export class CertificateStatusProjection {
           WHERE tenant_id = $1 AND serial_number = $2 AND reason_code = $3 AND revoked_at = $4`,
         [tenantId, serialNumber, RevocationReasonCodes.CertificateHold, heldSince],
       );
+      await this.notifyChange(manager, tenantId, serialNumber);
     });
     this.forget(tenantId, serialNumber);
   }
@@ -140,14 +150,20 @@ export class CertificateStatusProjection {
       not_after: Date;
       revoked_at: Date | null;
       reason_code: number | null;
+      status_changed_at: Date | null;
     }[] = await this.dataSource.query(
-      `SELECT serial_number, not_after, revoked_at, reason_code FROM ocsp.certificate_status
+      `SELECT serial_number, not_after, revoked_at, reason_code, status_changed_at FROM ocsp.certificate_status
           WHERE tenant_id = $1 AND serial_number = ANY($2)`,
       [tenantId, missing],
     );
     const current = forgetsBefore === this.forgets;
     for (const r of rows) {
-      const row = { notAfter: r.not_after, revokedAt: r.revoked_at, reasonCode: r.reason_code };
+      const row = {
+        notAfter: r.not_after,
+        revokedAt: r.revoked_at,
+        reasonCode: r.reason_code,
+        changedAt: r.status_changed_at,
+      };
       found.set(r.serial_number, row);
       if (current) this.remember(`${tenantId}:${r.serial_number}`, row);
     }
@@ -167,6 +183,7 @@ export class CertificateStatusProjection {
     this.polledUpTo = now;
     this.rows.clear();
     this.forgets++;
+    this.notifyReplicas = otherReplicas;
     if (!otherReplicas) return;
     this.timer = setInterval(() => {
       this.polling ??= this.pollChanges()
@@ -266,6 +283,19 @@ export class CertificateStatusProjection {
     });
   }
 
+  /** Called for each notification of another replica's change: the row is read again when asked. */
+  changedElsewhere(tenantId: string, serialNumber: string): void {
+    this.forget(tenantId, serialNumber);
+  }
+
+  private async notifyChange(manager: EntityManager, tenantId: string, serialNumber: string): Promise<void> {
+    if (!this.notifyReplicas) return;
+    await manager.query('SELECT pg_notify($1, $2)', [
+      STATUS_CHANGED_CHANNEL,
+      `${tenantId.toLowerCase()}:${serialNumber}`,
+    ]);
+  }
+
   private forget(tenantId: string, serialNumber: string): void {
     this.forgets++;
     this.rows.delete(`${tenantId.toLowerCase()}:${serialNumber}`);
@@ -274,9 +304,10 @@ export class CertificateStatusProjection {
 
 function sameStatus(
   row: CertificateStatusRow,
-  current: { revoked_at: Date | null; reason_code: number | null },
+  current: { revoked_at: Date | null; reason_code: number | null; status_changed_at: Date },
 ): boolean {
   return (
+    row.changedAt?.getTime() === current.status_changed_at.getTime() &&
     (row.revokedAt?.getTime() ?? null) === (current.revoked_at?.getTime() ?? null) &&
     row.reasonCode === current.reason_code
   );

@@ -16,10 +16,8 @@ export interface ServedCrl {
 interface CachedCrl {
   crl: ServedCrl;
   sha256: string;
-  until: number;
 }
 
-const CACHE_MS = 2_000;
 /** After a failed copy round (database or blob store unreachable), the next attempt. */
 const COPY_RETRY_MS = 1_000;
 /** A CRL announced before the tenant's CA certificate arrived waits for it this long between tries. */
@@ -55,8 +53,11 @@ interface CheckedCrl {
 export class CrlStore {
   private readonly logger = new Logger('CrlStore');
   /**
-   * Revalidated after CACHE_MS: another replica may have stored a newer CRL (only one replica
-   * applies each event). The check reads the digest only; the megabytes only when it changed.
+   * The DER of the CRL last served per tenant, revalidated before every answer: another replica
+   * may have stored a newer CRL (only one replica applies each event), and a relying party that
+   * alternates replicas must never get an older CRL than it got before. The check reads the
+   * stored digest only (one primary-key lookup); the megabytes only when it changed.
+   * docs/architecture.md#replica-consistency
    */
   private readonly cache = new Map<string, CachedCrl>();
   private copying: Promise<void> | undefined;
@@ -212,7 +213,7 @@ export class CrlStore {
         thisUpdate: checked.thisUpdate,
         nextUpdate: checked.nextUpdate,
       };
-      this.cache.set(key, { crl: copied, sha256, until: Date.now() + CACHE_MS });
+      this.cache.set(key, { crl: copied, sha256 });
     } else {
       this.cache.delete(key);
     }
@@ -222,16 +223,12 @@ export class CrlStore {
     if (!UUID.test(tenantId)) return undefined;
     const key = tenantId.toLowerCase();
     const cached = this.cache.get(key);
-    if (cached && cached.until > Date.now()) return cached.crl;
     if (cached) {
       const current: { sha256: string }[] = await this.dataSource.query(
         'SELECT sha256 FROM ocsp.crls WHERE tenant_id = $1',
         [key],
       );
-      if (current[0]?.sha256 === cached.sha256) {
-        cached.until = Date.now() + CACHE_MS;
-        return cached.crl;
-      }
+      if (current[0]?.sha256 === cached.sha256) return cached.crl;
     }
     const rows: { der: Buffer; sha256: string; this_update: Date; next_update: Date }[] =
       await this.dataSource.query(
@@ -247,7 +244,7 @@ export class CrlStore {
     };
     // Unless a copy put a newer one in meanwhile.
     if (this.cache.get(key) === cached) {
-      this.cache.set(key, { crl: served, sha256: rows[0].sha256, until: Date.now() + CACHE_MS });
+      this.cache.set(key, { crl: served, sha256: rows[0].sha256 });
     }
     return served;
   }

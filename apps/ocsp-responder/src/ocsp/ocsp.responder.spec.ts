@@ -51,7 +51,7 @@ describe('OcspResponder', () => {
       notAfter: new Date(Date.now() + 30 * 86_400_000),
     };
     const signers = { signerFor: async () => signer } as unknown as OcspSignerKeeper;
-    return { responder: new OcspResponder(cas, statuses, signers, cache, limits), cache };
+    return { responder: new OcspResponder(cas, statuses, signers, cache, limits), cache, rows };
   }
 
   const certId = (serialNumberHex: string, issuer = pki) =>
@@ -81,6 +81,32 @@ describe('OcspResponder', () => {
     expect(answer.cache!.nextUpdate.getTime() - answer.cache!.thisUpdate.getTime()).toBe(1_800_000);
     expect(cache.size).toBe(1);
     expect(r.answerFromMemory(TENANT, request([certId(KNOWN)]))?.der).toEqual(answer.der);
+  });
+
+  it('does not serve the good answer signed before a hold once the hold is released', async () => {
+    const { responder: r, cache, rows } = responder();
+    const notAfter = new Date(Date.now() + 86_400_000);
+    const beforeHold = await r.answer(TENANT, request([certId(KNOWN)]));
+    const heldAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    rows.set(KNOWN, { notAfter, revokedAt: heldAt, reasonCode: 6, changedAt: heldAt });
+    const held = await r.answer(TENANT, request([certId(KNOWN)]));
+    rows.set(KNOWN, {
+      notAfter,
+      revokedAt: null,
+      reasonCode: null,
+      changedAt: new Date(heldAt.getTime() + 5),
+    });
+    const released = await r.answer(TENANT, request([certId(KNOWN)]));
+
+    const kinds = [beforeHold, held, released].map((a) => {
+      const info = parseOcspResponse(a.der);
+      return info.responseStatus === 'successful' ? info.responses[0].status.kind : info.responseStatus;
+    });
+    expect(kinds).toEqual(['good', 'revoked', 'good']);
+    // Signed anew after the release: three answers cached, the memory path serves the newest.
+    expect(released.der).not.toEqual(beforeHold.der);
+    expect(cache.size).toBe(3);
+    expect(r.answerFromMemory(TENANT, request([certId(KNOWN)]))?.der).toEqual(released.der);
   });
 
   it('says unauthorized when any CertID names another issuer, even beside ours', async () => {

@@ -120,7 +120,9 @@ export class OcspResponder {
     );
     if (!found) return undefined;
     const statuses = request.certIds.map((certId) => statusOf(certId, found));
-    const cached = this.cachedAnswer(this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter));
+    const cached = this.cachedAnswer(
+      this.cacheKey(ca.tenantId, request.certIds, statuses, found, signer.notAfter),
+    );
     if (cached) ocspMetrics.answer(statuses, true);
     return cached && { der: cached.der, cache: cached };
   }
@@ -157,7 +159,7 @@ export class OcspResponder {
     const cacheKey =
       request.nonce || unknown
         ? undefined
-        : this.cacheKey(ca.tenantId, request.certIds, statuses, signer.notAfter);
+        : this.cacheKey(ca.tenantId, request.certIds, statuses, found, signer.notAfter);
     const cached = cacheKey ? this.cachedAnswer(cacheKey) : undefined;
     // Counted here, once per answer of this path: a hit, a miss, or not cacheable.
     ocspMetrics.answer(statuses, cacheKey ? cached !== undefined : undefined);
@@ -229,7 +231,8 @@ export class OcspResponder {
   }
 
   /**
-   * The answer cache's key: tenant, signer, and each CertID's DER with its current status. A plain
+   * The answer cache's key: tenant, signer, and each CertID's DER with its current status and when
+   * that status last changed. A plain
    * string, not a digest: hashing it cost more than the Map lookup it keys (OCSP profile); the
    * CertID DER is self-delimiting, so the parts cannot run into each other.
    */
@@ -237,6 +240,7 @@ export class OcspResponder {
     tenantId: string,
     certIds: OcspCertId[],
     statuses: OcspCertStatus[],
+    rows: ReadonlyMap<string, CertificateStatusRow>,
     signerNotAfter: Date,
   ): string {
     let key = `${tenantId}|${signerNotAfter.getTime()}`;
@@ -244,6 +248,10 @@ export class OcspResponder {
       const status = statuses[i];
       key += `|${Buffer.from(certId.der.buffer, certId.der.byteOffset, certId.der.byteLength).toString('base64')}:${status.kind}`;
       if (status.kind === 'revoked') key += `:${status.revocationTime.getTime()}:${status.reasonCode ?? ''}`;
+      // When the status last changed: `good` after a released hold is not the `good` signed before
+      // the hold, which a relying party that saw the hold must not be served again.
+      const changedAt = rows.get(certId.serialNumberHex)?.changedAt;
+      if (changedAt) key += `@${changedAt.getTime()}`;
     });
     return key;
   }

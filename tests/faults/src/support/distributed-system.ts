@@ -14,13 +14,17 @@ const APP_ROOT = process.env.FAULTS_APP_ROOT ?? resolve(__dirname, '../../../..'
 
 export type ServiceName = 'gateway' | 'issuance' | 'revocation' | 'ocsp-responder';
 const SERVICES: ServiceName[] = ['issuance', 'revocation', 'ocsp-responder', 'gateway'];
-/** A second replica of a service without a port of its own to share (only its health port). */
-export type ReplicaName = 'issuance-2' | 'revocation-2';
+/**
+ * A second replica of a service: issuance and revocation get a health port of their own, the
+ * responder a public port of its own (`pkiUrls[1]`), as two responders behind a load balancer.
+ */
+export type ReplicaName = 'issuance-2' | 'revocation-2' | 'ocsp-responder-2';
+type ReplicatedService = 'issuance' | 'revocation' | 'ocsp-responder';
 type ProgramName = ServiceName | ReplicaName;
 
 export interface SystemOptions {
   /** Services that run a second replica beside the first, on the same database and NATS. */
-  secondReplicas?: ('issuance' | 'revocation')[];
+  secondReplicas?: ReplicatedService[];
 }
 
 /** Where a suite's own Postgres database and NATS server are. */
@@ -37,13 +41,17 @@ export interface Infrastructure {
 export class DistributedSystem {
   private readonly programs = new Map<ProgramName, ChildProgram>();
   private readonly healthUrls = new Map<ProgramName, string>();
+  /** The responders' public URLs: `pkiUrl` first, then a second replica's if started. */
+  readonly pkiUrls: string[];
 
   private constructor(
     readonly gatewayUrl: string,
     readonly pkiUrl: string,
     readonly logDir: string,
     private readonly signingKey: webcrypto.CryptoKey,
-  ) {}
+  ) {
+    this.pkiUrls = [pkiUrl];
+  }
 
   static async start(
     infrastructure: Infrastructure,
@@ -105,6 +113,11 @@ export class DistributedSystem {
     // A replica shares its service's settings (its CA_KEK too), with a health port of its own.
     secondReplicas.forEach((service, i) => {
       const name: ReplicaName = `${service}-2`;
+      const own =
+        service === 'ocsp-responder'
+          ? { PKI_PORT: String(replicaHealth[i]) }
+          : { HEALTH_PORT: String(replicaHealth[i]) };
+      if (service === 'ocsp-responder') system.pkiUrls.push(`http://127.0.0.1:${replicaHealth[i]}`);
       system.healthUrls.set(name, `http://127.0.0.1:${replicaHealth[i]}/health/ready`);
       system.programs.set(
         name,
@@ -114,7 +127,7 @@ export class DistributedSystem {
           ['-r', '@swc-node/register', `apps/${service}/src/main.ts`],
           {
             cwd: APP_ROOT,
-            env: { ...common, ...perService[service], HEALTH_PORT: String(replicaHealth[i]) },
+            env: { ...common, ...perService[service], ...own },
             logFile: join(logDir, `${name}.log`),
           },
         ),

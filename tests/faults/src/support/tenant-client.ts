@@ -176,16 +176,17 @@ export class FaultTenant {
     }
   }
 
-  async crl(): Promise<CrlInfo | undefined> {
-    const response = await fetch(`${this.system.pkiUrl}/v1/tenants/${this.tenantId}/crl`);
+  /** The CRL a responder serves (the first one unless `pkiUrl` names another replica). */
+  async crl(pkiUrl = this.system.pkiUrl): Promise<CrlInfo | undefined> {
+    const response = await fetch(`${pkiUrl}/v1/tenants/${this.tenantId}/crl`);
     if (response.status !== 200) return undefined;
     return parseCrl(new Uint8Array(await response.arrayBuffer()));
   }
 
   /** The OCSP certStatus of one serial (POST, RFC 6960 4.1.1 with one CertID, no nonce). */
-  async ocspStatus(serialNumberHex: string): Promise<OcspCertStatus> {
+  async ocspStatus(serialNumberHex: string, pkiUrl = this.system.pkiUrl): Promise<OcspCertStatus> {
     const certId = buildCertId({ issuerCertificateDer: this.caDer, serialNumberHex, hashAlgorithm: 'sha1' });
-    const response = await fetch(`${this.system.pkiUrl}/v1/tenants/${this.tenantId}/ocsp`, {
+    const response = await fetch(`${pkiUrl}/v1/tenants/${this.tenantId}/ocsp`, {
       method: 'POST',
       headers: { 'content-type': 'application/ocsp-request' },
       body: derSequence(derSequence(derSequence(derSequence(certId.der)))),

@@ -1,0 +1,64 @@
+import { Logger } from '@nestjs/common';
+import { Client } from 'pg';
+import { STATUS_CHANGED_CHANNEL } from './certificate-status.projection';
+
+/** Pause before listening again after the connection was lost. */
+const RECONNECT_MS = 1_000;
+
+/**
+ * Listens on its own connection for the status changes other replicas commit (`pg_notify` in the
+ * transaction of each revocation or released hold) and hands each to `onChange`, so a replica
+ * forgets a remembered status as soon as the change is committed rather than at the next poll.
+ * A notification is sent to every listener at commit, before the replica that applied the change
+ * answers with the new status; a relying party that saw `revoked` on one replica and then asks
+ * another gets `revoked` there too. Notifications missed while reconnecting are caught by the
+ * projection's poll.
+ */
+export class StatusChangeListener {
+  private readonly logger = new Logger('StatusChangeListener');
+  private client: Client | undefined;
+  private stopped = false;
+  private retry: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly databaseUrl: string,
+    private readonly onChange: (tenantId: string, serialNumber: string) => void,
+  ) {}
+
+  /** Resolves once listening (or after the first failure, retried in the background). */
+  async start(): Promise<void> {
+    const client = new Client({ connectionString: this.databaseUrl });
+    this.client = client;
+    client.on('notification', (message) => {
+      if (message.channel !== STATUS_CHANGED_CHANNEL || !message.payload) return;
+      const separator = message.payload.indexOf(':');
+      if (separator > 0)
+        this.onChange(message.payload.slice(0, separator), message.payload.slice(separator + 1));
+    });
+    const lost = (err?: unknown) => {
+      if (this.client !== client) return;
+      this.client = undefined;
+      client.end().catch(() => undefined);
+      if (this.stopped) return;
+      this.logger.warn({ err }, 'status change notifications lost; listening again');
+      this.retry = setTimeout(() => void this.start(), RECONNECT_MS);
+      this.retry.unref();
+    };
+    client.on('error', lost);
+    client.on('end', () => lost());
+    try {
+      await client.connect();
+      await client.query(`LISTEN ${STATUS_CHANGED_CHANNEL}`);
+    } catch (err) {
+      lost(err);
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retry);
+    const client = this.client;
+    this.client = undefined;
+    await client?.end().catch(() => undefined);
+  }
+}
