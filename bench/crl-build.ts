@@ -14,6 +14,7 @@ import { indexTime, makeOpensslCa } from './lib/openssl-ca';
 import { mustRun, runCommand, runMain, tempDir } from './lib/proc';
 import { REPO_ROOT, report } from './lib/report';
 import { int, median, mib, ms, ratio } from './lib/stats';
+import * as pki from '@ca/pki';
 
 const USAGE = `bench/crl-build.ts: our CRL encoder + signer against openssl ca -gencrl.
   --sizes N,M   revoked entries per CRL (default 100000,1000000; --quick: 10000,100000)
@@ -50,7 +51,6 @@ interface Measured {
 }
 
 async function child(entries: number, dir: string, revokedAt: number): Promise<void> {
-  const pki = await import('@ca/pki');
   const keys = await pki.generateEcKeyPair(false);
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
   const caDer = await pki.buildCaCertificate(

@@ -3,8 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { ChildProgram, waitFor } from '../../../faults/src/support/child-process';
-import { freePorts } from '../../../faults/src/support/ports';
+import { ChildProgram, waitFor, freePorts } from '@ca/faults/testing';
 import { SecuredNatsServer, ServiceName, passwordVariable } from './secured-nats-server';
 import { SchemaName, ServiceDatabase } from './service-database';
 

@@ -1,0 +1,4 @@
+// What other suites (tests/security) borrow from the fault suites' support: child programs and
+// free ports. Reached as `@ca/faults/testing`.
+export * from './child-process';
+export * from './ports';
