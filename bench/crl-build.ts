@@ -20,7 +20,7 @@ const USAGE = `bench/crl-build.ts: our CRL encoder + signer against openssl ca -
   --sizes N,M   revoked entries per CRL (default 100000,1000000; --quick: 10000,100000)
   --runs N      runs per size and side, median reported (default 3; --quick: 1)
   --quick       smaller and once
-  --no-record   do not append to docs/benchmarks.md`;
+  --no-record   do not append to bench/history`;
 
 const TIME = '/usr/bin/time';
 /** Same for both sides: 16-octet serials (like the CA's own), a fixed prefix then a counter. */

@@ -38,7 +38,7 @@ const USAGE = `bench/issuance.ts: POST /v1/certificates against cfssl or the ope
   --concurrency L  comma-separated (default 1,8)
   --quick          shorter
   --cpu-prof DIR   run the system under \`node --cpu-prof\`, profiles written to DIR at its exit
-  --no-record      do not append to docs/benchmarks.md`;
+  --no-record      do not append to bench/history`;
 
 const WARMUP_MS = 1_000;
 
