@@ -31,7 +31,10 @@ const boundaries = (allow = []) => [
       { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
       { sourceTag: 'scope:custody', onlyDependOnLibsWithTags: ['scope:shared'] },
       { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
-      { sourceTag: 'scope:issuance', onlyDependOnLibsWithTags: ['scope:issuance', 'scope:custody', 'scope:shared'] },
+      {
+        sourceTag: 'scope:issuance',
+        onlyDependOnLibsWithTags: ['scope:issuance', 'scope:custody', 'scope:shared'],
+      },
       { sourceTag: 'scope:revocation', onlyDependOnLibsWithTags: ['scope:revocation', 'scope:shared'] },
       { sourceTag: 'scope:ocsp', onlyDependOnLibsWithTags: ['scope:ocsp', 'scope:custody', 'scope:shared'] },
       { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared'] },
@@ -46,7 +49,8 @@ const noAppInternals = [
     patterns: [
       {
         group: ['**/apps/*/src', '**/apps/*/src/**', '@ca/*/src/**'],
-        message: 'Import an app through its public index (@ca/gateway, @ca/issuance, …), never its src/ internals.',
+        message:
+          'Import an app through its public index (@ca/gateway, @ca/issuance, …), never its src/ internals.',
       },
     ],
   },
@@ -75,7 +79,10 @@ module.exports = [
     // The embedded composition root starts every context in one process (`npm start`): it may
     // import each app's public index (its start function), nothing deeper.
     files: ['apps/embedded/src/**/*.ts'],
-    rules: { '@nx/enforce-module-boundaries': boundaries(APP_INDEXES), 'no-restricted-imports': noAppInternals },
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries(APP_INDEXES),
+      'no-restricted-imports': noAppInternals,
+    },
   },
   {
     // The system suites also reach the few internals each app exposes for tests (`@ca/<app>/testing`).
@@ -103,6 +110,15 @@ module.exports = [
     files: ['tests/security/src/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': boundaries(['@ca/embedded/testing', '@ca/faults/testing']),
+      'no-restricted-imports': noAppInternals,
+    },
+  },
+  {
+    // The fault suites start their own processes; the backup suite borrows the system suites'
+    // test support (a system on a database, an admin-API client).
+    files: ['tests/faults/src/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries(['@ca/embedded/testing']),
       'no-restricted-imports': noAppInternals,
     },
   },
