@@ -50,4 +50,4 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-void main();
+main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));

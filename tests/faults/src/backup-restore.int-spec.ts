@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
@@ -26,24 +26,38 @@ const BACKUP_SCHEMAS = ['gateway', 'issuance', 'revocation', 'ocsp'];
 const real = Boolean(process.env.DATABASE_URL && process.env.NATS_URL);
 if (!real) console.warn('backup and restore: DATABASE_URL/NATS_URL not set, skipped');
 
-/** `npm run ops -- …` against a database, as an operator runs it; returns exit code and output. */
-function ops(
-  databaseUrl: string,
-  ...args: string[]
-): { status: number | null; stdout: string; stderr: string } {
-  const { NODE_OPTIONS: _jestFlags, ...env } = process.env;
-  const run = spawnSync(process.execPath, ['-r', '@swc-node/register', 'tools/ops.ts', ...args], {
-    cwd: APP_ROOT,
-    env: { ...env, DATABASE_URL: databaseUrl, LOG_LEVEL: 'silent' },
-    encoding: 'utf8',
-    timeout: 60_000,
+/** Runs a program without blocking the event loop (the system under test serves from this process). */
+function run(program: string, args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Ran> {
+  return new Promise((done, fail) => {
+    const child = spawn(program, args, { cwd: APP_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.on('error', fail);
+    child.on('close', (status) => done({ status, stdout, stderr }));
   });
-  return { status: run.status, stdout: run.stdout, stderr: run.stderr };
 }
 
-function run(program: string, args: string[]): void {
-  const result = spawnSync(program, args, { encoding: 'utf8', timeout: 120_000 });
+interface Ran {
+  status: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+async function mustRun(program: string, args: string[]): Promise<void> {
+  const result = await run(program, args);
   if (result.status !== 0) throw new Error(`${program} failed (${result.status}): ${result.stderr}`);
+}
+
+/** `npm run ops -- …` against a database, as an operator runs it. */
+function ops(databaseUrl: string, ...args: string[]): Promise<Ran> {
+  const { NODE_OPTIONS: _jestFlags, ...env } = process.env;
+  return run(process.execPath, ['-r', '@swc-node/register', 'tools/ops.ts', ...args], {
+    ...env,
+    DATABASE_URL: databaseUrl,
+    LOG_LEVEL: 'silent',
+  });
 }
 
 async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
@@ -79,7 +93,7 @@ async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
       (await tenant.post(`/v1/certificates/${revoked.certificateId}/revoke`, { reason: 'keyCompromise' }))
         .status,
     ).toBe(200);
-    expect(ops(original.databaseUrl, 'tenant', 'set-limit', tenant.tenantId, '7').status).toBe(0);
+    expect((await ops(original.databaseUrl, 'tenant', 'set-limit', tenant.tenantId, '7')).status).toBe(0);
     // Every projection has caught up before the dump (docs: drain consumers before a planned backup).
     await eventuallyRevokedInOcsp(original.pkiUrl, tenant.tenantId, tenant.caDer, revoked.serialNumber);
     await eventuallyCrl(original.pkiUrl, tenant.tenantId, (crl) =>
@@ -87,13 +101,13 @@ async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
     );
 
     const dump = join(dumpDir, 'backup.sql');
-    run('pg_dump', [...BACKUP_SCHEMAS.flatMap((s) => ['-n', s]), '-f', dump, original.databaseUrl]);
+    await mustRun('pg_dump', [...BACKUP_SCHEMAS.flatMap((s) => ['-n', s]), '-f', dump, original.databaseUrl]);
     await original.stop();
     original = undefined;
     await onServer((client) => client.query(`CREATE DATABASE ${restoredName}`));
     const restoredUrl = new URL(process.env.DATABASE_URL!);
     restoredUrl.pathname = `/${restoredName}`;
-    run('psql', ['-v', 'ON_ERROR_STOP=1', '-q', '-f', dump, restoredUrl.toString()]);
+    await mustRun('psql', ['-v', 'ON_ERROR_STOP=1', '-q', '-f', dump, restoredUrl.toString()]);
 
     restored = await startSystemUnderTest('postgres+nats', {
       env: { CA_KEK: kek, DATABASE_URL: restoredUrl.toString() },
@@ -103,7 +117,7 @@ async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
       fetch(`${restored!.gatewayUrl}${path}`, { headers: { authorization: `Bearer ${bearer}` } });
 
     // Tenants (gateway schema): the limit set before the backup.
-    const shown = ops(restoredUrl.toString(), 'tenant', 'show', tenant.tenantId);
+    const shown = await ops(restoredUrl.toString(), 'tenant', 'show', tenant.tenantId);
     expect(shown.status).toBe(0);
     expect(JSON.parse(shown.stdout)).toMatchObject({ tenantId: tenant.tenantId, certificateLimit: 7 });
     // Certificates (issuance schema), with their states.
@@ -124,7 +138,7 @@ async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
       crl.entries.some((e) => e.serialNumberHex === revoked.serialNumber),
     );
     // The audit chain (events and head restored together) verifies.
-    const verify = ops(restoredUrl.toString(), 'audit', 'verify');
+    const verify = await ops(restoredUrl.toString(), 'audit', 'verify');
     expect({ status: verify.status, stderr: verify.stderr }).toEqual({ status: 0, stderr: '' });
     // The wrapped CA key opens under the same KEK: the restored system still issues.
     const answer = await fetch(`${restored.gatewayUrl}/v1/certificates`, {
