@@ -1,8 +1,60 @@
-// Flat ESLint config: TypeScript rules for every project, plus Nx module boundaries so that
-// apps depend on libs, libs never on apps, and no bounded context imports another's internals.
+// Flat ESLint config: TypeScript rules for every project, plus Nx module boundaries (the layers and
+// contexts of docs/architecture.md, "Module boundaries"): apps depend on libs, libs never on apps,
+// no app imports another app, and the composition roots (apps/embedded, tools, bench) reach an app
+// only through its public `@ca/<app>` index.
 const nx = require('@nx/eslint-plugin');
 const tseslint = require('typescript-eslint');
 const prettier = require('eslint-config-prettier');
+
+const LIBS = ['type:contracts', 'type:util', 'type:domain', 'type:infra'];
+const APP_INDEXES = ['@ca/gateway', '@ca/issuance', '@ca/revocation', '@ca/ocsp-responder'];
+
+/** The boundary rule; `allow` names the only app entry points a composition root may import. */
+const boundaries = (allow = []) => [
+  'error',
+  {
+    enforceBuildableLibDependency: false,
+    allow,
+    depConstraints: [
+      // Layers: contracts import nothing; utilities only contracts; the domain (pki, custody)
+      // never the bus or the database; infrastructure (messaging, persistence, runtime) no domain.
+      { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
+      { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
+      { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:domain'] },
+      { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:infra'] },
+      { sourceTag: 'type:app', onlyDependOnLibsWithTags: LIBS },
+      { sourceTag: 'type:composition', onlyDependOnLibsWithTags: [...LIBS, 'type:app'] },
+      { sourceTag: 'type:tool', onlyDependOnLibsWithTags: [...LIBS, 'type:app', 'type:composition'] },
+      { sourceTag: 'type:test', onlyDependOnLibsWithTags: [...LIBS, 'type:composition', 'type:test'] },
+      // Contexts: each app sees shared libs plus its own; custody (CA keys) is issuance's and the
+      // responder's (its signer keys); Problem Details is the admin API's (gateway).
+      { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
+      { sourceTag: 'scope:custody', onlyDependOnLibsWithTags: ['scope:shared'] },
+      { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+      {
+        sourceTag: 'scope:issuance',
+        onlyDependOnLibsWithTags: ['scope:issuance', 'scope:custody', 'scope:shared'],
+      },
+      { sourceTag: 'scope:revocation', onlyDependOnLibsWithTags: ['scope:revocation', 'scope:shared'] },
+      { sourceTag: 'scope:ocsp', onlyDependOnLibsWithTags: ['scope:ocsp', 'scope:custody', 'scope:shared'] },
+      { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared'] },
+    ],
+  },
+];
+
+/** Deep paths into an app's src/ (relative or aliased) are internals, whatever the boundary rule resolves. */
+const noAppInternals = [
+  'error',
+  {
+    patterns: [
+      {
+        group: ['**/apps/*/src', '**/apps/*/src/**', '@ca/*/src/**'],
+        message:
+          'Import an app through its public index (@ca/gateway, @ca/issuance, …), never its src/ internals.',
+      },
+    ],
+  },
+];
 
 module.exports = [
   { ignores: ['**/node_modules', '**/dist', '**/.data', '**/.nx', '**/coverage', 'tmp'] },
@@ -11,50 +63,69 @@ module.exports = [
   {
     files: ['**/*.ts'],
     plugins: { '@nx': nx },
+    languageOptions: {
+      // Type information for the promise rules; each file is checked by its project's tsconfig.
+      parserOptions: { projectService: true, tsconfigRootDir: __dirname },
+    },
     rules: {
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/consistent-type-imports': 'off',
-      '@nx/enforce-module-boundaries': [
-        'error',
-        {
-          enforceBuildableLibDependency: false,
-          allow: [],
-          depConstraints: [
-            {
-              sourceTag: 'type:app',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util'],
-            },
-            {
-              sourceTag: 'type:domain',
-              onlyDependOnLibsWithTags: ['type:contracts', 'type:domain', 'type:util'],
-            },
-            { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
-            { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: ['type:contracts'] },
-            { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
-            { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
-            { sourceTag: 'scope:issuance', onlyDependOnLibsWithTags: ['scope:issuance', 'scope:shared'] },
-            { sourceTag: 'scope:revocation', onlyDependOnLibsWithTags: ['scope:revocation', 'scope:shared'] },
-            { sourceTag: 'scope:ocsp', onlyDependOnLibsWithTags: ['scope:ocsp', 'scope:shared'] },
-          ],
-        },
-      ],
+      // A promise nobody awaits loses its error; `void` it only with a `.catch` that reports.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@nx/enforce-module-boundaries': boundaries(),
     },
   },
   {
-    // The embedded composition root is the one place that starts every context in one process
-    // (CONTRACT section 1, `npm start`); it wires their root modules and nothing else.
-    files: ['apps/embedded/**/*.ts'],
-    rules: { '@nx/enforce-module-boundaries': 'off' },
+    // The embedded composition root starts every context in one process (`npm start`): it may
+    // import each app's public index (its start function), nothing deeper.
+    files: ['apps/embedded/src/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries(APP_INDEXES),
+      'no-restricted-imports': noAppInternals,
+    },
   },
   {
-    // The outsider suites start the whole system through the embedded suites' test support
-    // (apps/embedded/test/support), as a client would reach it; they import no service code.
+    // The system suites also reach the few internals each app exposes for tests (`@ca/<app>/testing`).
+    files: ['apps/embedded/test/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries([
+        ...APP_INDEXES,
+        '@ca/gateway/testing',
+        '@ca/ocsp-responder/testing',
+      ]),
+      'no-restricted-imports': noAppInternals,
+    },
+  },
+  {
+    // Operator tools and benchmarks run the system from outside: public indexes only.
+    files: ['tools/**/*.ts', 'bench/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries([...APP_INDEXES, '@ca/embedded']),
+      'no-restricted-imports': noAppInternals,
+    },
+  },
+  {
+    // The outsider suites drive the system as a client would, borrowing the system suites' and
+    // fault suites' test support (admin-API client, child programs); they import no service code.
     files: ['tests/security/src/**/*.ts'],
-    rules: { '@nx/enforce-module-boundaries': 'off' },
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries(['@ca/embedded/testing', '@ca/faults/testing']),
+      'no-restricted-imports': noAppInternals,
+    },
+  },
+  {
+    // The fault suites start their own processes; the backup suite borrows the system suites'
+    // test support (a system on a database, an admin-API client).
+    files: ['tests/faults/src/**/*.ts'],
+    rules: {
+      '@nx/enforce-module-boundaries': boundaries(['@ca/embedded/testing']),
+      'no-restricted-imports': noAppInternals,
+    },
   },
   {
     // CommonJS configuration and tool scripts.
     files: ['**/*.js'],
+    ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       sourceType: 'commonjs',
       globals: {
@@ -65,7 +136,7 @@ module.exports = [
         console: 'readonly',
       },
     },
-    rules: { '@typescript-eslint/no-require-imports': 'off' },
+    rules: { ...tseslint.configs.disableTypeChecked.rules, '@typescript-eslint/no-require-imports': 'off' },
   },
   {
     files: ['**/*.spec.ts', '**/*.int-spec.ts', '**/test/**/*.ts'],

@@ -18,7 +18,7 @@ import { int, median, ratio } from './lib/stats';
 const USAGE = `bench/cold-start.ts: npm start until both ports are ready, against a bare Node http server.
   --runs N      starts of each (default 3; --quick: 1)
   --quick       one run each
-  --no-record   do not append to docs/benchmarks.md`;
+  --no-record   do not append to bench/history`;
 
 interface StartRun {
   readyMs: number;

@@ -14,12 +14,13 @@ import { indexTime, makeOpensslCa } from './lib/openssl-ca';
 import { mustRun, runCommand, runMain, tempDir } from './lib/proc';
 import { REPO_ROOT, report } from './lib/report';
 import { int, median, mib, ms, ratio } from './lib/stats';
+import * as pki from '@ca/pki';
 
 const USAGE = `bench/crl-build.ts: our CRL encoder + signer against openssl ca -gencrl.
   --sizes N,M   revoked entries per CRL (default 100000,1000000; --quick: 10000,100000)
   --runs N      runs per size and side, median reported (default 3; --quick: 1)
   --quick       smaller and once
-  --no-record   do not append to docs/benchmarks.md`;
+  --no-record   do not append to bench/history`;
 
 const TIME = '/usr/bin/time';
 /** Same for both sides: 16-octet serials (like the CA's own), a fixed prefix then a counter. */
@@ -50,7 +51,6 @@ interface Measured {
 }
 
 async function child(entries: number, dir: string, revokedAt: number): Promise<void> {
-  const pki = await import('@ca/pki');
   const keys = await pki.generateEcKeyPair(false);
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
   const caDer = await pki.buildCaCertificate(

@@ -25,7 +25,7 @@ import { int, mib } from './lib/stats';
 const USAGE = `bench/floods.ts: a normal client's answers/s and the system's memory, alone and during floods.
   --duration S   seconds measured per client and flood, after 0.5 s warm-up (default 5; --quick: 2)
   --quick        shorter
-  --no-record    do not append to docs/benchmarks.md`;
+  --no-record    do not append to bench/history`;
 
 const CERT_IDS = 64; // OCSP_MAX_CERTIDS, its default
 const FLOOD_WORKERS = 16;

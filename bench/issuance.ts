@@ -31,13 +31,14 @@ import {
 import { report } from './lib/report';
 import { adminApi, initializeCa, ISSUE_BODY, RunningSystem, startSystem, SystemMode } from './lib/system';
 import { int, median, ms, percentile, ratio } from './lib/stats';
+import * as pki from '@ca/pki';
 
 const USAGE = `bench/issuance.ts: POST /v1/certificates against cfssl or the openssl CLI.
   --duration S     seconds measured per cell (default 10; --quick: 3)
   --concurrency L  comma-separated (default 1,8)
   --quick          shorter
   --cpu-prof DIR   run the system under \`node --cpu-prof\`, profiles written to DIR at its exit
-  --no-record      do not append to docs/benchmarks.md`;
+  --no-record      do not append to bench/history`;
 
 const WARMUP_MS = 1_000;
 
@@ -263,7 +264,6 @@ async function opensslLoop(dir: string, concurrency: number, durationMs: number)
 }
 
 async function pkiFloor(durationMs: number): Promise<Row> {
-  const pki = await import('@ca/pki');
   const caKeys = await pki.generateEcKeyPair(false);
   const now = new Date(Math.floor(Date.now() / 1000) * 1000);
   const caDer = await pki.buildCaCertificate(

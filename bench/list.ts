@@ -30,7 +30,7 @@ const USAGE = `bench/list.ts: list and expiring over 100,000 certificates, API a
   --rows N     certificates in the tenant (default 100000; --quick: 10000)
   --runs N     calls of each, median reported (default 5; --quick: 2)
   --quick      smaller
-  --no-record  do not append to docs/benchmarks.md`;
+  --no-record  do not append to bench/history`;
 
 const COLUMNS = 'id, tenant_id, client_id, common_name, serial_number, issued_at, not_after, revoked_at';
 

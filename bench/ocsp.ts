@@ -31,7 +31,7 @@ const USAGE = `bench/ocsp.ts: our OCSP responder against openssl ocsp and a bare
   --concurrency L    closed-loop workers, comma-separated (default 1,8,64; --quick: 1,8)
   --cpu-prof DIR     run the system under \`node --cpu-prof\`, profiles written to DIR at its exit
   --quick            smaller and shorter
-  --no-record        do not append to docs/benchmarks.md`;
+  --no-record        do not append to bench/history`;
 
 const OCSP_REQUEST = { 'Content-Type': 'application/ocsp-request' };
 const WARMUP_MS = 300;

@@ -28,7 +28,7 @@ const USAGE = `bench/revocation.ts: revoke → OCSP revoked and → CRL listing,
   --existing N      revocations already in the tenant's CRL, Postgres only (default 100000; --quick: 1000)
   --interval-ms N   one revocation started every N ms (default 100)
   --quick           smaller
-  --no-record       do not append to docs/benchmarks.md
+  --no-record       do not append to bench/history
   --cpu-prof DIR    run the system under \`node --cpu-prof\`, profiles written to DIR at its exit`;
 
 const OCSP_POLL_MS = 10;

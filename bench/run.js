@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 // `npm run bench [-- <names…>] [--quick] [--no-record] [--at <git revision>]`: runs the benchmarks
 // one after the other, each as `node -r @swc-node/register bench/<file>.ts`. Each prints its table
-// and appends a dated entry to docs/benchmarks.md. Names: crl, ocsp, issuance, list, revocation, cold-start
+// and appends a dated entry to bench/history/<YYYY-MM>.md. Names: crl, ocsp, issuance, list, revocation, cold-start
 // (default: all of these), and soak (10 minutes) and floods (only when named). Other options are passed to every benchmark.
 //
 // --at <rev>  benchmarks that git revision instead of the working tree (useful while the tree is
 //             being edited): its files are exported with `git archive` into a temporary directory,
 //             with this bench/ and the repository's node_modules; entries still go to this
-//             checkout's docs/benchmarks.md.
+//             checkout's bench/history.
 const { spawn, spawnSync } = require('node:child_process');
 const { cpSync, mkdtempSync, rmSync, symlinkSync } = require('node:fs');
 const { tmpdir } = require('node:os');
@@ -77,7 +77,7 @@ if (at) {
   symlinkSync(join(root, 'node_modules'), join(snapshot, 'node_modules'), 'dir');
   cwd = snapshot;
   env.BENCH_COMMIT = `${rev.stdout.trim()} (exported with --at ${at})`;
-  env.BENCH_DOCS_FILE = join(root, 'docs', 'benchmarks.md');
+  env.BENCH_HISTORY_DIR = join(root, 'bench', 'history');
   console.log(`Benchmarking ${at} (${rev.stdout.trim()}) in a temporary export.`);
 }
 

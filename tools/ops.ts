@@ -9,7 +9,7 @@ import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, loadNatsClientSettings } from '@ca/config';
 import type { IssuanceApi } from '@ca/contracts';
-import { OPS_USAGE, UsageError, parseOpsCommand } from '../apps/gateway/src/operations/ops-command';
+import { OPS_USAGE, UsageError, parseOpsCommand } from '@ca/gateway';
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'custody') return custody(argv.slice(1));
@@ -36,12 +36,11 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   }
   if (!config.databaseUrl) {
-    const { runThroughOperatorEndpoint } = await import('../apps/gateway/src/operations/operator-client');
+    const { runThroughOperatorEndpoint } = await import('@ca/gateway');
     return runThroughOperatorEndpoint(config.dataDir, argv, process);
   }
   if (command.kind === 'expiring') return runExpiringOverNats(command, config.natsUrl);
-  const { openGatewayDatabase } = await import('../apps/gateway/src/gateway-database');
-  const { GatewayOperations } = await import('../apps/gateway/src/operations/gateway-operations');
+  const { openGatewayDatabase, GatewayOperations } = await import('@ca/gateway');
   const dataSource = await openGatewayDatabase(config.databaseUrl, 2);
   try {
     const operations = new GatewayOperations(dataSource, {
@@ -66,7 +65,7 @@ async function runExpiringOverNats(
     return 2;
   }
   const { openMessaging } = await import('@ca/messaging');
-  const { runExpiringReport } = await import('../apps/gateway/src/operations/expiring-report');
+  const { runExpiringReport } = await import('@ca/gateway');
   // Run beside the gateway (its container or pod): as the gateway's NATS user when its password is
   // set, whose allow-list has the admin requests (docs/security.md, "The bus").
   const messaging = await openMessaging({ natsUrl, name: 'ops', ...loadNatsClientSettings('gateway') });
@@ -87,7 +86,7 @@ async function runExpiringOverNats(
  * issuance's schema from here; in embedded mode the running process runs it. See docs/operations.md.
  */
 async function custody(args: string[]): Promise<number> {
-  const { CUSTODY_USAGE } = await import('../apps/issuance/src/custody/custody-command');
+  const { CUSTODY_USAGE } = await import('@ca/issuance');
   if (args.length === 0 || args[0] === 'help' || args[0] === '--help') {
     process.stdout.write(`${CUSTODY_USAGE}\n`);
     return 0;
@@ -105,7 +104,7 @@ async function custody(args: string[]): Promise<number> {
     err: (line: string) => write(process.stderr, line),
   };
   if (config.databaseUrl) {
-    const { runCustodyCommandOnDatabase } = await import('../apps/issuance/src/custody/custody-command');
+    const { runCustodyCommandOnDatabase } = await import('@ca/issuance');
     return runCustodyCommandOnDatabase(config, args, io, process.env.CA_KEK_NEW);
   }
   // The running process reads the file, so it gets an absolute name; the KEK itself never travels.
@@ -122,7 +121,7 @@ async function custody(args: string[]): Promise<number> {
     );
     return 2;
   }
-  const { runThroughOperatorEndpoint } = await import('../apps/gateway/src/operations/operator-client');
+  const { runThroughOperatorEndpoint } = await import('@ca/gateway');
   return runThroughOperatorEndpoint(config.dataDir, ['custody', ...absolute], process);
 }
 

@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { SignJWT, importPKCS8 } from 'jose';
 import { loadConfig } from '@ca/config';
-import { loadOrCreateDevelopmentJwtKeys } from '../apps/gateway/src/auth/development-jwt-keys';
+import { loadOrCreateDevelopmentJwtKeys } from '@ca/gateway';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -50,4 +50,4 @@ function fail(message: string): never {
   process.exit(1);
 }
 
-void main();
+main().catch((error: unknown) => fail(error instanceof Error ? error.message : String(error)));

@@ -10,7 +10,7 @@ const COMMON: Options = {
 
 /**
  * Command-line options of a benchmark: its own plus `--quick` (smaller, shorter; for trying the
- * harness) and `--no-record` (print only; do not append to docs/benchmarks.md).
+ * harness) and `--no-record` (print only; do not append to bench/history).
  */
 export function benchArgs<T extends Options>(
   usage: string,

@@ -6,7 +6,7 @@
  */
 import { Agent, request as httpRequest } from 'node:http';
 import { createServer, AddressInfo } from 'node:net';
-import { percentile } from './stats';
+import { LoadWindow } from './load-window';
 
 export interface LoadRequest {
   method: 'GET' | 'POST';
@@ -48,15 +48,8 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     ? new Agent({ keepAlive: true, maxSockets: spec.concurrency, maxFreeSockets: spec.concurrency })
     : false;
   const ok = spec.okStatus ?? ((status: number) => status === 200);
-  const latencies: number[] = [];
-  const errorKinds: Record<string, number> = {};
-  let errors = 0;
-  let reused = 0;
-  let counted = 0;
+  const window = new LoadWindow(spec);
   let sequence = 0;
-  const start = performance.now();
-  const measureFrom = start + spec.warmupMs;
-  const end = measureFrom + spec.durationMs;
 
   const one = (): Promise<void> =>
     new Promise((resolve) => {
@@ -84,17 +77,7 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       const finish = (error: string | undefined) => {
         if (finished) return;
         finished = true;
-        const done = performance.now();
-        if (sent >= measureFrom && done <= end) {
-          counted++;
-          if (outgoing.reusedSocket) reused++;
-          if (error) {
-            errors++;
-            errorKinds[error] = (errorKinds[error] ?? 0) + 1;
-          } else {
-            latencies.push(done - sent);
-          }
-        }
+        window.record(sent, performance.now(), outgoing.reusedSocket, error);
         // After a transport error, back off a little instead of spinning on a refused port.
         if (error && !error.startsWith('HTTP')) setTimeout(resolve, 5);
         else resolve();
@@ -105,20 +88,11 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
     });
 
   const worker = async () => {
-    while (performance.now() < end) await one();
+    while (window.open) await one();
   };
   await Promise.all(Array.from({ length: spec.concurrency }, worker));
   if (agent) agent.destroy();
-  const windowSeconds = spec.durationMs / 1000;
-  return {
-    ok: latencies.length,
-    errors,
-    errorKinds,
-    perSecond: latencies.length / windowSeconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    reusedShare: counted === 0 ? 0 : reused / counted,
-  };
+  return window.result();
 }
 
 /** A TCP port that was free a moment ago on 127.0.0.1. */

@@ -9,7 +9,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '@ca/config';
-import { startEmbeddedSystem } from '../../apps/embedded/src/start-embedded';
+import { startEmbeddedSystem } from '@ca/embedded';
 import { benchStreamName, deleteBenchStreams } from './bench-streams';
 
 async function main(): Promise<void> {

@@ -13,7 +13,7 @@ export interface MachineInfo {
   commit: string;
 }
 
-/** What the numbers of a run depend on, for the entry in docs/benchmarks.md. */
+/** What the numbers of a run depend on, for the entry in bench/history. */
 export function machineInfo(): MachineInfo {
   const list = cpus();
   return {

@@ -1,14 +1,15 @@
 /**
- * Prints a benchmark's results and appends them, as one dated entry, to docs/benchmarks.md
- * (under "## Recorded runs", at the end of the file).
+ * Prints a benchmark's results and appends them, as one dated entry, to the month's history file
+ * `bench/history/<YYYY-MM>.md` (under "## Recorded runs"); docs/benchmarks.md keeps only the
+ * current-results table, updated by hand from these entries.
  */
-import { appendFileSync, readFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describeMachine, MachineInfo } from './machine';
 
 export const REPO_ROOT = join(__dirname, '..', '..');
-/** BENCH_DOCS_FILE: set by bench/run.js --at, which runs an exported revision elsewhere. */
-const DOC = process.env.BENCH_DOCS_FILE ?? join(REPO_ROOT, 'docs', 'benchmarks.md');
+/** BENCH_HISTORY_DIR: set by bench/run.js --at, which runs an exported revision elsewhere. */
+const HISTORY_DIR = process.env.BENCH_HISTORY_DIR ?? join(REPO_ROOT, 'bench', 'history');
 const RUNS_HEADING = '## Recorded runs';
 
 export interface Table {
@@ -64,16 +65,20 @@ export function renderEntry(entry: Entry, when = new Date()): string {
   return parts.join('\n');
 }
 
-/** Prints the entry; appends it to docs/benchmarks.md when `record` is set. */
+/** Prints the entry; appends it to the month's history file when `record` is set. */
 export function report(entry: Entry, record: boolean): void {
-  const text = renderEntry(entry);
+  const when = new Date();
+  const text = renderEntry(entry, when);
   process.stdout.write(`\n${text}\n\n`);
   if (!record) {
-    process.stdout.write('(--no-record: docs/benchmarks.md left unchanged)\n');
+    process.stdout.write('(--no-record: bench/history left unchanged)\n');
     return;
   }
-  const doc = readFileSync(DOC, 'utf8');
+  const month = when.toISOString().slice(0, 7);
+  const file = join(HISTORY_DIR, `${month}.md`);
+  mkdirSync(HISTORY_DIR, { recursive: true });
+  const doc = existsSync(file) ? readFileSync(file, 'utf8') : `# Benchmark history, ${month}\n`;
   const prefix = doc.includes(`\n${RUNS_HEADING}\n`) ? '' : `\n${RUNS_HEADING}\n`;
-  appendFileSync(DOC, `${doc.endsWith('\n') ? '' : '\n'}${prefix}\n${text}\n`);
-  process.stdout.write('Appended to docs/benchmarks.md\n');
+  appendFileSync(file, `${existsSync(file) ? '' : doc}${doc.endsWith('\n') ? '' : '\n'}${prefix}\n${text}\n`);
+  process.stdout.write(`Appended to bench/history/${month}.md\n`);
 }

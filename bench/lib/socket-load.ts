@@ -11,7 +11,7 @@
  */
 import { connect, Socket } from 'node:net';
 import { LoadRequest, LoadResult, LoadSpec } from './http-load';
-import { percentile } from './stats';
+import { LoadWindow } from './load-window';
 
 const HEADER_END = Buffer.from('\r\n\r\n');
 
@@ -121,19 +121,12 @@ export async function runSocketLoad(spec: LoadSpec): Promise<LoadResult> {
     return bytes;
   };
 
-  const latencies: number[] = [];
-  const errorKinds: Record<string, number> = {};
-  let errors = 0;
-  let reused = 0;
-  let counted = 0;
+  const window = new LoadWindow(spec);
   let sequence = 0;
-  const start = performance.now();
-  const measureFrom = start + spec.warmupMs;
-  const end = measureFrom + spec.durationMs;
 
   const worker = async () => {
     let connection: Connection | undefined;
-    while (performance.now() < end) {
+    while (window.open) {
       const bytes = bytesOf(spec.next(sequence++));
       const wasOpen = connection !== undefined && !connection.closed;
       if (!wasOpen) connection = new Connection(spec.host, spec.port);
@@ -142,18 +135,8 @@ export async function runSocketLoad(spec: LoadSpec): Promise<LoadResult> {
       const timer = setTimeout(() => current.socket.destroy(new Error('timeout')), timeoutMs);
       const outcome = await current.exchange(bytes);
       clearTimeout(timer);
-      const done = performance.now();
       const error = outcome.error ?? (ok(outcome.status ?? 0) ? undefined : `HTTP ${outcome.status ?? 0}`);
-      if (sent >= measureFrom && done <= end) {
-        counted++;
-        if (wasOpen) reused++;
-        if (error) {
-          errors++;
-          errorKinds[error] = (errorKinds[error] ?? 0) + 1;
-        } else {
-          latencies.push(done - sent);
-        }
-      }
+      window.record(sent, performance.now(), wasOpen, error);
       if (!spec.keepAlive || current.closed || error) {
         // Fresh connection per request: close our side once the answer is in (the server closes too).
         current.socket.end();
@@ -165,14 +148,5 @@ export async function runSocketLoad(spec: LoadSpec): Promise<LoadResult> {
     connection?.socket.destroy();
   };
   await Promise.all(Array.from({ length: spec.concurrency }, worker));
-  const windowSeconds = spec.durationMs / 1000;
-  return {
-    ok: latencies.length,
-    errors,
-    errorKinds,
-    perSecond: latencies.length / windowSeconds,
-    p50: percentile(latencies, 50),
-    p99: percentile(latencies, 99),
-    reusedShare: counted === 0 ? 0 : reused / counted,
-  };
+  return window.result();
 }

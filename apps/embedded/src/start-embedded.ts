@@ -5,10 +5,10 @@ import { Logger as NestLogger } from '@nestjs/common';
 import { Logger, NestPinoLogger, createLogger, installTracing } from '@ca/observability';
 import { startEmbeddedPostgres } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
-import { OperatorEndpoint, startGateway, startOperatorEndpoint } from '../../gateway/src';
-import { startIssuance } from '../../issuance/src';
-import { startOcspResponder } from '../../ocsp-responder/src';
-import { startRevocation } from '../../revocation/src';
+import { OperatorEndpoint, startGateway, startOperatorEndpoint } from '@ca/gateway';
+import { startIssuance } from '@ca/issuance';
+import { startOcspResponder } from '@ca/ocsp-responder';
+import { startRevocation } from '@ca/revocation';
 
 export interface EmbeddedSystem {
   services: RunningService[];

@@ -31,6 +31,7 @@ import {
 } from '@ca/pki';
 import { createTestPki, describeIfOpenssl, runOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { HttpAnswer, http } from './support/http';
+import { eventually as poll } from '@ca/messaging/testing';
 import { ServiceCluster, ServiceName } from './support/service-cluster';
 import { freshSubjectPublicKey } from './support/subject-key';
 
@@ -65,29 +66,9 @@ interface ServedCrl {
   info: CrlInfo;
 }
 
-/** Polls `probe` every `intervalMs` until it returns a value (not undefined) or the time is up. */
-async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = PROPAGATION_MS,
-  intervalMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} not reached within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+/** Polls every 50 ms until the propagation time is up. */
+const eventually = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = PROPAGATION_MS) =>
+  poll(probe, what, timeoutMs, 50);
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

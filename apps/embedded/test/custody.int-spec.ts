@@ -6,7 +6,7 @@ import { CustodiedKey, KeyCustodyError, LocalKeyCustody } from '@ca/custody';
 import { createSoftHsmToken, describeIfSoftHsm, SoftHsmToken } from '@ca/custody/testing';
 import * as pkijs from 'pkijs';
 import { Client } from 'pg';
-import { runThroughOperatorEndpoint } from '../../gateway/src/operations/operator-client';
+import { runThroughOperatorEndpoint } from '@ca/gateway';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
 import { eventuallyCrl, eventuallyRevokedInOcsp } from './support/pki';
 import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';

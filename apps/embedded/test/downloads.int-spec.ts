@@ -5,7 +5,7 @@ import { Pool } from 'pg';
 import { createLogger } from '@ca/observability';
 import { describeIfOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { RunningService } from '@ca/runtime';
-import { startGateway } from '../../gateway/src';
+import { startGateway } from '@ca/gateway';
 import { TestTenant, createTenant, issueBody, keyMatchesCertificate } from './support/admin-api';
 import { HttpAnswer, freePorts, http } from './support/http';
 import { LogCapture, captureLogs } from './support/logs';
@@ -216,9 +216,8 @@ describe.each(modes)('pre-signed downloads and PKCS#12 (%s)', (mode) => {
 
       // The housekeeping job erases what was never fetched.
       expect(await storedRows(issued.privateKeyDownloadUrl)).toHaveLength(1);
-      const { DownloadLinks } = await import('../../gateway/src/downloads/download-links');
-      const { DownloadRepository } = await import('../../gateway/src/downloads/download.repository');
-      const { openGatewayDatabase } = await import('../../gateway/src/gateway-database');
+      const { DownloadLinks, DownloadRepository } = await import('@ca/gateway/testing');
+      const { openGatewayDatabase } = await import('@ca/gateway');
       const db = await openGatewayDatabase(sut.databaseUrl, 1);
       try {
         const links = new DownloadLinks(new DownloadRepository(db), replicaUrl, () => new Date(now));

@@ -11,9 +11,7 @@ import {
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { Client } from 'pg';
-import { openGatewayDatabase } from '../../gateway/src/gateway-database';
-import { GatewayOperations } from '../../gateway/src/operations/gateway-operations';
-import { OpsCommand } from '../../gateway/src/operations/ops-command';
+import { openGatewayDatabase, GatewayOperations, OpsCommand } from '@ca/gateway';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
 import { freshSubjectPublicKey } from './support/subject-key';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';

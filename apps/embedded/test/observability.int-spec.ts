@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { IssuanceApi } from '@ca/contracts';
 import { addSpanProcessor } from '@ca/observability';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
-import { runExpiringReport } from '../../gateway/src/operations/expiring-report';
+import { runExpiringReport } from '@ca/gateway';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
 import { eventually, http } from './support/http';
 import { captureLogs } from './support/logs';

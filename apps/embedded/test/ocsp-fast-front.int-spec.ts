@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { connect } from 'node:net';
 import { parseOcspResponse } from '@ca/pki';
-import { OcspHttp } from '../../ocsp-responder/src/ocsp/ocsp.http';
+import { OcspHttp } from '@ca/ocsp-responder/testing';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
 import { eventually } from './support/http';
 import { eventuallyRevokedInOcsp, ocspRequestDer } from './support/pki';

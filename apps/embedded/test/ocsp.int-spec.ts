@@ -30,6 +30,7 @@ import {
 } from '@ca/pki';
 import { createTestPki, describeIfOpenssl, runOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { HttpAnswer, http } from './support/http';
+import { eventually as poll } from '@ca/messaging/testing';
 import { ServiceCluster, ServiceName } from './support/service-cluster';
 import { freshSubjectPublicKey } from './support/subject-key';
 
@@ -106,29 +107,9 @@ interface RequestOptions {
   issuerPath?: string;
 }
 
-/** Polls `probe` every `intervalMs` until it returns a value (not undefined) or the time is up. */
-async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = PROPAGATION_MS,
-  intervalMs = 50,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} not reached within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, intervalMs));
-  }
-}
+/** Polls every 50 ms until the propagation time is up. */
+const eventually = <T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = PROPAGATION_MS) =>
+  poll(probe, what, timeoutMs, 50);
 
 function basic(answer: HttpAnswer): OcspBasicResponseInfo {
   expect(answer.status).toBe(200);

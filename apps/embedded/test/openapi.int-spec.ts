@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
-import { GatewayDependencies, GatewayModule } from '../../gateway/src/gateway.module';
+import { GatewayDependencies, GatewayModule } from '@ca/gateway/testing';
 import { http } from './support/http';
 import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
 

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { pemToDer } from '@ca/pki';
 import { describeIfOpenssl, runOpenssl } from '@ca/pki/testing';
-import { startOcspResponder } from '../../ocsp-responder/src';
+import { startOcspResponder } from '@ca/ocsp-responder';
 import { HttpAnswer, eventually, http, sleep } from './support/http';
 import { Problem, expectFieldErrors, expectInvalidToken, expectProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';

@@ -13,7 +13,7 @@ import { createLogger } from '@ca/observability';
 import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
 import { buildCertId, parseOcspResponse, pemToDer } from '@ca/pki';
 import { RunningService } from '@ca/runtime';
-import { startGateway } from '../../gateway/src';
+import { startGateway } from '@ca/gateway';
 import { EmbeddedSystem, startEmbeddedSystem } from '../src/start-embedded';
 
 /**

@@ -1,1 +1,2 @@
 export { startIssuance } from './start-issuance';
+export { CUSTODY_USAGE, runCustodyCommandOnDatabase } from './custody/custody-command';

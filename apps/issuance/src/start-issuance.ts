@@ -77,7 +77,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     retentionMs: config.eventRetentionDays * DAY_MS,
   });
   retention.start();
-  const expiry = new ExpiryReporter(dataSource);
+  const expiry = app.get(ExpiryReporter); // the module's instance, not a second one
   const unregisterGauges = [
     certificateMetrics.expiring.register(() => expiry.gaugeSamples()),
     messagingMetrics.outboxBacklog.register(async () => [

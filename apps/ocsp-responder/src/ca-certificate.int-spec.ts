@@ -4,7 +4,7 @@ import { AddressInfo, createServer } from 'node:net';
 import { CaManagerConfig, loadConfig } from '@ca/config';
 import { CaInitializedPayload, EventEnvelope, EventType } from '@ca/contracts';
 import { Messaging } from '@ca/messaging';
-import { TestMessaging, createTestMessaging, transportKinds } from '@ca/messaging/testing';
+import { TestMessaging, createTestMessaging, eventually, transportKinds } from '@ca/messaging/testing';
 import { createLogger } from '@ca/observability';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { buildCaCertificate, derToPem, generateEcKeyPair, pemToDer, randomSerialNumber } from '@ca/pki';
@@ -50,28 +50,6 @@ async function http(url: string, init: RequestInit = {}): Promise<HttpAnswer> {
     headers: response.headers,
     body: Buffer.from(await response.arrayBuffer()),
   };
-}
-
-async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  what: string,
-  timeoutMs = 5_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} not reached within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
 }
 
 interface PublishedCa {

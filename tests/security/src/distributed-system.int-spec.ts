@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { Client } from 'pg';
-import { waitFor } from '../../faults/src/support/child-process';
+import { waitFor } from '@ca/faults/testing';
 import { LogDir } from './support/log-dir';
 import { describeWithRealServices } from './support/real-services';
 import { SecuredNatsServer } from './support/secured-nats-server';

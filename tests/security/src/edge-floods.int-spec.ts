@@ -1,8 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { Agent } from 'node:http';
-import { TestTenant, createTenant, issueBody } from '../../../apps/embedded/test/support/admin-api';
-import { eventually, http, sleep } from '../../../apps/embedded/test/support/http';
-import { eventuallyCrl, ocspStatus } from '../../../apps/embedded/test/support/pki';
+import {
+  TestTenant,
+  createTenant,
+  issueBody,
+  eventually,
+  http,
+  sleep,
+  eventuallyCrl,
+  ocspStatus,
+} from '@ca/embedded/testing';
 import { steadyClient } from './support/flood';
 import { SystemUnderTest, startRealSystem } from './support/outsider';
 import { auditVerify, holdSocket, statusFrom } from './support/raw-http';

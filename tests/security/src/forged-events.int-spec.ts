@@ -1,9 +1,15 @@
 import { createHash, webcrypto } from 'node:crypto';
 import { Messaging } from '@ca/messaging';
 import { assembleCertificateList, encodeTbsCertList, signTbs } from '@ca/pki';
-import { TestTenant, createTenant, issueBody } from '../../../apps/embedded/test/support/admin-api';
-import { eventually, sleep } from '../../../apps/embedded/test/support/http';
-import { eventuallyCrl, eventuallyRevokedInOcsp } from '../../../apps/embedded/test/support/pki';
+import {
+  TestTenant,
+  createTenant,
+  issueBody,
+  eventually,
+  sleep,
+  eventuallyCrl,
+  eventuallyRevokedInOcsp,
+} from '@ca/embedded/testing';
 import {
   RogueBusClient,
   SystemUnderTest,

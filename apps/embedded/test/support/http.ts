@@ -1,4 +1,5 @@
 import { AddressInfo, createServer } from 'node:net';
+import { eventually as poll } from '@ca/messaging/testing';
 
 /** One HTTP exchange as a test reads it: the status, the headers and the body (raw and as text). */
 export interface HttpAnswer {
@@ -40,27 +41,8 @@ export async function http(url: string, init: RequestInit = {}): Promise<HttpAns
   };
 }
 
-/** Polls until `probe` returns a value (not undefined) or the time is up. */
-export async function eventually<T>(
-  probe: () => Promise<T | undefined>,
-  timeoutMs = 5_000,
-  what = 'condition',
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  let lastError: unknown;
-  for (;;) {
-    try {
-      const value = await probe();
-      if (value !== undefined) return value;
-    } catch (error) {
-      lastError = error;
-    }
-    if (Date.now() > deadline)
-      throw new Error(
-        `${what} not reached within ${timeoutMs} ms${lastError ? `: ${String(lastError)}` : ''}`,
-      );
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
+/** Polls until `probe` returns a value (not undefined) or the time is up (every 100 ms). */
+export const eventually = <T>(probe: () => Promise<T | undefined>, timeoutMs = 5_000, what = 'condition') =>
+  poll(probe, what, timeoutMs);
 
 export const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

@@ -7,9 +7,9 @@ import { Logger, createLogger } from '@ca/observability';
 import { DatabaseKind, TestDatabase, createTestDatabase } from '@ca/persistence/testing';
 import { RunningService, ServiceRuntime } from '@ca/runtime';
 // The real services, started as their processes would be (the test is the composition root).
-import { startIssuance } from '../../../issuance/src';
-import { startOcspResponder } from '../../../ocsp-responder/src';
-import { startRevocation } from '../../../revocation/src';
+import { startIssuance } from '@ca/issuance';
+import { startOcspResponder } from '@ca/ocsp-responder';
+import { startRevocation } from '@ca/revocation';
 import { eventually, freePorts } from './http';
 import { LOG_LEVEL } from './system-under-test';
 

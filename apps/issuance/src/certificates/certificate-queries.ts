@@ -1,8 +1,6 @@
 import {
-  CaError,
   CertificateDetail,
   CertificateQuery,
-  CertificateStatus,
   CertificateSummary,
   ExpiringCertificateSummary,
   ExpiringCertificatesQuery,
@@ -11,8 +9,9 @@ import {
 } from '@ca/contracts';
 import { derToPem } from '@ca/pki';
 import { DataSource } from 'typeorm';
-import { addDays, daysUntilExpiration, statusOf } from './certificate-lifecycle';
+import { daysUntilExpiration, statusOf } from './certificate-lifecycle';
 import { findTenantCertificate } from './certificate.repository';
+import { EXPIRING_COLUMNS, ExpiringRow, expiringSummary, expiringWindow } from './expiring-certificates';
 
 interface SummaryRow {
   id: string;
@@ -75,30 +74,16 @@ export class CertificateQueries {
     };
   }
 
-  /** docs/api.md#expiring-certificates: Active certificates with notAfter in (now, now + days], soonest first. */
+  /** docs/api.md#expiring-certificates: the tenant's expiring certificates, soonest first. */
   async expiring(query: ExpiringCertificatesQuery): Promise<{ certificates: ExpiringCertificateSummary[] }> {
     assertCommandFields(query, { tenantId: 'uuid' });
-    if (!Number.isInteger(query.days) || query.days < 0 || query.days > 3650) {
-      throw CaError.validation([{ field: 'days', message: 'days must be a whole number from 0 to 3650' }]);
-    }
-    const now = new Date();
-    const rows: SummaryRow[] = await this.dataSource.query(
-      `SELECT ${SUMMARY_COLUMNS} FROM issuance.certificates
+    const { from, to } = expiringWindow(query.days);
+    const rows: ExpiringRow[] = await this.dataSource.query(
+      `SELECT ${EXPIRING_COLUMNS} FROM issuance.certificates
         WHERE tenant_id = $1 AND revoked_at IS NULL AND not_after > $2 AND not_after <= $3
         ORDER BY not_after, id`,
-      [query.tenantId, now, addDays(now, query.days)],
+      [query.tenantId, from, to],
     );
-    return {
-      certificates: rows.map((r) => ({
-        certificateId: r.id,
-        tenantId: r.tenant_id,
-        clientId: r.client_id,
-        commonName: r.common_name,
-        serialNumber: r.serial_number,
-        status: CertificateStatus.Active,
-        expiresAt: r.not_after.toISOString(),
-        daysUntilExpiration: daysUntilExpiration(r.not_after, now),
-      })),
-    };
+    return { certificates: rows.map((r) => expiringSummary(r, from)) };
   }
 }

@@ -55,7 +55,13 @@ export class OcspHttp {
       const body = chunks.length === 1 ? chunks[0] : Buffer.concat(chunks);
       const fast = this.fromMemory(tenantId, body);
       if (fast) return this.send(req, res, fast);
-      void this.answerSafely(tenantId, body).then((answer) => this.send(req, res, answer));
+      // answerSafely never rejects; writing the answer can (a socket torn down meanwhile).
+      this.answerSafely(tenantId, body)
+        .then((answer) => this.send(req, res, answer))
+        .catch((err: unknown) => {
+          this.logger.warn({ err, tenantId }, 'OCSP answer could not be written');
+          res.destroy();
+        });
     });
   }
 

@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { CustodiedKey, KeyCustody } from '@ca/custody';
 import { RpcClient } from '@ca/messaging';
+import { ocspMetrics } from '@ca/observability';
 import { DataSource } from 'typeorm';
 
 export interface OcspSigner {
@@ -84,14 +85,21 @@ export class OcspSignerKeeper {
     return attempt;
   }
 
+  /** One sweep; never rejects (ensure() logs its own failures). */
   private async ensureAll(): Promise<void> {
-    const due: { tenant_id: string }[] = await this.dataSource
-      .query(
+    let due: { tenant_id: string }[];
+    try {
+      due = await this.dataSource.query(
         `SELECT c.tenant_id FROM ocsp.ca_certificates c LEFT JOIN ocsp.signers s ON s.tenant_id = c.tenant_id
           WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1)`,
         [new Date(Date.now() + SIGNER_RENEW_BEFORE_MS)],
-      )
-      .catch(() => []);
+      );
+    } catch (err) {
+      // The next sweep retries; meanwhile a tenant without a signer is answered `tryLater`.
+      ocspMetrics.signerSweepFailuresTotal.inc();
+      this.logger.warn({ err }, 'could not list tenants whose OCSP signer is due; the next sweep retries');
+      return;
+    }
     for (const { tenant_id } of due) await this.ensure(tenant_id);
   }
 

@@ -60,8 +60,7 @@ const valid: Record<string, Record<string, unknown>> = {
 
 describe('event payload checkers', () => {
   it('has a schema for every event type a service records, so none is set aside as unknown', () => {
-    const recorded = Object.values(EventType).filter((type) => type !== EventType.OcspSignerIssued);
-    for (const type of recorded)
+    for (const type of Object.values(EventType))
       expect({ type, problem: eventPayloadProblem(type, valid[type]) }).toEqual({ type });
   });
 

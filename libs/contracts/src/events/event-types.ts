@@ -5,7 +5,6 @@ export const EventType = {
   CertificateRevoked: 'certificate.revoked',
   CertificateHoldReleased: 'certificate.hold-released',
   CrlPublished: 'crl.published',
-  OcspSignerIssued: 'ocsp-signer.issued',
   TenantUpdated: 'tenant.updated',
 } as const;
 

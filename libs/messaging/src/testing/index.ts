@@ -1,1 +1,2 @@
 export * from './test-messaging';
+export * from './eventually';

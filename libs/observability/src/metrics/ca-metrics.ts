@@ -69,6 +69,11 @@ export const ocspMetrics = {
     help: 'Cacheable OCSP requests (no nonce) that had to be signed anew.',
     registers,
   }),
+  signerSweepFailuresTotal: new Counter({
+    name: 'ca_ocsp_signer_sweep_failures_total',
+    help: 'Background sweeps for due OCSP signers that could not read the signer table (retried next sweep).',
+    registers,
+  }),
   /**
    * One answer: the error status, or the status of each certificate asked; and whether it came
    * from the cache (undefined: not cacheable, for example a request with a nonce).

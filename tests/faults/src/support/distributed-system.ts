@@ -1,10 +1,10 @@
-import { randomBytes, webcrypto } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
+import { SignJWT, generateKeyPair } from 'jose';
 import { ChildProgram, waitFor } from './child-process';
-import { freePorts } from './ports';
+import { ServiceName, serviceEnvironment } from './service-environment';
 
 /**
  * Where the services' code is run from: this checkout, or FAULTS_APP_ROOT (for example a
@@ -12,7 +12,7 @@ import { freePorts } from './ports';
  */
 const APP_ROOT = process.env.FAULTS_APP_ROOT ?? resolve(__dirname, '../../../..');
 
-export type ServiceName = 'gateway' | 'issuance' | 'revocation' | 'ocsp-responder';
+export type { ServiceName };
 const SERVICES: ServiceName[] = ['issuance', 'revocation', 'ocsp-responder', 'gateway'];
 /**
  * A second replica of a service: issuance and revocation get a health port of their own, the
@@ -59,42 +59,25 @@ export class DistributedSystem {
     options: SystemOptions = {},
   ): Promise<DistributedSystem> {
     const secondReplicas = options.secondReplicas ?? [];
-    const [gatewayPort, pkiPort, issuanceHealth, revocationHealth, ...replicaHealth] = await freePorts(
-      4 + secondReplicas.length,
-    );
     const keys = await generateKeyPair('ES256');
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const pkiUrl = `http://127.0.0.1:${pkiPort}`;
-    const system = new DistributedSystem(gatewayUrl, pkiUrl, logDir, keys.privateKey);
     const dataDir = mkdtempSync(join(tmpdir(), 'ca-faults-data-'));
-    const { NODE_OPTIONS: _jestFlags, ...inherited } = process.env;
+    const layout = await serviceEnvironment({
+      dataDir,
+      jwtPublicKey: keys.publicKey,
+      logLevel: process.env.FAULTS_LOG_LEVEL ?? 'warn',
+      extraPorts: secondReplicas.length,
+    });
+    const { gatewayUrl, pkiUrl, perService, extraPorts: replicaHealth } = layout;
+    const system = new DistributedSystem(gatewayUrl, pkiUrl, logDir, keys.privateKey);
     const common: NodeJS.ProcessEnv = {
-      ...inherited,
-      HOST: '127.0.0.1',
+      ...layout.common,
       DATABASE_URL: infrastructure.databaseUrl,
       NATS_URL: infrastructure.natsUrl,
-      DATA_DIR: dataDir,
-      GATEWAY_PORT: String(gatewayPort),
-      PKI_PORT: String(pkiPort),
-      GATEWAY_PUBLIC_URL: gatewayUrl,
-      PKI_PUBLIC_URL: pkiUrl,
-      JWT_PUBLIC_KEY: await exportSPKI(keys.publicKey),
       // The suites drive thousands of calls per tenant within a minute.
       RATE_LIMIT_PER_MINUTE: '10000000',
       DEFAULT_CERTIFICATE_LIMIT: '100000',
-      LOG_LEVEL: process.env.FAULTS_LOG_LEVEL ?? 'warn',
     };
-    // Each KEK-holding service gets its own key, as operations.md recommends.
-    const perService: Record<ServiceName, NodeJS.ProcessEnv> = {
-      gateway: {},
-      issuance: { CA_KEK: randomBytes(32).toString('base64'), HEALTH_PORT: String(issuanceHealth) },
-      revocation: { HEALTH_PORT: String(revocationHealth) },
-      'ocsp-responder': { CA_KEK: randomBytes(32).toString('base64') },
-    };
-    system.healthUrls.set('gateway', `${gatewayUrl}/health/ready`);
-    system.healthUrls.set('ocsp-responder', `${pkiUrl}/health/ready`);
-    system.healthUrls.set('issuance', `http://127.0.0.1:${issuanceHealth}/health/ready`);
-    system.healthUrls.set('revocation', `http://127.0.0.1:${revocationHealth}/health/ready`);
+    for (const service of SERVICES) system.healthUrls.set(service, layout.healthUrls[service]);
     for (const service of SERVICES) {
       system.programs.set(
         service,

@@ -1,12 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { JSONCodec, NatsConnection, connect } from 'nats';
-import { http } from '../../../../apps/embedded/test/support/http';
-import { ocspStatus } from '../../../../apps/embedded/test/support/pki';
-import {
-  SystemUnderTest,
-  SystemUnderTestOptions,
-  startSystemUnderTest,
-} from '../../../../apps/embedded/test/support/system-under-test';
+import { http, ocspStatus } from '@ca/embedded/testing';
+import { SystemUnderTest, SystemUnderTestOptions, startSystemUnderTest } from '@ca/embedded/testing';
 
 export { SystemUnderTest };
 

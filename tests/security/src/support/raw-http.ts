@@ -22,7 +22,7 @@ export function statusFrom(
   });
 }
 
-export { type HeldSocket, holdSocket } from '../../../../apps/embedded/test/support/held-socket';
+export { type HeldSocket, holdSocket } from '@ca/embedded/testing';
 
 /** `npm run ops -- audit verify` as an operator runs it (another process) against this database. */
 export function auditVerify(

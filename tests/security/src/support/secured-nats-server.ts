@@ -2,8 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ChildProgram, waitFor } from '../../../faults/src/support/child-process';
-import { freePorts, listening } from '../../../faults/src/support/ports';
+import { ChildProgram, waitFor, freePorts, listening } from '@ca/faults/testing';
 import { NATS_SERVER } from './real-services';
 import { TlsFiles } from './tls-files';
 

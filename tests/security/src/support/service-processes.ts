@@ -1,10 +1,9 @@
-import { randomBytes, webcrypto } from 'node:crypto';
+import { webcrypto } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
-import { ChildProgram, waitFor } from '../../../faults/src/support/child-process';
-import { freePorts } from '../../../faults/src/support/ports';
+import { SignJWT, generateKeyPair } from 'jose';
+import { ChildProgram, serviceEnvironment, waitFor } from '@ca/faults/testing';
 import { SecuredNatsServer, ServiceName, passwordVariable } from './secured-nats-server';
 import { SchemaName, ServiceDatabase } from './service-database';
 
@@ -39,42 +38,23 @@ export class ServiceProcesses {
     database: ServiceDatabase,
     logDir: string,
   ): Promise<ServiceProcesses> {
-    const [gatewayPort, pkiPort, issuanceHealth, revocationHealth] = await freePorts(4);
     const keys = await generateKeyPair('ES256');
-    const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-    const pkiUrl = `http://127.0.0.1:${pkiPort}`;
-    const system = new ServiceProcesses(gatewayUrl, pkiUrl, logDir, keys.privateKey);
     const dataDir = mkdtempSync(join(tmpdir(), 'ca-security-data-'));
+    const layout = await serviceEnvironment({
+      dataDir,
+      jwtPublicKey: keys.publicKey,
+      logLevel: process.env.SECURITY_LOG_LEVEL ?? 'warn',
+    });
+    const { gatewayUrl, pkiUrl, perService } = layout;
+    const system = new ServiceProcesses(gatewayUrl, pkiUrl, logDir, keys.privateKey);
     system.removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
-    const {
-      NODE_OPTIONS: _jestFlags,
-      DATABASE_URL: _admin,
-      NATS_URL: _sharedNats,
-      ...inherited
-    } = process.env;
     const common: NodeJS.ProcessEnv = {
-      ...inherited,
-      HOST: '127.0.0.1',
+      ...layout.common,
       NATS_URL: nats.url,
       ...(nats.tls ? { NATS_TLS_CA_FILE: nats.tls.caFile } : {}),
-      DATA_DIR: dataDir,
-      GATEWAY_PORT: String(gatewayPort),
-      PKI_PORT: String(pkiPort),
-      GATEWAY_PUBLIC_URL: gatewayUrl,
-      PKI_PUBLIC_URL: pkiUrl,
-      JWT_PUBLIC_KEY: await exportSPKI(keys.publicKey),
-      LOG_LEVEL: process.env.SECURITY_LOG_LEVEL ?? 'warn',
     };
-    const perService: Record<ServiceName, NodeJS.ProcessEnv> = {
-      gateway: {},
-      issuance: { CA_KEK: randomBytes(32).toString('base64'), HEALTH_PORT: String(issuanceHealth) },
-      revocation: { HEALTH_PORT: String(revocationHealth) },
-      'ocsp-responder': { CA_KEK: randomBytes(32).toString('base64') },
-    };
-    system.healthUrls.set('gateway', `${gatewayUrl}/health/ready`);
-    system.healthUrls.set('ocsp-responder', `${pkiUrl}/health/ready`);
-    system.healthUrls.set('issuance', `http://127.0.0.1:${issuanceHealth}/health/ready`);
-    system.healthUrls.set('revocation', `http://127.0.0.1:${revocationHealth}/health/ready`);
+    for (const service of Object.keys(perService) as ServiceName[])
+      system.healthUrls.set(service, layout.healthUrls[service]);
     for (const service of Object.keys(perService) as ServiceName[]) {
       const env: NodeJS.ProcessEnv = {
         ...common,

@@ -1,0 +1,1 @@
+export { startEmbeddedSystem, type EmbeddedOptions, type EmbeddedSystem } from './start-embedded';
