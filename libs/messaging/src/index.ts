@@ -1,5 +1,6 @@
 export * from './messaging';
 export * from './events/event-bus';
+export * from './events/partition';
 export * from './events/jetstream.event-bus';
 export * from './events/in-process.event-bus';
 export * from './rpc/rpc-client';

@@ -18,6 +18,7 @@ import {
   outboxTableSql,
   outboxTraceContextSql,
   OutboxRelay,
+  partitionOf,
   recordEvent,
 } from './index';
 import { TestMessaging, createTestMessaging, transportKinds } from './testing';
@@ -267,7 +268,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
     }, 20_000);
 
     it('appends a batch in its order, and a batch published again after a failure adds only what is new', async () => {
-      const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(newEvent);
+      const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((label) => newEvent(label));
       await messaging.events.publishBatch([a, b, c]);
       await messaging.events.publishBatch([b, c, d]); // as the relay republishes an unmarked batch
       const seen: string[] = [];
@@ -300,7 +301,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
     }, 20_000);
 
     it('does not deliver again the events handled before one that failed', async () => {
-      const [a, b, c] = ['x', 'y', 'z'].map(newEvent);
+      const [a, b, c] = ['x', 'y', 'z'].map((label) => newEvent(label));
       await messaging.events.publishBatch([a, b, c]);
       const handled: string[] = [];
       let failures = 0;
@@ -412,6 +413,72 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       }, 20_000);
     });
 
+    describe('partitions: order per tenant, tenants in parallel', () => {
+      it('delivers every tenant its events in publish order, interleaved, to two replicas of a consumer', async () => {
+        const tenants = Array.from({ length: 40 }, () => randomUUID());
+        const PER_TENANT = 10;
+        // Interleaved: event n of every tenant, then event n + 1 of every tenant.
+        const published = Array.from({ length: PER_TENANT }, (_, n) =>
+          tenants.map((tenant) => newEvent(String(n), tenant)),
+        ).flat();
+        for (let i = 0; i < published.length; i += 50)
+          await messaging.events.publishBatch(published.slice(i, i + 50));
+        const ours = new Set(published.map((e) => e.id));
+        const handled = new Map<string, number[]>(tenants.map((t) => [t, []]));
+        const inFlight = new Set<string>();
+        const overlaps: string[] = [];
+        const byReplica = [0, 0];
+        const handlerOf = (replica: number) => async (e: EventEnvelope) => {
+          if (!ours.has(e.id)) return;
+          if (inFlight.has(e.tenantId)) overlaps.push(e.tenantId);
+          inFlight.add(e.tenantId);
+          await new Promise((r) => setTimeout(r, Math.random() * 3));
+          inFlight.delete(e.tenantId);
+          handled.get(e.tenantId)?.push(Number((e.payload as { label: string }).label));
+          byReplica[replica]++;
+        };
+        const replica2 = await testMessaging.open('contract-test-replica-2');
+        const subscriptions = [
+          await messaging.events.subscribe('ordered-consumer', handlerOf(0)),
+          await replica2.events.subscribe('ordered-consumer', handlerOf(1)),
+        ];
+        const distinct = () => [...handled.values()].reduce((sum, ns) => sum + new Set(ns).size, 0);
+        await waitFor(() => distinct() === published.length, 60_000);
+        for (const subscription of subscriptions) await subscription.stop();
+        await replica2.close();
+        expect(overlaps).toEqual([]);
+        const inOrder = Array.from({ length: PER_TENANT }, (_, n) => n);
+        // A redelivery (at least once) repeats a run from an event on, never goes back before it.
+        for (const [tenant, ns] of handled) expect([tenant, [...new Set(ns)]]).toEqual([tenant, inOrder]);
+        // Both replicas took part.
+        expect(byReplica.every((n) => n > 0)).toBe(true);
+      }, 90_000);
+
+      it('keeps handling other tenants while a handler for one tenant is blocked', async () => {
+        const blocked = randomUUID();
+        let other = randomUUID();
+        while (partitionOf(other) === partitionOf(blocked)) other = randomUUID();
+        const stuck = newEvent('stuck', blocked);
+        const behind = newEvent('behind', blocked);
+        const free = newEvent('free', other);
+        await messaging.events.publishBatch([stuck, behind, free]);
+        let release = () => undefined as void;
+        const released = new Promise<void>((r) => (release = r));
+        const handled: string[] = [];
+        const subscription = await messaging.events.subscribe('parallel-consumer', async (e) => {
+          if (e.id === stuck.id) await released;
+          if ([stuck.id, behind.id, free.id].includes(e.id)) handled.push(e.id);
+        });
+        await waitFor(() => handled.includes(free.id));
+        // The blocked tenant's next event waits for the blocked one.
+        expect(handled).toEqual([free.id]);
+        release();
+        await waitFor(() => handled.includes(behind.id));
+        await subscription.stop();
+        expect(handled).toEqual([free.id, stuck.id, behind.id]);
+      }, 30_000);
+    });
+
     describe('a consumer that crashes or works long', () => {
       // Shorter than the 5 s default, to keep the suite quick; the consumers below are updated to it.
       const ACK_WAIT_MS = 1_000;
@@ -426,7 +493,8 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
           });
           return { bus, crash: () => nc.close() }; // no ack, no unsubscribe: the process is gone
         }
-        const bus = await InProcessEventBus.open(db.url);
+        // Its claim on the partition lapses after the lease, as a JetStream ack wait does.
+        const bus = await InProcessEventBus.open(db.url, { leaseMs: ACK_WAIT_MS, pollMs: 200 });
         return { bus, crash: () => bus.pool.end() }; // its position is never written
       }
 
@@ -483,11 +551,14 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
   });
 });
 
-function newEvent(label: string): EventEnvelope {
+/** The suite's events belong to one tenant unless a test names another: their order is kept. */
+const SUITE_TENANT: string = randomUUID();
+
+function newEvent(label: string, tenantId: string = SUITE_TENANT): EventEnvelope {
   return {
     id: randomUUID(),
     type: 'thing.happened',
-    tenantId: randomUUID(),
+    tenantId,
     occurredAt: new Date().toISOString(),
     payload: { label },
   };

@@ -155,7 +155,15 @@ export class InProcessEventBus extends EventBus {
         };
       });
     const deliver = (part: number) =>
-      this.deliverBatch(durableName, part, subscriber, traced, batchHandlers, () => running, options?.onlyType);
+      this.deliverBatch(
+        durableName,
+        part,
+        subscriber,
+        traced,
+        batchHandlers,
+        () => running,
+        options?.onlyType,
+      );
     const work = async (part: number) => {
       try {
         await this.workPartition(durableName, part, subscriber, deliver, () => running);
@@ -229,15 +237,18 @@ export class InProcessEventBus extends EventBus {
       [durableName, part, subscriber, this.leaseMs],
     );
     if (rows.length === 0) return; // another subscriber holds it
-    const renew = setInterval(() => {
-      this.pool
-        .query(
-          `UPDATE messaging.consumer_partitions SET lease_until = ${lease}
+    const renew = setInterval(
+      () => {
+        this.pool
+          .query(
+            `UPDATE messaging.consumer_partitions SET lease_until = ${lease}
             WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
-          [durableName, part, subscriber, this.leaseMs],
-        )
-        .catch(() => undefined); // a lapsed claim only means another subscriber may take over
-    }, Math.max(100, Math.floor(this.leaseMs / 3)));
+            [durableName, part, subscriber, this.leaseMs],
+          )
+          .catch(() => undefined); // a lapsed claim only means another subscriber may take over
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
     try {
       while (isRunning()) {
         const delivered = await deliver(part);
@@ -282,7 +293,7 @@ export class InProcessEventBus extends EventBus {
     const events = rows.map((row) => row.body);
     let handled: string | undefined;
     try {
-      for (let start = 0; start < rows.length; ) {
+      for (let start = 0; start < rows.length;) {
         if (!isRunning()) return 0;
         const event = events[start];
         if (event === null) {

@@ -148,12 +148,18 @@ export class JetStreamEventBus extends EventBus {
       loops.push(
         (async () => {
           for await (const message of messages) await handle(message);
-        })(),
+        })().catch((err: unknown) => {
+          // The connection closed under it (a crash, a shutdown): nothing left to acknowledge.
+          this.logger.warn({ err, consumer: name }, 'event delivery ended');
+        }),
       );
     }
     const subscription: EventSubscription = {
       stop: async () => {
         this.subscriptions.delete(subscription);
+        // On a closed connection nothing is delivered or acknowledged any more, and its
+        // iterators may never end: nothing to wait for.
+        if (this.nc.isClosed()) return;
         await Promise.all(iterators.map((messages) => messages.close()));
         await Promise.all(loops);
       },
@@ -226,7 +232,10 @@ export class JetStreamEventBus extends EventBus {
     for (;;) {
       const state = await legacy.info();
       if (state.num_pending + state.num_ack_pending === 0) {
-        this.logger.log({ durableName, fromSeq: state.ack_floor.stream_seq + 1 }, 'consumer moved to partitions');
+        this.logger.log(
+          { durableName, fromSeq: state.ack_floor.stream_seq + 1 },
+          'consumer moved to partitions',
+        );
         return state.ack_floor.stream_seq + 1;
       }
       const message = await legacy.next({ expires: 1_000 });
@@ -301,8 +310,11 @@ export class JetStreamEventBus extends EventBus {
         return undefined;
       }
     };
-    const partitions = await Promise.all(allPartitions().map((p) => lag(partitionConsumerName(durableName, p))));
-    if (partitions.some((n) => n !== undefined)) return partitions.reduce<number>((sum, n) => sum + (n ?? 0), 0);
+    const partitions = await Promise.all(
+      allPartitions().map((p) => lag(partitionConsumerName(durableName, p))),
+    );
+    if (partitions.some((n) => n !== undefined))
+      return partitions.reduce<number>((sum, n) => sum + (n ?? 0), 0);
     return (await lag(durableName)) ?? 0;
   }
 

@@ -106,9 +106,10 @@ describe.each(databaseKinds())('event retention (%s)', (kind) => {
     expect(left.map((row) => row.id)).toEqual(events.slice(1).map((event) => event.id));
 
     // Once "slow" has caught up, the old ones go; the recent one stays.
-    await bus.pool.query(`UPDATE messaging.consumer_partitions SET last_seq = $1 WHERE durable_name = 'slow'`, [
-      seqs[3].seq,
-    ]);
+    await bus.pool.query(
+      `UPDATE messaging.consumer_partitions SET last_seq = $1 WHERE durable_name = 'slow'`,
+      [seqs[3].seq],
+    );
     expect((await retention().runOnce()).stream).toBe(2);
     await expect(bus.pending('slow')).resolves.toBe(0);
     await bus.pool.query(`DELETE FROM messaging.consumer_partitions WHERE durable_name IN ('fast', 'slow')`);
