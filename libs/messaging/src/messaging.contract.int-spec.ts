@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { CaError, ErrorCode, EventEnvelope } from '@ca/contracts';
 import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
-import { connect } from 'nats';
+import { AckPolicy, JSONCodec, connect } from 'nats';
 import {
   EventBus,
   InProcessEventBus,
@@ -453,6 +453,56 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         // Both replicas took part.
         expect(byReplica.every((n) => n > 0)).toBe(true);
       }, 90_000);
+
+      it('moves a consumer of an earlier version (one position for all) to partitions without losing or repeating', async () => {
+        const handledBefore = newEvent('handled-before');
+        const [owed1, owed2] = ['owed-1', 'owed-2'].map((label) => newEvent(label));
+        const seen: string[] = [];
+        if (kind === 'nats') {
+          // As an earlier version left it: one consumer on every subject, events on `<prefix>.<type>`.
+          const nc = await connect({ servers: process.env.NATS_URL });
+          const { streamName, subjectPrefix } = testMessaging.options;
+          const jsm = await nc.jetstreamManager();
+          await jsm.consumers.add(streamName, {
+            durable_name: 'legacy-consumer',
+            ack_policy: AckPolicy.Explicit,
+            filter_subject: `${subjectPrefix}.>`,
+            max_ack_pending: 1,
+          });
+          const js = nc.jetstream();
+          for (const e of [handledBefore, owed1, owed2])
+            await js.publish(`${subjectPrefix}.${e.type}`, JSONCodec().encode(e), { msgID: e.id });
+          const legacy = await js.consumers.get(streamName, 'legacy-consumer');
+          const first = await legacy.next({ expires: 5_000 });
+          // Handled and acknowledged by the earlier version: not to be delivered again.
+          expect(first && JSONCodec<EventEnvelope>().decode(first.data).id).toBe(handledBefore.id);
+          await first?.ackAck();
+          await nc.close();
+        } else {
+          await messaging.events.publishBatch([handledBefore, owed1, owed2]);
+          const pool = (messaging.events as InProcessEventBus).pool;
+          const { rows } = await pool.query<{ seq: string }>(
+            'SELECT seq FROM messaging.stream WHERE id = $1',
+            [handledBefore.id],
+          );
+          await pool.query(
+            `INSERT INTO messaging.consumers (durable_name, last_seq) VALUES ('legacy-consumer', $1)`,
+            [rows[0].seq],
+          );
+        }
+        const ours = new Set([handledBefore, owed1, owed2].map((e) => e.id));
+        const subscription = await messaging.events.subscribe('legacy-consumer', async (e) => {
+          if (ours.has(e.id)) seen.push(e.id);
+        });
+        await waitFor(() => seen.length >= 2);
+        const later = newEvent('later');
+        ours.add(later.id);
+        await messaging.events.publish(later);
+        await waitFor(() => seen.includes(later.id));
+        await new Promise((r) => setTimeout(r, 300)); // a repeat would come right after
+        await subscription.stop();
+        expect(seen).toEqual([owed1.id, owed2.id, later.id]);
+      }, 30_000);
 
       it('keeps handling other tenants while a handler for one tenant is blocked', async () => {
         const blocked = randomUUID();
