@@ -1,11 +1,12 @@
 import { NestFactory } from '@nestjs/core';
-import { EventEnvelope, EventType, TenantUpdatedPayload } from '@ca/contracts';
+import { EventType } from '@ca/contracts';
 import {
   DAY_MS,
   EventRetention,
   OutboxRelay,
   RpcReplyInterceptor,
   RpcTraceInterceptor,
+  each,
   routeValidated,
 } from '@ca/messaging';
 import { NestPinoLogger, certificateMetrics, messagingMetrics } from '@ca/observability';
@@ -65,7 +66,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   const subscription = await messaging.events.subscribe(
     ISSUANCE_CONSUMER,
     routeValidated(ISSUANCE_CONSUMER, {
-      [EventType.TenantUpdated]: (e) => tenants.apply(e as EventEnvelope<TenantUpdatedPayload>),
+      [EventType.TenantUpdated]: each((e) => tenants.apply(e)),
     }),
     { onlyType: EventType.TenantUpdated },
   );

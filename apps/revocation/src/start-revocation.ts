@@ -1,12 +1,5 @@
-import {
-  CaInitializedPayload,
-  CertificateHoldReleasedPayload,
-  CertificateRevokedPayload,
-  EventEnvelope,
-  EventType,
-  IssuanceApi,
-} from '@ca/contracts';
-import { DAY_MS, EventRetention, OutboxRelay, routeValidated } from '@ca/messaging';
+import { EventType, IssuanceApi } from '@ca/contracts';
+import { DAY_MS, EventRetention, OutboxRelay, each, routeValidated } from '@ca/messaging';
 import { messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
@@ -42,19 +35,17 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
     REVOCATION_CONSUMER,
     // Schema-checked: an event that does not parse is logged, counted and set aside.
     routeValidated(REVOCATION_CONSUMER, {
-      [EventType.CaInitialized]: async (e) => {
-        await ledger.registerIssuer(e as EventEnvelope<CaInitializedPayload>);
+      [EventType.CaInitialized]: each(async (e) => {
+        await ledger.registerIssuer(e);
         void publisher.request(e.tenantId);
-      },
-      [EventType.CertificateRevoked]: async (e) => {
+      }),
+      [EventType.CertificateRevoked]: each(async (e) => {
         // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
-        if (await ledger.recordRevocation(e as EventEnvelope<CertificateRevokedPayload>))
-          void publisher.request(e.tenantId);
-      },
-      [EventType.CertificateHoldReleased]: async (e) => {
-        if (await ledger.releaseHold(e as EventEnvelope<CertificateHoldReleasedPayload>))
-          void publisher.request(e.tenantId);
-      },
+        if (await ledger.recordRevocation(e)) void publisher.request(e.tenantId);
+      }),
+      [EventType.CertificateHoldReleased]: each(async (e) => {
+        if (await ledger.releaseHold(e)) void publisher.request(e.tenantId);
+      }),
     }),
   );
   relay.start();

@@ -14,12 +14,14 @@ import {
   RpcReplyInterceptor,
   applyOnce,
   applyOnceEach,
+  each,
   inboxTableSql,
   outboxTableSql,
   outboxTraceContextSql,
   OutboxRelay,
   partitionOf,
   recordEvent,
+  routeByType,
 } from './index';
 import { TestMessaging, createTestMessaging, transportKinds } from './testing';
 
@@ -314,7 +316,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       expect(handled).toEqual([a.id, b.id, c.id]);
     }, 20_000);
 
-    describe('batch handlers', () => {
+    describe('run handlers (routes by type)', () => {
       const ofType = (type: string, label: string): EventEnvelope => ({ ...newEvent(label), type });
       const applyRun = (events: readonly EventEnvelope[]) =>
         applyOnceEach(dataSource, 'consumer', events, async (m, fresh) => {
@@ -335,17 +337,15 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         const runs: string[][] = [];
         const subscription = await messaging.events.subscribe(
           'batch-order-consumer',
-          async (e) => {
-            if (ours.has(e.id)) order.push(e.id);
-          },
-          {
-            batchHandlers: {
-              'batched.order': async (events) => {
-                runs.push(events.map((e) => e.id));
-                order.push(...events.map((e) => e.id));
-              },
+          routeByType({
+            'thing.happened': each(async (e) => {
+              if (ours.has(e.id)) order.push(e.id);
+            }),
+            'batched.order': async (events) => {
+              runs.push(events.map((e) => e.id));
+              order.push(...events.map((e) => e.id));
             },
-          },
+          }),
         );
         await waitFor(() => order.includes(x3.id));
         await subscription.stop();
@@ -364,23 +364,20 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         let failures = 0;
         const subscription = await messaging.events.subscribe(
           'batch-retry-consumer',
-          async (e) => {
-            if (e.id === after.id) order.push(e.id);
-          },
-          {
-            batchHandlers: {
-              'batched.retry': async (events) => {
-                await applyOnceEach(dataSource, 'consumer', events, async (m, fresh) => {
-                  for (const e of fresh)
-                    await m.query('INSERT INTO consumer.applied (event_id) VALUES ($1)', [e.id]);
-                  // Fails after writing, once: the transaction is rolled back and the run comes again.
-                  if (events.some((e) => e.id === run[1].id) && failures++ === 0)
-                    throw new Error('transient');
-                });
-                order.push(...events.map((e) => e.id));
-              },
+          routeByType({
+            'thing.happened': each(async (e) => {
+              if (e.id === after.id) order.push(e.id);
+            }),
+            'batched.retry': async (events) => {
+              await applyOnceEach(dataSource, 'consumer', events, async (m, fresh) => {
+                for (const e of fresh)
+                  await m.query('INSERT INTO consumer.applied (event_id) VALUES ($1)', [e.id]);
+                // Fails after writing, once: the transaction is rolled back and the run comes again.
+                if (events.some((e) => e.id === run[1].id) && failures++ === 0) throw new Error('transient');
+              });
+              order.push(...events.map((e) => e.id));
             },
-          },
+          }),
         );
         await waitFor(() => order.includes(after.id));
         await subscription.stop();
@@ -394,13 +391,14 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         await applyRun([old]); // applied before, its acknowledgement lost
         await messaging.events.publishBatch([old, fresh]);
         const applied: string[] = [];
-        const subscription = await messaging.events.subscribe('batch-dedup-consumer', async () => undefined, {
-          batchHandlers: {
+        const subscription = await messaging.events.subscribe(
+          'batch-dedup-consumer',
+          routeByType({
             'batched.dedup': async (events) => {
               applied.push(...(await applyRun(events)).map((e) => e.id));
             },
-          },
-        });
+          }),
+        );
         await waitFor(() => applied.includes(fresh.id));
         await subscription.stop();
         expect(applied).toEqual([fresh.id]);

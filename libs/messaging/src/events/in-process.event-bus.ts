@@ -7,8 +7,10 @@ import {
   BatchEventHandler,
   EventBus,
   EventHandler,
+  EventRoutes,
   EventSubscription,
   SubscribeOptions,
+  deliveryOf,
   runEnd,
 } from './event-bus';
 import { EVENT_PARTITIONS, partitionOf } from './partition';
@@ -126,11 +128,12 @@ export class InProcessEventBus extends EventBus {
 
   async subscribe(
     durableName: string,
-    handler: EventHandler,
+    handler: EventHandler | EventRoutes,
     options?: SubscribeOptions,
   ): Promise<EventSubscription> {
-    const traced = tracedHandler(durableName, handler);
-    const batchHandlers = tracedBatchHandlers(durableName, options);
+    const { single, runs } = deliveryOf(handler);
+    const traced = tracedHandler(durableName, single);
+    const batchHandlers = tracedBatchHandlers(durableName, runs);
     // A consumer of an earlier version starts every partition at its single position.
     await this.pool.query(
       `INSERT INTO messaging.consumer_partitions (durable_name, part, last_seq)

@@ -12,7 +12,14 @@ import {
   nanos,
 } from 'nats';
 import { Logger } from '@nestjs/common';
-import { EventBus, EventHandler, EventSubscription, SubscribeOptions } from './event-bus';
+import {
+  EventBus,
+  EventHandler,
+  EventRoutes,
+  EventSubscription,
+  SubscribeOptions,
+  deliveryOf,
+} from './event-bus';
 import { allPartitions, partitionOf, partitionToken } from './partition';
 import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
@@ -131,11 +138,11 @@ export class JetStreamEventBus extends EventBus {
    */
   async subscribe(
     durableName: string,
-    handler: EventHandler,
+    handler: EventHandler | EventRoutes,
     options?: SubscribeOptions,
   ): Promise<EventSubscription> {
     const { streamName } = this.options;
-    const handle = this.messageHandler(durableName, handler, options);
+    const handle = this.messageHandler(durableName, handler);
     const startSeq = await this.drainLegacyConsumer(durableName, handle);
     const iterators: { close(): Promise<void | Error> }[] = [];
     const loops: Promise<void>[] = [];
@@ -171,11 +178,11 @@ export class JetStreamEventBus extends EventBus {
   /** Handles one delivered message: decode, run the handler under a heartbeat, then ack or nak. */
   private messageHandler(
     durableName: string,
-    handler: EventHandler,
-    options?: SubscribeOptions,
+    handler: EventHandler | EventRoutes,
   ): (message: JsMsg) => Promise<void> {
-    const traced = tracedHandler(durableName, handler);
-    const batchHandlers = tracedBatchHandlers(durableName, options);
+    const { single, runs } = deliveryOf(handler);
+    const traced = tracedHandler(durableName, single);
+    const batchHandlers = tracedBatchHandlers(durableName, runs);
     const retryDelay = this.options.retryDelayMs ?? 1_000;
     return async (message) => {
       let event: EventEnvelope;
