@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { CaError, ErrorCode, EventEnvelope } from '@ca/contracts';
 import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
-import { AckPolicy, JSONCodec, connect } from 'nats';
+import { AckPolicy, DeliverPolicy, JSONCodec, connect } from 'nats';
 import {
   EventBus,
   InProcessEventBus,
@@ -464,6 +464,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
           await jsm.consumers.add(streamName, {
             durable_name: 'legacy-consumer',
             ack_policy: AckPolicy.Explicit,
+            deliver_policy: DeliverPolicy.New, // the events of this test only
             filter_subject: `${subjectPrefix}.>`,
             max_ack_pending: 1,
           });

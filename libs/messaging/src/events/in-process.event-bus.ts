@@ -200,6 +200,9 @@ export class InProcessEventBus extends EventBus {
         running = false;
         this.wake.off('published', onPublished);
         nudge();
+        // A pool already ended (the process is going away) may never answer queued queries:
+        // nothing more is delivered or recorded, so nothing to wait for.
+        if (this.pool.ending) return;
         await loop;
         this.subscriptions.delete(subscription);
       },
