@@ -17,3 +17,4 @@ export * from './retention/event-retention';
 export * from './inbox/apply-once';
 export * from './blobs/blob-store';
 export * from './events/validated-events';
+export * from './dead-letters/dead-letters';

@@ -14,6 +14,7 @@ import {
   RpcReplyInterceptor,
   applyOnce,
   applyOnceEach,
+  DeadLetterStore,
   each,
   inboxTableSql,
   outboxTableSql,
@@ -22,6 +23,7 @@ import {
   partitionOf,
   recordEvent,
   routeByType,
+  routeValidated,
 } from './index';
 import { TestMessaging, createTestMessaging, transportKinds } from './testing';
 
@@ -192,9 +194,9 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         seen.push(event);
       });
 
-    const waitFor = async (check: () => boolean, ms = 10_000) => {
+    const waitFor = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
       const until = Date.now() + ms;
-      while (!check()) {
+      while (!(await check())) {
         if (Date.now() > until) throw new Error('condition not met in time');
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -526,6 +528,65 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         await subscription.stop();
         expect(handled).toEqual([free.id, stuck.id, behind.id]);
       }, 30_000);
+    });
+
+    describe('dead letters', () => {
+      it('sets a poison event aside after its attempts, with the reason, and moves on to the next of its tenant', async () => {
+        const deadLetters = await new DeadLetterStore(dataSource, 'consumer').ensure();
+        const poison = newEvent('poison');
+        const next = newEvent('next');
+        await messaging.events.publishBatch([poison, next]);
+        const handled: string[] = [];
+        let attempts = 0;
+        const subscription = await messaging.events.subscribe(
+          'poisoned-consumer',
+          async (e) => {
+            if (e.id === poison.id) {
+              attempts++;
+              throw new Error('cannot apply this one');
+            }
+            if (e.id === next.id) handled.push(e.id);
+          },
+          { deadLetters, maxAttempts: 3 },
+        );
+        await waitFor(() => handled.includes(next.id), 20_000);
+        await subscription.stop();
+        expect(attempts).toBe(3);
+        const letters = (await deadLetters.list()).filter((l) => l.eventId === poison.id);
+        expect(letters).toMatchObject([
+          { consumer: 'poisoned-consumer', reason: 'failed', detail: 'cannot apply this one', attempts: 3 },
+        ]);
+        expect(letters[0].event).toEqual(poison);
+        expect(letters[0].lastSeen.getTime()).toBeGreaterThanOrEqual(letters[0].firstSeen.getTime());
+        expect(await deadLetters.drop(letters[0].id)).toBe(true);
+        expect(await deadLetters.get(letters[0].id)).toBeUndefined();
+      }, 40_000);
+
+      it('sets an event whose payload does not parse aside at once, naming the field', async () => {
+        const deadLetters = await new DeadLetterStore(dataSource, 'consumer').ensure();
+        const malformed: EventEnvelope = {
+          ...newEvent('malformed'),
+          type: 'tenant.updated',
+          payload: { tenantId: SUITE_TENANT, status: 'deleted' },
+        };
+        const after = newEvent('after-malformed');
+        await messaging.events.publishBatch([malformed, after]);
+        const applied: string[] = [];
+        const subscription = await messaging.events.subscribe(
+          'validating-consumer',
+          routeValidated(
+            'validating-consumer',
+            { 'tenant.updated': each(async (e) => void applied.push(e.id)) },
+            deadLetters,
+          ),
+        );
+        await waitFor(async () => (await deadLetters.list()).some((l) => l.eventId === malformed.id));
+        await subscription.stop();
+        expect(applied).toEqual([]);
+        const letter = (await deadLetters.list()).find((l) => l.eventId === malformed.id);
+        expect(letter).toMatchObject({ reason: 'invalid', attempts: 1, type: 'tenant.updated' });
+        expect(letter?.detail).toMatch('payload.status');
+      }, 20_000);
     });
 
     describe('a consumer that crashes or works long', () => {

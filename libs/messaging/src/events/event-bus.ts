@@ -1,4 +1,5 @@
 import { EventEnvelope, EventOf, PayloadEventType } from '@ca/contracts';
+import type { DeadLetterSink } from '../dead-letters/dead-letters';
 
 export type EventHandler = (event: EventEnvelope) => Promise<void>;
 
@@ -25,6 +26,14 @@ export type TypedEventHandlers = {
 };
 
 export interface SubscribeOptions {
+  /**
+   * Where an event goes once its handler has failed `maxAttempts` times (a poison event): it is
+   * recorded there and acknowledged, and the events of its partition move on. Without one, a
+   * failing event is retried until it succeeds.
+   */
+  deadLetters?: DeadLetterSink;
+  /** Failed handlings before an event goes to `deadLetters`; default DEFAULT_MAX_ATTEMPTS (5). */
+  maxAttempts?: number;
   /**
    * The one event type this consumer handles, when it handles one only: JetStream then delivers
    * only that type's subject (a consumer of a rare event does not wade through every issuance).

@@ -13,6 +13,7 @@ import {
   deliveryOf,
   runEnd,
 } from './event-bus';
+import { AttemptCounter } from '../dead-letters/dead-letters';
 import { EVENT_PARTITIONS, partitionOf } from './partition';
 import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
@@ -143,6 +144,7 @@ export class InProcessEventBus extends EventBus {
       [durableName, EVENT_PARTITIONS],
     );
     const subscriber = randomUUID();
+    const attempts = new AttemptCounter(durableName, options?.deadLetters, options?.maxAttempts);
     const busy = new Set<number>();
     const workers = new Set<Promise<void>>();
     let running = true;
@@ -160,8 +162,7 @@ export class InProcessEventBus extends EventBus {
     const deliver = (part: number) =>
       this.deliverBatch(
         durableName,
-        part,
-        subscriber,
+        { part, subscriber, attempts },
         traced,
         batchHandlers,
         () => running,
@@ -281,8 +282,7 @@ export class InProcessEventBus extends EventBus {
    */
   private async deliverBatch(
     durableName: string,
-    part: number,
-    subscriber: string,
+    { part, subscriber, attempts }: { part: number; subscriber: string; attempts: AttemptCounter },
     handler: EventHandler,
     batchHandlers: Partial<Record<string, BatchEventHandler>>,
     isRunning: () => boolean,
@@ -308,19 +308,26 @@ export class InProcessEventBus extends EventBus {
           continue;
         }
         const batchHandler = batchHandlers[event.type];
-        // Passed-over events (null) end a run.
-        const end = batchHandler
-          ? runEnd(
-              events.map((e) => e ?? { type: '' }),
-              start,
-            )
-          : start + 1;
+        // Passed-over events (null) end a run; after a failure, events come one by one, so that
+        // the attempts count against the event that fails.
+        const end =
+          batchHandler && !attempts.failedBefore(event)
+            ? runEnd(
+                events.map((e) => e ?? { type: '' }),
+                start,
+              )
+            : start + 1;
+        const run = events.slice(start, end) as EventEnvelope[];
         try {
-          if (batchHandler) await batchHandler(events.slice(start, end) as EventEnvelope[]);
+          if (batchHandler) await batchHandler(run);
           else await handler(event);
+          attempts.succeeded(run);
         } catch (err) {
-          this.logger.warn({ err, durableName, eventId: event.id }, 'event handler failed; will retry');
-          return -1;
+          // A poison event, set aside after its last attempt, counts as handled.
+          if (!(await attempts.failed(run, err))) {
+            this.logger.warn({ err, durableName, eventId: event.id }, 'event handler failed; will retry');
+            return -1;
+          }
         }
         handled = rows[end - 1].seq;
         start = end;

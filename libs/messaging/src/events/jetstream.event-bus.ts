@@ -20,6 +20,7 @@ import {
   SubscribeOptions,
   deliveryOf,
 } from './event-bus';
+import { AttemptCounter } from '../dead-letters/dead-letters';
 import { allPartitions, partitionOf, partitionToken } from './partition';
 import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
@@ -142,7 +143,8 @@ export class JetStreamEventBus extends EventBus {
     options?: SubscribeOptions,
   ): Promise<EventSubscription> {
     const { streamName } = this.options;
-    const handle = this.messageHandler(durableName, handler);
+    const attempts = new AttemptCounter(durableName, options?.deadLetters, options?.maxAttempts);
+    const handle = this.messageHandler(durableName, handler, attempts);
     const startSeq = await this.drainLegacyConsumer(durableName, handle);
     const iterators: { close(): Promise<void | Error> }[] = [];
     const loops: Promise<void>[] = [];
@@ -179,6 +181,7 @@ export class JetStreamEventBus extends EventBus {
   private messageHandler(
     durableName: string,
     handler: EventHandler | EventRoutes,
+    attempts: AttemptCounter,
   ): (message: JsMsg) => Promise<void> {
     const { single, runs } = deliveryOf(handler);
     const traced = tracedHandler(durableName, single);
@@ -198,10 +201,13 @@ export class JetStreamEventBus extends EventBus {
       try {
         const batchHandler = batchHandlers[event.type];
         await (batchHandler ? batchHandler([event]) : traced(event));
+        attempts.succeeded([event]);
         handled = true;
       } catch (err) {
-        this.logger.warn({ err, eventId: event.id, type: event.type }, 'event handler failed; will retry');
-        handled = false;
+        // A poison event, set aside after its last attempt, counts as handled.
+        handled = await attempts.failed([event], err).catch(() => false);
+        if (!handled)
+          this.logger.warn({ err, eventId: event.id, type: event.type }, 'event handler failed; will retry');
       } finally {
         stopHeartbeat();
       }
