@@ -6,6 +6,7 @@ import {
   OutboxRelay,
   RpcReplyInterceptor,
   RpcTraceInterceptor,
+  DeadLetterStore,
   each,
   routeValidated,
 } from '@ca/messaging';
@@ -63,12 +64,16 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   relay.start();
   // The gateway's tenant facts (suspension, plan limit), schema-checked, into issuance.tenants.
   const tenants = new TenantProjection(dataSource);
+  // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
+  const deadLetters = await new DeadLetterStore(dataSource, ISSUANCE_SCHEMA).ensure();
   const subscription = await messaging.events.subscribe(
     ISSUANCE_CONSUMER,
-    routeValidated(ISSUANCE_CONSUMER, {
-      [EventType.TenantUpdated]: each((e) => tenants.apply(e)),
-    }),
-    { onlyType: EventType.TenantUpdated },
+    routeValidated(
+      ISSUANCE_CONSUMER,
+      { [EventType.TenantUpdated]: each((e) => tenants.apply(e)) },
+      deadLetters,
+    ),
+    { onlyType: EventType.TenantUpdated, deadLetters, maxAttempts: config.eventMaxAttempts },
   );
   // Storage stays bounded: published events and applied inbox rows older than the window go.
   const retention = new EventRetention(dataSource, {

@@ -1,5 +1,5 @@
 import { EventType, IssuanceApi } from '@ca/contracts';
-import { DAY_MS, EventRetention, OutboxRelay, each, routeValidated } from '@ca/messaging';
+import { DAY_MS, DeadLetterStore, EventRetention, OutboxRelay, each, routeValidated } from '@ca/messaging';
 import { messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
@@ -31,22 +31,29 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   const scheduler = new CrlRefreshScheduler(dataSource, publisher);
   // Publication is not awaited in the handler: the stream moves on while the CRL is built, and a
   // failed build is retried by the scheduler, so one tenant's CRL never holds up the others' events.
+  // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
+  const deadLetters = await new DeadLetterStore(dataSource, REVOCATION_SCHEMA).ensure();
   const subscription = await messaging.events.subscribe(
     REVOCATION_CONSUMER,
     // Schema-checked: an event that does not parse is logged, counted and set aside.
-    routeValidated(REVOCATION_CONSUMER, {
-      [EventType.CaInitialized]: each(async (e) => {
-        await ledger.registerIssuer(e);
-        void publisher.request(e.tenantId);
-      }),
-      [EventType.CertificateRevoked]: each(async (e) => {
-        // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
-        if (await ledger.recordRevocation(e)) void publisher.request(e.tenantId);
-      }),
-      [EventType.CertificateHoldReleased]: each(async (e) => {
-        if (await ledger.releaseHold(e)) void publisher.request(e.tenantId);
-      }),
-    }),
+    routeValidated(
+      REVOCATION_CONSUMER,
+      {
+        [EventType.CaInitialized]: each(async (e) => {
+          await ledger.registerIssuer(e);
+          void publisher.request(e.tenantId);
+        }),
+        [EventType.CertificateRevoked]: each(async (e) => {
+          // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
+          if (await ledger.recordRevocation(e)) void publisher.request(e.tenantId);
+        }),
+        [EventType.CertificateHoldReleased]: each(async (e) => {
+          if (await ledger.releaseHold(e)) void publisher.request(e.tenantId);
+        }),
+      },
+      deadLetters,
+    ),
+    { deadLetters, maxAttempts: config.eventMaxAttempts },
   );
   relay.start();
   scheduler.start();
