@@ -6,6 +6,7 @@ import {
   OutboxRelay,
   RpcReplyInterceptor,
   RpcTraceInterceptor,
+  DeadLetterReplayer,
   DeadLetterStore,
   each,
   routeValidated,
@@ -66,15 +67,18 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   const tenants = new TenantProjection(dataSource);
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
   const deadLetters = await new DeadLetterStore(dataSource, ISSUANCE_SCHEMA).ensure();
-  const subscription = await messaging.events.subscribe(
+  const routes = routeValidated(
     ISSUANCE_CONSUMER,
-    routeValidated(
-      ISSUANCE_CONSUMER,
-      { [EventType.TenantUpdated]: each((e) => tenants.apply(e)) },
-      deadLetters,
-    ),
-    { onlyType: EventType.TenantUpdated, deadLetters, maxAttempts: config.eventMaxAttempts },
+    { [EventType.TenantUpdated]: each((e) => tenants.apply(e)) },
+    deadLetters,
   );
+  const subscription = await messaging.events.subscribe(ISSUANCE_CONSUMER, routes, {
+    onlyType: EventType.TenantUpdated,
+    deadLetters,
+    maxAttempts: config.eventMaxAttempts,
+  });
+  const replays = new DeadLetterReplayer(deadLetters, ISSUANCE_CONSUMER, routes);
+  replays.start();
   // Storage stays bounded: published events and applied inbox rows older than the window go.
   const retention = new EventRetention(dataSource, {
     outboxSchema: ISSUANCE_SCHEMA,
@@ -100,6 +104,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
       await subscription.stop();
+      await replays.stop();
       await app.close();
       await retention.stop();
       await relay.stop();

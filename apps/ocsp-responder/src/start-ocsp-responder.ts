@@ -5,7 +5,14 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@ca/config';
 import { EventType, IssuanceApi } from '@ca/contracts';
 import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
-import { DAY_MS, DeadLetterStore, EventRetention, each, routeValidated } from '@ca/messaging';
+import {
+  DAY_MS,
+  DeadLetterReplayer,
+  DeadLetterStore,
+  EventRetention,
+  each,
+  routeValidated,
+} from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import {
@@ -89,29 +96,32 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   }
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
   const deadLetters = await new DeadLetterStore(dataSource, OCSP_SCHEMA).ensure();
+  const routes = routeValidated(
+    OCSP_CONSUMER,
+    {
+      [EventType.CaInitialized]: async (events) => {
+        for (const e of events) {
+          await caCertificates.apply(e);
+          void signers.ensure(e.tenantId);
+        }
+      },
+      // Issuances come in bursts: one transaction per run instead of one per certificate.
+      [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
+      [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
+      [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
+      [EventType.CrlPublished]: each((e) => crls.apply(e)),
+    },
+    deadLetters,
+  );
   const subscription = await messaging.events.subscribe(
     OCSP_CONSUMER,
     // Schema-checked: an event that does not parse is logged, counted and set aside.
     // Each handler gets a run of consecutive events of its type (a single event is a run of one).
-    routeValidated(
-      OCSP_CONSUMER,
-      {
-        [EventType.CaInitialized]: async (events) => {
-          for (const e of events) {
-            await caCertificates.apply(e);
-            void signers.ensure(e.tenantId);
-          }
-        },
-        // Issuances come in bursts: one transaction per run instead of one per certificate.
-        [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
-        [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
-        [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
-        [EventType.CrlPublished]: each((e) => crls.apply(e)),
-      },
-      deadLetters,
-    ),
+    routes,
     { deadLetters, maxAttempts: config.eventMaxAttempts },
   );
+  const replays = new DeadLetterReplayer(deadLetters, OCSP_CONSUMER, routes);
+  replays.start();
   signers.start();
   crls.copyPending(); // what a previous run left pending
   // Embedded, the database is this process's alone: no other replica can revoke.
@@ -132,6 +142,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       await retention.stop();
       await app.close();
       await subscription.stop();
+      await replays.stop();
       await signers.stop();
       await crls.stop();
       await statuses.stopWatching();

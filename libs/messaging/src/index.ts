@@ -18,3 +18,5 @@ export * from './inbox/apply-once';
 export * from './blobs/blob-store';
 export * from './events/validated-events';
 export * from './dead-letters/dead-letters';
+export * from './dead-letters/dead-letter-replayer';
+export * from './dead-letters/dead-letter-command';

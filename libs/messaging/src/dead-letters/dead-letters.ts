@@ -77,7 +77,7 @@ export class DeadLetterStore implements DeadLetterSink {
       id bigserial PRIMARY KEY, consumer text NOT NULL, event_id text NOT NULL, type text NOT NULL,
       tenant_id text NOT NULL, reason text NOT NULL, detail text NOT NULL, attempts integer NOT NULL,
       first_seen timestamptz NOT NULL DEFAULT now(), last_seen timestamptz NOT NULL DEFAULT now(),
-      body jsonb NOT NULL, UNIQUE (consumer, event_id))`);
+      body jsonb NOT NULL, replay_requested_at timestamptz, UNIQUE (consumer, event_id))`);
     return this;
   }
 
@@ -124,6 +124,44 @@ export class DeadLetterStore implements DeadLetterSink {
       [id],
     );
     return rows.length === 0 ? undefined : toDeadLetter(rows[0]);
+  }
+
+  /** Asks the consumer to apply the event again (see DeadLetterReplayer); false if there is no such row. */
+  async requestReplay(id: string): Promise<boolean> {
+    if (!/^[0-9]{1,18}$/.test(id)) return false;
+    const result: [unknown[], number] = await this.dataSource.query(
+      `UPDATE ${this.schema}.event_dead_letters SET replay_requested_at = now() WHERE id = $1`,
+      [id],
+    );
+    return result[1] > 0;
+  }
+
+  /** The consumer's rows whose replay was asked for, oldest first. */
+  async replaysOf(consumer: string): Promise<DeadLetter[]> {
+    const rows: DeadLetterRow[] = await this.dataSource.query(
+      `SELECT * FROM ${this.schema}.event_dead_letters
+        WHERE consumer = $1 AND replay_requested_at IS NOT NULL ORDER BY id LIMIT 100`,
+      [consumer],
+    );
+    return rows.map(toDeadLetter);
+  }
+
+  /** A replay failed again: one more attempt, the new reason, and no replay pending. */
+  async replayFailed(id: string, detail: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE ${this.schema}.event_dead_letters SET attempts = attempts + 1, detail = $2,
+          last_seen = now(), replay_requested_at = NULL WHERE id = $1`,
+      [id, detail.slice(0, 1_000)],
+    );
+  }
+
+  /** Whether the table exists (a service that never started has none). */
+  async exists(): Promise<boolean> {
+    const rows: { name: string | null }[] = await this.dataSource.query(
+      `SELECT to_regclass($1)::text AS name`,
+      [`${this.schema}.event_dead_letters`],
+    );
+    return rows[0]?.name !== null && rows[0]?.name !== undefined;
   }
 
   /** Deletes the row; false if there is none. */
