@@ -2,7 +2,7 @@
 // `npm run bench [-- <names…>] [--quick] [--no-record] [--at <git revision>]`: runs the benchmarks
 // one after the other, each as `node -r @swc-node/register bench/<file>.ts`. Each prints its table
 // and appends a dated entry to bench/history/<YYYY-MM>.md. Names: crl, ocsp, issuance, list, revocation, cold-start
-// (default: all of these), and soak (10 minutes) and floods (only when named). Other options are passed to every benchmark.
+// (default: all of these), and soak (10 minutes), floods, replicas and events-scaling (only when named). Other options are passed to every benchmark.
 //
 // --at <rev>  benchmarks that git revision instead of the working tree (useful while the tree is
 //             being edited): its files are exported with `git archive` into a temporary directory,
@@ -23,10 +23,12 @@ const BENCHMARKS = {
   soak: 'soak.ts',
   floods: 'floods.ts',
   replicas: 'replicas.ts',
+  'events-scaling': 'events-scaling.ts',
 };
 // Run only when named: the soak alone takes 10 minutes (`npm run bench -- soak`); floods load the
-// machine on purpose (`npm run bench -- floods`); replicas needs DATABASE_URL (`npm run bench -- replicas`).
-const OPT_IN = ['soak', 'floods', 'replicas'];
+// machine on purpose (`npm run bench -- floods`); replicas needs DATABASE_URL, events-scaling real
+// NATS (`npm run bench -- replicas events-scaling`).
+const OPT_IN = ['soak', 'floods', 'replicas', 'events-scaling'];
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);

@@ -13,6 +13,7 @@ import { OPS_USAGE, UsageError, parseOpsCommand } from '@ca/gateway';
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'custody') return custody(argv.slice(1));
+  if (argv[0] === 'events') return events(argv.slice(1));
   let command;
   try {
     command = parseOpsCommand(argv);
@@ -123,6 +124,45 @@ async function custody(args: string[]): Promise<number> {
   }
   const { runThroughOperatorEndpoint } = await import('@ca/gateway');
   return runThroughOperatorEndpoint(config.dataDir, ['custody', ...absolute], process);
+}
+
+/**
+ * `events dead-letters …`: the consuming services' dead-letter tables. Against DATABASE_URL it
+ * works on their schemas directly; in embedded mode the running process does. See docs/operations.md.
+ */
+async function events(args: string[]): Promise<number> {
+  const { DEAD_LETTER_USAGE, runDeadLetterCommand } = await import('@ca/messaging');
+  if (args.length === 0 || args[0] === 'help' || args[0] === '--help') {
+    process.stdout.write(`${DEAD_LETTER_USAGE}\n`);
+    return 0;
+  }
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`ops: configuration error: ${error.message}\n`);
+    return 2;
+  }
+  const io = {
+    out: (line: string) => write(process.stdout, line),
+    err: (line: string) => write(process.stderr, line),
+  };
+  if (!config.databaseUrl) {
+    const { runThroughOperatorEndpoint } = await import('../apps/gateway/src/operations/operator-client');
+    return runThroughOperatorEndpoint(config.dataDir, ['events', ...args], process);
+  }
+  const { DataSource } = await import('typeorm');
+  const dataSource = await new DataSource({
+    type: 'postgres',
+    url: config.databaseUrl,
+    poolSize: 2,
+  }).initialize();
+  try {
+    return await runDeadLetterCommand(args, dataSource, io);
+  } finally {
+    await dataSource.destroy();
+  }
 }
 
 function write(stream: NodeJS.WriteStream, line: string): Promise<void> | void {

@@ -1,6 +1,14 @@
 import { CaManagerConfig } from '@ca/config';
 import { IssuanceApi } from '@ca/contracts';
-import { DAY_MS, Messaging, MessagingOptions, openMessaging } from '@ca/messaging';
+import {
+  DAY_MS,
+  DeadLetterIo,
+  Messaging,
+  MessagingOptions,
+  openMessaging,
+  runDeadLetterCommand,
+} from '@ca/messaging';
+import { DataSource } from 'typeorm';
 import { Logger as NestLogger } from '@nestjs/common';
 import { Logger, NestPinoLogger, createLogger, installTracing } from '@ca/observability';
 import { startEmbeddedPostgres } from '@ca/persistence';
@@ -82,7 +90,10 @@ export async function startEmbeddedSystem(
         defaultCertificateLimit: config.defaultCertificateLimit,
         logger: serviceLogger('operator-endpoint'),
         issuance: messaging.rpcClient<IssuanceApi>(),
-        commandGroups: { custody: (args, io) => issuance.runCustodyCommand(args, io) },
+        commandGroups: {
+          custody: (args, io) => issuance.runCustodyCommand(args, io),
+          events: (args, io) => runDeadLetterCommandOn(databaseUrl, args, io),
+        },
       });
     }
   } catch (error) {
@@ -93,4 +104,18 @@ export async function startEmbeddedSystem(
   // (relays, consumers, publishers) log as the system instead, with their class as `context`.
   NestLogger.overrideLogger(new NestPinoLogger(serviceLogger('ca-manager')));
   return { services, databaseUrl, messaging, stop };
+}
+
+/** `npm run ops -- events …` in this process, on its own database (the services' dead letters). */
+async function runDeadLetterCommandOn(
+  databaseUrl: string,
+  args: readonly string[],
+  io: DeadLetterIo,
+): Promise<number> {
+  const dataSource = await new DataSource({ type: 'postgres', url: databaseUrl, poolSize: 1 }).initialize();
+  try {
+    return await runDeadLetterCommand(args, dataSource, io);
+  } finally {
+    await dataSource.destroy();
+  }
 }

@@ -1,11 +1,14 @@
 import { NestFactory } from '@nestjs/core';
-import { EventEnvelope, EventType, TenantUpdatedPayload } from '@ca/contracts';
+import { EventType } from '@ca/contracts';
 import {
   DAY_MS,
   EventRetention,
   OutboxRelay,
   RpcReplyInterceptor,
   RpcTraceInterceptor,
+  DeadLetterReplayer,
+  DeadLetterStore,
+  each,
   routeValidated,
 } from '@ca/messaging';
 import { NestPinoLogger, certificateMetrics, messagingMetrics } from '@ca/observability';
@@ -62,13 +65,20 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   relay.start();
   // The gateway's tenant facts (suspension, plan limit), schema-checked, into issuance.tenants.
   const tenants = new TenantProjection(dataSource);
-  const subscription = await messaging.events.subscribe(
+  // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
+  const deadLetters = await new DeadLetterStore(dataSource, ISSUANCE_SCHEMA).ensure();
+  const routes = routeValidated(
     ISSUANCE_CONSUMER,
-    routeValidated(ISSUANCE_CONSUMER, {
-      [EventType.TenantUpdated]: (e) => tenants.apply(e as EventEnvelope<TenantUpdatedPayload>),
-    }),
-    { onlyType: EventType.TenantUpdated },
+    { [EventType.TenantUpdated]: each((e) => tenants.apply(e)) },
+    deadLetters,
   );
+  const subscription = await messaging.events.subscribe(ISSUANCE_CONSUMER, routes, {
+    onlyType: EventType.TenantUpdated,
+    deadLetters,
+    maxAttempts: config.eventMaxAttempts,
+  });
+  const replays = new DeadLetterReplayer(deadLetters, ISSUANCE_CONSUMER, routes);
+  replays.start();
   // Storage stays bounded: published events and applied inbox rows older than the window go.
   const retention = new EventRetention(dataSource, {
     outboxSchema: ISSUANCE_SCHEMA,
@@ -94,6 +104,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
       await subscription.stop();
+      await replays.stop();
       await app.close();
       await retention.stop();
       await relay.stop();

@@ -3,18 +3,16 @@ import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@ca/config';
-import {
-  CaInitializedPayload,
-  CertificateHoldReleasedPayload,
-  CertificateIssuedPayload,
-  CertificateRevokedPayload,
-  CrlPublishedPayload,
-  EventEnvelope,
-  EventType,
-  IssuanceApi,
-} from '@ca/contracts';
+import { EventType, IssuanceApi } from '@ca/contracts';
 import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
-import { DAY_MS, EventRetention, routeValidated, validatedBatch } from '@ca/messaging';
+import {
+  DAY_MS,
+  DeadLetterReplayer,
+  DeadLetterStore,
+  EventRetention,
+  each,
+  routeValidated,
+} from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import {
@@ -98,31 +96,34 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     await dataSource.destroy();
     throw error;
   }
+  // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
+  const deadLetters = await new DeadLetterStore(dataSource, OCSP_SCHEMA).ensure();
+  const routes = routeValidated(
+    OCSP_CONSUMER,
+    {
+      [EventType.CaInitialized]: async (events) => {
+        for (const e of events) {
+          await caCertificates.apply(e);
+          void signers.ensure(e.tenantId);
+        }
+      },
+      // Issuances come in bursts: one transaction per run instead of one per certificate.
+      [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
+      [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
+      [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
+      [EventType.CrlPublished]: each((e) => crls.apply(e)),
+    },
+    deadLetters,
+  );
   const subscription = await messaging.events.subscribe(
     OCSP_CONSUMER,
     // Schema-checked: an event that does not parse is logged, counted and set aside.
-    routeValidated(OCSP_CONSUMER, {
-      [EventType.CaInitialized]: async (e) => {
-        await caCertificates.apply(e as EventEnvelope<CaInitializedPayload>);
-        void signers.ensure(e.tenantId);
-      },
-      [EventType.CertificateIssued]: (e) =>
-        statuses.applyIssued(e as EventEnvelope<CertificateIssuedPayload>),
-      [EventType.CertificateRevoked]: (e) =>
-        statuses.applyRevoked(e as EventEnvelope<CertificateRevokedPayload>),
-      [EventType.CertificateHoldReleased]: (e) =>
-        statuses.applyHoldReleased(e as EventEnvelope<CertificateHoldReleasedPayload>),
-      [EventType.CrlPublished]: (e) => crls.apply(e as EventEnvelope<CrlPublishedPayload>),
-    }),
-    {
-      // Issuances come in bursts: one transaction per run instead of one per certificate.
-      batchHandlers: {
-        [EventType.CertificateIssued]: validatedBatch(OCSP_CONSUMER, (events) =>
-          statuses.applyIssuedBatch(events as EventEnvelope<CertificateIssuedPayload>[]),
-        ),
-      },
-    },
+    // Each handler gets a run of consecutive events of its type (a single event is a run of one).
+    routes,
+    { deadLetters, maxAttempts: config.eventMaxAttempts },
   );
+  const replays = new DeadLetterReplayer(deadLetters, OCSP_CONSUMER, routes);
+  replays.start();
   signers.start();
   crls.copyPending(); // what a previous run left pending
   // Embedded, the database is this process's alone: no other replica can revoke.
@@ -149,6 +150,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       await retention.stop();
       await app.close();
       await subscription.stop();
+      await replays.stop();
       await signers.stop();
       await crls.stop();
       await statuses.stopWatching();

@@ -1,12 +1,13 @@
+import { EventType, IssuanceApi } from '@ca/contracts';
 import {
-  CaInitializedPayload,
-  CertificateHoldReleasedPayload,
-  CertificateRevokedPayload,
-  EventEnvelope,
-  EventType,
-  IssuanceApi,
-} from '@ca/contracts';
-import { DAY_MS, EventRetention, OutboxRelay, routeValidated } from '@ca/messaging';
+  DAY_MS,
+  DeadLetterReplayer,
+  DeadLetterStore,
+  EventRetention,
+  OutboxRelay,
+  each,
+  routeValidated,
+} from '@ca/messaging';
 import { messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
@@ -38,25 +39,33 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   const scheduler = new CrlRefreshScheduler(dataSource, publisher);
   // Publication is not awaited in the handler: the stream moves on while the CRL is built, and a
   // failed build is retried by the scheduler, so one tenant's CRL never holds up the others' events.
+  // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
+  const deadLetters = await new DeadLetterStore(dataSource, REVOCATION_SCHEMA).ensure();
+  const routes = routeValidated(
+    REVOCATION_CONSUMER,
+    {
+      [EventType.CaInitialized]: each(async (e) => {
+        await ledger.registerIssuer(e);
+        void publisher.request(e.tenantId);
+      }),
+      [EventType.CertificateRevoked]: each(async (e) => {
+        // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
+        if (await ledger.recordRevocation(e)) void publisher.request(e.tenantId);
+      }),
+      [EventType.CertificateHoldReleased]: each(async (e) => {
+        if (await ledger.releaseHold(e)) void publisher.request(e.tenantId);
+      }),
+    },
+    deadLetters,
+  );
   const subscription = await messaging.events.subscribe(
     REVOCATION_CONSUMER,
     // Schema-checked: an event that does not parse is logged, counted and set aside.
-    routeValidated(REVOCATION_CONSUMER, {
-      [EventType.CaInitialized]: async (e) => {
-        await ledger.registerIssuer(e as EventEnvelope<CaInitializedPayload>);
-        void publisher.request(e.tenantId);
-      },
-      [EventType.CertificateRevoked]: async (e) => {
-        // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
-        if (await ledger.recordRevocation(e as EventEnvelope<CertificateRevokedPayload>))
-          void publisher.request(e.tenantId);
-      },
-      [EventType.CertificateHoldReleased]: async (e) => {
-        if (await ledger.releaseHold(e as EventEnvelope<CertificateHoldReleasedPayload>))
-          void publisher.request(e.tenantId);
-      },
-    }),
+    routes,
+    { deadLetters, maxAttempts: config.eventMaxAttempts },
   );
+  const replays = new DeadLetterReplayer(deadLetters, REVOCATION_CONSUMER, routes);
+  replays.start();
   relay.start();
   scheduler.start();
   // Storage stays bounded: old published events, inbox ids and stream messages; superseded CRL blobs.
@@ -89,6 +98,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
       await retention.stop();
       await crlBlobs.stop();
       await subscription.stop();
+      await replays.stop();
       await publisher.idle();
       await relay.stop();
       await issuance.close();

@@ -50,6 +50,8 @@ export interface CaManagerConfig {
   logLevel: LogLevel;
   /** Days published events, inbox entries and stream messages are kept (docs/operations.md, Retention). */
   eventRetentionDays: number;
+  /** Failed handlings of an event before its consumer sets it aside (docs/operations.md, Dead letters). */
+  eventMaxAttempts: number;
   /** Embedded mode: no DATABASE_URL (PGlite and development keys under DATA_DIR). */
   embedded: boolean;
   /** The OCSP responder's answers and their bounds (docs/ocsp.md). */
@@ -118,6 +120,7 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     pkcs11,
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
     eventRetentionDays: readInt(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
+    eventMaxAttempts: readInt(env, 'EVENT_MAX_ATTEMPTS', 5, 1, 1000),
     embedded: databaseUrl === undefined,
     ocsp: readOcspSettings(env),
     metricsToken: readString(env, 'METRICS_TOKEN'),

@@ -4,6 +4,7 @@ export * from './common/event-envelope';
 export * from './common/rpc-reply';
 export * from './common/tenant-command';
 export * from './events/event-types';
+export * from './events/event-map';
 export * from './issuance/issuance.patterns';
 export * from './issuance/initialize-ca.dto';
 export * from './issuance/ca-initialized.event';

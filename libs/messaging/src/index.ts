@@ -1,5 +1,6 @@
 export * from './messaging';
 export * from './events/event-bus';
+export * from './events/partition';
 export * from './events/jetstream.event-bus';
 export * from './events/in-process.event-bus';
 export * from './rpc/rpc-client';
@@ -16,3 +17,6 @@ export * from './retention/event-retention';
 export * from './inbox/apply-once';
 export * from './blobs/blob-store';
 export * from './events/validated-events';
+export * from './dead-letters/dead-letters';
+export * from './dead-letters/dead-letter-replayer';
+export * from './dead-letters/dead-letter-command';

@@ -5,7 +5,7 @@ import { NestFactory } from '@nestjs/core';
 import { CaError, ErrorCode, EventEnvelope } from '@ca/contracts';
 import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
-import { connect } from 'nats';
+import { AckPolicy, DeliverPolicy, JSONCodec, connect } from 'nats';
 import {
   EventBus,
   InProcessEventBus,
@@ -14,11 +14,16 @@ import {
   RpcReplyInterceptor,
   applyOnce,
   applyOnceEach,
+  DeadLetterStore,
+  each,
   inboxTableSql,
   outboxTableSql,
   outboxTraceContextSql,
   OutboxRelay,
+  partitionOf,
   recordEvent,
+  routeByType,
+  routeValidated,
 } from './index';
 import { TestMessaging, createTestMessaging, transportKinds } from './testing';
 
@@ -189,9 +194,9 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         seen.push(event);
       });
 
-    const waitFor = async (check: () => boolean, ms = 10_000) => {
+    const waitFor = async (check: () => boolean | Promise<boolean>, ms = 10_000) => {
       const until = Date.now() + ms;
-      while (!check()) {
+      while (!(await check())) {
         if (Date.now() > until) throw new Error('condition not met in time');
         await new Promise((r) => setTimeout(r, 50));
       }
@@ -267,7 +272,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
     }, 20_000);
 
     it('appends a batch in its order, and a batch published again after a failure adds only what is new', async () => {
-      const [a, b, c, d] = ['a', 'b', 'c', 'd'].map(newEvent);
+      const [a, b, c, d] = ['a', 'b', 'c', 'd'].map((label) => newEvent(label));
       await messaging.events.publishBatch([a, b, c]);
       await messaging.events.publishBatch([b, c, d]); // as the relay republishes an unmarked batch
       const seen: string[] = [];
@@ -300,7 +305,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
     }, 20_000);
 
     it('does not deliver again the events handled before one that failed', async () => {
-      const [a, b, c] = ['x', 'y', 'z'].map(newEvent);
+      const [a, b, c] = ['x', 'y', 'z'].map((label) => newEvent(label));
       await messaging.events.publishBatch([a, b, c]);
       const handled: string[] = [];
       let failures = 0;
@@ -313,7 +318,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       expect(handled).toEqual([a.id, b.id, c.id]);
     }, 20_000);
 
-    describe('batch handlers', () => {
+    describe('run handlers (routes by type)', () => {
       const ofType = (type: string, label: string): EventEnvelope => ({ ...newEvent(label), type });
       const applyRun = (events: readonly EventEnvelope[]) =>
         applyOnceEach(dataSource, 'consumer', events, async (m, fresh) => {
@@ -334,17 +339,15 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         const runs: string[][] = [];
         const subscription = await messaging.events.subscribe(
           'batch-order-consumer',
-          async (e) => {
-            if (ours.has(e.id)) order.push(e.id);
-          },
-          {
-            batchHandlers: {
-              'batched.order': async (events) => {
-                runs.push(events.map((e) => e.id));
-                order.push(...events.map((e) => e.id));
-              },
+          routeByType({
+            'thing.happened': each(async (e) => {
+              if (ours.has(e.id)) order.push(e.id);
+            }),
+            'batched.order': async (events) => {
+              runs.push(events.map((e) => e.id));
+              order.push(...events.map((e) => e.id));
             },
-          },
+          }),
         );
         await waitFor(() => order.includes(x3.id));
         await subscription.stop();
@@ -363,23 +366,20 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         let failures = 0;
         const subscription = await messaging.events.subscribe(
           'batch-retry-consumer',
-          async (e) => {
-            if (e.id === after.id) order.push(e.id);
-          },
-          {
-            batchHandlers: {
-              'batched.retry': async (events) => {
-                await applyOnceEach(dataSource, 'consumer', events, async (m, fresh) => {
-                  for (const e of fresh)
-                    await m.query('INSERT INTO consumer.applied (event_id) VALUES ($1)', [e.id]);
-                  // Fails after writing, once: the transaction is rolled back and the run comes again.
-                  if (events.some((e) => e.id === run[1].id) && failures++ === 0)
-                    throw new Error('transient');
-                });
-                order.push(...events.map((e) => e.id));
-              },
+          routeByType({
+            'thing.happened': each(async (e) => {
+              if (e.id === after.id) order.push(e.id);
+            }),
+            'batched.retry': async (events) => {
+              await applyOnceEach(dataSource, 'consumer', events, async (m, fresh) => {
+                for (const e of fresh)
+                  await m.query('INSERT INTO consumer.applied (event_id) VALUES ($1)', [e.id]);
+                // Fails after writing, once: the transaction is rolled back and the run comes again.
+                if (events.some((e) => e.id === run[1].id) && failures++ === 0) throw new Error('transient');
+              });
+              order.push(...events.map((e) => e.id));
             },
-          },
+          }),
         );
         await waitFor(() => order.includes(after.id));
         await subscription.stop();
@@ -393,13 +393,14 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         await applyRun([old]); // applied before, its acknowledgement lost
         await messaging.events.publishBatch([old, fresh]);
         const applied: string[] = [];
-        const subscription = await messaging.events.subscribe('batch-dedup-consumer', async () => undefined, {
-          batchHandlers: {
+        const subscription = await messaging.events.subscribe(
+          'batch-dedup-consumer',
+          routeByType({
             'batched.dedup': async (events) => {
               applied.push(...(await applyRun(events)).map((e) => e.id));
             },
-          },
-        });
+          }),
+        );
         await waitFor(() => applied.includes(fresh.id));
         await subscription.stop();
         expect(applied).toEqual([fresh.id]);
@@ -409,6 +410,182 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         const twice = ofType('batched.dedup', 'twice');
         expect((await applyRun([twice, twice])).map((e) => e.id)).toEqual([twice.id]);
         expect(await appliedCount(twice.id)).toBe(1);
+      }, 20_000);
+    });
+
+    describe('partitions: order per tenant, tenants in parallel', () => {
+      it('delivers every tenant its events in publish order, interleaved, to two replicas of a consumer', async () => {
+        const tenants = Array.from({ length: 40 }, () => randomUUID());
+        const PER_TENANT = 10;
+        // Interleaved: event n of every tenant, then event n + 1 of every tenant.
+        const published = Array.from({ length: PER_TENANT }, (_, n) =>
+          tenants.map((tenant) => newEvent(String(n), tenant)),
+        ).flat();
+        for (let i = 0; i < published.length; i += 50)
+          await messaging.events.publishBatch(published.slice(i, i + 50));
+        const ours = new Set(published.map((e) => e.id));
+        const handled = new Map<string, number[]>(tenants.map((t) => [t, []]));
+        const inFlight = new Set<string>();
+        const overlaps: string[] = [];
+        const byReplica = [0, 0];
+        const handlerOf = (replica: number) => async (e: EventEnvelope) => {
+          if (!ours.has(e.id)) return;
+          if (inFlight.has(e.tenantId)) overlaps.push(e.tenantId);
+          inFlight.add(e.tenantId);
+          await new Promise((r) => setTimeout(r, Math.random() * 3));
+          inFlight.delete(e.tenantId);
+          handled.get(e.tenantId)?.push(Number((e.payload as { label: string }).label));
+          byReplica[replica]++;
+        };
+        const replica2 = await testMessaging.open('contract-test-replica-2');
+        const subscriptions = [
+          await messaging.events.subscribe('ordered-consumer', handlerOf(0)),
+          await replica2.events.subscribe('ordered-consumer', handlerOf(1)),
+        ];
+        const distinct = () => [...handled.values()].reduce((sum, ns) => sum + new Set(ns).size, 0);
+        await waitFor(() => distinct() === published.length, 60_000);
+        for (const subscription of subscriptions) await subscription.stop();
+        await replica2.close();
+        expect(overlaps).toEqual([]);
+        const inOrder = Array.from({ length: PER_TENANT }, (_, n) => n);
+        // A redelivery (at least once) repeats a run from an event on, never goes back before it.
+        for (const [tenant, ns] of handled) expect([tenant, [...new Set(ns)]]).toEqual([tenant, inOrder]);
+        // Both replicas took part.
+        expect(byReplica.every((n) => n > 0)).toBe(true);
+      }, 90_000);
+
+      it('moves a consumer of an earlier version (one position for all) to partitions without losing or repeating', async () => {
+        const handledBefore = newEvent('handled-before');
+        const [owed1, owed2] = ['owed-1', 'owed-2'].map((label) => newEvent(label));
+        const seen: string[] = [];
+        if (kind === 'nats') {
+          // As an earlier version left it: one consumer on every subject, events on `<prefix>.<type>`.
+          const nc = await connect({ servers: process.env.NATS_URL });
+          const { streamName, subjectPrefix } = testMessaging.options;
+          const jsm = await nc.jetstreamManager();
+          await jsm.consumers.add(streamName, {
+            durable_name: 'legacy-consumer',
+            ack_policy: AckPolicy.Explicit,
+            deliver_policy: DeliverPolicy.New, // the events of this test only
+            filter_subject: `${subjectPrefix}.>`,
+            max_ack_pending: 1,
+          });
+          const js = nc.jetstream();
+          for (const e of [handledBefore, owed1, owed2])
+            await js.publish(`${subjectPrefix}.${e.type}`, JSONCodec().encode(e), { msgID: e.id });
+          const legacy = await js.consumers.get(streamName, 'legacy-consumer');
+          const first = await legacy.next({ expires: 5_000 });
+          // Handled and acknowledged by the earlier version: not to be delivered again.
+          expect(first && JSONCodec<EventEnvelope>().decode(first.data).id).toBe(handledBefore.id);
+          await first?.ackAck();
+          await nc.close();
+        } else {
+          await messaging.events.publishBatch([handledBefore, owed1, owed2]);
+          const pool = (messaging.events as InProcessEventBus).pool;
+          const { rows } = await pool.query<{ seq: string }>(
+            'SELECT seq FROM messaging.stream WHERE id = $1',
+            [handledBefore.id],
+          );
+          await pool.query(
+            `INSERT INTO messaging.consumers (durable_name, last_seq) VALUES ('legacy-consumer', $1)`,
+            [rows[0].seq],
+          );
+        }
+        const ours = new Set([handledBefore, owed1, owed2].map((e) => e.id));
+        const subscription = await messaging.events.subscribe('legacy-consumer', async (e) => {
+          if (ours.has(e.id)) seen.push(e.id);
+        });
+        await waitFor(() => seen.length >= 2);
+        const later = newEvent('later');
+        ours.add(later.id);
+        await messaging.events.publish(later);
+        await waitFor(() => seen.includes(later.id));
+        await new Promise((r) => setTimeout(r, 300)); // a repeat would come right after
+        await subscription.stop();
+        expect(seen).toEqual([owed1.id, owed2.id, later.id]);
+      }, 30_000);
+
+      it('keeps handling other tenants while a handler for one tenant is blocked', async () => {
+        const blocked = randomUUID();
+        let other = randomUUID();
+        while (partitionOf(other) === partitionOf(blocked)) other = randomUUID();
+        const stuck = newEvent('stuck', blocked);
+        const behind = newEvent('behind', blocked);
+        const free = newEvent('free', other);
+        await messaging.events.publishBatch([stuck, behind, free]);
+        let release = () => undefined as void;
+        const released = new Promise<void>((r) => (release = r));
+        const handled: string[] = [];
+        const subscription = await messaging.events.subscribe('parallel-consumer', async (e) => {
+          if (e.id === stuck.id) await released;
+          if ([stuck.id, behind.id, free.id].includes(e.id)) handled.push(e.id);
+        });
+        await waitFor(() => handled.includes(free.id));
+        // The blocked tenant's next event waits for the blocked one.
+        expect(handled).toEqual([free.id]);
+        release();
+        await waitFor(() => handled.includes(behind.id));
+        await subscription.stop();
+        expect(handled).toEqual([free.id, stuck.id, behind.id]);
+      }, 30_000);
+    });
+
+    describe('dead letters', () => {
+      it('sets a poison event aside after its attempts, with the reason, and moves on to the next of its tenant', async () => {
+        const deadLetters = await new DeadLetterStore(dataSource, 'consumer').ensure();
+        const poison = newEvent('poison');
+        const next = newEvent('next');
+        await messaging.events.publishBatch([poison, next]);
+        const handled: string[] = [];
+        let attempts = 0;
+        const subscription = await messaging.events.subscribe(
+          'poisoned-consumer',
+          async (e) => {
+            if (e.id === poison.id) {
+              attempts++;
+              throw new Error('cannot apply this one');
+            }
+            if (e.id === next.id) handled.push(e.id);
+          },
+          { deadLetters, maxAttempts: 3 },
+        );
+        await waitFor(() => handled.includes(next.id), 20_000);
+        await subscription.stop();
+        expect(attempts).toBe(3);
+        const letters = (await deadLetters.list()).filter((l) => l.eventId === poison.id);
+        expect(letters).toMatchObject([
+          { consumer: 'poisoned-consumer', reason: 'failed', detail: 'cannot apply this one', attempts: 3 },
+        ]);
+        expect(letters[0].event).toEqual(poison);
+        expect(letters[0].lastSeen.getTime()).toBeGreaterThanOrEqual(letters[0].firstSeen.getTime());
+        expect(await deadLetters.drop(letters[0].id)).toBe(true);
+        expect(await deadLetters.get(letters[0].id)).toBeUndefined();
+      }, 40_000);
+
+      it('sets an event whose payload does not parse aside at once, naming the field', async () => {
+        const deadLetters = await new DeadLetterStore(dataSource, 'consumer').ensure();
+        const malformed: EventEnvelope = {
+          ...newEvent('malformed'),
+          type: 'tenant.updated',
+          payload: { tenantId: SUITE_TENANT, status: 'deleted' },
+        };
+        const after = newEvent('after-malformed');
+        await messaging.events.publishBatch([malformed, after]);
+        const applied: string[] = [];
+        const subscription = await messaging.events.subscribe(
+          'validating-consumer',
+          routeValidated(
+            'validating-consumer',
+            { 'tenant.updated': each(async (e) => void applied.push(e.id)) },
+            deadLetters,
+          ),
+        );
+        await waitFor(async () => (await deadLetters.list()).some((l) => l.eventId === malformed.id));
+        await subscription.stop();
+        expect(applied).toEqual([]);
+        const letter = (await deadLetters.list()).find((l) => l.eventId === malformed.id);
+        expect(letter).toMatchObject({ reason: 'invalid', attempts: 1, type: 'tenant.updated' });
+        expect(letter?.detail).toMatch('payload.status');
       }, 20_000);
     });
 
@@ -426,7 +603,8 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
           });
           return { bus, crash: () => nc.close() }; // no ack, no unsubscribe: the process is gone
         }
-        const bus = await InProcessEventBus.open(db.url);
+        // Its claim on the partition lapses after the lease, as a JetStream ack wait does.
+        const bus = await InProcessEventBus.open(db.url, { leaseMs: ACK_WAIT_MS, pollMs: 200 });
         return { bus, crash: () => bus.pool.end() }; // its position is never written
       }
 
@@ -483,11 +661,14 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
   });
 });
 
-function newEvent(label: string): EventEnvelope {
+/** The suite's events belong to one tenant unless a test names another: their order is kept. */
+const SUITE_TENANT: string = randomUUID();
+
+function newEvent(label: string, tenantId: string = SUITE_TENANT): EventEnvelope {
   return {
     id: randomUUID(),
     type: 'thing.happened',
-    tenantId: randomUUID(),
+    tenantId,
     occurredAt: new Date().toISOString(),
     payload: { label },
   };

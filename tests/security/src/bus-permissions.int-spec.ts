@@ -31,7 +31,7 @@ const MAY_REQUEST: Record<ServiceName, string[]> = {
 };
 const ALL_REQUESTS = [...new Set(Object.values(MAY_REQUEST).flat())];
 
-/** The event types each service may publish (ca.events.<type>). */
+/** The event types each service may publish (ca.events.<partition>.<type>). */
 const MAY_PUBLISH: Record<ServiceName, string[]> = {
   gateway: ['tenant.updated'],
   issuance: ['ca.initialized', 'certificate.issued', 'certificate.revoked', 'certificate.hold-released'],
@@ -211,7 +211,7 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
         const js = clients[service].jetstream();
         for (const type of ALL_EVENTS) {
           const refused = await jetStreamRefused(() =>
-            js.publish(`ca.events.${type}`, codec.encode({ forged: service }), { timeout: 2_000 }),
+            js.publish(`ca.events.p03.${type}`, codec.encode({ forged: service }), { timeout: 2_000 }),
           );
           expect([service, type, refused]).toEqual([service, type, !MAY_PUBLISH[service].includes(type)]);
         }
@@ -259,6 +259,14 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
         expect(await jetStreamRefused(() => jsm.consumers.add('CA_EVENTS', durable(service)))).toBe(
           service === 'gateway',
         );
+        expect(
+          await jetStreamRefused(() =>
+            jsm.consumers.add('CA_EVENTS', {
+              ...durable(`${service}-p07`),
+              filter_subject: 'ca.events.p07.>',
+            }),
+          ),
+        ).toBe(service === 'gateway');
         for (const other of SERVICES.filter((s) => s !== service)) {
           expect([
             service,
@@ -271,6 +279,18 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
           expect(await requestOutcome(clients[service], `$JS.ACK.CA_EVENTS.${other}.1.1.1.1.0`)).toBe(
             'refused',
           );
+          // Nor any of its partition consumers.
+          expect(
+            await requestOutcome(clients[service], `$JS.API.CONSUMER.MSG.NEXT.CA_EVENTS.${other}-p07`),
+          ).toBe('refused');
+          expect(
+            await jetStreamRefused(() =>
+              jsm.consumers.add('CA_EVENTS', {
+                ...durable(`${other}-p07`),
+                filter_subject: 'ca.events.p07.>',
+              }),
+            ),
+          ).toBe(true);
         }
         for (const name of SERVICES) {
           expect(await jetStreamRefused(() => jsm.consumers.delete('CA_EVENTS', name))).toBe(true);

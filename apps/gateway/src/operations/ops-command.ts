@@ -27,7 +27,8 @@ export const OPS_USAGE = `usage: npm run ops -- <command>
   audit export [--tenant <tenantId>] [--since <iso-date>]   the audit log as JSON lines
   audit verify                          check the audit log's hash chain
   expiring [--days <n>] [--json]        per tenant, Active certificates expiring within n days (default 30)
-  custody rotate-kek [--new-kek-file FILE]       re-wrap every CA key under a new KEK (npm run ops -- custody help)`;
+  custody rotate-kek [--new-kek-file FILE]       re-wrap every CA key under a new KEK (npm run ops -- custody help)
+  events dead-letters list|replay <id>|drop <id> events a consumer set aside (npm run ops -- events help)`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** As DEFAULT_CERTIFICATE_LIMIT accepts it. */

@@ -1,20 +1,39 @@
-import { EventEnvelope } from '@ca/contracts';
+import { EventEnvelope, EventOf, PayloadEventType } from '@ca/contracts';
+import type { DeadLetterSink } from '../dead-letters/dead-letters';
 
 export type EventHandler = (event: EventEnvelope) => Promise<void>;
 
 /**
- * Applies a run of consecutive events of one type together: all take effect (one transaction) or
- * none (it throws, and the whole run comes again, from its first event). Idempotent per event, as a
- * handler is (see applyOnceEach).
+ * Applies a run of consecutive events of one type (of one partition), in order; a single event is
+ * a run of one. If it throws, the whole run comes again, from its first event, so it must be
+ * idempotent per event (applyOnce, or applyOnceEach for one transaction per run).
  */
-export type BatchEventHandler = (events: readonly EventEnvelope[]) => Promise<void>;
+export type BatchEventHandler<E extends EventEnvelope = EventEnvelope> = (
+  events: readonly E[],
+) => Promise<void>;
+
+/**
+ * A consumer's handlers by event type, the one handler shape (see BatchEventHandler); events of
+ * types without a handler are acknowledged and skipped. Built by routeByType or routeValidated.
+ */
+export interface EventRoutes {
+  readonly routes: Readonly<Record<string, BatchEventHandler>>;
+}
+
+/** Handlers keyed by event type, each receiving envelopes of its type's payload. */
+export type TypedEventHandlers = {
+  [K in PayloadEventType]?: BatchEventHandler<EventOf<K>>;
+};
 
 export interface SubscribeOptions {
   /**
-   * Per event type, the handler of runs of consecutive events of that type, instead of the event
-   * handler. Events of other types between them keep their one-by-one handling and their order.
+   * Where an event goes once its handler has failed `maxAttempts` times (a poison event): it is
+   * recorded there and acknowledged, and the events of its partition move on. Without one, a
+   * failing event is retried until it succeeds.
    */
-  batchHandlers?: Record<string, BatchEventHandler>;
+  deadLetters?: DeadLetterSink;
+  /** Failed handlings before an event goes to `deadLetters`; default DEFAULT_MAX_ATTEMPTS (5). */
+  maxAttempts?: number;
   /**
    * The one event type this consumer handles, when it handles one only: JetStream then delivers
    * only that type's subject (a consumer of a rare event does not wade through every issuance).
@@ -43,9 +62,10 @@ export abstract class EventBus {
    * caller publishes them all again (the stream drops the duplicates by event id).
    */
   abstract publishBatch(events: readonly EventEnvelope[]): Promise<void>;
+  /** `handler` gets every event; `EventRoutes` hands each type's runs to that type's handler. */
   abstract subscribe(
     durableName: string,
-    handler: EventHandler,
+    handler: EventHandler | EventRoutes,
     options?: SubscribeOptions,
   ): Promise<EventSubscription>;
   abstract close(): Promise<void>;
@@ -61,11 +81,28 @@ export abstract class EventBus {
   }
 }
 
-/** Routes events by type to handlers; types a service does not handle are acknowledged and skipped. */
-export function routeByType(handlers: Record<string, EventHandler>): EventHandler {
-  return async (event) => {
-    const handler = handlers[event.type];
-    if (handler) await handler(event);
+/**
+ * Routes events by type to handlers; types a service does not handle are acknowledged and
+ * skipped. Untyped (any type name): tests and tools; services use routeValidated.
+ */
+export function routeByType(handlers: Readonly<Record<string, BatchEventHandler>>): EventRoutes {
+  return { routes: { ...handlers } };
+}
+
+/** The per-event handler and the per-type run handlers a bus delivers to. */
+export function deliveryOf(handler: EventHandler | EventRoutes): {
+  single: EventHandler;
+  runs: Readonly<Record<string, BatchEventHandler>>;
+} {
+  if (typeof handler === 'function') return { single: handler, runs: {} };
+  const { routes } = handler;
+  const own = (type: string) =>
+    Object.prototype.hasOwnProperty.call(routes, type) ? routes[type] : undefined;
+  return {
+    single: async (event) => {
+      await own(event.type)?.([event]);
+    },
+    runs: routes,
   };
 }
 
@@ -74,4 +111,11 @@ export function runEnd(events: readonly { type: string }[], start: number): numb
   let end = start + 1;
   while (end < events.length && events[end].type === events[start].type) end++;
   return end;
+}
+
+/** A run handler that applies the run's events one by one, in order (each its own transaction). */
+export function each<E extends EventEnvelope>(apply: (event: E) => Promise<unknown>): BatchEventHandler<E> {
+  return async (events) => {
+    for (const event of events) await apply(event);
+  };
 }

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
 import { EventEnvelope } from '@ca/contracts';
@@ -6,21 +7,41 @@ import {
   BatchEventHandler,
   EventBus,
   EventHandler,
+  EventRoutes,
   EventSubscription,
   SubscribeOptions,
+  deliveryOf,
   runEnd,
 } from './event-bus';
+import { AttemptCounter } from '../dead-letters/dead-letters';
+import { EVENT_PARTITIONS, partitionOf } from './partition';
 import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
 const BATCH = 100;
 
 /**
+ * How long a subscriber's claim on a partition lasts unless renewed (every third of it while it
+ * works): a subscriber that died mid-event holds its partition this long, like JetStream's ack wait.
+ */
+export const DEFAULT_PARTITION_LEASE_MS = 5_000;
+
+interface InProcessOptions {
+  pollMs?: number;
+  retryDelayMs?: number;
+  /** See DEFAULT_PARTITION_LEASE_MS. */
+  leaseMs?: number;
+}
+
+/**
  * EventBus for embedded mode with JetStream's semantics, kept in the embedded database:
  * `messaging.stream` is the ordered, de-duplicated log and `messaging.consumers` holds each
  * durable consumer's position. So an event survives a restart and reaches a consumer that
- * was stopped when it was published, exactly as with NATS. There is no lease to expire (unlike
- * JetStream's ack wait): the position moves only after the handler, so a consumer restarted after a
- * crash mid-event gets that event again at once.
+ * was stopped when it was published, exactly as with NATS.
+ *
+ * Partitioned as on JetStream (partition.ts): `messaging.consumer_partitions` keeps a position per
+ * consumer and partition; a subscriber handles a partition under a lease (one subscriber per
+ * partition at a time, so a tenant's events keep their order even with several subscribers of
+ * one name) and works on different partitions concurrently.
  */
 export class InProcessEventBus extends EventBus {
   private readonly logger = new Logger('InProcessEventBus');
@@ -31,15 +52,13 @@ export class InProcessEventBus extends EventBus {
     readonly pool: Pool,
     private readonly pollMs: number,
     private readonly retryDelayMs: number,
+    private readonly leaseMs: number,
   ) {
     super();
   }
 
-  static async open(
-    databaseUrl: string,
-    options: { pollMs?: number; retryDelayMs?: number } = {},
-  ): Promise<InProcessEventBus> {
-    const pool = new Pool({ connectionString: databaseUrl, max: 3 });
+  static async open(databaseUrl: string, options: InProcessOptions = {}): Promise<InProcessEventBus> {
+    const pool = new Pool({ connectionString: databaseUrl, max: 4 });
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', (err) => new Logger('InProcessEventBus').warn({ err }, 'idle database connection lost'));
@@ -47,9 +66,36 @@ export class InProcessEventBus extends EventBus {
     await pool.query(`CREATE TABLE IF NOT EXISTS messaging.stream (
       seq bigserial PRIMARY KEY, id uuid NOT NULL UNIQUE, type text NOT NULL,
       body jsonb NOT NULL, stored_at timestamptz NOT NULL DEFAULT now())`);
+    // The single position per consumer of earlier versions: read once, to start its partitions.
     await pool.query(`CREATE TABLE IF NOT EXISTS messaging.consumers (
       durable_name text PRIMARY KEY, last_seq bigint NOT NULL DEFAULT 0)`);
-    return new InProcessEventBus(pool, options.pollMs ?? 1_000, options.retryDelayMs ?? 1_000);
+    await pool.query(`ALTER TABLE messaging.stream ADD COLUMN IF NOT EXISTS part smallint`);
+    await pool.query(`CREATE INDEX IF NOT EXISTS stream_part_seq ON messaging.stream (part, seq)`);
+    await pool.query(`CREATE TABLE IF NOT EXISTS messaging.consumer_partitions (
+      durable_name text NOT NULL, part smallint NOT NULL, last_seq bigint NOT NULL DEFAULT 0,
+      leased_by uuid, lease_until timestamptz, PRIMARY KEY (durable_name, part))`);
+    await InProcessEventBus.partitionStoredEvents(pool);
+    return new InProcessEventBus(
+      pool,
+      options.pollMs ?? 1_000,
+      options.retryDelayMs ?? 1_000,
+      options.leaseMs ?? DEFAULT_PARTITION_LEASE_MS,
+    );
+  }
+
+  /** Gives events stored by an earlier version (no partition) their tenant's partition. */
+  private static async partitionStoredEvents(pool: Pool): Promise<void> {
+    for (;;) {
+      const { rows } = await pool.query<{ seq: string; tenant: string | null }>(
+        `SELECT seq, body->>'tenantId' AS tenant FROM messaging.stream WHERE part IS NULL LIMIT 1000`,
+      );
+      if (rows.length === 0) return;
+      await pool.query(
+        `UPDATE messaging.stream s SET part = u.part
+           FROM unnest($1::bigint[], $2::smallint[]) AS u(seq, part) WHERE s.seq = u.seq`,
+        [rows.map((row) => row.seq), rows.map((row) => partitionOf(row.tenant ?? ''))],
+      );
+    }
   }
 
   publish(event: EventEnvelope): Promise<void> {
@@ -59,15 +105,17 @@ export class InProcessEventBus extends EventBus {
   /** One transaction and one INSERT for the whole batch; its events' seq follow the batch's order. */
   async publishBatch(events: readonly EventEnvelope[]): Promise<void> {
     if (events.length === 0) return;
-    const rows = events.map((_, i) => `($${i * 3 + 1}::uuid, $${i * 3 + 2}, $${i * 3 + 3}::jsonb)`);
+    const rows = events.map(
+      (_, i) => `($${i * 4 + 1}::uuid, $${i * 4 + 2}, $${i * 4 + 3}::jsonb, $${i * 4 + 4}::smallint)`,
+    );
     const client = await this.pool.connect();
     try {
       // The lock makes commit order equal sequence order, so no consumer skips a late commit.
       await client.query('BEGIN');
       await client.query('LOCK TABLE messaging.stream IN EXCLUSIVE MODE');
       await client.query(
-        `INSERT INTO messaging.stream (id, type, body) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`,
-        events.flatMap((event) => [event.id, event.type, JSON.stringify(event)]),
+        `INSERT INTO messaging.stream (id, type, body, part) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`,
+        events.flatMap((event) => [event.id, event.type, JSON.stringify(event), partitionOf(event.tenantId)]),
       );
       await client.query('COMMIT');
     } catch (error) {
@@ -81,15 +129,24 @@ export class InProcessEventBus extends EventBus {
 
   async subscribe(
     durableName: string,
-    handler: EventHandler,
+    handler: EventHandler | EventRoutes,
     options?: SubscribeOptions,
   ): Promise<EventSubscription> {
-    const traced = tracedHandler(durableName, handler);
-    const batchHandlers = tracedBatchHandlers(durableName, options);
+    const { single, runs } = deliveryOf(handler);
+    const traced = tracedHandler(durableName, single);
+    const batchHandlers = tracedBatchHandlers(durableName, runs);
+    // A consumer of an earlier version starts every partition at its single position.
     await this.pool.query(
-      `INSERT INTO messaging.consumers (durable_name) VALUES ($1) ON CONFLICT (durable_name) DO NOTHING`,
-      [durableName],
+      `INSERT INTO messaging.consumer_partitions (durable_name, part, last_seq)
+       SELECT $1, p, coalesce((SELECT last_seq FROM messaging.consumers WHERE durable_name = $1), 0)
+         FROM generate_series(0, $2::int - 1) AS p
+       ON CONFLICT (durable_name, part) DO NOTHING`,
+      [durableName, EVENT_PARTITIONS],
     );
+    const subscriber = randomUUID();
+    const attempts = new AttemptCounter(durableName, options?.deadLetters, options?.maxAttempts);
+    const busy = new Set<number>();
+    const workers = new Set<Promise<void>>();
     let running = true;
     let nudge: () => void = () => undefined;
     const onPublished = () => nudge();
@@ -102,28 +159,51 @@ export class InProcessEventBus extends EventBus {
           resolve();
         };
       });
+    const deliver = (part: number) =>
+      this.deliverBatch(
+        durableName,
+        { part, subscriber, attempts },
+        traced,
+        batchHandlers,
+        () => running,
+        options?.onlyType,
+      );
+    const work = async (part: number) => {
+      try {
+        await this.workPartition(durableName, part, subscriber, deliver, () => running);
+      } catch (err) {
+        this.logger.warn({ err, durableName, part }, 'event delivery failed; will retry');
+        await new Promise((r) => setTimeout(r, this.retryDelayMs));
+      } finally {
+        busy.delete(part);
+        nudge();
+      }
+    };
     const loop = (async () => {
       while (running) {
-        const delivered = await this.deliverBatch(
-          durableName,
-          traced,
-          batchHandlers,
-          () => running,
-          options?.onlyType,
-        ).catch((err: unknown) => {
-          this.logger.warn({ err, durableName }, 'event delivery failed; will retry');
-          return -1;
+        const ready = await this.readyPartitions(durableName, [...busy]).catch((err: unknown) => {
+          this.logger.warn({ err, durableName }, 'event stream not readable; will retry');
+          return [];
         });
+        for (const part of ready) {
+          busy.add(part);
+          const worker = work(part);
+          workers.add(worker);
+          void worker.finally(() => workers.delete(worker));
+        }
         if (!running) break;
-        if (delivered === 0) await sleep(this.pollMs);
-        else if (delivered < 0) await sleep(this.retryDelayMs);
+        await sleep(this.pollMs);
       }
+      await Promise.all(workers);
     })();
     const subscription: EventSubscription = {
       stop: async () => {
         running = false;
         this.wake.off('published', onPublished);
         nudge();
+        // A pool already ended (the process is going away) may never answer queued queries:
+        // nothing more is delivered or recorded, so nothing to wait for.
+        if (this.pool.ending) return;
         await loop;
         this.subscriptions.delete(subscription);
       },
@@ -132,15 +212,77 @@ export class InProcessEventBus extends EventBus {
     return subscription;
   }
 
+  /** Partitions with events after their position, not worked on here nor leased by another subscriber. */
+  private async readyPartitions(durableName: string, busy: number[]): Promise<number[]> {
+    const { rows } = await this.pool.query<{ part: number }>(
+      `SELECT c.part FROM messaging.consumer_partitions c
+        WHERE c.durable_name = $1 AND NOT (c.part = ANY($2::int[]))
+          AND (c.leased_by IS NULL OR c.lease_until < now())
+          AND EXISTS (SELECT 1 FROM messaging.stream s WHERE s.part = c.part AND s.seq > c.last_seq)`,
+      [durableName, busy],
+    );
+    return rows.map((row) => Number(row.part));
+  }
+
   /**
-   * Delivers the next events after the consumer's position, handler after handler (a run of
+   * Claims the partition, delivers its events batch after batch while renewing the claim, and
+   * releases it when nothing is left (or on stop). A failed handler is retried after the retry
+   * delay, still under the claim, so nothing after it overtakes it.
+   */
+  private async workPartition(
+    durableName: string,
+    part: number,
+    subscriber: string,
+    deliver: (part: number) => Promise<number>,
+    isRunning: () => boolean,
+  ): Promise<void> {
+    const lease = `now() + make_interval(secs => $4::double precision / 1000)`;
+    const { rows } = await this.pool.query(
+      `UPDATE messaging.consumer_partitions SET leased_by = $3, lease_until = ${lease}
+        WHERE durable_name = $1 AND part = $2
+          AND (leased_by IS NULL OR leased_by = $3 OR lease_until < now()) RETURNING part`,
+      [durableName, part, subscriber, this.leaseMs],
+    );
+    if (rows.length === 0) return; // another subscriber holds it
+    const renew = setInterval(
+      () => {
+        this.pool
+          .query(
+            `UPDATE messaging.consumer_partitions SET lease_until = ${lease}
+            WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
+            [durableName, part, subscriber, this.leaseMs],
+          )
+          .catch(() => undefined); // a lapsed claim only means another subscriber may take over
+      },
+      Math.max(100, Math.floor(this.leaseMs / 3)),
+    );
+    try {
+      while (isRunning()) {
+        const delivered = await deliver(part);
+        if (delivered === 0) break;
+        if (delivered < 0) await new Promise((r) => setTimeout(r, this.retryDelayMs));
+      }
+    } finally {
+      clearInterval(renew);
+      await this.pool.query(
+        `UPDATE messaging.consumer_partitions SET leased_by = NULL, lease_until = NULL
+          WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
+        [durableName, part, subscriber],
+      );
+    }
+  }
+
+  /**
+   * Delivers the partition's next events after its position, handler after handler (a run of
    * consecutive events of a type with a batch handler goes to it in one call), then moves the
-   * position once past those handled (also when one fails or the subscription stops midway).
-   * Returns how many were delivered, -1 on a handler failure (that event comes again). A crash
-   * before the move redelivers the batch's handled events: at least once, as the inboxes expect.
+   * position once past those handled (also when one fails or the subscription stops midway), if
+   * this subscriber still holds the partition. Returns how many were delivered, -1 on a handler
+   * failure (that event comes again). A crash before the move redelivers the batch's handled
+   * events: at least once, as the inboxes expect.
    */
   private async deliverBatch(
     durableName: string,
+    { part, subscriber, attempts }: { part: number; subscriber: string; attempts: AttemptCounter },
     handler: EventHandler,
     batchHandlers: Partial<Record<string, BatchEventHandler>>,
     isRunning: () => boolean,
@@ -148,10 +290,11 @@ export class InProcessEventBus extends EventBus {
   ): Promise<number> {
     // With onlyType, other events are passed over without reading their bodies.
     const { rows } = await this.pool.query<{ seq: string; body: EventEnvelope | null }>(
-      `SELECT s.seq, CASE WHEN $2::text IS NULL OR s.type = $2 THEN s.body END AS body
-         FROM messaging.stream s, messaging.consumers c
-        WHERE c.durable_name = $1 AND s.seq > c.last_seq ORDER BY s.seq LIMIT ${BATCH}`,
-      [durableName, onlyType ?? null],
+      `SELECT s.seq, CASE WHEN $3::text IS NULL OR s.type = $3 THEN s.body END AS body
+         FROM messaging.stream s, messaging.consumer_partitions c
+        WHERE c.durable_name = $1 AND c.part = $2 AND s.part = $2 AND s.seq > c.last_seq
+        ORDER BY s.seq LIMIT ${BATCH}`,
+      [durableName, part, onlyType ?? null],
     );
     const events = rows.map((row) => row.body);
     let handled: string | undefined;
@@ -165,24 +308,37 @@ export class InProcessEventBus extends EventBus {
           continue;
         }
         const batchHandler = batchHandlers[event.type];
-        // Passed-over events (null) end a run.
-        const end = batchHandler
-          ? runEnd(
-              events.map((e) => e ?? { type: '' }),
-              start,
-            )
-          : start + 1;
-        if (batchHandler) await batchHandler(events.slice(start, end) as EventEnvelope[]);
-        else await handler(event);
+        // Passed-over events (null) end a run; after a failure, events come one by one, so that
+        // the attempts count against the event that fails.
+        const end =
+          batchHandler && !attempts.failedBefore(event)
+            ? runEnd(
+                events.map((e) => e ?? { type: '' }),
+                start,
+              )
+            : start + 1;
+        const run = events.slice(start, end) as EventEnvelope[];
+        try {
+          if (batchHandler) await batchHandler(run);
+          else await handler(event);
+          attempts.succeeded(run);
+        } catch (err) {
+          // A poison event, set aside after its last attempt, counts as handled.
+          if (!(await attempts.failed(run, err))) {
+            this.logger.warn({ err, durableName, eventId: event.id }, 'event handler failed; will retry');
+            return -1;
+          }
+        }
         handled = rows[end - 1].seq;
         start = end;
       }
     } finally {
       if (handled !== undefined) {
-        await this.pool.query(`UPDATE messaging.consumers SET last_seq = $2 WHERE durable_name = $1`, [
-          durableName,
-          handled,
-        ]);
+        await this.pool.query(
+          `UPDATE messaging.consumer_partitions SET last_seq = $4
+            WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
+          [durableName, part, subscriber, handled],
+        );
       }
     }
     return rows.length;
@@ -191,21 +347,25 @@ export class InProcessEventBus extends EventBus {
   /** Events after the consumer's position (the same measure as JetStream's pending counts). */
   async pending(durableName: string): Promise<number> {
     const { rows } = await this.pool.query<{ pending: string }>(
-      `SELECT coalesce((SELECT max(seq) FROM messaging.stream), 0) - c.last_seq AS pending
-         FROM messaging.consumers c WHERE c.durable_name = $1`,
+      `SELECT count(*) AS pending FROM messaging.consumer_partitions c
+         JOIN messaging.stream s ON s.part = c.part AND s.seq > c.last_seq
+        WHERE c.durable_name = $1`,
       [durableName],
     );
-    return rows.length === 0 ? 0 : Math.max(0, Number(rows[0].pending));
+    return Number(rows[0]?.pending ?? 0);
   }
 
   /**
-   * Deletes events stored before `olderThan` that every durable consumer has handled: an event
-   * some consumer still has to get stays, however old. No consumer yet: nothing goes.
+   * Deletes events stored before `olderThan` that every durable consumer has handled (its
+   * partition's position is past them): an event some consumer still has to get stays, however
+   * old. No consumer yet: nothing goes.
    */
   override async prune(olderThan: Date): Promise<number> {
     const { rowCount } = await this.pool.query(
-      `DELETE FROM messaging.stream WHERE stored_at < $1
-          AND seq <= (SELECT min(last_seq) FROM messaging.consumers)`,
+      `DELETE FROM messaging.stream s WHERE s.stored_at < $1
+          AND EXISTS (SELECT 1 FROM messaging.consumer_partitions)
+          AND NOT EXISTS (SELECT 1 FROM messaging.consumer_partitions c
+                           WHERE c.part = s.part AND c.last_seq < s.seq)`,
       [olderThan],
     );
     return rowCount ?? 0;

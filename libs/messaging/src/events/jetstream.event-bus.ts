@@ -12,13 +12,25 @@ import {
   nanos,
 } from 'nats';
 import { Logger } from '@nestjs/common';
-import { EventBus, EventHandler, EventSubscription, SubscribeOptions } from './event-bus';
+import {
+  EventBus,
+  EventHandler,
+  EventRoutes,
+  EventSubscription,
+  SubscribeOptions,
+  deliveryOf,
+} from './event-bus';
+import { AttemptCounter } from '../dead-letters/dead-letters';
+import { allPartitions, partitionOf, partitionToken } from './partition';
 import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
 export interface JetStreamOptions {
   /** Stream that keeps every event; default `CA_EVENTS`. */
   streamName: string;
-  /** Subject prefix; an event of type `ca.initialized` goes to `<prefix>.ca.initialized`. */
+  /**
+   * Subject prefix; an event of type `ca.initialized` of a tenant in partition 7 goes to
+   * `<prefix>.p07.ca.initialized` (see partition.ts).
+   */
   subjectPrefix: string;
   /**
    * How long a delivered event may stay unacknowledged before JetStream redelivers it: the delay
@@ -112,68 +124,136 @@ export class JetStreamEventBus extends EventBus {
   }
 
   private async publishOne(event: EventEnvelope): Promise<void> {
-    await this.js.publish(`${this.options.subjectPrefix}.${event.type}`, codec.encode(event), {
+    const partition = partitionToken(partitionOf(event.tenantId));
+    await this.js.publish(`${this.options.subjectPrefix}.${partition}.${event.type}`, codec.encode(event), {
       msgID: event.id,
     });
   }
 
   /**
-   * A batch handler gets runs of one event here: with one event in flight per consumer (the
-   * order, see ensureConsumer), the next event is delivered only after this one's ack, so acking
-   * only committed events leaves no longer run to take.
+   * One durable consumer per partition (`<durable>-p00` …), each with one event in flight, so a
+   * tenant's events are handled in stream order while partitions proceed concurrently; replicas
+   * subscribing with the same name share the partitions (JetStream hands each partition's next
+   * event to whichever replica pulls it, only after the previous one's ack). A batch handler gets
+   * runs of one event here: acking only committed events leaves no longer run to take.
    */
   async subscribe(
     durableName: string,
-    handler: EventHandler,
+    handler: EventHandler | EventRoutes,
     options?: SubscribeOptions,
   ): Promise<EventSubscription> {
     const { streamName } = this.options;
-    const traced = tracedHandler(durableName, handler);
-    const batchHandlers = tracedBatchHandlers(durableName, options);
-    await this.ensureConsumer(durableName, options?.onlyType);
-    const consumer = await this.js.consumers.get(streamName, durableName);
-    const messages = await consumer.consume({ max_messages: 64 });
-    const retryDelay = this.options.retryDelayMs ?? 1_000;
-    const loop = (async () => {
-      for await (const message of messages) {
-        let event: EventEnvelope;
-        try {
-          event = codec.decode(message.data);
-        } catch {
-          this.logger.error({ subject: message.subject, seq: message.seq }, 'undecodable event dropped');
-          message.term();
-          continue;
-        }
-        const stopHeartbeat = this.heartbeat(message);
-        let handled: boolean;
-        try {
-          const batchHandler = batchHandlers[event.type];
-          await (batchHandler ? batchHandler([event]) : traced(event));
-          handled = true;
-        } catch (err) {
-          this.logger.warn({ err, eventId: event.id, type: event.type }, 'event handler failed; will retry');
-          handled = false;
-        } finally {
-          stopHeartbeat();
-        }
-        // Without a connection the answer is lost; JetStream redelivers after the ack wait.
-        try {
-          if (handled) message.ack();
-          else message.nak(retryDelay);
-        } catch (err) {
-          this.logger.warn({ err, eventId: event.id }, 'acknowledgement not sent; the event comes again');
-        }
-      }
-    })();
+    const attempts = new AttemptCounter(durableName, options?.deadLetters, options?.maxAttempts);
+    const handle = this.messageHandler(durableName, handler, attempts);
+    const startSeq = await this.drainLegacyConsumer(durableName, handle);
+    const iterators: { close(): Promise<void | Error> }[] = [];
+    const loops: Promise<void>[] = [];
+    for (const partition of allPartitions()) {
+      const name = partitionConsumerName(durableName, partition);
+      await this.ensureConsumer(name, this.filterOf(partition, options?.onlyType), startSeq);
+      const consumer = await this.js.consumers.get(streamName, name);
+      const messages = await consumer.consume({ max_messages: 1 });
+      iterators.push(messages);
+      loops.push(
+        (async () => {
+          for await (const message of messages) await handle(message);
+        })().catch((err: unknown) => {
+          // The connection closed under it (a crash, a shutdown): nothing left to acknowledge.
+          this.logger.warn({ err, consumer: name }, 'event delivery ended');
+        }),
+      );
+    }
     const subscription: EventSubscription = {
       stop: async () => {
         this.subscriptions.delete(subscription);
-        await messages.close();
-        await loop;
+        // On a closed connection nothing is delivered or acknowledged any more, and its
+        // iterators may never end: nothing to wait for.
+        if (this.nc.isClosed()) return;
+        await Promise.all(iterators.map((messages) => messages.close()));
+        await Promise.all(loops);
       },
     };
     this.subscriptions.add(subscription);
     return subscription;
+  }
+
+  /** Handles one delivered message: decode, run the handler under a heartbeat, then ack or nak. */
+  private messageHandler(
+    durableName: string,
+    handler: EventHandler | EventRoutes,
+    attempts: AttemptCounter,
+  ): (message: JsMsg) => Promise<void> {
+    const { single, runs } = deliveryOf(handler);
+    const traced = tracedHandler(durableName, single);
+    const batchHandlers = tracedBatchHandlers(durableName, runs);
+    const retryDelay = this.options.retryDelayMs ?? 1_000;
+    return async (message) => {
+      let event: EventEnvelope;
+      try {
+        event = codec.decode(message.data);
+      } catch {
+        this.logger.error({ subject: message.subject, seq: message.seq }, 'undecodable event dropped');
+        message.term();
+        return;
+      }
+      const stopHeartbeat = this.heartbeat(message);
+      let handled: boolean;
+      try {
+        const batchHandler = batchHandlers[event.type];
+        await (batchHandler ? batchHandler([event]) : traced(event));
+        attempts.succeeded([event]);
+        handled = true;
+      } catch (err) {
+        // A poison event, set aside after its last attempt, counts as handled.
+        handled = await attempts.failed([event], err).catch(() => false);
+        if (!handled)
+          this.logger.warn({ err, eventId: event.id, type: event.type }, 'event handler failed; will retry');
+      } finally {
+        stopHeartbeat();
+      }
+      // Without a connection the answer is lost; JetStream redelivers after the ack wait.
+      try {
+        if (handled) message.ack();
+        else message.nak(retryDelay);
+      } catch (err) {
+        this.logger.warn({ err, eventId: event.id }, 'acknowledgement not sent; the event comes again');
+      }
+    };
+  }
+
+  private filterOf(partition: number, onlyType?: string): string {
+    return `${this.options.subjectPrefix}.${partitionToken(partition)}.${onlyType ?? '>'}`;
+  }
+
+  /**
+   * Migration from the single durable consumer of earlier versions (`<durable>`, every subject):
+   * before the partition consumers exist, what it has not acknowledged is handled through it, in
+   * stream order (also events already published on partition subjects); the partition consumers
+   * then start right after its acknowledged floor. Returns that sequence, or undefined when there
+   * is nothing to migrate (a new consumer, or partition consumers already made). The old consumer
+   * is left in place, idle (services may not delete consumers); an operator may remove it.
+   */
+  private async drainLegacyConsumer(
+    durableName: string,
+    handle: (message: JsMsg) => Promise<void>,
+  ): Promise<number | undefined> {
+    const { streamName } = this.options;
+    const info = (name: string) => this.jsm.consumers.info(streamName, name).catch(() => undefined);
+    if (!(await info(durableName))) return undefined;
+    if (await info(partitionConsumerName(durableName, 0))) return undefined;
+    const legacy = await this.js.consumers.get(streamName, durableName);
+    for (;;) {
+      const state = await legacy.info();
+      if (state.num_pending + state.num_ack_pending === 0) {
+        this.logger.log(
+          { durableName, fromSeq: state.ack_floor.stream_seq + 1 },
+          'consumer moved to partitions',
+        );
+        return state.ack_floor.stream_seq + 1;
+      }
+      const message = await legacy.next({ expires: 1_000 });
+      if (message) await handle(message);
+    }
   }
 
   private get ackWaitMs(): number {
@@ -181,27 +261,29 @@ export class JetStreamEventBus extends EventBus {
   }
 
   /**
-   * Creates the durable consumer, or brings an existing one to this ack wait (consumers created
+   * Creates a durable consumer, or brings an existing one to this ack wait (consumers created
    * with the former 30 s keep it otherwise); ack_wait is one of the fields a consumer update may
    * change (nats-server 2.9), unlike its delivery or ack policy.
    */
-  private async ensureConsumer(durableName: string, onlyType?: string): Promise<void> {
-    const { streamName, subjectPrefix } = this.options;
+  private async ensureConsumer(name: string, filterSubject: string, startSeq?: number): Promise<void> {
+    const { streamName } = this.options;
     const ackWait = nanos(this.ackWaitMs);
-    const existing = await this.jsm.consumers.info(streamName, durableName).catch(() => undefined);
+    const existing = await this.jsm.consumers.info(streamName, name).catch(() => undefined);
     if (!existing) {
       await this.jsm.consumers.add(streamName, {
-        durable_name: durableName,
+        durable_name: name,
         ack_policy: AckPolicy.Explicit,
-        deliver_policy: DeliverPolicy.All,
-        filter_subject: onlyType ? `${subjectPrefix}.${onlyType}` : `${subjectPrefix}.>`,
+        ...(startSeq === undefined
+          ? { deliver_policy: DeliverPolicy.All }
+          : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq }),
+        filter_subject: filterSubject,
         ack_wait: ackWait,
-        // One at a time keeps the stream's order per consumer (issued before revoked).
+        // One at a time keeps the partition's order, so each tenant's (issued before revoked).
         max_ack_pending: 1,
       });
     } else if (existing.config.ack_wait !== ackWait) {
-      await this.jsm.consumers.update(streamName, durableName, { ack_wait: ackWait });
-      this.logger.log({ durableName, ackWaitMs: this.ackWaitMs }, 'consumer ack wait updated');
+      await this.jsm.consumers.update(streamName, name, { ack_wait: ackWait });
+      this.logger.log({ name, ackWaitMs: this.ackWaitMs }, 'consumer ack wait updated');
     }
   }
 
@@ -228,17 +310,33 @@ export class JetStreamEventBus extends EventBus {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
   }
 
-  /** Not yet delivered (num_pending) plus delivered and not yet acknowledged (num_ack_pending). */
+  /**
+   * Over the partition consumers (or the single consumer of an earlier version when they do not
+   * exist yet): not yet delivered (num_pending) plus delivered and not acknowledged (num_ack_pending).
+   */
   async pending(durableName: string): Promise<number> {
-    try {
-      const info = await this.jsm.consumers.info(this.options.streamName, durableName);
-      return info.num_pending + info.num_ack_pending;
-    } catch {
-      return 0;
-    }
+    const lag = async (name: string) => {
+      try {
+        const info = await this.jsm.consumers.info(this.options.streamName, name);
+        return info.num_pending + info.num_ack_pending;
+      } catch {
+        return undefined;
+      }
+    };
+    const partitions = await Promise.all(
+      allPartitions().map((p) => lag(partitionConsumerName(durableName, p))),
+    );
+    if (partitions.some((n) => n !== undefined))
+      return partitions.reduce<number>((sum, n) => sum + (n ?? 0), 0);
+    return (await lag(durableName)) ?? 0;
   }
 
   get connection(): NatsConnection {
     return this.nc;
   }
+}
+
+/** The durable consumer of one partition: `<durable>-p07` (consumer names may not contain dots). */
+export function partitionConsumerName(durableName: string, partition: number): string {
+  return `${durableName}-${partitionToken(partition)}`;
 }

@@ -10,7 +10,7 @@ import {
 } from '@opentelemetry/api';
 import { EventEnvelope } from '@ca/contracts';
 import { REQUEST_ID_HEADER, tracerOf, withRequestId } from '@ca/observability';
-import { BatchEventHandler, EventHandler, SubscribeOptions } from './event-bus';
+import { BatchEventHandler, EventHandler } from './event-bus';
 
 /**
  * Runs a consumer's handler in a span that continues the trace of the request that caused the
@@ -95,15 +95,12 @@ function consumerRun(durableName: string) {
   };
 }
 
-/** Every batch handler of `options`, traced. */
+/** Every run handler, traced. */
 export function tracedBatchHandlers(
   durableName: string,
-  options: SubscribeOptions | undefined,
+  runs: Readonly<Record<string, BatchEventHandler>>,
 ): Partial<Record<string, BatchEventHandler>> {
   return Object.fromEntries(
-    Object.entries(options?.batchHandlers ?? {}).map(([type, h]) => [
-      type,
-      tracedBatchHandler(durableName, h),
-    ]),
+    Object.entries(runs).map(([type, h]) => [type, tracedBatchHandler(durableName, h)]),
   );
 }

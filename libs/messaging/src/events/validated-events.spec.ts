@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { EventEnvelope, EventType } from '@ca/contracts';
-import { rejectedEventsTotal, routeValidated, validatedBatch } from './validated-events';
+import { deliveryOf } from './event-bus';
+import { rejectedEventsTotal, routeValidated } from './validated-events';
 
 const tenantId = randomUUID();
 const tenantUpdated = (certificateLimit: unknown): EventEnvelope => ({
@@ -16,23 +17,30 @@ const rejected = async () =>
     (v) => v.labels.consumer === 'test' && v.labels.type === EventType.TenantUpdated,
   )?.value ?? 0;
 
-describe('routeValidated and validatedBatch', () => {
+describe('routeValidated', () => {
   it('hands well-formed events to their handler and sets malformed ones aside, counted, without throwing', async () => {
-    const applied: unknown[] = [];
-    const route = routeValidated('test', {
-      [EventType.TenantUpdated]: async (event) => void applied.push(event.payload),
-    });
+    const applied: number[] = [];
+    // Typed by the event map: the payload is a TenantUpdatedPayload, no cast.
+    const route = deliveryOf(
+      routeValidated('test', {
+        [EventType.TenantUpdated]: async (events) =>
+          void applied.push(...events.map((e) => e.payload.certificateLimit)),
+      }),
+    ).single;
     const before = await rejected();
     await route(tenantUpdated(5));
     await expect(route(tenantUpdated('lots'))).resolves.toBeUndefined();
     await route({ ...tenantUpdated(1), type: 'ca.initialized' }); // not handled here: skipped unread
-    expect(applied).toHaveLength(1);
+    expect(applied).toEqual([5]);
     expect(await rejected()).toBe(before + 1);
   });
 
-  it('passes only the well-formed events of a run to a batch handler', async () => {
+  it('passes only the well-formed events of a run to its handler', async () => {
     const runs: number[] = [];
-    const batch = validatedBatch('test', async (events) => void runs.push(events.length));
+    const { runs: handlers } = deliveryOf(
+      routeValidated('test', { [EventType.TenantUpdated]: async (events) => void runs.push(events.length) }),
+    );
+    const batch = handlers[EventType.TenantUpdated];
     await batch([tenantUpdated(1), tenantUpdated(-1), tenantUpdated(2)]);
     await batch([tenantUpdated(null)]);
     expect(runs).toEqual([2]);

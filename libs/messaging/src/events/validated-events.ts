@@ -2,7 +2,8 @@ import { Logger } from '@nestjs/common';
 import { EventEnvelope, EventType, eventEnvelopeProblem } from '@ca/contracts';
 import { metricsRegistry } from '@ca/observability';
 import { Counter } from 'prom-client';
-import { BatchEventHandler, EventHandler } from './event-bus';
+import { DeadLetterSink } from '../dead-letters/dead-letters';
+import { BatchEventHandler, EventRoutes, TypedEventHandlers } from './event-bus';
 
 const KNOWN_TYPES = new Set<string>(Object.values(EventType));
 
@@ -34,22 +35,40 @@ export function acceptEvent(consumer: string, event: EventEnvelope): boolean {
 }
 
 /**
- * routeByType with every handled event schema-checked first (libs/contracts
- * event-payload.parsers). Types the consumer does not handle are acknowledged and skipped unread.
+ * Routes by type, with every handled event schema-checked first (libs/contracts
+ * event-payload.parsers): each handler gets only the events of its run that parse, typed by the
+ * event map (EventPayloads). Types the consumer does not handle are acknowledged and skipped unread.
  */
-export function routeValidated(consumer: string, handlers: Record<string, EventHandler>): EventHandler {
-  return async (event) => {
-    const handler = Object.prototype.hasOwnProperty.call(handlers, event.type)
-      ? handlers[event.type]
-      : undefined;
-    if (handler && acceptEvent(consumer, event)) await handler(event);
-  };
+export function routeValidated(
+  consumer: string,
+  handlers: TypedEventHandlers,
+  deadLetters?: DeadLetterSink,
+): EventRoutes {
+  const routes: Record<string, BatchEventHandler> = {};
+  for (const [type, handler] of Object.entries(handlers)) {
+    if (handler) routes[type] = validatedBatch(consumer, handler as BatchEventHandler, deadLetters);
+  }
+  return { routes };
 }
 
-/** A batch handler that applies only the events of the run that parse (the others are set aside). */
-export function validatedBatch(consumer: string, handler: BatchEventHandler): BatchEventHandler {
+/**
+ * A run handler that applies only the events of the run that parse; the others are set aside
+ * (into `deadLetters` when given, with the reason).
+ */
+function validatedBatch(
+  consumer: string,
+  handler: BatchEventHandler,
+  deadLetters?: DeadLetterSink,
+): BatchEventHandler {
   return async (events) => {
-    const accepted = events.filter((event) => acceptEvent(consumer, event));
+    const accepted: EventEnvelope[] = [];
+    for (const event of events) {
+      if (acceptEvent(consumer, event)) accepted.push(event);
+      else {
+        const detail = eventEnvelopeProblem(event) ?? 'invalid';
+        await deadLetters?.record({ consumer, event, reason: 'invalid', detail, attempts: 1 });
+      }
+    }
     if (accepted.length > 0) await handler(accepted);
   };
 }

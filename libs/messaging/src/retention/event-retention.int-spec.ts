@@ -91,8 +91,11 @@ describe.each(databaseKinds())('event retention (%s)', (kind) => {
       daysBefore(1),
       seqs[3].seq,
     ]);
+    // Positions are per partition; here every partition of a consumer is at the same place.
     await bus.pool.query(
-      `INSERT INTO messaging.consumers (durable_name, last_seq) VALUES ('fast', $1), ('slow', $2)`,
+      `INSERT INTO messaging.consumer_partitions (durable_name, part, last_seq)
+       SELECT c.name, p, c.seq FROM generate_series(0, 15) p,
+              (VALUES ('fast', $1::bigint), ('slow', $2::bigint)) AS c(name, seq)`,
       [seqs[3].seq, seqs[0].seq],
     );
 
@@ -103,12 +106,13 @@ describe.each(databaseKinds())('event retention (%s)', (kind) => {
     expect(left.map((row) => row.id)).toEqual(events.slice(1).map((event) => event.id));
 
     // Once "slow" has caught up, the old ones go; the recent one stays.
-    await bus.pool.query(`UPDATE messaging.consumers SET last_seq = $1 WHERE durable_name = 'slow'`, [
-      seqs[3].seq,
-    ]);
+    await bus.pool.query(
+      `UPDATE messaging.consumer_partitions SET last_seq = $1 WHERE durable_name = 'slow'`,
+      [seqs[3].seq],
+    );
     expect((await retention().runOnce()).stream).toBe(2);
     await expect(bus.pending('slow')).resolves.toBe(0);
-    await bus.pool.query(`DELETE FROM messaging.consumers WHERE durable_name IN ('fast', 'slow')`);
+    await bus.pool.query(`DELETE FROM messaging.consumer_partitions WHERE durable_name IN ('fast', 'slow')`);
   });
 });
 

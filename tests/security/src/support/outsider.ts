@@ -1,5 +1,6 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { JSONCodec, NatsConnection, connect } from 'nats';
+import { partitionOf, partitionToken } from '@ca/messaging';
 import { http, ocspStatus } from '@ca/embedded/testing';
 import { SystemUnderTest, SystemUnderTestOptions, startSystemUnderTest } from '@ca/embedded/testing';
 
@@ -52,19 +53,26 @@ export class RogueBusClient {
       type,
       codec.encode({ id, type, tenantId, occurredAt: new Date().toISOString(), payload }),
       id,
+      tenantId,
     );
     return id;
   }
 
-  /** Any bytes on an event subject (JetStream de-duplicates by the message id only). */
-  async publishRaw(type: string, data: Uint8Array, msgID = randomUUID()): Promise<void> {
-    await this.nc.jetstream().publish(`${this.subjectPrefix}.${type}`, data, { msgID, timeout: 15_000 });
+  /**
+   * Any bytes on an event subject (JetStream de-duplicates by the message id only), in the
+   * partition of `tenantId` (partition p00 without one).
+   */
+  async publishRaw(type: string, data: Uint8Array, msgID = randomUUID(), tenantId?: string): Promise<void> {
+    const partition = partitionToken(tenantId === undefined ? 0 : partitionOf(tenantId));
+    await this.nc
+      .jetstream()
+      .publish(`${this.subjectPrefix}.${partition}.${type}`, data, { msgID, timeout: 15_000 });
   }
 
   /** Starts recording every event of `type` that crosses the bus (a sniffer on its subject). */
   record(type: string): Array<Record<string, unknown>> {
     const seen: Array<Record<string, unknown>> = [];
-    this.nc.subscribe(`${this.subjectPrefix}.${type}`, {
+    this.nc.subscribe(`${this.subjectPrefix}.*.${type}`, {
       // A throwing callback would close the connection; what is not JSON is not an event to record.
       callback: (_, message) => {
         try {

@@ -1,0 +1,30 @@
+import { EventEnvelope } from '../common/event-envelope';
+import { TenantUpdatedPayload } from '../gateway/tenant-updated.event';
+import { CaInitializedPayload } from '../issuance/ca-initialized.event';
+import {
+  CertificateHoldReleasedPayload,
+  CertificateIssuedPayload,
+  CertificateRevokedPayload,
+} from '../issuance/certificate.events';
+import { CrlPublishedPayload } from '../revocation/crl-published.event';
+import { EventType } from './event-types';
+
+/**
+ * Event type → payload type, for every event a service records. A consumer's handlers are keyed
+ * by these types and receive envelopes of the matching payload, so call sites need no casts; the
+ * payload checkers (event-payload.parsers.ts) make the promise true at run time.
+ */
+export interface EventPayloads {
+  [EventType.CaInitialized]: CaInitializedPayload;
+  [EventType.CertificateIssued]: CertificateIssuedPayload;
+  [EventType.CertificateRevoked]: CertificateRevokedPayload;
+  [EventType.CertificateHoldReleased]: CertificateHoldReleasedPayload;
+  [EventType.CrlPublished]: CrlPublishedPayload;
+  [EventType.TenantUpdated]: TenantUpdatedPayload;
+}
+
+/** An event type that has a payload type. */
+export type PayloadEventType = keyof EventPayloads;
+
+/** The envelope of an event of type `K`. */
+export type EventOf<K extends PayloadEventType> = EventEnvelope<EventPayloads[K]> & { type: K };

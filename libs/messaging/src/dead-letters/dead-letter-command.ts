@@ -1,0 +1,65 @@
+import { DataSource } from 'typeorm';
+import { DeadLetterStore } from './dead-letters';
+
+export const DEAD_LETTER_USAGE = `usage: npm run ops -- events dead-letters <command>
+  list                  the events each consumer set aside, one JSON object per line
+  replay <id>           have its consumer apply the event again (within seconds; the row goes on success)
+  drop <id>             delete it for good
+<id> is as list prints it: <schema>:<number>, e.g. ocsp:12`;
+
+export interface DeadLetterIo {
+  out(line: string): Promise<void> | void;
+  err(line: string): Promise<void> | void;
+}
+
+/** The consuming services' schemas, each with its `event_dead_letters`. */
+export const DEAD_LETTER_SCHEMAS = ['issuance', 'revocation', 'ocsp'] as const;
+
+/**
+ * `npm run ops -- events dead-letters list|replay <id>|drop <id>` on one database (Postgres with
+ * DATABASE_URL, or the embedded process's own through its operator endpoint). Exit codes: 0 done,
+ * 1 no such dead letter, 2 bad arguments.
+ */
+export async function runDeadLetterCommand(
+  args: readonly string[],
+  dataSource: DataSource,
+  io: DeadLetterIo,
+): Promise<number> {
+  const [group, action, id, ...extra] = args;
+  if (group !== 'dead-letters' || action === undefined || action === 'help') {
+    await io[group === 'dead-letters' && action === 'help' ? 'out' : 'err'](DEAD_LETTER_USAGE);
+    return group === 'dead-letters' && action === 'help' ? 0 : 2;
+  }
+  const stores = DEAD_LETTER_SCHEMAS.map((schema) => new DeadLetterStore(dataSource, schema));
+  if (action === 'list' && id === undefined) {
+    for (const store of stores) {
+      if (!(await store.exists())) continue;
+      for (const letter of await store.list(10_000)) {
+        const { event: _event, id: number, ...fields } = letter;
+        await io.out(JSON.stringify({ id: `${store.schema}:${number}`, ...fields }));
+      }
+    }
+    return 0;
+  }
+  if ((action !== 'replay' && action !== 'drop') || id === undefined || extra.length > 0) {
+    await io.err(DEAD_LETTER_USAGE);
+    return 2;
+  }
+  const match = /^([a-z_]+):([0-9]{1,18})$/.exec(id);
+  const store = match ? stores.find((s) => s.schema === match[1]) : undefined;
+  if (!match || !store) {
+    await io.err(`ops: "${id.slice(0, 64)}" is not a dead letter id (<schema>:<number>, see list)`);
+    return 2;
+  }
+  const done =
+    (await store.exists()) &&
+    (action === 'drop' ? await store.drop(match[2]) : await store.requestReplay(match[2]));
+  if (!done) {
+    await io.err(`ops: no dead letter ${id}`);
+    return 1;
+  }
+  await io.out(
+    action === 'drop' ? `dropped ${id}` : `replay of ${id} requested; its consumer applies it within seconds`,
+  );
+  return 0;
+}
