@@ -35,6 +35,7 @@ module.exports = [
             { sourceTag: 'scope:issuance', onlyDependOnLibsWithTags: ['scope:issuance', 'scope:shared'] },
             { sourceTag: 'scope:revocation', onlyDependOnLibsWithTags: ['scope:revocation', 'scope:shared'] },
             { sourceTag: 'scope:ocsp', onlyDependOnLibsWithTags: ['scope:ocsp', 'scope:shared'] },
+            { sourceTag: 'scope:acme', onlyDependOnLibsWithTags: ['scope:acme', 'scope:shared'] },
           ],
         },
       ],

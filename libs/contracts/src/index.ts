@@ -25,3 +25,4 @@ export * from './issuance/issue-certificate-v2.dto';
 export * from './gateway/tenant-updated.event';
 export * from './events/event-payload.parsers';
 export * from './common/command-fields';
+export * from './acme/acme.patterns';

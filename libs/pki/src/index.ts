@@ -77,3 +77,4 @@ export {
   lintTbsCertList,
   OCSP_RESPONSE_LINTS,
 } from './lint';
+export { type CertificationRequestInfo, parseCertificationRequest } from './certification-request.parser';
