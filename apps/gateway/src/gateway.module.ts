@@ -18,6 +18,7 @@ import { CertificateDeliverer } from './certificates/certificate-delivery';
 import { DownloadLinks } from './downloads/download-links';
 import { DownloadsController } from './downloads/downloads.controller';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
+import { IssuancePolicyController } from './policy/issuance-policy.controller';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
 
@@ -52,6 +53,7 @@ export class GatewayModule {
         DownloadsController,
         EabKeysController,
         AcmeEdgeController,
+        IssuancePolicyController,
         Health,
       ],
       providers: [

@@ -16,6 +16,9 @@ import { IssueCertificateHandler } from './certificates/issue-certificate.handle
 import { RenewCertificateHandler } from './certificates/renew-certificate.handler';
 import { RevokeCertificateHandler } from './certificates/revoke-certificate.handler';
 import { ReleaseHoldHandler } from './certificates/release-hold.handler';
+import { IssuancePolicies } from './policy/issuance-policies';
+import { IssuancePolicyController } from './policy/issuance-policy.controller';
+import { IssuancePolicyHandler } from './policy/issuance-policy.handler';
 import { IssueOcspSignerHandler } from './signing/issue-ocsp-signer.handler';
 import { CrlLedgerCheck } from './signing/crl-ledger-check';
 import { SignCrlHandler } from './signing/sign-crl.handler';
@@ -33,18 +36,20 @@ export interface IssuanceDependencies {
   defaultCertificateLimit: number;
 }
 
-/** The issuance context: CA initialization and the certificate lifecycle (issue, renew, revoke, read). */
+/** The issuance context: CA initialization, the certificate lifecycle (issue, renew, revoke, read) and the tenants' issuance policies. */
 @Module({})
 export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
     const nudge = () => deps.relay.nudge();
     const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custody);
     const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge, deps.defaultCertificateLimit);
+    const policies = new IssuancePolicies(deps.dataSource);
     const minter = new CertificateMinter(
       signer,
       deps.pkiPublicUrl,
       groupCommit,
       new CustomExtensionArcs(deps.dataSource),
+      policies,
     );
     return {
       module: IssuanceModule,
@@ -53,6 +58,7 @@ export class IssuanceModule {
         CertificatesController,
         ExpiryReportController,
         SigningController,
+        IssuancePolicyController,
       ],
       providers: [
         {
@@ -73,6 +79,7 @@ export class IssuanceModule {
           useValue: new SignCrlHandler(signer, deps.blobs, new CrlLedgerCheck(deps.dataSource)),
         },
         { provide: IssueOcspSignerHandler, useValue: new IssueOcspSignerHandler(signer) },
+        { provide: IssuancePolicyHandler, useValue: new IssuancePolicyHandler(policies) },
       ],
     };
   }

@@ -26,3 +26,5 @@ export * from './gateway/tenant-updated.event';
 export * from './events/event-payload.parsers';
 export * from './common/command-fields';
 export * from './acme/acme.patterns';
+export * from './issuance/issuance-policy.dto';
+export * from './issuance/issuance-policy.rules';

@@ -1,6 +1,7 @@
 export { buildCaCertificate, type CaCertificateProfile } from './ca-certificate.builder';
 export type { CertificateInfo } from './certificate-info';
 export { parseCertificate } from './certificate.parser';
+export { type CertificationRequestInfo, type CsrKeyAlgorithm, parseCertificationRequest } from './csr.parser';
 export { assembleCertificateList, type CrlProfile, encodeTbsCertList } from './crl.builder';
 export { EncodedCrlEntries, type RevokedCertificateEntry } from './crl-entries';
 export { type CrlEntryInfo, type CrlInfo, parseCrl } from './crl.parser';

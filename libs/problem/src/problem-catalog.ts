@@ -68,6 +68,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     recovery:
       'Nothing was signed: the certificate this request asks for breaks the profile rules listed in errors. Change the request, or contact support with the requestId if it looks valid.',
   },
+  [ErrorCode.NameNotAllowedByPolicy]: {
+    status: 400,
+    path: 'ca-manager/name-not-allowed-by-policy',
+    title: 'Name not allowed by the issuance policy',
+    recovery:
+      "Ask only for names under the tenant's allowed DNS suffixes (GET /v2/policy), or have a tenant admin extend the policy.",
+  },
   [ErrorCode.PayloadTooLarge]: {
     status: 413,
     path: 'common/payload-too-large',

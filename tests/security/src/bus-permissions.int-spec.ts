@@ -22,6 +22,8 @@ const MAY_REQUEST: Record<ServiceName, string[]> = {
     'issuance.certificate.revoke',
     'issuance.certificate.get',
     'issuance.certificate.list',
+    'issuance.policy.set',
+    'issuance.policy.get',
   ],
   issuance: [],
   revocation: ['issuance.crl.sign'],

@@ -4,13 +4,19 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { CertificateAuthorityController } from '../certificate-authority/certificate-authority.controller';
 import { CertificatesController } from '../certificates/certificates.controller';
 import { CertificatesV2Controller } from '../certificates/certificates-v2.controller';
+import { IssuancePolicyController } from '../policy/issuance-policy.controller';
 import { auditActionOf, auditResourceOf, isAuditedPath } from './audit-action';
 
 const ID = '0b6f8a2e-3c1d-4e5f-8a9b-0c1d2e3f4a5b';
 
 /** Every (method, path) the admin controllers answer, with `:params` filled in. */
 function controllerRoutes(): { method: string; path: string }[] {
-  const controllers = [CertificateAuthorityController, CertificatesController, CertificatesV2Controller];
+  const controllers = [
+    CertificateAuthorityController,
+    CertificatesController,
+    CertificatesV2Controller,
+    IssuancePolicyController,
+  ];
   return controllers.flatMap((controller) => {
     const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
     const prototype = controller.prototype as unknown as Record<string, unknown>;
@@ -47,6 +53,9 @@ describe('audit actions', () => {
     ['POST', `/v1/certificates/${ID}/revoke`, 'certificate.revoke'],
     ['POST', '/v2/certificates', 'certificate.issue-v2'],
     ['POST', `/v2/certificates/${ID}/renew`, 'certificate.renew-v2'],
+    ['PUT', '/v2/policy', 'policy.set'],
+    ['GET', '/v2/policy', 'policy.get'],
+    ['DELETE', '/v2/policy', 'policy.delete'],
     ['POST', '/v1/certificates/', 'certificate.issue'],
     ['POST', '/V1/CA/INITIALIZE', 'ca.initialize'],
     ['DELETE', '/v1/certificates', 'route.unknown'],

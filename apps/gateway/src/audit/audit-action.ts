@@ -22,6 +22,9 @@ const ACTIONS: { method: string; path: RegExp; action: string }[] = [
     action: 'certificate.release-hold',
   },
   { method: 'GET', path: route(`/v1/downloads/${SEGMENT}`), action: 'download.get' },
+  { method: 'PUT', path: route('/v2/policy'), action: 'policy.set' },
+  { method: 'GET', path: route('/v2/policy'), action: 'policy.get' },
+  { method: 'DELETE', path: route('/v2/policy'), action: 'policy.delete' },
 ];
 
 /** Express matches case-insensitively and with an optional trailing slash; so does this. */

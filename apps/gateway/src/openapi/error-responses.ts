@@ -74,6 +74,19 @@ const DESCRIPTIONS: Record<string, string> = {
   '503': 'A dependency does not answer (SERVICE_UNAVAILABLE); retry shortly.',
 };
 
+const ISSUANCE_400 =
+  "Validation failed (VALIDATION_FAILED; `errors` names each field), a name outside the tenant's issuance " +
+  'policy (NAME_NOT_ALLOWED_BY_POLICY; `errors` names each name), or a pre-signing lint failed ' +
+  '(CERTIFICATE_LINT_FAILED).';
+
+/** The 400 answer of the operations that make a certificate, which has more causes than validation. */
+const OPERATION_400: Record<string, string> = {
+  issueCertificate: ISSUANCE_400,
+  issueCertificateV2: ISSUANCE_400,
+  renewCertificate: ISSUANCE_400,
+  renewCertificateV2: ISSUANCE_400,
+};
+
 /** Which admin operations can answer which error, beyond those every admin operation can. */
 const OPERATION_ERRORS: Record<string, string[]> = {
   initializeCa: ['409'],
@@ -114,7 +127,8 @@ export function documentErrorResponses(document: OpenAPIObject): void {
         statuses.add('400');
       for (const status of [...statuses].sort()) {
         operation.responses[status] ??= {
-          description: DESCRIPTIONS[status],
+          description:
+            (status === '400' && OPERATION_400[operation.operationId ?? '']) || DESCRIPTIONS[status],
           content: { 'application/problem+json': { schema: PROBLEM_REF } },
         };
       }

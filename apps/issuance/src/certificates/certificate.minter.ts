@@ -8,6 +8,7 @@ import { CertificateGroupCommit } from './certificate-group-commit';
 import { distributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
 import { CustomExtensionArcs } from './custom-extension-arcs';
+import { IssuancePolicies } from '../policy/issuance-policies';
 
 export interface MintRequest {
   tenantId: string;
@@ -37,9 +38,12 @@ export class CertificateMinter {
     private readonly pkiPublicUrl: string,
     private readonly groupCommit: CertificateGroupCommit,
     private readonly customExtensionArcs: CustomExtensionArcs,
+    private readonly policies: IssuancePolicies,
   ) {}
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
+    // Before the CA key is touched: a name outside the tenant's policy is never signed.
+    await this.policies.assertAllows(request.tenantId, request.profile);
     const { authority, privateKey: caKey } = await this.signer.forTenant(request.tenantId);
     // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.
     const { notBefore, notAfter } = validityOfDays(request.validityDays, new Date(), authority.notBefore);

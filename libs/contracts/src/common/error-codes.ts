@@ -11,6 +11,8 @@ export const ErrorCode = {
   CertificateNotOnHold: 'CERTIFICATE_NOT_ON_HOLD',
   /** The certificate, CRL or OCSP response to be signed broke a pre-signing lint; nothing was signed. */
   CertificateLintFailed: 'CERTIFICATE_LINT_FAILED',
+  /** A DNS name of the request is outside the tenant's issuance policy (docs/api.md#issuance-policy). */
+  NameNotAllowedByPolicy: 'NAME_NOT_ALLOWED_BY_POLICY',
   InvalidToken: 'invalid_token',
   ExpiredToken: 'expired_token',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',

@@ -11,6 +11,7 @@ import { InitializeCaCommand, InitializeCaResult } from './initialize-ca.dto';
 import { IssueCertificateCommand, IssuedCertificate } from './issue-certificate.dto';
 import { IssueCertificateV2Command } from './issue-certificate-v2.dto';
 import { IssuancePattern } from './issuance.patterns';
+import { GetIssuancePolicyQuery, IssuancePolicy, SetIssuancePolicyCommand } from './issuance-policy.dto';
 import { RenewCertificateCommand } from './renew-certificate.dto';
 import { RevokeCertificateCommand, RevokeCertificateResult } from './revoke-certificate.dto';
 import { ReleaseHoldCommand, ReleaseHoldResult } from './release-hold.dto';
@@ -34,4 +35,6 @@ export type IssuanceApi = {
   [IssuancePattern.ExpiryReport]: [ExpiryReportQuery, ExpiryReport];
   [IssuancePattern.SignCrl]: [SignCrlCommand, SignCrlResult];
   [IssuancePattern.IssueOcspSigner]: [IssueOcspSignerCommand, IssueOcspSignerResult];
+  [IssuancePattern.SetIssuancePolicy]: [SetIssuancePolicyCommand, IssuancePolicy];
+  [IssuancePattern.GetIssuancePolicy]: [GetIssuancePolicyQuery, IssuancePolicy];
 };

@@ -14,6 +14,9 @@ export const IssuancePattern = {
   ExpiryReport: 'issuance.report.expiring',
   SignCrl: 'issuance.crl.sign',
   IssueOcspSigner: 'issuance.ocsp-signer.issue',
+  /** The tenant's issuance policy (docs/api.md#issuance-policy): replace or remove, and read. */
+  SetIssuancePolicy: 'issuance.policy.set',
+  GetIssuancePolicy: 'issuance.policy.get',
 } as const;
 
 export type IssuancePattern = (typeof IssuancePattern)[keyof typeof IssuancePattern];

@@ -1,0 +1,30 @@
+/**
+ * Whether a tenant's issuance policy (docs/api.md#issuance-policy) allows a name: with no policy
+ * (`null`) every name the name rules accept; otherwise a DNS name, or a wildcard `*.x`, that
+ * equals one of the suffixes or ends with "." + suffix (so `example.com` allows `a.example.com`
+ * and `*.example.com` but not `badexample.com`). Compared case-insensitively (RFC 4343). An IP
+ * address is never allowed by a policy: policies name DNS suffixes only. The admin API and ACME
+ * both decide with this function.
+ */
+export function isNameAllowedByPolicy(name: string, allowedDnsSuffixes: readonly string[] | null): boolean {
+  if (allowedDnsSuffixes === null) return true;
+  const lower = name.toLowerCase();
+  if (isIpLiteral(lower)) return false;
+  return allowedDnsSuffixes.some((suffix) => {
+    const s = suffix.toLowerCase();
+    return lower === s || lower.endsWith(`.${s}`);
+  });
+}
+
+/** The names a policy does not allow, in order (none when there is no policy). */
+export function namesOutsidePolicy(
+  names: readonly string[],
+  allowedDnsSuffixes: readonly string[] | null,
+): string[] {
+  return names.filter((name) => !isNameAllowedByPolicy(name, allowedDnsSuffixes));
+}
+
+/** IPv4 dotted quad, IPv6 (has a colon), or either in brackets. */
+function isIpLiteral(name: string): boolean {
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(name) || name.includes(':') || name.startsWith('[');
+}

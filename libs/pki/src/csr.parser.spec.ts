@@ -1,0 +1,67 @@
+import { parseCertificationRequest } from './csr.parser';
+import { generateEcKeyPair } from './ec-key-pair';
+import { pemToDer } from './pem';
+import { PkiFormatError } from './pki-format.error';
+import { buildTestCsr, describeIfOpenssl, runOpenssl, withBrokenSignature } from './testing';
+
+const spkiOf = (publicKey: CryptoKey) => globalThis.crypto.subtle.exportKey('spki', publicKey);
+
+describe('parseCertificationRequest', () => {
+  it('reads the key of a P-256 request built with PKI.js and verifies its signature', async () => {
+    const keys = await generateEcKeyPair(false);
+    const info = parseCertificationRequest(await buildTestCsr(keys));
+    expect(info.keyAlgorithm).toBe('P-256');
+    expect(Buffer.from(info.subjectPublicKeyInfo)).toEqual(Buffer.from(await spkiOf(keys.publicKey)));
+    expect(await info.verifySignature()).toBe(true);
+  });
+
+  it('parses a request whose signature was altered, and reports that it does not verify', async () => {
+    const der = withBrokenSignature(await buildTestCsr(await generateEcKeyPair(false)));
+    expect(await parseCertificationRequest(der).verifySignature()).toBe(false);
+  });
+
+  it('refuses what is not a request: garbage, a truncated request, trailing data, a certificate', async () => {
+    const der = await buildTestCsr(await generateEcKeyPair(false));
+    expect(() => parseCertificationRequest(new Uint8Array([1, 2, 3]))).toThrow(PkiFormatError);
+    expect(() => parseCertificationRequest(der.slice(0, der.length - 5))).toThrow(PkiFormatError);
+    expect(() => parseCertificationRequest(new Uint8Array([...der, 0]))).toThrow(PkiFormatError);
+    expect(() => parseCertificationRequest(new Uint8Array([0x30, 0x03, 0x02, 0x01, 0x00]))).toThrow(
+      PkiFormatError,
+    );
+  });
+});
+
+describeIfOpenssl('requests made by the openssl CLI', () => {
+  /** `openssl req -new -newkey …`: a fresh key of that kind and its request (PEM on stdout). */
+  const csrOf = (newkey: string[]) =>
+    pemToDer(
+      runOpenssl([
+        'req',
+        '-new',
+        ...newkey,
+        '-nodes',
+        '-keyout',
+        '/dev/null',
+        '-subj',
+        '/CN=cli',
+        '-outform',
+        'PEM',
+      ]),
+    );
+
+  it.each([
+    ['P-256', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']],
+    ['P-384', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384']],
+    ['RSA-2048', ['-newkey', 'rsa:2048']],
+  ])('names a %s key and verifies its signature', async (name, newkey) => {
+    const info = parseCertificationRequest(csrOf(newkey));
+    expect(info.keyAlgorithm).toBe(name);
+    expect(await info.verifySignature()).toBe(true);
+  });
+
+  it('names an Ed25519 key as another algorithm and does not throw verifying it', async () => {
+    const info = parseCertificationRequest(csrOf(['-newkey', 'ed25519']));
+    expect(info.keyAlgorithm).toBe('other (1.3.101.112)');
+    await expect(info.verifySignature()).resolves.toEqual(expect.any(Boolean));
+  });
+});
