@@ -66,7 +66,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
   const deps: OrderResourceDeps = {
     store,
     issuance,
-    policy: tenantPolicyLookup(messaging),
+    policy: tenantPolicyLookup(issuance),
     limiter,
     newOrdersPerAccount: config.acme.rateLimits.newOrdersPerAccount,
     validate: (tenantId, challengeId, keyAuthorization) =>

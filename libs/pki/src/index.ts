@@ -78,4 +78,4 @@ export {
   lintTbsCertList,
   OCSP_RESPONSE_LINTS,
 } from './lint';
-export { type CertificationRequestInfo, parseCertificationRequest } from './certification-request.parser';
+export { type CsrRequestedNames, csrRequestedNames } from './csr-requested-names';

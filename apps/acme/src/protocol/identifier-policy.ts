@@ -1,4 +1,4 @@
-import { dnsNameProblem } from '@ca/contracts';
+import { dnsNameProblem, isNameAllowedByPolicy } from '@ca/contracts';
 import { AcmeProblem } from './acme-problem';
 
 /** At most this many names in one order (the admin API's SAN limit). */
@@ -7,15 +7,8 @@ export const MAX_IDENTIFIERS = 50;
 /** The tenant's allowed DNS suffixes; null: any valid name (docs/api.md#issuance-policy). */
 export type PolicyLookup = (tenantId: string) => Promise<readonly string[] | null>;
 
-/** A name equals a suffix or lies below it, label-wise (`a.example.com` is under `example.com`). */
-export function nameAllowed(name: string, suffixes: readonly string[] | null): boolean {
-  if (suffixes === null) return true;
-  const lower = name.toLowerCase();
-  return suffixes.some((suffix) => {
-    const s = suffix.toLowerCase();
-    return lower === s || lower.endsWith(`.${s}`);
-  });
-}
+/** The same rule as the admin API's (docs/api.md#issuance-policy). */
+export const nameAllowed = isNameAllowedByPolicy;
 
 /**
  * RFC 8555 7.4: the identifiers of a newOrder, lower-cased and de-duplicated. DNS names only;

@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
 import { IssuanceApi, IssuancePattern, RevocationReasonCode } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
-import { parseCertificationRequest, pemToDer } from '@ca/pki';
+import { csrRequestedNames, parseCertificationRequest, pemToDer } from '@ca/pki';
 import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { AcmeRateLimiter } from './acme-rate-limiter';
 import { json } from './acme-reply';
@@ -176,16 +176,19 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
 
 async function checkedCsr(der: Buffer, identifiers: string[]): Promise<Buffer> {
   let csr;
+  let names;
   try {
-    csr = await parseCertificationRequest(der);
+    csr = parseCertificationRequest(der);
+    names = csrRequestedNames(der);
   } catch (error) {
     throw new AcmeProblem('badCSR', `the CSR cannot be read: ${(error as Error).message}`);
   }
-  if (!csr.signatureValid) throw new AcmeProblem('badCSR', 'the CSR signature does not verify');
-  const names = new Set(csr.dnsNames.map((n) => n.toLowerCase()));
-  if (csr.commonName) names.add(csr.commonName.toLowerCase());
+  if (!(await csr.verifySignature())) throw new AcmeProblem('badCSR', 'the CSR signature does not verify');
+  if (names.otherNames > 0) throw new AcmeProblem('badCSR', 'the CSR may ask for DNS names only');
+  const requested = new Set(names.dnsNames.map((n) => n.toLowerCase()));
+  if (names.commonName) requested.add(names.commonName.toLowerCase());
   const wanted = new Set(identifiers);
-  if (names.size !== wanted.size || [...names].some((n) => !wanted.has(n))) {
+  if (requested.size !== wanted.size || [...requested].some((n) => !wanted.has(n))) {
     throw new AcmeProblem(
       'badCSR',
       `the CSR must name exactly the order's identifiers: ${identifiers.join(', ')}`,

@@ -1,22 +1,19 @@
-import { Messaging } from '@ca/messaging';
+import { IssuanceApi, IssuancePattern } from '@ca/contracts';
+import { RpcClient } from '@ca/messaging';
 import { PolicyLookup } from './identifier-policy';
 
-/** The tenant issuance policy, as issuance owns it (docs/api.md#issuance-policy). */
-type PolicyApi = {
-  'issuance.policy.get': [{ tenantId: string }, { allowedDnsSuffixes: string[] | null }];
-};
-
-/** Asks issuance each time (policies change rarely, and an order is rarer than a request). Fails closed. */
-export function tenantPolicyLookup(messaging: Messaging): PolicyLookup {
-  const client = messaging.rpcClient<PolicyApi>();
+/**
+ * The tenant's issuance policy, asked of issuance, which owns it (docs/api.md#issuance-policy), at
+ * each new order and validation: policies change rarely and orders are rare. Fails closed: an
+ * unreadable answer or an error refuses the request.
+ */
+export function tenantPolicyLookup(issuance: RpcClient<IssuanceApi>): PolicyLookup {
   return async (tenantId) => {
-    const { allowedDnsSuffixes } = await client.send('issuance.policy.get', { tenantId });
-    if (
-      allowedDnsSuffixes !== null &&
-      !(Array.isArray(allowedDnsSuffixes) && allowedDnsSuffixes.every((s) => typeof s === 'string'))
-    ) {
-      throw new Error('issuance answered an unreadable policy');
-    }
+    const { allowedDnsSuffixes } = await issuance.send(IssuancePattern.GetIssuancePolicy, { tenantId });
+    const readable =
+      allowedDnsSuffixes === null ||
+      (Array.isArray(allowedDnsSuffixes) && allowedDnsSuffixes.every((s) => typeof s === 'string'));
+    if (!readable) throw new Error('issuance answered an unreadable policy');
     return allowedDnsSuffixes;
   };
 }
