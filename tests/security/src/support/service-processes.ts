@@ -15,10 +15,11 @@ const SCHEMA_OF: Record<ServiceName, SchemaName> = {
   issuance: 'issuance',
   revocation: 'revocation',
   'ocsp-responder': 'ocsp',
+  acme: 'acme',
 };
 
 /**
- * The four services as `nx serve` runs them (`node -r @swc-node/register apps/<app>/src/main.ts`),
+ * The five services as `nx serve` runs them (`node -r @swc-node/register apps/<app>/src/main.ts`),
  * each with only its own secrets: its NATS password, its Postgres role's DATABASE_URL, and the CA
  * file that the NATS server's certificate chains to. Output goes to `<logDir>/<service>.log`.
  */
@@ -39,7 +40,7 @@ export class ServiceProcesses {
     database: ServiceDatabase,
     logDir: string,
   ): Promise<ServiceProcesses> {
-    const [gatewayPort, pkiPort, issuanceHealth, revocationHealth] = await freePorts(4);
+    const [gatewayPort, pkiPort, issuanceHealth, revocationHealth, acmeHealth] = await freePorts(5);
     const keys = await generateKeyPair('ES256');
     const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
     const pkiUrl = `http://127.0.0.1:${pkiPort}`;
@@ -70,11 +71,13 @@ export class ServiceProcesses {
       issuance: { CA_KEK: randomBytes(32).toString('base64'), HEALTH_PORT: String(issuanceHealth) },
       revocation: { HEALTH_PORT: String(revocationHealth) },
       'ocsp-responder': { CA_KEK: randomBytes(32).toString('base64') },
+      acme: { HEALTH_PORT: String(acmeHealth) },
     };
     system.healthUrls.set('gateway', `${gatewayUrl}/health/ready`);
     system.healthUrls.set('ocsp-responder', `${pkiUrl}/health/ready`);
     system.healthUrls.set('issuance', `http://127.0.0.1:${issuanceHealth}/health/ready`);
     system.healthUrls.set('revocation', `http://127.0.0.1:${revocationHealth}/health/ready`);
+    system.healthUrls.set('acme', `http://127.0.0.1:${acmeHealth}/health/ready`);
     for (const service of Object.keys(perService) as ServiceName[]) {
       const env: NodeJS.ProcessEnv = {
         ...common,
@@ -100,7 +103,7 @@ export class ServiceProcesses {
       // issuance owns the stream and the object store (deploy/nats/nats-server.conf): it goes first.
       await system.startService('issuance');
       await Promise.all(
-        (['revocation', 'ocsp-responder', 'gateway'] as const).map((service) => system.startService(service)),
+        (['revocation', 'ocsp-responder', 'acme', 'gateway'] as const).map((service) => system.startService(service)),
       );
     } catch (error) {
       await system.stop();
