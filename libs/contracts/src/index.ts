@@ -28,3 +28,4 @@ export * from './common/command-fields';
 export * from './acme/acme.patterns';
 export * from './issuance/issuance-policy.dto';
 export * from './issuance/issuance-policy.rules';
+export * from './issuance/csr.rules';

@@ -1,10 +1,11 @@
+import type { webcrypto } from 'node:crypto';
 import { parseCertificationRequest } from './csr.parser';
 import { generateEcKeyPair } from './ec-key-pair';
 import { pemToDer } from './pem';
 import { PkiFormatError } from './pki-format.error';
 import { buildTestCsr, describeIfOpenssl, runOpenssl, withBrokenSignature } from './testing';
 
-const spkiOf = (publicKey: CryptoKey) => globalThis.crypto.subtle.exportKey('spki', publicKey);
+const spkiOf = (publicKey: webcrypto.CryptoKey) => globalThis.crypto.subtle.exportKey('spki', publicKey);
 
 describe('parseCertificationRequest', () => {
   it('reads the key of a P-256 request built with PKI.js and verifies its signature', async () => {

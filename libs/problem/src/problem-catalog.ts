@@ -75,6 +75,26 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     recovery:
       "Ask only for names under the tenant's allowed DNS suffixes (GET /v2/policy), or have a tenant admin extend the policy.",
   },
+  [ErrorCode.CsrInvalid]: {
+    status: 400,
+    path: 'ca-manager/csr-invalid',
+    title: 'Invalid certificate request',
+    recovery:
+      'Send one PEM PKCS#10 request ("-----BEGIN CERTIFICATE REQUEST-----", at most 16 KiB) in csrPem, e.g. from openssl req -new.',
+  },
+  [ErrorCode.CsrSignatureInvalid]: {
+    status: 400,
+    path: 'ca-manager/csr-signature-invalid',
+    title: 'Certificate request signature invalid',
+    recovery: 'Sign the request with the private key of the public key it carries, and send it unchanged.',
+  },
+  [ErrorCode.CsrKeyNotAllowed]: {
+    status: 400,
+    path: 'ca-manager/csr-key-not-allowed',
+    title: 'Key type not allowed',
+    recovery:
+      'Make the request for a key of an allowed type (an ECDSA P-256 key: openssl req -newkey ec -pkeyopt ec_paramgen_curve:P-256).',
+  },
   [ErrorCode.PayloadTooLarge]: {
     status: 413,
     path: 'common/payload-too-large',

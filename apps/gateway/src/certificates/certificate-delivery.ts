@@ -23,13 +23,15 @@ export interface DeliveryRequest {
 
 /**
  * The v2 body as issuance takes it: the PKCS#12 profile concerns the delivery, which is the
- * gateway's alone (the renew command's body has no such field).
+ * gateway's alone (the renew command's body has no such field), and a CSR travels as the
+ * command's subjectPublicKey.
  */
-export function withoutDeliveryProfile<T extends { pkcs12Profile?: Pkcs12Profile }>(
+export function issuanceRequestOf<T extends { pkcs12Profile?: Pkcs12Profile; csrPem?: string }>(
   body: T,
-): Omit<T, 'pkcs12Profile'> {
+): Omit<T, 'pkcs12Profile' | 'csrPem'> {
   const request = { ...body };
   delete request.pkcs12Profile;
+  delete request.csrPem;
   return request;
 }
 
@@ -60,6 +62,16 @@ export class CertificateDeliverer {
   }
 
   private async deliver(issued: CertificateWithKey, request: DeliveryRequest): Promise<CertificateDelivery> {
+    // Issued for the caller's CSR: the key stays with the caller, and the request rules allowed
+    // nothing but the certificate in Text (docs/api.md#csr-issuance).
+    if (issued.privateKeyPem === undefined) return { certificatePem: issued.certificatePem };
+    return this.deliverWithKey({ ...issued, privateKeyPem: issued.privateKeyPem }, request);
+  }
+
+  private async deliverWithKey(
+    issued: CertificateWithKey & { privateKeyPem: string },
+    request: DeliveryRequest,
+  ): Promise<CertificateDelivery> {
     const password =
       request.passwordProtected === true ? randomBytes(PASSWORD_BYTES).toString('base64url') : undefined;
     const pfx =
@@ -98,7 +110,11 @@ export class CertificateDeliverer {
 }
 
 /** Key stores name the entry by its friendlyName, which is the certificate's commonName. */
-function pkcs12Of(issued: CertificateWithKey, password: string, profile: Pkcs12Profile): Promise<Uint8Array> {
+function pkcs12Of(
+  issued: CertificateWithKey & { privateKeyPem: string },
+  password: string,
+  profile: Pkcs12Profile,
+): Promise<Uint8Array> {
   return buildPkcs12(
     {
       privateKeyPkcs8: pemToDer(issued.privateKeyPem, 'PRIVATE KEY'),

@@ -17,7 +17,10 @@ const STATUS = { enum: Object.values(CertificateStatus) };
 /** The delivery fields of docs/api.md#issuance-answer, shared by issue and renew (same presence rules). */
 export class CertificateDeliveryDoc implements CertificateDelivery {
   @ApiPropertyOptional({ description: 'responseFormat Text.' }) certificatePem?: string;
-  @ApiPropertyOptional({ description: 'responseFormat Text; returned once, not stored by the service.' })
+  @ApiPropertyOptional({
+    description:
+      'responseFormat Text; returned once, not stored by the service. Absent when the request had csrPem: the key stays with the caller.',
+  })
   privateKeyPem?: string;
   @ApiPropertyOptional({
     format: 'uri',

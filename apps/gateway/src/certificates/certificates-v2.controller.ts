@@ -5,18 +5,21 @@ import {
   IssuancePattern,
   IssueCertificateResponse,
   IssueCertificateV2Request,
+  IssuedCertificate,
   ReleaseHoldRequest,
   ReleaseHoldResult,
   RenewCertificateResponse,
   RenewCertificateV2Request,
+  SubjectPublicKey,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
-import { CertificateDeliverer, withoutDeliveryProfile } from './certificate-delivery';
-import { generateLeafKeyPair, withPrivateKey } from './leaf-key-pair';
+import { CertificateDeliverer, issuanceRequestOf } from './certificate-delivery';
+import { subjectKeyFromCsr } from './csr-subject-key';
+import { CertificateWithKey, LeafKeyPair, generateLeafKeyPair, withPrivateKey } from './leaf-key-pair';
 import { OptionalBodyInterceptor } from './optional-body.interceptor';
 import { writeCommand } from './write-command';
 import {
@@ -39,6 +42,15 @@ const RELEASE_HOLD_DESCRIPTION = [
   'be one more; revoke another first); 403 for a certificate of another tenant; 404 for an unknown one.',
 ].join('\n');
 
+const CSR_DESCRIPTION = [
+  'The key is made by the service and returned once in privateKeyPem, unless the body has csrPem: a',
+  'PKCS#10 request whose self-signature verifies and whose key is of an allowed type. Only its public key',
+  'is certified; subject and SANs come from this body and the issuance policy, never from the CSR. The',
+  'answer then has no privateKeyPem. Refusals: 400 CSR_INVALID (not one PEM request, or over 16 KiB),',
+  'CSR_SIGNATURE_INVALID, CSR_KEY_NOT_ALLOWED; VALIDATION_FAILED for responseFormat File or',
+  'passwordProtected true with csrPem.',
+].join('\n');
+
 /** docs/api.md#issue-a-certificate-v2, docs/api.md#renew-a-certificate (v2): usage, SANs, must-staple and custom extensions. */
 @ApiTags('Certificates v2')
 @ApiBearerAuth()
@@ -54,6 +66,7 @@ export class CertificatesV2Controller {
   @RequireScope(Scope.CertificatesWrite)
   @ApiOperation({
     summary: 'Issue a certificate with usage, SANs, must-staple and custom extensions',
+    description: CSR_DESCRIPTION,
     operationId: 'issueCertificateV2',
   })
   @ApiOkResponse({ type: IssueCertificateResponseDoc })
@@ -62,13 +75,13 @@ export class CertificatesV2Controller {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
-    const keys = generateLeafKeyPair();
+    const key = subjectKeyOf(body);
     const issued = await this.issuance.send(IssuancePattern.IssueCertificateV2, {
       ...writeCommand(principal, req),
-      subjectPublicKey: keys.subjectPublicKey,
-      request: withoutDeliveryProfile(body),
+      subjectPublicKey: key.subjectPublicKey,
+      request: issuanceRequestOf(body),
     });
-    return this.deliverer.issueResponse(withPrivateKey(issued, keys), body);
+    return this.deliverer.issueResponse(key.certified(issued), body);
   }
 
   @Post(':certificateId/renew')
@@ -76,6 +89,7 @@ export class CertificatesV2Controller {
   @RequireScope(Scope.CertificatesWrite)
   @ApiOperation({
     summary: 'Renew, keeping clientId, usage, SANs and custom extensions',
+    description: `${CSR_DESCRIPTION}\n\nA certificate issued for a CSR is renewed with a csrPem only (400 VALIDATION_FAILED on csrPem otherwise): the CA never had its key.`,
     operationId: 'renewCertificateV2',
   })
   @ApiOkResponse({ type: RenewCertificateResponseDoc })
@@ -85,14 +99,14 @@ export class CertificatesV2Controller {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
-    const keys = generateLeafKeyPair();
+    const key = subjectKeyOf(body);
     const renewed = await this.issuance.send(IssuancePattern.RenewCertificateV2, {
       ...writeCommand(principal, req),
-      subjectPublicKey: keys.subjectPublicKey,
+      subjectPublicKey: key.subjectPublicKey,
       certificateId,
-      request: withoutDeliveryProfile(body),
+      request: issuanceRequestOf(body),
     });
-    return this.deliverer.renewResponse(withPrivateKey(renewed, keys), body);
+    return this.deliverer.renewResponse(key.certified(renewed), body);
   }
 
   @Post(':certificateId/release-hold')
@@ -118,4 +132,19 @@ export class CertificatesV2Controller {
       request: body,
     });
   }
+}
+
+/**
+ * The key of the certificate asked for: the caller's CSR (docs/api.md#csr-issuance), or a pair the
+ * gateway makes now, whose private half joins the answer.
+ */
+function subjectKeyOf(body: { csrPem?: string }): {
+  subjectPublicKey: SubjectPublicKey;
+  certified(issued: IssuedCertificate): CertificateWithKey;
+} {
+  if (body.csrPem !== undefined) {
+    return { subjectPublicKey: subjectKeyFromCsr(body.csrPem), certified: (issued) => issued };
+  }
+  const keys: LeafKeyPair = generateLeafKeyPair();
+  return { subjectPublicKey: keys.subjectPublicKey, certified: (issued) => withPrivateKey(issued, keys) };
 }

@@ -2,8 +2,11 @@ import { createECDH } from 'node:crypto';
 import { IssuedCertificate, SubjectPublicKey } from '@ca/contracts';
 import { derToPem } from '@ca/pki';
 
-/** What issuance certified, with the private key the gateway made for it and never sent anywhere. */
-export type CertificateWithKey = IssuedCertificate & { privateKeyPem: string };
+/**
+ * What issuance certified, with the private key the gateway made for it and never sent anywhere;
+ * without one when the caller sent a CSR and kept its key.
+ */
+export type CertificateWithKey = IssuedCertificate & { privateKeyPem?: string };
 
 export interface LeafKeyPair {
   /** Goes into the issue/renew command: the public half only. */

@@ -78,13 +78,14 @@ const ISSUANCE_400 =
   "Validation failed (VALIDATION_FAILED; `errors` names each field), a name outside the tenant's issuance " +
   'policy (NAME_NOT_ALLOWED_BY_POLICY; `errors` names each name), or a pre-signing lint failed ' +
   '(CERTIFICATE_LINT_FAILED).';
+const ISSUANCE_V2_400 = `${ISSUANCE_400} With csrPem also CSR_INVALID, CSR_SIGNATURE_INVALID or CSR_KEY_NOT_ALLOWED.`;
 
 /** The 400 answer of the operations that make a certificate, which has more causes than validation. */
 const OPERATION_400: Record<string, string> = {
   issueCertificate: ISSUANCE_400,
-  issueCertificateV2: ISSUANCE_400,
+  issueCertificateV2: ISSUANCE_V2_400,
   renewCertificate: ISSUANCE_400,
-  renewCertificateV2: ISSUANCE_400,
+  renewCertificateV2: ISSUANCE_V2_400,
 };
 
 /** Which admin operations can answer which error, beyond those every admin operation can. */

@@ -89,6 +89,7 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
         issuedAt: now,
         renewedFrom: null,
         issuedBy: 'tester',
+        keyFromCsr: false,
       },
       event,
     };

@@ -8,7 +8,7 @@ export type NewCertificate = Omit<
 
 const COLUMNS = `id, tenant_id, ca_id, serial_number, client_id, common_name, organization,
   organizational_unit, country, certificate_der, usage, dns_names, must_staple, custom_extensions,
-  not_before, not_after, issued_at, renewed_from, issued_by`;
+  not_before, not_after, issued_at, renewed_from, issued_by, key_from_csr`;
 const CASTS = [
   'uuid',
   'uuid',
@@ -29,6 +29,7 @@ const CASTS = [
   'timestamptz',
   'uuid',
   'text',
+  'boolean',
 ];
 
 /**
@@ -65,6 +66,7 @@ export async function insertCertificates(
       c.issuedAt,
       c.renewedFrom,
       c.issuedBy,
+      c.keyFromCsr,
     ]),
   );
 }

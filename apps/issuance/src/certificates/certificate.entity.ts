@@ -73,6 +73,10 @@ export class CertificateEntity {
   @Column('text', { name: 'issued_by', nullable: true })
   issuedBy!: string | null;
 
+  /** Issued for the caller's CSR: the CA never had its key, so it is renewed with a CSR only. */
+  @Column('boolean', { name: 'key_from_csr', default: false })
+  keyFromCsr!: boolean;
+
   /** The principal whose command revoked it. */
   @Column('text', { name: 'revoked_by', nullable: true })
   revokedBy!: string | null;

@@ -1,4 +1,4 @@
-import { randomUUID, type webcrypto } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { CaError, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
 import { newEvent } from '@ca/messaging';
 import { isUniqueViolation } from '@ca/persistence';
@@ -9,6 +9,7 @@ import { distributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
 import { CustomExtensionArcs } from './custom-extension-arcs';
 import { IssuancePolicies } from '../policy/issuance-policies';
+import { SubjectKey } from './subject-public-key';
 
 export interface MintRequest {
   tenantId: string;
@@ -16,7 +17,7 @@ export interface MintRequest {
   validityDays: number;
   renewedFrom?: string;
   /** The key to certify, from the command (importSubjectPublicKey); its private half never comes here. */
-  subjectPublicKey: webcrypto.CryptoKey;
+  subjectKey: SubjectKey;
   /** The principal whose command this is, kept on the row and in the event. */
   principal: string;
 }
@@ -89,7 +90,7 @@ export class CertificateMinter {
           ocspUrl: urls.ocspUrl,
           caIssuersUrl: urls.caIssuersUrl,
         },
-        request.subjectPublicKey,
+        request.subjectKey.publicKey,
         { certificateDer: authority.certificateDer, privateKey: caKey },
       );
       const certificateId = randomUUID();
@@ -108,6 +109,7 @@ export class CertificateMinter {
             issuedAt: new Date(),
             renewedFrom: request.renewedFrom ?? null,
             issuedBy: request.principal,
+            keyFromCsr: request.subjectKey.fromCsr,
           },
           // Made here, in the request's context, whose trace and request id it carries.
           event: newEvent<CertificateIssuedPayload>(EventType.CertificateIssued, {

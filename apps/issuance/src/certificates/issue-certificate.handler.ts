@@ -19,7 +19,7 @@ export class IssueCertificateHandler {
   async execute(command: IssueCertificateCommand): Promise<IssuedCertificate> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     const request = await validateDto(IssueCertificateRequest, command.request);
-    const subjectPublicKey = await importSubjectPublicKey(command.subjectPublicKey);
+    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey);
     return this.minter.mint({
       tenantId: command.tenantId,
       profile: {
@@ -30,7 +30,7 @@ export class IssueCertificateHandler {
         customExtensions: [],
       },
       validityDays: request.validityDays,
-      subjectPublicKey,
+      subjectKey,
       principal: command.principal,
     });
   }
@@ -39,7 +39,7 @@ export class IssueCertificateHandler {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     // validateDto also runs the rules across fields (v2IssuanceRuleErrors).
     const request = await validateDto(IssueCertificateV2Request, command.request);
-    const subjectPublicKey = await importSubjectPublicKey(command.subjectPublicKey);
+    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey);
     const usage = request.usage ?? CertificateUsage.Client;
     const hostNames = normalizedHostNames(usage, request.commonName, request.subjectAlternativeNames ?? []);
     return this.minter.mint({
@@ -52,7 +52,7 @@ export class IssueCertificateHandler {
         customExtensions: orderedCustomExtensions(request.customExtensions),
       },
       validityDays: request.validityDays,
-      subjectPublicKey,
+      subjectKey,
       principal: command.principal,
     });
   }

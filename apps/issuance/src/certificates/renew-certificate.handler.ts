@@ -16,7 +16,9 @@ import { importSubjectPublicKey } from './subject-public-key';
 
 /**
  * docs/api.md#renew-a-certificate: a new certificate (new id, serial and key) with the same subject,
- * clientId, usage, SANs and must-staple; v2 renewal also keeps the custom extensions. The original
+ * clientId, usage, SANs and must-staple; v2 renewal also keeps the custom extensions. The new key
+ * is the gateway's fresh one or the caller's CSR's; a certificate issued for a CSR is renewed with
+ * a CSR only (docs/api.md#csr-issuance). The original
  * stays as it is until it expires. Revoked originals are refused (docs/api.md#renew-a-certificate); expired ones
  * may be renewed.
  */
@@ -54,7 +56,20 @@ export class RenewCertificateHandler {
     }
     if (original.revokedAt)
       throw CaError.conflict('A revoked certificate cannot be renewed; issue a new one instead.');
-    const subjectPublicKey = await importSubjectPublicKey(command.subjectPublicKey);
+    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey);
+    if (original.keyFromCsr && !subjectKey.fromCsr) {
+      // The CA never held the original's key, so it cannot make one for the renewal either.
+      throw CaError.validation(
+        [
+          {
+            field: 'csrPem',
+            message:
+              'required: this certificate was issued for your CSR; renew it through /v2 with a csrPem for the new key',
+          },
+        ],
+        'A certificate issued for a CSR is renewed with a CSR.',
+      );
+    }
     const profile: CertificateProfile = {
       clientId: original.clientId,
       ...normalizedHostNames(usage, original.commonName, original.dnsNames),
@@ -70,7 +85,7 @@ export class RenewCertificateHandler {
       profile,
       validityDays: request.validityDays,
       renewedFrom: original.id,
-      subjectPublicKey,
+      subjectKey,
       principal: command.principal,
     });
   }

@@ -7,6 +7,7 @@ import { CreateHoldReleases1766000000000 } from './1766000000000-create-hold-rel
 import { IssuanceTrustsNoCaller1766200000000 } from './1766200000000-issuance-trusts-no-caller';
 import { AddClaimsAndRetentionToOutbox1766300000000 } from './1766300000000-add-claims-and-retention-to-outbox';
 import { CreateIssuancePolicies1766400000000 } from './1766400000000-create-issuance-policies';
+import { AddKeyFromCsrToCertificates1766500000000 } from './1766500000000-add-key-from-csr-to-certificates';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */
 export const ISSUANCE_MIGRATIONS = [
@@ -19,4 +20,5 @@ export const ISSUANCE_MIGRATIONS = [
   IssuanceTrustsNoCaller1766200000000,
   AddClaimsAndRetentionToOutbox1766300000000,
   CreateIssuancePolicies1766400000000,
+  AddKeyFromCsrToCertificates1766500000000,
 ];

@@ -13,6 +13,12 @@ export const ErrorCode = {
   CertificateLintFailed: 'CERTIFICATE_LINT_FAILED',
   /** A DNS name of the request is outside the tenant's issuance policy (docs/api.md#issuance-policy). */
   NameNotAllowedByPolicy: 'NAME_NOT_ALLOWED_BY_POLICY',
+  /** `csrPem` is not one PEM PKCS#10 request, or is too large (docs/api.md#csr-issuance). */
+  CsrInvalid: 'CSR_INVALID',
+  /** The CSR's self-signature does not verify with its own key (RFC 2986 section 3). */
+  CsrSignatureInvalid: 'CSR_SIGNATURE_INVALID',
+  /** The CSR's key is of a type this CA does not certify. */
+  CsrKeyNotAllowed: 'CSR_KEY_NOT_ALLOWED',
   InvalidToken: 'invalid_token',
   ExpiredToken: 'expired_token',
   PayloadTooLarge: 'PAYLOAD_TOO_LARGE',

@@ -3,6 +3,7 @@ import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { FieldError } from '../common/ca-error';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
+import { CSR_PEM_PROPERTY, csrDeliveryErrors } from './csr.rules';
 import { dnsNameProblem, looksLikeHostName } from './dns-name.rules';
 import { IssueCertificateRequest } from './issue-certificate.dto';
 
@@ -85,6 +86,13 @@ export class IssueCertificateV2Request extends IssueCertificateRequest {
   @IsIn(Object.values(Pkcs12Profile))
   pkcs12Profile?: Pkcs12Profile;
 
+  // Read by the gateway only (docs/api.md#csr-issuance): issuance receives the request as the
+  // command's subjectPublicKey, never in this body.
+  @ApiPropertyOptional(CSR_PEM_PROPERTY)
+  @IsOptional()
+  @IsString()
+  csrPem?: string;
+
   /** Run by validateDto, in the gateway and again in issuance, once the per-field rules passed. */
   static crossFieldErrors(request: IssueCertificateV2Request): FieldError[] {
     return v2IssuanceRuleErrors(request);
@@ -125,6 +133,7 @@ export function v2IssuanceRuleErrors(request: IssueCertificateV2Request): FieldE
     errors.push({ field: 'mustStaple', message: 'applies only to usage Server or ClientAndServer' });
   }
   errors.push(...customExtensionErrors(request.customExtensions));
+  errors.push(...csrDeliveryErrors(request));
   return errors;
 }
 

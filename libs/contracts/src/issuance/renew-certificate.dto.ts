@@ -1,8 +1,10 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { FieldError } from '../common/ca-error';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 import type { CertificateDelivery } from './issue-certificate.dto';
+import { CSR_PEM_PROPERTY, csrDeliveryErrors } from './csr.rules';
 import { PKCS12_PROFILE_PROPERTY, Pkcs12Profile } from './issue-certificate-v2.dto';
 
 /** docs/api.md#renew-a-certificate: body of POST /v1/certificates/{id}/renew. */
@@ -24,12 +26,22 @@ export class RenewCertificateRequest {
   passwordProtected?: boolean;
 }
 
-/** Body of POST /v2/certificates/{id}/renew: the v1 body plus the PKCS#12 profile. */
+/** Body of POST /v2/certificates/{id}/renew: the v1 body plus the PKCS#12 profile and a CSR. */
 export class RenewCertificateV2Request extends RenewCertificateRequest {
   @ApiPropertyOptional(PKCS12_PROFILE_PROPERTY)
   @IsOptional()
   @IsIn(Object.values(Pkcs12Profile))
   pkcs12Profile?: Pkcs12Profile;
+
+  /** The new key comes from this CSR (docs/api.md#csr-issuance); read by the gateway only. */
+  @ApiPropertyOptional(CSR_PEM_PROPERTY)
+  @IsOptional()
+  @IsString()
+  csrPem?: string;
+
+  static crossFieldErrors(request: RenewCertificateV2Request): FieldError[] {
+    return csrDeliveryErrors(request);
+  }
 }
 
 export interface RenewCertificateCommand extends TenantCommand, KeyedCommand {
