@@ -1,12 +1,14 @@
 /** Requests per window for one key; in memory, per replica (docs/operations.md, ACME). */
 export class AcmeRateLimiter {
-  private windowStart = Date.now();
+  private windowStart: number;
   private readonly counts = new Map<string, number>();
 
   constructor(
     private readonly windowMs = 60_000,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.windowStart = now();
+  }
 
   /** Counts one request; the seconds to wait when `key` is past `limit` in this window. */
   take(key: string, limit: number): number | undefined {
