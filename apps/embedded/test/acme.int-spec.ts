@@ -182,6 +182,45 @@ describe.each(modes)('ACME (%s)', (mode) => {
     });
   });
 
+  it('rolls an account key over, and a deactivated account can no longer act', async () => {
+    const client = await RawAcmeClient.create(directoryOf(tenant));
+    const key = await createEabKey(tenant);
+    const url = client.directory.newAccount;
+    const created = await client.post(
+      url,
+      await client.jws(url, {
+        externalAccountBinding: await client.externalAccountBinding(key.keyId, key.hmacKey),
+      }),
+    );
+    const accountUrl = created.headers.get('location')!;
+    const kid = { jwk: undefined, kid: accountUrl };
+
+    const next = await client.withNewKey();
+    const keyChange = client.directory.keyChange;
+    const rolled = await client.post(
+      keyChange,
+      await client.jws(keyChange, await next.keyChangeInner(accountUrl, client.jwk), kid),
+    );
+    expect(rolled.status).toBe(200);
+    const oldKeyLookup = await client.post(url, await client.jws(url, { onlyReturnExisting: true }));
+    expect(acmeErrorType(oldKeyLookup)).toBe('accountDoesNotExist');
+    const newKeyLookup = await next.post(url, await next.jws(url, { onlyReturnExisting: true }));
+    expect(newKeyLookup.headers.get('location')).toBe(accountUrl);
+
+    const deactivated = await next.post(
+      accountUrl,
+      await next.jws(accountUrl, { status: 'deactivated' }, kid),
+    );
+    expect(deactivated.json()).toMatchObject({ status: 'deactivated' });
+    const order = client.directory.newOrder;
+    const refused = await next.post(
+      order,
+      await next.jws(order, { identifiers: [{ type: 'dns', value: 'y.example.test' }] }, kid),
+    );
+    expect(refused.status).toBe(403);
+    expect(acmeErrorType(refused)).toBe('unauthorized');
+  });
+
   const legoIt = hasProgram('lego') ? it : it.skip;
   if (!hasProgram('lego')) console.warn('lego is not installed: the ACME real-client tests are skipped');
 

@@ -17,6 +17,19 @@ export class RawAcmeClient {
     return new RawAcmeClient(directoryUrl, answer.json(), privateKey, await exportJWK(publicKey));
   }
 
+  /** The same directory with a new account key (RFC 8555 7.3.5 key roll-over). */
+  async withNewKey(): Promise<RawAcmeClient> {
+    const { privateKey, publicKey } = await generateKeyPair('ES256');
+    return new RawAcmeClient(this.directoryUrl, this.directory, privateKey, await exportJWK(publicKey));
+  }
+
+  /** The inner JWS of keyChange: signed by this (new) key, no nonce. */
+  async keyChangeInner(accountUrl: string, oldKey: JWK) {
+    return new FlattenedSign(new TextEncoder().encode(JSON.stringify({ account: accountUrl, oldKey })))
+      .setProtectedHeader({ alg: 'ES256', url: this.directory.keyChange, jwk: this.jwk })
+      .sign(this.privateKey);
+  }
+
   async nonce(): Promise<string> {
     const answer = await http(this.directory.newNonce, { method: 'HEAD' });
     return answer.headers.get('replay-nonce')!;
