@@ -103,7 +103,9 @@ export class ServiceProcesses {
       // issuance owns the stream and the object store (deploy/nats/nats-server.conf): it goes first.
       await system.startService('issuance');
       await Promise.all(
-        (['revocation', 'ocsp-responder', 'acme', 'gateway'] as const).map((service) => system.startService(service)),
+        (['revocation', 'ocsp-responder', 'acme', 'gateway'] as const).map((service) =>
+          system.startService(service),
+        ),
       );
     } catch (error) {
       await system.stop();
