@@ -7,7 +7,7 @@ const tseslint = require('typescript-eslint');
 const prettier = require('eslint-config-prettier');
 
 const LIBS = ['type:contracts', 'type:util', 'type:domain', 'type:infra'];
-const APP_INDEXES = ['@ca/gateway', '@ca/issuance', '@ca/revocation', '@ca/ocsp-responder'];
+const APP_INDEXES = ['@ca/gateway', '@ca/issuance', '@ca/revocation', '@ca/ocsp-responder', '@ca/acme'];
 
 /** The boundary rule; `allow` names the only app entry points a composition root may import. */
 const boundaries = (allow = []) => [
@@ -30,7 +30,12 @@ const boundaries = (allow = []) => [
       // responder's (its signer keys); Problem Details is the admin API's (gateway).
       { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
       { sourceTag: 'scope:custody', onlyDependOnLibsWithTags: ['scope:shared'] },
-      { sourceTag: 'scope:gateway', onlyDependOnLibsWithTags: ['scope:gateway', 'scope:shared'] },
+      // The gateway and acme use custody's sealed box only: an ACME EAB key crosses the bus sealed.
+      {
+        sourceTag: 'scope:gateway',
+        onlyDependOnLibsWithTags: ['scope:gateway', 'scope:custody', 'scope:shared'],
+      },
+      { sourceTag: 'scope:acme', onlyDependOnLibsWithTags: ['scope:acme', 'scope:custody', 'scope:shared'] },
       {
         sourceTag: 'scope:issuance',
         onlyDependOnLibsWithTags: ['scope:issuance', 'scope:custody', 'scope:shared'],

@@ -9,4 +9,5 @@ psql -v ON_ERROR_STOP=1 -q --username "$POSTGRES_USER" --dbname "$POSTGRES_DB" \
   -v issuance_password="$CA_PASSWORD_ISSUANCE" \
   -v revocation_password="$CA_PASSWORD_REVOCATION" \
   -v ocsp_password="$CA_PASSWORD_OCSP" \
+  -v acme_password="$CA_PASSWORD_ACME" \
   -f /ca-manager/init-roles.sql

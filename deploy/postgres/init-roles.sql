@@ -3,7 +3,7 @@
 -- that owns the database) in the service database, with psql:
 --
 --   psql "$ADMIN_DATABASE_URL" -v ON_ERROR_STOP=1 \
---     -v gateway_password=… -v issuance_password=… -v revocation_password=… -v ocsp_password=… \
+--     -v gateway_password=… -v issuance_password=… -v revocation_password=… -v ocsp_password=… -v acme_password=… \
 --     -f deploy/postgres/init-roles.sql
 --
 -- Optional: -v role_prefix=ca_ names the roles ca_gateway, … (the schemas keep their names).
@@ -23,7 +23,8 @@ INSERT INTO ca_service_roles VALUES
   ('gateway', :'role_prefix' || 'gateway', :'gateway_password'),
   ('issuance', :'role_prefix' || 'issuance', :'issuance_password'),
   ('revocation', :'role_prefix' || 'revocation', :'revocation_password'),
-  ('ocsp', :'role_prefix' || 'ocsp', :'ocsp_password');
+  ('ocsp', :'role_prefix' || 'ocsp', :'ocsp_password'),
+  ('acme', :'role_prefix' || 'acme', :'acme_password');
 
 -- Nobody but the owner creates schemas or objects in public.
 SELECT format('REVOKE CREATE, TEMPORARY ON DATABASE %I FROM PUBLIC', current_database()) \gexec

@@ -13,6 +13,7 @@ import { Logger as NestLogger } from '@nestjs/common';
 import { Logger, NestPinoLogger, createLogger, installTracing } from '@ca/observability';
 import { startEmbeddedPostgres } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
+import { startAcme } from '@ca/acme';
 import { OperatorEndpoint, startGateway, startOperatorEndpoint } from '@ca/gateway';
 import { startIssuance } from '@ca/issuance';
 import { startOcspResponder } from '@ca/ocsp-responder';
@@ -34,7 +35,7 @@ export interface EmbeddedOptions {
 }
 
 /**
- * The whole system in one process (docs/api.md#running-the-system, `npm start`): the four services, unchanged,
+ * The whole system in one process (docs/api.md#running-the-system, `npm start`): the five services, unchanged,
  * over the in-process transport, on an embedded Postgres (PGlite) under DATA_DIR unless
  * DATABASE_URL/NATS_URL point at real ones. Back-end services start before the surfaces that call them.
  * On the embedded database it also opens the operator endpoint of `npm run ops` (DATA_DIR/ops.json).
@@ -81,6 +82,7 @@ export async function startEmbeddedSystem(
     services.push(issuance);
     services.push(await startRevocation(runtime('revocation')));
     services.push(await startOcspResponder(runtime('ocsp-responder')));
+    services.push(await startAcme(runtime('acme')));
     services.push(await startGateway(runtime('gateway')));
     if (embeddedPg) {
       // `npm run ops` cannot open the PGlite files this process holds: it asks here instead.

@@ -1,9 +1,11 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { IssuanceApi } from '@ca/contracts';
+import { AcmeApi, IssuanceApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
+import { ACME_RPC, AcmeEdgeController } from './acme/acme-edge.controller';
+import { EabKeysController } from './acme/eab-keys.controller';
 import { Public } from './auth/auth.decorators';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
@@ -23,6 +25,7 @@ import { TenantDirectory } from './tenants/tenant-directory';
 export interface GatewayDependencies {
   tokenVerifier: TokenVerifier;
   issuance: RpcClient<IssuanceApi>;
+  acme: RpcClient<AcmeApi>;
   tenants: TenantDirectory;
   rateLimiter: RateLimiter;
   authFailures: AuthFailureLimiter;
@@ -48,12 +51,15 @@ export class GatewayModule {
         CertificatesController,
         CertificatesV2Controller,
         DownloadsController,
+        EabKeysController,
+        AcmeEdgeController,
         IssuancePolicyController,
         Health,
       ],
       providers: [
         { provide: TokenVerifier, useValue: deps.tokenVerifier },
         { provide: RpcClient, useValue: deps.issuance },
+        { provide: ACME_RPC, useValue: deps.acme },
         { provide: TenantDirectory, useValue: deps.tenants },
         { provide: RateLimiter, useValue: deps.rateLimiter },
         { provide: AuthFailureLimiter, useValue: deps.authFailures },

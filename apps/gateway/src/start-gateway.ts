@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { IssuanceApi } from '@ca/contracts';
+import { AcmeApi, IssuanceApi } from '@ca/contracts';
 import { DAY_MS, EventRetention, OutboxRelay } from '@ca/messaging';
 import { NestPinoLogger, messagingMetrics } from '@ca/observability';
 import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runtime';
@@ -77,6 +77,7 @@ export async function startGateway(
   );
   const housekeeping = new GatewayHousekeeping(auditRepository, rateLimiter, logger, {}, downloads);
   const issuance = messaging.rpcClient<IssuanceApi>();
+  const acme = messaging.rpcClient<AcmeApi>();
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   let app: NestExpressApplication | undefined;
   try {
@@ -84,6 +85,7 @@ export async function startGateway(
       GatewayModule.register({
         tokenVerifier,
         issuance,
+        acme,
         tenants,
         rateLimiter,
         authFailures,
@@ -115,6 +117,7 @@ export async function startGateway(
   } catch (error) {
     await app?.close();
     await issuance.close();
+    await acme.close();
     await dataSource.destroy();
     throw error;
   }
@@ -143,6 +146,7 @@ export async function startGateway(
       await retention.stop();
       await audit.close();
       await issuance.close();
+      await acme.close();
       await dataSource.destroy();
     }),
   };

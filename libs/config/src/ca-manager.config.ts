@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
+import { AcmeSettings, readAcmeSettings } from './acme.config';
 import { ConfigError } from './config-error';
 import { HttpLimits, readHttpLimits } from './http-limits.config';
 import {
@@ -58,6 +59,8 @@ export interface CaManagerConfig {
   ocsp: OcspSettings;
   /** When set, `/metrics` on every port requires it as a bearer token. */
   metricsToken?: string;
+  /** The ACME validator (docs/operations.md, ACME). */
+  acme: AcmeSettings;
 }
 
 export interface OcspSettings {
@@ -124,6 +127,7 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     embedded: databaseUrl === undefined,
     ocsp: readOcspSettings(env),
     metricsToken: readString(env, 'METRICS_TOKEN'),
+    acme: readAcmeSettings(env),
   };
 }
 

@@ -3,3 +3,4 @@ export * from './env-readers';
 export * from './ca-manager.config';
 export * from './nats-client.config';
 export * from './http-limits.config';
+export * from './acme.config';

@@ -26,6 +26,7 @@ export * from './issuance/issue-certificate-v2.dto';
 export * from './gateway/tenant-updated.event';
 export * from './events/event-payload.parsers';
 export * from './common/command-fields';
+export * from './acme/acme.patterns';
 export * from './issuance/issuance-policy.dto';
 export * from './issuance/issuance-policy.rules';
 export * from './issuance/csr.rules';

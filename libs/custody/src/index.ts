@@ -17,3 +17,4 @@ export {
 export { openPkcs11KeyCustody } from './pkcs11/open-pkcs11-key-custody';
 export type { Pkcs11KeyCustody } from './pkcs11/pkcs11-key-custody.adapter';
 export { type Pkcs11TokenOptions } from './pkcs11/pkcs11-token';
+export * from './sealed-box';

@@ -78,3 +78,4 @@ export {
   lintTbsCertList,
   OCSP_RESPONSE_LINTS,
 } from './lint';
+export { type CsrRequestedNames, csrRequestedNames } from './csr-requested-names';

@@ -10,7 +10,7 @@ import { SERVICES, SecuredNatsServer, ServiceName } from './support/secured-nats
  * configuration; clients without credentials are refused, and each service's credentials allow
  * what that service needs (docs/security.md, "The bus") and nothing more.
  */
-const OTHERS: ServiceName[] = ['gateway', 'revocation', 'ocsp-responder'];
+const OTHERS: ServiceName[] = ['gateway', 'revocation', 'ocsp-responder', 'acme'];
 
 /** The requests each service may make; every other issuance.* request is refused to it. */
 const MAY_REQUEST: Record<ServiceName, string[]> = {
@@ -28,6 +28,7 @@ const MAY_REQUEST: Record<ServiceName, string[]> = {
   issuance: [],
   revocation: ['issuance.crl.sign'],
   'ocsp-responder': ['issuance.ocsp-signer.issue'],
+  acme: ['issuance.certificate.issue-v2', 'issuance.certificate.revoke', 'issuance.policy.get'],
 };
 const ALL_REQUESTS = [...new Set(Object.values(MAY_REQUEST).flat())];
 
@@ -37,10 +38,11 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
   issuance: ['ca.initialized', 'certificate.issued', 'certificate.revoked', 'certificate.hold-released'],
   revocation: ['crl.published'],
   'ocsp-responder': [],
+  acme: [],
 };
 const ALL_EVENTS = [...new Set(Object.values(MAY_PUBLISH).flat())];
 
-const TESTS = 13;
+const TESTS = 14;
 describeWithRealServices('security: bus permissions', ['nats-server'])(
   'the production NATS configuration against rogue clients',
   () => {
@@ -200,6 +202,32 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
       expect(await requestOutcome(clients.gateway, 'issuance.certificate.list-expiring')).toBe('answered');
     });
 
+    it('lets only acme take acme.> requests, and only the gateway make them', async () => {
+      const acmeStandIn = await connectAs(nats, 'acme');
+      try {
+        acmeStandIn.subscribe('acme.>', { queue: 'acme', callback: (_, msg) => msg.respond(msg.data) });
+        await acmeStandIn.flush();
+        for (const service of SERVICES.filter((s) => s !== 'acme')) {
+          expect([service, await subscriptionRefused(clients[service], 'acme.>', 'acme')]).toEqual([
+            service,
+            true,
+          ]);
+        }
+        for (const subject of ['acme.http', 'acme.eab-key.create']) {
+          for (const service of SERVICES.filter((s) => s !== 'acme')) {
+            const expected = service === 'gateway' ? 'answered' : 'refused';
+            expect([service, subject, await requestOutcome(clients[service], subject)]).toEqual([
+              service,
+              subject,
+              expected,
+            ]);
+          }
+        }
+      } finally {
+        await acmeStandIn.close();
+      }
+    });
+
     it('lets issuance answer only requests it received: no publishing into another service inbox', async () => {
       expect(await requestOutcome(clients.issuance, '_INBOX.gateway.forged')).toBe('refused');
       expect(await requestOutcome(clients.revocation, '_INBOX.gateway.forged')).toBe('refused');
@@ -255,9 +283,9 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
       });
       for (const service of SERVICES) {
         const jsm = await clients[service].jetstreamManager();
-        // The gateway publishes only; the three others each read through their own durable.
+        // The gateway publishes only and acme reads no events; the three others each read through their own durable.
         expect(await jetStreamRefused(() => jsm.consumers.add('CA_EVENTS', durable(service)))).toBe(
-          service === 'gateway',
+          service === 'gateway' || service === 'acme',
         );
         expect(
           await jetStreamRefused(() =>

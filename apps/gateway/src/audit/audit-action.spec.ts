@@ -4,6 +4,7 @@ import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { CertificateAuthorityController } from '../certificate-authority/certificate-authority.controller';
 import { CertificatesController } from '../certificates/certificates.controller';
 import { CertificatesV2Controller } from '../certificates/certificates-v2.controller';
+import { EabKeysController } from '../acme/eab-keys.controller';
 import { IssuancePolicyController } from '../policy/issuance-policy.controller';
 import { auditActionOf, auditResourceOf, isAuditedPath } from './audit-action';
 
@@ -16,6 +17,7 @@ function controllerRoutes(): { method: string; path: string }[] {
     CertificatesController,
     CertificatesV2Controller,
     IssuancePolicyController,
+    EabKeysController,
   ];
   return controllers.flatMap((controller) => {
     const base = Reflect.getMetadata(PATH_METADATA, controller) as string;
@@ -56,6 +58,10 @@ describe('audit actions', () => {
     ['PUT', '/v2/policy', 'policy.set'],
     ['GET', '/v2/policy', 'policy.get'],
     ['DELETE', '/v2/policy', 'policy.delete'],
+    ['POST', '/v2/acme/eab-keys', 'acme.eab-key.create'],
+    ['DELETE', '/v2/acme/eab-keys/abc_DEF-1', 'acme.eab-key.disable'],
+    ['POST', `/acme/${ID}/new-order`, 'acme.request'],
+    ['HEAD', `/acme/${ID}/new-nonce`, 'acme.request'],
     ['POST', '/v1/certificates/', 'certificate.issue'],
     ['POST', '/V1/CA/INITIALIZE', 'ca.initialize'],
     ['DELETE', '/v1/certificates', 'route.unknown'],

@@ -25,6 +25,15 @@ const ACTIONS: { method: string; path: RegExp; action: string }[] = [
   { method: 'PUT', path: route('/v2/policy'), action: 'policy.set' },
   { method: 'GET', path: route('/v2/policy'), action: 'policy.get' },
   { method: 'DELETE', path: route('/v2/policy'), action: 'policy.delete' },
+  { method: 'POST', path: route('/v2/acme/eab-keys'), action: 'acme.eab-key.create' },
+  { method: 'GET', path: route('/v2/acme/eab-keys'), action: 'acme.eab-key.list' },
+  { method: 'DELETE', path: route(`/v2/acme/eab-keys/${SEGMENT}`), action: 'acme.eab-key.disable' },
+  // ACME (docs/api.md#acme): the principal is the account that signed the request.
+  ...['GET', 'POST'].map((method) => ({
+    method,
+    path: new RegExp(`^\\/acme\\/${SEGMENT}\\/.+$`, 'i'),
+    action: 'acme.request',
+  })),
 ];
 
 /** Express matches case-insensitively and with an optional trailing slash; so does this. */

@@ -3,10 +3,10 @@ import { exportSPKI } from 'jose';
 import { webcrypto } from 'node:crypto';
 import { freePorts } from './ports';
 
-export type ServiceName = 'gateway' | 'issuance' | 'revocation' | 'ocsp-responder';
+export type ServiceName = 'gateway' | 'issuance' | 'revocation' | 'ocsp-responder' | 'acme';
 
 /**
- * Where the four services of distributed mode listen, and the environment each one starts with:
+ * Where the five services of distributed mode listen, and the environment each one starts with:
  * free ports on loopback, one data dir, the suite's token key, and a KEK of its own for each
  * KEK-holding service (as docs/operations.md recommends). Callers add their database and NATS.
  */
@@ -29,8 +29,8 @@ export async function serviceEnvironment(options: {
   logLevel: string;
   extraPorts?: number;
 }): Promise<ServiceEnvironment> {
-  const [gatewayPort, pkiPort, issuanceHealth, revocationHealth, ...extraPorts] = await freePorts(
-    4 + (options.extraPorts ?? 0),
+  const [gatewayPort, pkiPort, issuanceHealth, revocationHealth, acmeHealth, ...extraPorts] = await freePorts(
+    5 + (options.extraPorts ?? 0),
   );
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const pkiUrl = `http://127.0.0.1:${pkiPort}`;
@@ -60,12 +60,14 @@ export async function serviceEnvironment(options: {
       issuance: { CA_KEK: randomBytes(32).toString('base64'), HEALTH_PORT: String(issuanceHealth) },
       revocation: { HEALTH_PORT: String(revocationHealth) },
       'ocsp-responder': { CA_KEK: randomBytes(32).toString('base64') },
+      acme: { HEALTH_PORT: String(acmeHealth) },
     },
     healthUrls: {
       gateway: `${gatewayUrl}/health/ready`,
       'ocsp-responder': `${pkiUrl}/health/ready`,
       issuance: `http://127.0.0.1:${issuanceHealth}/health/ready`,
       revocation: `http://127.0.0.1:${revocationHealth}/health/ready`,
+      acme: `http://127.0.0.1:${acmeHealth}/health/ready`,
     },
   };
 }

@@ -6,7 +6,7 @@ import { ChildProgram, waitFor, freePorts, listening } from '@ca/faults/testing'
 import { NATS_SERVER } from './real-services';
 import { TlsFiles } from './tls-files';
 
-export const SERVICES = ['gateway', 'issuance', 'revocation', 'ocsp-responder'] as const;
+export const SERVICES = ['gateway', 'issuance', 'revocation', 'ocsp-responder', 'acme'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export const NATS_CONFIG = resolve(__dirname, '../../../../deploy/nats/nats-server.conf');

@@ -14,10 +14,11 @@ const SCHEMA_OF: Record<ServiceName, SchemaName> = {
   issuance: 'issuance',
   revocation: 'revocation',
   'ocsp-responder': 'ocsp',
+  acme: 'acme',
 };
 
 /**
- * The four services as `nx serve` runs them (`node -r @swc-node/register apps/<app>/src/main.ts`),
+ * The five services as `nx serve` runs them (`node -r @swc-node/register apps/<app>/src/main.ts`),
  * each with only its own secrets: its NATS password, its Postgres role's DATABASE_URL, and the CA
  * file that the NATS server's certificate chains to. Output goes to `<logDir>/<service>.log`.
  */
@@ -80,7 +81,9 @@ export class ServiceProcesses {
       // issuance owns the stream and the object store (deploy/nats/nats-server.conf): it goes first.
       await system.startService('issuance');
       await Promise.all(
-        (['revocation', 'ocsp-responder', 'gateway'] as const).map((service) => system.startService(service)),
+        (['revocation', 'ocsp-responder', 'acme', 'gateway'] as const).map((service) =>
+          system.startService(service),
+        ),
       );
     } catch (error) {
       await system.stop();

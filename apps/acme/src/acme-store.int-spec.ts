@@ -1,0 +1,76 @@
+import 'reflect-metadata';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createSealRecipient } from '@ca/custody';
+import { openSchemaDataSource } from '@ca/persistence';
+import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
+import { DataSource } from 'typeorm';
+import { ACME_SCHEMA } from './acme.schema';
+import { EabKeys } from './eab/eab-keys';
+import { ACME_MIGRATIONS } from './migrations';
+import { AcmeStore } from './protocol/acme-store';
+import { NonceStore } from './protocol/nonce-store';
+
+jest.setTimeout(60_000);
+
+describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    dataSource = await openSchemaDataSource({
+      url: database.url,
+      schema: ACME_SCHEMA,
+      entities: [],
+      migrations: ACME_MIGRATIONS,
+    });
+  });
+
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  it('accepts each nonce once, refuses unknown and expired ones, and prunes the expired', async () => {
+    const nonces = new NonceStore(dataSource);
+    const nonce = await nonces.issue();
+    expect(await nonces.consume(nonce)).toBe(true);
+    expect(await nonces.consume(nonce)).toBe(false);
+    expect(await nonces.consume('never-issued')).toBe(false);
+    expect(await nonces.consume("'; DROP TABLE acme.nonces; --")).toBe(false);
+    const shortLived = new NonceStore(dataSource, 1);
+    const expired = await shortLived.issue();
+    await sleep(20);
+    expect(await shortLived.consume(expired)).toBe(false);
+    await shortLived.issue();
+    await sleep(20);
+    expect(await nonces.prune()).toBeGreaterThanOrEqual(2);
+  });
+
+  it('seals a new EAB key to the requester, binds it to one account only, and disables it', async () => {
+    const eabKeys = new EabKeys(dataSource);
+    const recipient = createSealRecipient();
+    const created = await eabKeys.create('tenant-a', recipient.publicKey);
+    const hmacKey = recipient.open(created.sealedHmacKey).toString('utf8');
+    expect(Buffer.from(hmacKey, 'base64url')).toHaveLength(32);
+    expect(JSON.stringify(created)).not.toContain(hmacKey);
+    expect((await eabKeys.find(created.keyId))?.hmacKey.toString('base64url')).toBe(hmacKey);
+    expect(await eabKeys.list('tenant-b')).toEqual([]);
+
+    const store = new AcmeStore(dataSource);
+    const account = { tenantId: 'tenant-a', jwk: { kty: 'EC' }, contact: [], eabKeyId: created.keyId };
+    const first = await store.createBoundAccount({ ...account, thumbprint: 't1' });
+    expect(first?.status).toBe('valid');
+    expect(await store.createBoundAccount({ ...account, thumbprint: 't2' })).toBeUndefined();
+    expect(await eabKeys.list('tenant-a')).toEqual([
+      expect.objectContaining({ keyId: created.keyId, boundAccount: first!.id, disabled: false }),
+    ]);
+
+    const unused = await eabKeys.create('tenant-a', recipient.publicKey);
+    await expect(eabKeys.disable('tenant-b', unused.keyId)).rejects.toThrow(/No such EAB key/);
+    expect((await eabKeys.disable('tenant-a', unused.keyId)).disabled).toBe(true);
+    expect(
+      await store.createBoundAccount({ ...account, eabKeyId: unused.keyId, thumbprint: 't3' }),
+    ).toBeUndefined();
+  });
+});

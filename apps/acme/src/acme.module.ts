@@ -1,0 +1,18 @@
+import { DynamicModule, Module } from '@nestjs/common';
+import { AcmeController } from './acme.controller';
+import { EabKeys } from './eab/eab-keys';
+import { AcmeServer } from './protocol/acme-server';
+
+@Module({})
+export class AcmeModule {
+  static register(deps: { server: AcmeServer; eabKeys: EabKeys }): DynamicModule {
+    return {
+      module: AcmeModule,
+      controllers: [AcmeController],
+      providers: [
+        { provide: AcmeServer, useValue: deps.server },
+        { provide: EabKeys, useValue: deps.eabKeys },
+      ],
+    };
+  }
+}

@@ -1,0 +1,2 @@
+/** The Postgres schema owned by the acme context: EAB keys, accounts, orders, authorizations, challenges, nonces. */
+export const ACME_SCHEMA = 'acme';

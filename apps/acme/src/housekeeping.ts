@@ -1,0 +1,38 @@
+import { Logger } from '@ca/observability';
+import { AcmeStore } from './protocol/acme-store';
+import { NonceStore } from './protocol/nonce-store';
+
+const EVERY_MS = 60_000;
+
+/** Prunes expired nonces and unfinished orders past their expiry, once a minute. */
+export class AcmeHousekeeping {
+  private timer?: NodeJS.Timeout;
+  private running?: Promise<void>;
+
+  constructor(
+    private readonly nonces: NonceStore,
+    private readonly store: AcmeStore,
+    private readonly logger: Logger,
+  ) {}
+
+  start(): void {
+    this.timer = setInterval(() => {
+      this.running ??= this.sweep().finally(() => (this.running = undefined));
+    }, EVERY_MS);
+    this.timer.unref();
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+
+  async sweep(): Promise<void> {
+    try {
+      const nonces = await this.nonces.prune();
+      const orders = await this.store.pruneExpiredOrders();
+      if (nonces + orders > 0) this.logger.debug({ nonces, orders }, 'ACME housekeeping');
+    } catch (err) {
+      this.logger.warn({ err }, 'ACME housekeeping failed; retried in a minute');
+    }
+  }
+}

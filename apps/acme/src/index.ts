@@ -1,0 +1,1 @@
+export { startAcme } from './start-acme';

@@ -1,0 +1,48 @@
+/** The ACME error types this server answers with (RFC 8555 6.7). */
+export type AcmeErrorType =
+  | 'accountDoesNotExist'
+  | 'alreadyRevoked'
+  | 'badCSR'
+  | 'badNonce'
+  | 'badPublicKey'
+  | 'badRevocationReason'
+  | 'badSignatureAlgorithm'
+  | 'connection'
+  | 'externalAccountRequired'
+  | 'incorrectResponse'
+  | 'invalidContact'
+  | 'malformed'
+  | 'orderNotReady'
+  | 'rateLimited'
+  | 'rejectedIdentifier'
+  | 'serverInternal'
+  | 'tls'
+  | 'unauthorized'
+  | 'unsupportedIdentifier';
+
+export interface AcmeProblemDocument {
+  type: string;
+  detail: string;
+  status: number;
+}
+
+/** Thrown anywhere in request handling; the router turns it into application/problem+json. */
+export class AcmeProblem extends Error {
+  constructor(
+    readonly type: AcmeErrorType,
+    readonly detail: string,
+    readonly status = 400,
+    /** Extra headers: Retry-After for rateLimited, Location for a key already in use. */
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(detail);
+    this.name = 'AcmeProblem';
+  }
+
+  toDocument(): AcmeProblemDocument {
+    return { type: `urn:ietf:params:acme:error:${this.type}`, detail: this.detail, status: this.status };
+  }
+}
+
+export const malformed = (detail: string) => new AcmeProblem('malformed', detail);
+export const unauthorized = (detail: string) => new AcmeProblem('unauthorized', detail, 403);

@@ -1,0 +1,76 @@
+import { AcmeHttpRequest } from '@ca/contracts';
+import { AcmeRateLimiter } from './acme-rate-limiter';
+import { AcmeServer } from './acme-server';
+import { AcmeStore } from './acme-store';
+import { NonceStore } from './nonce-store';
+
+const request = (overrides: Partial<AcmeHttpRequest> = {}): AcmeHttpRequest => ({
+  tenantId: 'tenant-a',
+  method: 'GET',
+  path: '/directory',
+  body: '',
+  clientAddress: '192.0.2.1',
+  ...overrides,
+});
+
+function server(perSource = 100) {
+  let issued = 0;
+  const nonces = {
+    issue: async () => `nonce-${++issued}`,
+    consume: async () => false,
+  } as unknown as NonceStore;
+  return new AcmeServer({
+    store: {} as AcmeStore,
+    nonces,
+    publicUrl: 'https://ca.test',
+    limiter: new AcmeRateLimiter(),
+    limits: { perTenant: 1000, perSource, perAccount: 1000, newOrdersPerAccount: 1000 },
+    resources: [[/^\/new-account$/, { key: 'jwk', handle: async () => ({ status: 201 }) }]],
+    onInternalError: () => undefined,
+  });
+}
+
+const body = (answer: { body: string }) => JSON.parse(Buffer.from(answer.body, 'base64').toString('utf8'));
+
+describe('AcmeServer', () => {
+  it('serves the directory with the index link and no-store', async () => {
+    const answer = await server().handle(request());
+    expect(answer.status).toBe(200);
+    expect(body(answer).newNonce).toBe('https://ca.test/acme/tenant-a/new-nonce');
+    expect(answer.headers['cache-control']).toBe('no-store');
+    expect(answer.headers.link).toContain('<https://ca.test/acme/tenant-a/directory>;rel="index"');
+  });
+
+  it('answers newNonce with a fresh Replay-Nonce: 200 to HEAD, 204 to GET', async () => {
+    const acme = server();
+    const head = await acme.handle(request({ method: 'HEAD', path: '/new-nonce' }));
+    const get = await acme.handle(request({ method: 'GET', path: '/new-nonce' }));
+    expect([head.status, get.status]).toEqual([200, 204]);
+    expect(head.headers['replay-nonce']).not.toBe(get.headers['replay-nonce']);
+  });
+
+  it('answers rateLimited with Retry-After past the per-source limit', async () => {
+    const acme = server(1);
+    expect((await acme.handle(request())).status).toBe(200);
+    const limited = await acme.handle(request());
+    expect(limited.status).toBe(429);
+    expect(limited.headers['content-type']).toBe('application/problem+json');
+    expect(body(limited).type).toBe('urn:ietf:params:acme:error:rateLimited');
+    expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
+    expect((await acme.handle(request({ clientAddress: '192.0.2.2' }))).status).toBe(200);
+  });
+
+  it('refuses a POST that is not application/jose+json, and unknown paths', async () => {
+    const acme = server();
+    const post = await acme.handle(
+      request({ method: 'POST', path: '/new-account', contentType: 'application/json' }),
+    );
+    expect(post.status).toBe(415);
+    expect(body(post).type).toBe('urn:ietf:params:acme:error:malformed');
+    expect(post.headers['replay-nonce']).toBeDefined();
+    const get = await acme.handle(request({ method: 'GET', path: '/new-account' }));
+    expect(get.status).toBe(405);
+    expect((await acme.handle(request({ path: '/no-such-resource' }))).status).toBe(404);
+    expect((await acme.handle(request({ tenantId: 'bad tenant' }))).status).toBe(404);
+  });
+});

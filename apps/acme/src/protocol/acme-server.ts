@@ -1,0 +1,201 @@
+import { AcmeHttpRequest, AcmeHttpResponse, CaError, ErrorCode } from '@ca/contracts';
+import { JWK } from 'jose';
+import { AcmeProblem, malformed, unauthorized } from './acme-problem';
+import { AcmeRateLimiter, AcmeRateLimits } from './acme-rate-limiter';
+import { AcmeReply, encodeReply, json, problemReply } from './acme-reply';
+import { Account, AcmeStore } from './acme-store';
+import { AcmeUrls, directoryView } from './acme-views';
+import {
+  AcmeProtectedHeader,
+  FlattenedJws,
+  parseFlattenedJws,
+  readProtectedHeader,
+  verifyJwsSignature,
+} from './jws-request';
+import { NonceStore } from './nonce-store';
+
+/** A POST whose JWS verified: signed by an account (kid) or by a key it carries (jwk). */
+export interface AuthenticatedPost {
+  jws: FlattenedJws;
+  header: AcmeProtectedHeader;
+  payload: string;
+  jwk: JWK;
+  account?: Account;
+}
+
+export interface AcmeRequestContext {
+  tenantId: string;
+  urls: AcmeUrls;
+  request: AcmeHttpRequest;
+  /** The URL this request was made to; a JWS `url` must equal it (RFC 8555 6.4). */
+  url: string;
+}
+
+/** A POST resource: which key it must be signed with, and its handler. */
+export interface AcmeResource {
+  /** 'jwk': newAccount; 'kid': everything else; 'either': revokeCert (RFC 8555 6.2). */
+  key: 'jwk' | 'kid' | 'either';
+  handle(ctx: AcmeRequestContext, post: AuthenticatedPost, params: string[]): Promise<AcmeReply>;
+}
+
+export interface AcmeServerOptions {
+  store: AcmeStore;
+  nonces: NonceStore;
+  /** GATEWAY_PUBLIC_URL: the directory is at {publicUrl}/acme/{tenantId}/directory. */
+  publicUrl: string;
+  limiter: AcmeRateLimiter;
+  limits: AcmeRateLimits;
+  /** POST routes: a path pattern (`/order/:id/finalize`) to its resource. */
+  resources: [RegExp, AcmeResource][];
+  onInternalError(error: unknown, request: AcmeHttpRequest): void;
+}
+
+const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
+const MAX_BODY_BYTES = 64 * 1024;
+
+/**
+ * One ACME HTTP request (forwarded by the gateway) in, one answer out: routing, the JWS checks of
+ * RFC 8555 6.2-6.5 (alg, nonce, url, key, signature), rate limits and problem documents.
+ */
+export class AcmeServer {
+  constructor(private readonly options: AcmeServerOptions) {}
+
+  async handle(request: AcmeHttpRequest): Promise<AcmeHttpResponse> {
+    const urls = new AcmeUrls(`${this.options.publicUrl}/acme/${request.tenantId}`);
+    let reply: AcmeReply;
+    const signer: { principal?: string } = {};
+    try {
+      reply = await this.route(request, urls, signer);
+    } catch (error) {
+      reply = problemReply(asProblem(error, () => this.options.onInternalError(error, request)));
+    }
+    // Every answer to a POST or newNonce carries a fresh nonce (RFC 8555 6.5); a badNonce one must.
+    const nonce =
+      request.method === 'GET' && !request.path.startsWith('/new-nonce')
+        ? undefined
+        : await this.options.nonces.issue().catch(() => undefined);
+    const response = encodeReply(reply, { nonce, indexUrl: urls.directory() });
+    return signer.principal ? { ...response, principal: signer.principal } : response;
+  }
+
+  private async route(
+    request: AcmeHttpRequest,
+    urls: AcmeUrls,
+    signer: { principal?: string },
+  ): Promise<AcmeReply> {
+    if (!TENANT_ID.test(request.tenantId)) return notFound();
+    this.limit(`tenant:${request.tenantId}`, this.options.limits.perTenant, 'tenant');
+    this.limit(
+      `source:${request.tenantId}:${request.clientAddress}`,
+      this.options.limits.perSource,
+      'client address',
+    );
+    const { method, path } = request;
+    if (path === '/directory') {
+      if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed('GET');
+      return json(200, directoryView(urls));
+    }
+    if (path === '/new-nonce') {
+      // RFC 8555 7.2: HEAD answers 200, GET 204.
+      if (method === 'HEAD') return { status: 200 };
+      if (method === 'GET') return { status: 204 };
+      return methodNotAllowed('HEAD, GET');
+    }
+    for (const [pattern, resource] of this.options.resources) {
+      const match = pattern.exec(path);
+      if (!match) continue;
+      if (method !== 'POST') return methodNotAllowed('POST');
+      const ctx: AcmeRequestContext = {
+        tenantId: request.tenantId,
+        urls,
+        request,
+        url: `${urls.base}${path}`,
+      };
+      const post = await this.authenticate(ctx, resource.key);
+      if (post.account) {
+        signer.principal = `acme:${post.account.id}`;
+        this.limit(`account:${post.account.id}`, this.options.limits.perAccount, 'account');
+      }
+      return resource.handle(ctx, post, match.slice(1));
+    }
+    return notFound();
+  }
+
+  /** RFC 8555 6.2-6.4, in Boulder's order: shape, alg, nonce, url, key, signature. */
+  private async authenticate(ctx: AcmeRequestContext, key: AcmeResource['key']): Promise<AuthenticatedPost> {
+    const { request } = ctx;
+    if (!/^application\/jose\+json\s*(;|$)/i.test(request.contentType ?? '')) {
+      throw new AcmeProblem('malformed', 'the Content-Type must be application/jose+json', 415);
+    }
+    const body = Buffer.from(request.body, 'base64');
+    if (body.length > MAX_BODY_BYTES) throw malformed('the request body is too large');
+    const jws = parseFlattenedJws(body);
+    const header = readProtectedHeader(jws);
+    if (!header.nonce || !(await this.options.nonces.consume(header.nonce))) {
+      throw new AcmeProblem(
+        'badNonce',
+        'the nonce is missing, unknown, used or expired; retry with the new one',
+      );
+    }
+    if (header.url !== ctx.url) throw unauthorized(`the JWS url must be ${ctx.url}`);
+    let jwk: JWK;
+    let account: Account | undefined;
+    if (header.jwk) {
+      if (key === 'kid') throw malformed('this request must be signed by an account (kid), not a jwk');
+      jwk = header.jwk;
+    } else {
+      if (key === 'jwk') throw malformed('this request must carry the account key (jwk), not a kid');
+      const prefix = `${ctx.urls.base}/account/`;
+      const id = header.kid!.startsWith(prefix) ? header.kid!.slice(prefix.length) : '';
+      account = await this.options.store.findAccount(ctx.tenantId, id);
+      if (!account)
+        throw new AcmeProblem('accountDoesNotExist', 'no account with this kid in this tenant', 400);
+      if (account.status !== 'valid') throw unauthorized(`the account is ${account.status}`);
+      jwk = account.jwk;
+    }
+    const payload = await verifyJwsSignature(jws, header, jwk);
+    return { jws, header, payload, jwk, account };
+  }
+
+  private limit(key: string, limit: number, what: string): void {
+    const retryAfter = this.options.limiter.take(key, limit);
+    if (retryAfter !== undefined) {
+      throw new AcmeProblem('rateLimited', `too many requests for this ${what}; retry later`, 429, {
+        'retry-after': String(retryAfter),
+      });
+    }
+  }
+}
+
+/** Errors of issuance (over the bus) and surprises, as ACME problems. */
+export function asProblem(error: unknown, onInternal: () => void): AcmeProblem {
+  if (error instanceof AcmeProblem) return error;
+  if (error instanceof CaError) {
+    const detail = error.errors?.length
+      ? `${error.message} ${error.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`
+      : error.message;
+    switch (error.code) {
+      case ErrorCode.ValidationFailed:
+        return new AcmeProblem('badCSR', detail);
+      case ErrorCode.NotFound:
+        return new AcmeProblem('malformed', detail, 404);
+      case ErrorCode.Forbidden:
+      case ErrorCode.CertificateLimitReached:
+        return new AcmeProblem('unauthorized', detail, 403);
+      case ErrorCode.RateLimited:
+        return new AcmeProblem('rateLimited', detail, 429, { 'retry-after': '60' });
+      case ErrorCode.ServiceUnavailable:
+        return new AcmeProblem('serverInternal', detail, 503, { 'retry-after': '5' });
+      default:
+        break;
+    }
+  }
+  onInternal();
+  return new AcmeProblem('serverInternal', 'an unexpected error occurred', 500);
+}
+
+const notFound = (): AcmeReply => problemReply(new AcmeProblem('malformed', 'no such ACME resource', 404));
+const methodNotAllowed = (allow: string): AcmeReply => ({
+  ...problemReply(new AcmeProblem('malformed', `use ${allow}`, 405)),
+  headers: { allow },
+});

@@ -1,0 +1,347 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { JWK } from 'jose';
+import { DataSource, EntityManager } from 'typeorm';
+
+export type AccountStatus = 'valid' | 'deactivated' | 'revoked';
+export type OrderStatus = 'pending' | 'ready' | 'processing' | 'valid' | 'invalid';
+export type AuthorizationStatus = 'pending' | 'valid' | 'invalid' | 'deactivated' | 'expired' | 'revoked';
+export type ChallengeStatus = 'pending' | 'processing' | 'valid' | 'invalid';
+
+export interface Account {
+  id: string;
+  tenantId: string;
+  jwk: JWK;
+  thumbprint: string;
+  status: AccountStatus;
+  contact: string[];
+  eabKeyId: string;
+}
+
+export interface Order {
+  id: string;
+  tenantId: string;
+  accountId: string;
+  status: OrderStatus;
+  identifiers: string[];
+  expiresAt: Date;
+  error?: object;
+  certificateId?: string;
+  certificatePem?: string;
+}
+
+export interface Challenge {
+  id: string;
+  authorizationId: string;
+  type: string;
+  token: string;
+  status: ChallengeStatus;
+  validatedAt?: Date;
+  error?: object;
+}
+
+export interface Authorization {
+  id: string;
+  orderId: string;
+  accountId: string;
+  tenantId: string;
+  identifier: string;
+  status: AuthorizationStatus;
+  expiresAt: Date;
+  challenges: Challenge[];
+}
+
+/** RFC 8555 7.1.3/7.1.4: how long a client has to complete an order and its authorizations. */
+export const ORDER_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+export const CHALLENGE_TYPES = ['http-01', 'tls-alpn-01'] as const;
+
+/* eslint-disable @typescript-eslint/no-explicit-any -- rows as the driver returns them */
+const toAccount = (r: any): Account => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  jwk: r.jwk,
+  thumbprint: r.thumbprint,
+  status: r.status,
+  contact: r.contact,
+  eabKeyId: r.eab_key_id,
+});
+const toOrder = (r: any): Order => ({
+  id: r.id,
+  tenantId: r.tenant_id,
+  accountId: r.account_id,
+  status: r.status,
+  identifiers: r.identifiers,
+  expiresAt: r.expires_at,
+  error: r.error ?? undefined,
+  certificateId: r.certificate_id ?? undefined,
+  certificatePem: r.certificate_pem ?? undefined,
+});
+const toChallenge = (r: any): Challenge => ({
+  id: r.id,
+  authorizationId: r.authorization_id,
+  type: r.type,
+  token: r.token,
+  status: r.status,
+  validatedAt: r.validated_at ?? undefined,
+  error: r.error ?? undefined,
+});
+/* eslint-enable @typescript-eslint/no-explicit-any */
+
+/** Rows of the acme schema; every lookup names the tenant, so one tenant never sees another's. */
+export class AcmeStore {
+  constructor(readonly dataSource: DataSource) {}
+
+  async findAccountByThumbprint(tenantId: string, thumbprint: string): Promise<Account | undefined> {
+    const [row] = await this.dataSource.query(
+      'SELECT * FROM acme.accounts WHERE tenant_id = $1 AND thumbprint = $2',
+      [tenantId, thumbprint],
+    );
+    return row ? toAccount(row) : undefined;
+  }
+
+  async findAccount(tenantId: string, id: string): Promise<Account | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = await this.dataSource.query(
+      'SELECT * FROM acme.accounts WHERE tenant_id = $1 AND id = $2',
+      [tenantId, id],
+    );
+    return row ? toAccount(row) : undefined;
+  }
+
+  /**
+   * Creates the account and binds the EAB key to it in one transaction; false when the key was
+   * bound or disabled meanwhile (RFC 8555 7.3.4: one account per key).
+   */
+  async createBoundAccount(account: Omit<Account, 'id' | 'status'>): Promise<Account | undefined> {
+    return this.dataSource.transaction(async (tx) => {
+      const id = randomUUID();
+      const [rows] = (await tx.query(
+        `UPDATE acme.eab_keys SET bound_account_id = $1
+         WHERE key_id = $2 AND tenant_id = $3 AND bound_account_id IS NULL AND disabled_at IS NULL
+         RETURNING key_id`,
+        [id, account.eabKeyId, account.tenantId],
+      )) as [unknown[], number];
+      if (rows.length !== 1) return undefined;
+      const [row] = await tx.query(
+        `INSERT INTO acme.accounts (id, tenant_id, jwk, thumbprint, status, contact, eab_key_id)
+         VALUES ($1, $2, $3, $4, 'valid', $5, $6) RETURNING *`,
+        [
+          id,
+          account.tenantId,
+          account.jwk,
+          account.thumbprint,
+          JSON.stringify(account.contact),
+          account.eabKeyId,
+        ],
+      );
+      return toAccount(row);
+    });
+  }
+
+  async updateAccount(account: Account): Promise<void> {
+    await this.dataSource.query(
+      'UPDATE acme.accounts SET status = $3, contact = $4, jwk = $5, thumbprint = $6 WHERE tenant_id = $1 AND id = $2',
+      [
+        account.tenantId,
+        account.id,
+        account.status,
+        JSON.stringify(account.contact),
+        account.jwk,
+        account.thumbprint,
+      ],
+    );
+  }
+
+  async createOrder(tenantId: string, accountId: string, identifiers: string[]): Promise<Order> {
+    const expiresAt = new Date(Date.now() + ORDER_LIFETIME_MS);
+    return this.dataSource.transaction(async (tx) => {
+      const id = randomUUID();
+      const [row] = await tx.query(
+        `INSERT INTO acme.orders (id, tenant_id, account_id, status, identifiers, expires_at)
+         VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING *`,
+        [id, tenantId, accountId, JSON.stringify(identifiers), expiresAt],
+      );
+      for (const identifier of identifiers) {
+        const authorizationId = randomUUID();
+        await tx.query(
+          `INSERT INTO acme.authorizations (id, order_id, identifier, status, expires_at)
+           VALUES ($1, $2, $3, 'pending', $4)`,
+          [authorizationId, id, identifier, expiresAt],
+        );
+        for (const type of CHALLENGE_TYPES) {
+          await tx.query(
+            `INSERT INTO acme.challenges (id, authorization_id, type, token, status)
+             VALUES ($1, $2, $3, $4, 'pending')`,
+            [randomUUID(), authorizationId, type, randomBytes(32).toString('base64url')],
+          );
+        }
+      }
+      return toOrder(row);
+    });
+  }
+
+  async findOrder(tenantId: string, id: string): Promise<Order | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = await this.dataSource.query('SELECT * FROM acme.orders WHERE tenant_id = $1 AND id = $2', [
+      tenantId,
+      id,
+    ]);
+    return row ? toOrder(row) : undefined;
+  }
+
+  async findOrderByCertificate(tenantId: string, sha256: string): Promise<Order | undefined> {
+    const [row] = await this.dataSource.query(
+      'SELECT * FROM acme.orders WHERE tenant_id = $1 AND certificate_sha256 = $2',
+      [tenantId, sha256],
+    );
+    return row ? toOrder(row) : undefined;
+  }
+
+  async orderIdsOf(accountId: string): Promise<string[]> {
+    const rows = await this.dataSource.query(
+      'SELECT id FROM acme.orders WHERE account_id = $1 ORDER BY created_at DESC LIMIT 1000',
+      [accountId],
+    );
+    return rows.map((r: { id: string }) => r.id);
+  }
+
+  /** A finalize that issuance refused for a reason the client can fix, or a transient failure: ready again. */
+  async reopenOrder(orderId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE acme.orders SET status = 'ready' WHERE id = $1 AND status = 'processing'`,
+      [orderId],
+    );
+  }
+
+  async authorizationIds(orderId: string): Promise<string[]> {
+    const rows = await this.dataSource.query(
+      'SELECT id FROM acme.authorizations WHERE order_id = $1 ORDER BY identifier',
+      [orderId],
+    );
+    return rows.map((r: { id: string }) => r.id);
+  }
+
+  async findAuthorization(tenantId: string, id: string): Promise<Authorization | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = await this.dataSource.query(
+      `SELECT a.*, o.account_id, o.tenant_id FROM acme.authorizations a JOIN acme.orders o ON o.id = a.order_id
+       WHERE o.tenant_id = $1 AND a.id = $2`,
+      [tenantId, id],
+    );
+    if (!row) return undefined;
+    const challenges = await this.dataSource.query(
+      'SELECT * FROM acme.challenges WHERE authorization_id = $1 ORDER BY type',
+      [id],
+    );
+    return {
+      id: row.id,
+      orderId: row.order_id,
+      accountId: row.account_id,
+      tenantId: row.tenant_id,
+      identifier: row.identifier,
+      status: row.expires_at < new Date() && row.status === 'pending' ? 'expired' : row.status,
+      expiresAt: row.expires_at,
+      challenges: challenges.map(toChallenge),
+    };
+  }
+
+  async findChallenge(
+    tenantId: string,
+    id: string,
+  ): Promise<{ challenge: Challenge; authorization: Authorization } | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = await this.dataSource.query('SELECT authorization_id FROM acme.challenges WHERE id = $1', [
+      id,
+    ]);
+    if (!row) return undefined;
+    const authorization = await this.findAuthorization(tenantId, row.authorization_id);
+    const challenge = authorization?.challenges.find((c) => c.id === id);
+    return authorization && challenge ? { challenge, authorization } : undefined;
+  }
+
+  /** pending → processing, once: a second POST does not start a second validation. */
+  async startValidation(challengeId: string): Promise<boolean> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE acme.challenges SET status = 'processing' WHERE id = $1 AND status = 'pending' RETURNING id`,
+      [challengeId],
+    )) as [unknown[], number];
+    return rows.length === 1;
+  }
+
+  /**
+   * Records a validation's outcome and moves the authorization and order along
+   * (RFC 8555 7.1.6): valid when one challenge is valid; an invalid authorization makes the order invalid;
+   * the order is ready once every authorization is valid.
+   */
+  async finishValidation(challenge: Challenge, authorization: Authorization, error?: object): Promise<void> {
+    await this.dataSource.transaction(async (tx) => {
+      if (error) {
+        await tx.query(`UPDATE acme.challenges SET status = 'invalid', error = $2 WHERE id = $1`, [
+          challenge.id,
+          error,
+        ]);
+        await tx.query(
+          `UPDATE acme.authorizations SET status = 'invalid' WHERE id = $1 AND status = 'pending'`,
+          [authorization.id],
+        );
+        await tx.query(
+          `UPDATE acme.orders SET status = 'invalid', error = $2 WHERE id = $1 AND status = 'pending'`,
+          [authorization.orderId, error],
+        );
+        return;
+      }
+      await tx.query(`UPDATE acme.challenges SET status = 'valid', validated_at = now() WHERE id = $1`, [
+        challenge.id,
+      ]);
+      await tx.query(`UPDATE acme.authorizations SET status = 'valid' WHERE id = $1 AND status = 'pending'`, [
+        authorization.id,
+      ]);
+      await readyWhenAllValid(tx, authorization.orderId);
+    });
+  }
+
+  /** ready → processing, once (RFC 8555 7.4): a second finalize finds the order no longer ready. */
+  async startFinalizing(orderId: string): Promise<boolean> {
+    const [rows] = (await this.dataSource.query(
+      `UPDATE acme.orders SET status = 'processing' WHERE id = $1 AND status = 'ready' RETURNING id`,
+      [orderId],
+    )) as [unknown[], number];
+    return rows.length === 1;
+  }
+
+  async finishOrder(
+    orderId: string,
+    outcome: { certificateId: string; certificatePem: string; sha256: string } | { error: object },
+  ): Promise<void> {
+    if ('error' in outcome) {
+      await this.dataSource.query(`UPDATE acme.orders SET status = 'invalid', error = $2 WHERE id = $1`, [
+        orderId,
+        outcome.error,
+      ]);
+      return;
+    }
+    await this.dataSource.query(
+      `UPDATE acme.orders SET status = 'valid', certificate_id = $2, certificate_pem = $3, certificate_sha256 = $4
+       WHERE id = $1`,
+      [orderId, outcome.certificateId, outcome.certificatePem, outcome.sha256],
+    );
+  }
+
+  /** Housekeeping: spent nonces, and orders that expired unfinished a day ago (with their authorizations). */
+  async pruneExpiredOrders(): Promise<number> {
+    const [, count] = (await this.dataSource.query(
+      `DELETE FROM acme.orders WHERE status <> 'valid' AND expires_at < now() - interval '1 day'`,
+    )) as [unknown[], number];
+    return count;
+  }
+}
+
+async function readyWhenAllValid(tx: EntityManager, orderId: string): Promise<void> {
+  await tx.query(
+    `UPDATE acme.orders SET status = 'ready' WHERE id = $1 AND status = 'pending'
+     AND NOT EXISTS (SELECT 1 FROM acme.authorizations WHERE order_id = $1 AND status <> 'valid')`,
+    [orderId],
+  );
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+export const isUuid = (value: string) => UUID.test(value);

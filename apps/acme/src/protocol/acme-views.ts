@@ -1,0 +1,67 @@
+import { Account, Authorization, Challenge, Order } from './acme-store';
+
+/** The URLs of one tenant's ACME resources (RFC 8555 7.1), under GATEWAY_PUBLIC_URL/acme/{tenantId}. */
+export class AcmeUrls {
+  constructor(readonly base: string) {}
+  directory = () => `${this.base}/directory`;
+  newNonce = () => `${this.base}/new-nonce`;
+  newAccount = () => `${this.base}/new-account`;
+  newOrder = () => `${this.base}/new-order`;
+  revokeCert = () => `${this.base}/revoke-cert`;
+  keyChange = () => `${this.base}/key-change`;
+  account = (id: string) => `${this.base}/account/${id}`;
+  orders = (accountId: string) => `${this.base}/account/${accountId}/orders`;
+  order = (id: string) => `${this.base}/order/${id}`;
+  finalize = (id: string) => `${this.base}/order/${id}/finalize`;
+  certificate = (orderId: string) => `${this.base}/cert/${orderId}`;
+  authorization = (id: string) => `${this.base}/authz/${id}`;
+  challenge = (id: string) => `${this.base}/challenge/${id}`;
+}
+
+export function directoryView(urls: AcmeUrls) {
+  return {
+    newNonce: urls.newNonce(),
+    newAccount: urls.newAccount(),
+    newOrder: urls.newOrder(),
+    revokeCert: urls.revokeCert(),
+    keyChange: urls.keyChange(),
+    meta: { externalAccountRequired: true },
+  };
+}
+
+export function accountView(urls: AcmeUrls, account: Account) {
+  return { status: account.status, contact: account.contact, orders: urls.orders(account.id) };
+}
+
+export function orderView(urls: AcmeUrls, order: Order, authorizationIds: string[]) {
+  const status = order.status === 'pending' && order.expiresAt < new Date() ? 'invalid' : order.status;
+  return {
+    status,
+    expires: order.expiresAt.toISOString(),
+    identifiers: order.identifiers.map((value) => ({ type: 'dns', value })),
+    authorizations: authorizationIds.map(urls.authorization),
+    finalize: urls.finalize(order.id),
+    ...(order.status === 'valid' ? { certificate: urls.certificate(order.id) } : {}),
+    ...(order.error ? { error: order.error } : {}),
+  };
+}
+
+export function challengeView(urls: AcmeUrls, challenge: Challenge) {
+  return {
+    type: challenge.type,
+    url: urls.challenge(challenge.id),
+    token: challenge.token,
+    status: challenge.status,
+    ...(challenge.validatedAt ? { validated: challenge.validatedAt.toISOString() } : {}),
+    ...(challenge.error ? { error: challenge.error } : {}),
+  };
+}
+
+export function authorizationView(urls: AcmeUrls, authorization: Authorization) {
+  return {
+    status: authorization.status,
+    expires: authorization.expiresAt.toISOString(),
+    identifier: { type: 'dns', value: authorization.identifier },
+    challenges: authorization.challenges.map((c) => challengeView(urls, c)),
+  };
+}

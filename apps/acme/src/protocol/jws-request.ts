@@ -1,0 +1,134 @@
+import { FlattenedJWSInput, JWK, calculateJwkThumbprint, flattenedVerify, importJWK } from 'jose';
+import { AcmeProblem, malformed } from './acme-problem';
+
+/** RFC 8555 6.2: the signature algorithms accepted for account keys. */
+export const ACME_JWS_ALGORITHMS = ['ES256', 'ES384', 'RS256', 'EdDSA'] as const;
+
+/** The parts of a flattened JWS (RFC 7515 7.2.2) an ACME request must be. */
+export interface FlattenedJws {
+  protected: string;
+  payload: string;
+  signature: string;
+}
+
+export interface AcmeProtectedHeader {
+  alg: string;
+  nonce?: string;
+  url: string;
+  jwk?: JWK;
+  kid?: string;
+}
+
+/** A request whose signature verified: its header, its payload ('' for POST-as-GET) and key. */
+export interface VerifiedJws {
+  header: AcmeProtectedHeader;
+  /** The payload text; '' for POST-as-GET (RFC 8555 6.3). */
+  payload: string;
+  /** The key that signed it: the header's jwk, or the account's. */
+  jwk: JWK;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Reads the body as a flattened JWS; anything else (general or compact form, extra fields) is malformed. */
+export function parseFlattenedJws(body: Buffer): FlattenedJws {
+  let value: unknown;
+  try {
+    value = JSON.parse(body.toString('utf8'));
+  } catch {
+    throw malformed('the request body must be a JWS in flattened JSON serialization');
+  }
+  if (!isRecord(value)) throw malformed('the request body must be a JWS in flattened JSON serialization');
+  const { protected: prot, payload, signature } = value;
+  if (typeof prot !== 'string' || typeof payload !== 'string' || typeof signature !== 'string') {
+    throw malformed('the JWS must have string protected, payload and signature members');
+  }
+  // RFC 8555 6.2: no unprotected header.
+  if ('header' in value || 'signatures' in value)
+    throw malformed('the JWS must not have an unprotected header');
+  return { protected: prot, payload, signature };
+}
+
+/** Decodes and checks the protected header's shape (RFC 8555 6.2); the signature is checked later. */
+export function readProtectedHeader(jws: FlattenedJws): AcmeProtectedHeader {
+  let header: unknown;
+  try {
+    header = JSON.parse(Buffer.from(jws.protected, 'base64url').toString('utf8'));
+  } catch {
+    throw malformed('the JWS protected header is not base64url JSON');
+  }
+  if (!isRecord(header)) throw malformed('the JWS protected header must be a JSON object');
+  const { alg, nonce, url, jwk, kid } = header;
+  if (typeof alg !== 'string') throw malformed('the JWS protected header has no alg');
+  if (!(ACME_JWS_ALGORITHMS as readonly string[]).includes(alg)) {
+    throw new AcmeProblem(
+      'badSignatureAlgorithm',
+      `alg ${alg} is not accepted; use one of ${ACME_JWS_ALGORITHMS.join(', ')}`,
+    );
+  }
+  if (typeof url !== 'string') throw malformed('the JWS protected header has no url');
+  if (nonce !== undefined && typeof nonce !== 'string') throw malformed('nonce must be a string');
+  if ((jwk === undefined) === (kid === undefined)) {
+    throw malformed('the JWS protected header must have exactly one of jwk and kid');
+  }
+  if (jwk !== undefined && !isRecord(jwk)) throw malformed('jwk must be a JSON object');
+  if (kid !== undefined && typeof kid !== 'string') throw malformed('kid must be a string');
+  if (isRecord(jwk) && ('d' in jwk || 'p' in jwk || 'k' in jwk)) {
+    throw new AcmeProblem('badPublicKey', 'the jwk must be a public key');
+  }
+  return { alg, nonce, url, jwk: jwk as JWK | undefined, kid };
+}
+
+/** Verifies the signature with `jwk` under the header's alg; the key must suit the alg. */
+export async function verifyJwsSignature(
+  jws: FlattenedJws,
+  header: AcmeProtectedHeader,
+  jwk: JWK,
+): Promise<string> {
+  let key;
+  try {
+    key = await importJWK(jwk, header.alg);
+  } catch {
+    throw new AcmeProblem('badPublicKey', `the key cannot be used with ${header.alg}`);
+  }
+  try {
+    const { payload } = await flattenedVerify(jws as FlattenedJWSInput, key, {
+      algorithms: [...ACME_JWS_ALGORITHMS],
+    });
+    return Buffer.from(payload).toString('utf8');
+  } catch {
+    throw malformed('the JWS signature does not verify');
+  }
+}
+
+/** RFC 7638 thumbprint, SHA-256, base64url: how accounts are found by key and key authorizations made. */
+export function thumbprint(jwk: JWK): Promise<string> {
+  return calculateJwkThumbprint(publicPart(jwk), 'sha256');
+}
+
+/** Only the members that define the public key (RFC 7638 3.2), for storing and comparing. */
+export function publicPart(jwk: JWK): JWK {
+  switch (jwk.kty) {
+    case 'EC':
+      return { kty: 'EC', crv: jwk.crv, x: jwk.x, y: jwk.y };
+    case 'RSA':
+      return { kty: 'RSA', e: jwk.e, n: jwk.n };
+    case 'OKP':
+      return { kty: 'OKP', crv: jwk.crv, x: jwk.x };
+    default:
+      throw new AcmeProblem('badPublicKey', 'the key type is not supported (EC, RSA or OKP)');
+  }
+}
+
+/** The payload as a JSON object; malformed otherwise. */
+export function jsonPayload(payload: string): Record<string, unknown> {
+  let value: unknown;
+  try {
+    value = JSON.parse(payload);
+  } catch {
+    throw malformed('the JWS payload must be a JSON object');
+  }
+  if (!isRecord(value)) throw malformed('the JWS payload must be a JSON object');
+  return value;
+}

@@ -1,0 +1,280 @@
+import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
+import { IssuanceApi, IssuancePattern, RevocationReasonCode } from '@ca/contracts';
+import { RpcClient } from '@ca/messaging';
+import { csrRequestedNames, parseCertificationRequest, pemToDer } from '@ca/pki';
+import { AcmeProblem, malformed, unauthorized } from './acme-problem';
+import { AcmeRateLimiter } from './acme-rate-limiter';
+import { json } from './acme-reply';
+import { AcmeResource, asProblem } from './acme-server';
+import { AcmeStore, Order } from './acme-store';
+import { AcmeUrls, authorizationView, challengeView, orderView } from './acme-views';
+import { PolicyLookup, nameAllowed, readIdentifiers } from './identifier-policy';
+import { jsonPayload, thumbprint } from './jws-request';
+
+/** ACME certificates are TLS server certificates of 90 days (docs/api.md#acme). */
+export const ACME_VALIDITY_DAYS = 90;
+
+export interface OrderResourceDeps {
+  store: AcmeStore;
+  issuance: RpcClient<IssuanceApi>;
+  policy: PolicyLookup;
+  limiter: AcmeRateLimiter;
+  newOrdersPerAccount: number;
+  /** Starts a challenge's validation in the background (RFC 8555 7.5.1). */
+  validate(tenantId: string, challengeId: string, keyAuthorization: string): void;
+  onInternalError(error: unknown): void;
+}
+
+async function ownOrder(store: AcmeStore, tenantId: string, accountId: string, id: string): Promise<Order> {
+  const order = await store.findOrder(tenantId, id);
+  if (!order) throw new AcmeProblem('malformed', 'no such order', 404);
+  if (order.accountId !== accountId) throw unauthorized('this order belongs to another account');
+  return order;
+}
+
+async function orderReply(store: AcmeStore, urls: AcmeUrls, order: Order, status = 200) {
+  return json(status, orderView(urls, order, await store.authorizationIds(order.id)), {
+    location: urls.order(order.id),
+  });
+}
+
+/** RFC 8555 7.4: a new order, its names checked against the tenant's policy. */
+export function newOrderResource(deps: OrderResourceDeps): AcmeResource {
+  return {
+    key: 'kid',
+    async handle(ctx, post) {
+      const payload = jsonPayload(post.payload);
+      if (payload.notBefore !== undefined || payload.notAfter !== undefined) {
+        throw malformed('notBefore and notAfter are not supported; certificates last 90 days');
+      }
+      const identifiers = readIdentifiers(payload.identifiers, await deps.policy(ctx.tenantId));
+      const retryAfter = deps.limiter.take(`orders:${post.account!.id}`, deps.newOrdersPerAccount);
+      if (retryAfter !== undefined) {
+        throw new AcmeProblem('rateLimited', 'too many new orders for this account; retry later', 429, {
+          'retry-after': String(retryAfter),
+        });
+      }
+      const order = await deps.store.createOrder(ctx.tenantId, post.account!.id, identifiers);
+      return orderReply(deps.store, ctx.urls, order, 201);
+    },
+  };
+}
+
+export function orderResource(deps: OrderResourceDeps): AcmeResource {
+  return {
+    key: 'kid',
+    async handle(ctx, post, [id]) {
+      return orderReply(deps.store, ctx.urls, await ownOrder(deps.store, ctx.tenantId, post.account!.id, id));
+    },
+  };
+}
+
+export function authorizationResource(deps: OrderResourceDeps): AcmeResource {
+  return {
+    key: 'kid',
+    async handle(ctx, post, [id]) {
+      const authorization = await deps.store.findAuthorization(ctx.tenantId, id);
+      if (!authorization) throw new AcmeProblem('malformed', 'no such authorization', 404);
+      if (authorization.accountId !== post.account!.id)
+        throw unauthorized('this authorization belongs to another account');
+      return json(200, authorizationView(ctx.urls, authorization), { location: ctx.urls.authorization(id) });
+    },
+  };
+}
+
+/** RFC 8555 7.5.1: a POST of `{}` starts the validation; POST-as-GET reads the challenge. */
+export function challengeResource(deps: OrderResourceDeps): AcmeResource {
+  return {
+    key: 'kid',
+    async handle(ctx, post, [id]) {
+      const found = await deps.store.findChallenge(ctx.tenantId, id);
+      if (!found) throw new AcmeProblem('malformed', 'no such challenge', 404);
+      const { challenge, authorization } = found;
+      if (authorization.accountId !== post.account!.id)
+        throw unauthorized('this challenge belongs to another account');
+      if (post.payload !== '') {
+        jsonPayload(post.payload);
+        if (authorization.status !== 'pending') {
+          if (authorization.status !== 'valid')
+            throw malformed(`the authorization is ${authorization.status}`);
+        } else if (challenge.status === 'pending') {
+          // Only names the tenant's policy allows (now) are validated: the validator connects out.
+          if (!nameAllowed(authorization.identifier, await deps.policy(ctx.tenantId))) {
+            throw new AcmeProblem(
+              'rejectedIdentifier',
+              `${authorization.identifier} is outside this tenant's issuance policy`,
+            );
+          }
+          if (await deps.store.startValidation(challenge.id)) {
+            challenge.status = 'processing';
+            deps.validate(
+              ctx.tenantId,
+              challenge.id,
+              `${challenge.token}.${await thumbprint(post.account!.jwk)}`,
+            );
+          }
+        }
+      }
+      return json(200, challengeView(ctx.urls, challenge), {
+        links: [`<${ctx.urls.authorization(authorization.id)}>;rel="up"`],
+        location: ctx.urls.challenge(challenge.id),
+      });
+    },
+  };
+}
+
+/** RFC 8555 7.4: the CSR must name exactly the order's identifiers; issuance signs as for the admin API. */
+export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
+  return {
+    key: 'kid',
+    async handle(ctx, post, [id]) {
+      const account = post.account!;
+      const order = await ownOrder(deps.store, ctx.tenantId, account.id, id);
+      const payload = jsonPayload(post.payload);
+      if (order.status !== 'ready') {
+        throw new AcmeProblem('orderNotReady', `the order is ${order.status}, not ready`, 403);
+      }
+      if (typeof payload.csr !== 'string' || !/^[A-Za-z0-9_-]+$/.test(payload.csr)) {
+        throw malformed('csr must be the base64url DER of a PKCS#10 request');
+      }
+      const subjectPublicKey = await checkedCsr(Buffer.from(payload.csr, 'base64url'), order.identifiers);
+      if (!(await deps.store.startFinalizing(order.id))) {
+        throw new AcmeProblem('orderNotReady', 'the order is being finalized already', 403);
+      }
+      const commonName = order.identifiers.find((name) => name.length <= 64) ?? order.identifiers[0];
+      try {
+        const issued = await deps.issuance.send(IssuancePattern.IssueCertificateV2, {
+          tenantId: ctx.tenantId,
+          principal: `acme:${account.id}`,
+          subjectPublicKey: { format: 'spki', der: subjectPublicKey.toString('base64') },
+          request: {
+            clientId: `acme:${account.id}`,
+            commonName,
+            organization: 'ACME',
+            organizationalUnit: 'ACME',
+            country: 'US',
+            validityDays: ACME_VALIDITY_DAYS,
+            usage: 'Server',
+            subjectAlternativeNames: order.identifiers,
+          },
+        });
+        const chainPem = (issued as { chainPem?: string }).chainPem ?? '';
+        const certificatePem = `${issued.certificatePem.trim()}\n${chainPem.trim() ? `${chainPem.trim()}\n` : ''}`;
+        await deps.store.finishOrder(order.id, {
+          certificateId: issued.certificateId,
+          certificatePem,
+          sha256: createHash('sha256').update(pemToDer(issued.certificatePem)).digest('hex'),
+        });
+      } catch (error) {
+        await deps.store.reopenOrder(order.id);
+        throw asProblem(error, () => deps.onInternalError(error));
+      }
+      return orderReply(deps.store, ctx.urls, (await deps.store.findOrder(ctx.tenantId, order.id))!);
+    },
+  };
+}
+
+async function checkedCsr(der: Buffer, identifiers: string[]): Promise<Buffer> {
+  let csr;
+  let names;
+  try {
+    csr = parseCertificationRequest(der);
+    names = csrRequestedNames(der);
+  } catch (error) {
+    throw new AcmeProblem('badCSR', `the CSR cannot be read: ${(error as Error).message}`);
+  }
+  if (!(await csr.verifySignature())) throw new AcmeProblem('badCSR', 'the CSR signature does not verify');
+  if (names.otherNames > 0) throw new AcmeProblem('badCSR', 'the CSR may ask for DNS names only');
+  const requested = new Set(names.dnsNames.map((n) => n.toLowerCase()));
+  if (names.commonName) requested.add(names.commonName.toLowerCase());
+  const wanted = new Set(identifiers);
+  if (requested.size !== wanted.size || [...requested].some((n) => !wanted.has(n))) {
+    throw new AcmeProblem(
+      'badCSR',
+      `the CSR must name exactly the order's identifiers: ${identifiers.join(', ')}`,
+    );
+  }
+  return Buffer.from(csr.subjectPublicKeyInfo);
+}
+
+/** RFC 8555 7.1.3: the certificate chain, leaf first. */
+export function certificateResource(deps: OrderResourceDeps): AcmeResource {
+  return {
+    key: 'kid',
+    async handle(ctx, post, [id]) {
+      const order = await ownOrder(deps.store, ctx.tenantId, post.account!.id, id);
+      if (order.status !== 'valid' || !order.certificatePem) {
+        throw new AcmeProblem('malformed', 'the order has no certificate', 404);
+      }
+      return json(200, order.certificatePem, { contentType: 'application/pem-certificate-chain' });
+    },
+  };
+}
+
+/** RFC 5280 5.3.1 reason numbers revokeCert accepts, by the admin API's names. */
+const REASONS: Record<number, RevocationReasonCode> = {
+  0: 'Unspecified',
+  1: 'KeyCompromise',
+  3: 'AffiliationChanged',
+  4: 'Superseded',
+  5: 'CessationOfOperation',
+  9: 'PrivilegeWithdrawn',
+};
+
+/** RFC 8555 7.6: by the account that ordered it (kid) or by the certificate's own key (jwk). */
+export function revokeCertResource(deps: OrderResourceDeps): AcmeResource {
+  return {
+    key: 'either',
+    async handle(ctx, post) {
+      const payload = jsonPayload(post.payload);
+      if (typeof payload.certificate !== 'string' || !/^[A-Za-z0-9_-]+$/.test(payload.certificate)) {
+        throw malformed('certificate must be the base64url DER of the certificate');
+      }
+      const reason = payload.reason ?? 0;
+      const reasonCode = typeof reason === 'number' ? REASONS[reason] : undefined;
+      if (!reasonCode) throw new AcmeProblem('badRevocationReason', 'reason must be 0, 1, 3, 4, 5 or 9');
+      const der = Buffer.from(payload.certificate, 'base64url');
+      const order = await deps.store.findOrderByCertificate(
+        ctx.tenantId,
+        createHash('sha256').update(der).digest('hex'),
+      );
+      if (!order?.certificateId)
+        throw unauthorized('this certificate was not issued through ACME in this tenant');
+      let principal: string;
+      if (post.account) {
+        if (order.accountId !== post.account.id)
+          throw unauthorized('the certificate belongs to another account');
+        principal = `acme:${post.account.id}`;
+      } else {
+        const certificateKey = new X509Certificate(der).publicKey.export({ type: 'spki', format: 'der' });
+        let signingKey: Buffer;
+        try {
+          signingKey = createPublicKey({ key: post.jwk as never, format: 'jwk' }).export({
+            type: 'spki',
+            format: 'der',
+          });
+        } catch {
+          throw new AcmeProblem('badPublicKey', 'the jwk cannot be read');
+        }
+        if (!signingKey.equals(certificateKey))
+          throw unauthorized('the JWS is not signed by the certificate key');
+        principal = `acme:${order.accountId}`;
+      }
+      try {
+        await deps.issuance.send(IssuancePattern.RevokeCertificate, {
+          tenantId: ctx.tenantId,
+          principal,
+          certificateId: order.certificateId,
+          request: { reason: 'Revoked through ACME (RFC 8555 7.6)', reasonCode },
+        });
+      } catch (error) {
+        const problem = asProblem(error, () => deps.onInternalError(error));
+        const code = (error as { code?: string }).code;
+        if (code === 'CONFLICT')
+          throw new AcmeProblem('alreadyRevoked', 'the certificate is revoked already');
+        throw problem;
+      }
+      return { status: 200 };
+    },
+  };
+}

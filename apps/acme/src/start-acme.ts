@@ -1,0 +1,126 @@
+import { NestFactory } from '@nestjs/core';
+import { IssuanceApi } from '@ca/contracts';
+import { RpcReplyInterceptor, RpcTraceInterceptor } from '@ca/messaging';
+import { NestPinoLogger } from '@ca/observability';
+import { openSchemaDataSource } from '@ca/persistence';
+import { RunningService, ServiceRuntime, once } from '@ca/runtime';
+import { ACME_SCHEMA } from './acme.schema';
+import { AcmeModule } from './acme.module';
+import { EabKeys } from './eab/eab-keys';
+import { AcmeHousekeeping } from './housekeeping';
+import { ACME_MIGRATIONS } from './migrations';
+import {
+  accountOrdersResource,
+  accountResource,
+  keyChangeResource,
+  newAccountResource,
+} from './protocol/account-resources';
+import { AcmeRateLimiter } from './protocol/acme-rate-limiter';
+import { AcmeServer } from './protocol/acme-server';
+import { AcmeStore } from './protocol/acme-store';
+import { tenantPolicyLookup } from './protocol/tenant-policy';
+import { NonceStore } from './protocol/nonce-store';
+import {
+  OrderResourceDeps,
+  authorizationResource,
+  certificateResource,
+  challengeResource,
+  finalizeResource,
+  newOrderResource,
+  orderResource,
+  revokeCertResource,
+} from './protocol/order-resources';
+import { ChallengeValidators } from './validation/challenge-validators';
+import { TargetResolver } from './validation/target-resolver';
+import { ValidationRunner } from './validation/validation-runner';
+
+const ID = '([0-9a-fA-F-]{36})';
+
+/** Starts the acme context: the ACME protocol for every tenant, behind the gateway's `/acme/` edge. */
+export async function startAcme(runtime: ServiceRuntime): Promise<RunningService> {
+  const { config, messaging, logger } = runtime;
+  const dataSource = await openSchemaDataSource({
+    url: runtime.databaseUrl,
+    schema: ACME_SCHEMA,
+    entities: [],
+    migrations: ACME_MIGRATIONS,
+  });
+  const store = new AcmeStore(dataSource);
+  const nonces = new NonceStore(dataSource);
+  const eabKeys = new EabKeys(dataSource);
+  const issuance = messaging.rpcClient<IssuanceApi>();
+  const limiter = new AcmeRateLimiter();
+  const resolver = new TargetResolver({
+    overrides: config.acme.resolve,
+    allowPrivateTargets: config.acme.allowPrivateTargets,
+  });
+  const validations = new ValidationRunner(
+    store,
+    new ChallengeValidators(resolver, {
+      http01Port: config.acme.http01Port,
+      tlsAlpn01Port: config.acme.tlsAlpn01Port,
+    }),
+    logger,
+  );
+  const onInternalError = (err: unknown) => logger.error({ err }, 'ACME request failed');
+  const deps: OrderResourceDeps = {
+    store,
+    issuance,
+    policy: tenantPolicyLookup(issuance),
+    limiter,
+    newOrdersPerAccount: config.acme.rateLimits.newOrdersPerAccount,
+    validate: (tenantId, challengeId, keyAuthorization) =>
+      validations.start(tenantId, challengeId, keyAuthorization),
+    onInternalError,
+  };
+  const server = new AcmeServer({
+    store,
+    nonces,
+    publicUrl: config.gatewayPublicUrl,
+    limiter,
+    limits: config.acme.rateLimits,
+    onInternalError,
+    resources: [
+      [/^\/new-account$/, newAccountResource(store, eabKeys)],
+      [new RegExp(`^/account/${ID}$`), accountResource(store)],
+      [new RegExp(`^/account/${ID}/orders$`), accountOrdersResource(store)],
+      [/^\/key-change$/, keyChangeResource(store)],
+      [/^\/new-order$/, newOrderResource(deps)],
+      [new RegExp(`^/order/${ID}$`), orderResource(deps)],
+      [new RegExp(`^/order/${ID}/finalize$`), finalizeResource(deps)],
+      [new RegExp(`^/authz/${ID}$`), authorizationResource(deps)],
+      [new RegExp(`^/challenge/${ID}$`), challengeResource(deps)],
+      [new RegExp(`^/cert/${ID}$`), certificateResource(deps)],
+      [/^\/revoke-cert$/, revokeCertResource(deps)],
+    ],
+  });
+  let app;
+  try {
+    app = await NestFactory.createMicroservice(AcmeModule.register({ server, eabKeys }), {
+      ...messaging.serverOptions('acme'),
+      logger: new NestPinoLogger(logger),
+    });
+    app.useGlobalInterceptors(new RpcTraceInterceptor('acme'), new RpcReplyInterceptor(messaging.blobs));
+    await app.listen();
+  } catch (error) {
+    await app?.close();
+    await issuance.close();
+    await dataSource.destroy();
+    throw error;
+  }
+  const started = app;
+  // Storage stays bounded: expired nonces and orders that expired unfinished.
+  const housekeeping = new AcmeHousekeeping(nonces, store, logger);
+  housekeeping.start();
+  return {
+    name: 'acme',
+    ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
+    close: once(async () => {
+      housekeeping.stop();
+      await started.close();
+      await validations.idle();
+      await issuance.close();
+      await dataSource.destroy();
+    }),
+  };
+}

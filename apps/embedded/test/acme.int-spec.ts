@@ -1,0 +1,321 @@
+import 'reflect-metadata';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { RawAcmeClient, acmeErrorType } from './support/acme-client';
+import { TestTenant, adminRequest, createTenant } from './support/admin-api';
+import { freePorts } from './support/http';
+import { eventuallyRevokedInOcsp, opensslAsync } from './support/pki';
+import { hasProgram, runProgram } from './support/programs';
+import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
+
+/**
+ * ACME (docs/api.md#acme) driven by a real client, lego, over both challenge types, and by hand
+ * (jose) for what a real client never does: no EAB, spent or wrong nonces, a wrong url, a name
+ * outside the tenant's policy, another tenant's EAB key.
+ */
+jest.setTimeout(120_000);
+
+const modes = systemModes('acme suite');
+
+describe.each(modes)('ACME (%s)', (mode) => {
+  let sut: SystemUnderTest;
+  let tenant: TestTenant;
+  let other: TestTenant;
+  let dir: string;
+  let http01Port: number;
+  let tlsAlpnPort: number;
+  const directoryOf = (t: TestTenant) => `${sut.gatewayUrl}/acme/${t.tenantId}/directory`;
+  const createEabKey = async (t: TestTenant) => {
+    const answer = await adminRequest(sut, 'POST', '/v2/acme/eab-keys', t.bearer);
+    expect(answer.status).toBe(201);
+    return answer.json<{ keyId: string; hmacKey: string }>();
+  };
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ca-acme-'));
+    [http01Port, tlsAlpnPort] = await freePorts(2);
+    sut = await startSystemUnderTest(mode, {
+      env: {
+        ACME_HTTP01_PORT: String(http01Port),
+        ACME_TLSALPN01_PORT: String(tlsAlpnPort),
+        ACME_RESOLVE: '*.example.test=127.0.0.1,app.example.test=127.0.0.1',
+        ACME_ALLOW_PRIVATE_TARGETS: 'true',
+      },
+    });
+    tenant = await createTenant(sut, { commonName: 'ACME Test Root' });
+    other = await createTenant(sut, { commonName: 'Other Tenant Root' });
+    const policy = await adminRequest(sut, 'PUT', '/v2/policy', tenant.bearer, {
+      allowedDnsSuffixes: ['example.test'],
+    });
+    expect(policy.status).toBe(200);
+  });
+
+  afterAll(async () => {
+    await sut?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('creates EAB keys once, lists them without the key, and disables them', async () => {
+    const created = await createEabKey(tenant);
+    expect(Buffer.from(created.hmacKey, 'base64url')).toHaveLength(32);
+    const list = await adminRequest(sut, 'GET', '/v2/acme/eab-keys', tenant.bearer);
+    expect(list.status).toBe(200);
+    expect(list.text).not.toContain(created.hmacKey);
+    expect(list.json<{ keys: { keyId: string; disabled: boolean }[] }>().keys).toContainEqual(
+      expect.objectContaining({ keyId: created.keyId, disabled: false }),
+    );
+    const otherList = await adminRequest(sut, 'GET', '/v2/acme/eab-keys', other.bearer);
+    expect(otherList.text).not.toContain(created.keyId);
+    const disabled = await adminRequest(sut, 'DELETE', `/v2/acme/eab-keys/${created.keyId}`, tenant.bearer);
+    expect(disabled.status).toBe(200);
+    expect(disabled.json()).toMatchObject({ keyId: created.keyId, disabled: true });
+    const readOnly = await tenant.tokenWithScope('certificates:read');
+    expect((await adminRequest(sut, 'POST', '/v2/acme/eab-keys', readOnly)).status).toBe(403);
+  });
+
+  describe('protocol checks', () => {
+    let client: RawAcmeClient;
+    beforeAll(async () => {
+      client = await RawAcmeClient.create(directoryOf(tenant));
+    });
+
+    it('serves the directory and fresh nonces', async () => {
+      expect(client.directory.meta).toEqual({ externalAccountRequired: true });
+      const head = await fetch(client.directory.newNonce, { method: 'HEAD' });
+      expect(head.status).toBe(200);
+      expect(head.headers.get('cache-control')).toBe('no-store');
+      expect(head.headers.get('replay-nonce')).toMatch(/^[A-Za-z0-9_-]+$/);
+    });
+
+    it('refuses an account without external account binding', async () => {
+      const answer = await client.post(
+        client.directory.newAccount,
+        await client.jws(client.directory.newAccount, { termsOfServiceAgreed: true }),
+      );
+      expect(answer.status).toBe(400);
+      expect(answer.headers.get('content-type')).toBe('application/problem+json');
+      expect(acmeErrorType(answer)).toBe('externalAccountRequired');
+    });
+
+    it('refuses an unknown nonce and a replayed one, with a fresh nonce to retry', async () => {
+      const url = client.directory.newAccount;
+      const bad = await client.post(url, await client.jws(url, {}, { nonce: 'bm90LWEtbm9uY2U' }));
+      expect(acmeErrorType(bad)).toBe('badNonce');
+      expect(bad.headers.get('replay-nonce')).toBeTruthy();
+      const jws = await client.jws(url, {});
+      await client.post(url, jws);
+      const replayed = await client.post(url, jws);
+      expect(acmeErrorType(replayed)).toBe('badNonce');
+    });
+
+    it('refuses a JWS whose url is not the request URL', async () => {
+      const answer = await client.post(
+        client.directory.newAccount,
+        await client.jws(client.directory.newOrder, {}),
+      );
+      expect(acmeErrorType(answer)).toBe('unauthorized');
+    });
+
+    it("refuses another tenant's EAB key", async () => {
+      const foreign = await createEabKey(other);
+      const url = client.directory.newAccount;
+      const answer = await client.post(
+        url,
+        await client.jws(url, {
+          termsOfServiceAgreed: true,
+          externalAccountBinding: await client.externalAccountBinding(foreign.keyId, foreign.hmacKey),
+        }),
+      );
+      expect(answer.status).toBe(403);
+      expect(acmeErrorType(answer)).toBe('unauthorized');
+    });
+
+    it('opens an account with EAB, binds the key once, and refuses names outside the policy', async () => {
+      const key = await createEabKey(tenant);
+      const url = client.directory.newAccount;
+      const eab = await client.externalAccountBinding(key.keyId, key.hmacKey);
+      const created = await client.post(
+        url,
+        await client.jws(url, { termsOfServiceAgreed: true, externalAccountBinding: eab }),
+      );
+      expect(created.status).toBe(201);
+      const accountUrl = created.headers.get('location')!;
+      expect(accountUrl).toContain(`/acme/${tenant.tenantId}/account/`);
+      const again = await client.post(url, await client.jws(url, { onlyReturnExisting: true }));
+      expect(again.status).toBe(200);
+      expect(again.headers.get('location')).toBe(accountUrl);
+      const second = await RawAcmeClient.create(directoryOf(tenant));
+      const reused = await second.post(
+        url,
+        await second.jws(url, {
+          externalAccountBinding: await second.externalAccountBinding(key.keyId, key.hmacKey),
+        }),
+      );
+      expect(acmeErrorType(reused)).toBe('unauthorized');
+
+      const orderUrl = client.directory.newOrder;
+      const outside = await client.post(
+        orderUrl,
+        await client.jws(
+          orderUrl,
+          { identifiers: [{ type: 'dns', value: 'app.elsewhere.test' }] },
+          { jwk: undefined, kid: accountUrl },
+        ),
+      );
+      expect(outside.status).toBe(400);
+      expect(acmeErrorType(outside)).toBe('rejectedIdentifier');
+      const inside = await client.post(
+        orderUrl,
+        await client.jws(
+          orderUrl,
+          { identifiers: [{ type: 'dns', value: 'x.example.test' }] },
+          { jwk: undefined, kid: accountUrl },
+        ),
+      );
+      expect(inside.status).toBe(201);
+      expect(inside.json()).toMatchObject({
+        status: 'pending',
+        identifiers: [{ type: 'dns', value: 'x.example.test' }],
+      });
+    });
+  });
+
+  it('rolls an account key over, and a deactivated account can no longer act', async () => {
+    const client = await RawAcmeClient.create(directoryOf(tenant));
+    const key = await createEabKey(tenant);
+    const url = client.directory.newAccount;
+    const created = await client.post(
+      url,
+      await client.jws(url, {
+        externalAccountBinding: await client.externalAccountBinding(key.keyId, key.hmacKey),
+      }),
+    );
+    const accountUrl = created.headers.get('location')!;
+    const kid = { jwk: undefined, kid: accountUrl };
+
+    const next = await client.withNewKey();
+    const keyChange = client.directory.keyChange;
+    const rolled = await client.post(
+      keyChange,
+      await client.jws(keyChange, await next.keyChangeInner(accountUrl, client.jwk), kid),
+    );
+    expect(rolled.status).toBe(200);
+    const oldKeyLookup = await client.post(url, await client.jws(url, { onlyReturnExisting: true }));
+    expect(acmeErrorType(oldKeyLookup)).toBe('accountDoesNotExist');
+    const newKeyLookup = await next.post(url, await next.jws(url, { onlyReturnExisting: true }));
+    expect(newKeyLookup.headers.get('location')).toBe(accountUrl);
+
+    const deactivated = await next.post(
+      accountUrl,
+      await next.jws(accountUrl, { status: 'deactivated' }, kid),
+    );
+    expect(deactivated.json()).toMatchObject({ status: 'deactivated' });
+    const order = client.directory.newOrder;
+    const refused = await next.post(
+      order,
+      await next.jws(order, { identifiers: [{ type: 'dns', value: 'y.example.test' }] }, kid),
+    );
+    expect(refused.status).toBe(403);
+    expect(acmeErrorType(refused)).toBe('unauthorized');
+  });
+
+  const legoIt = hasProgram('lego') ? it : it.skip;
+  if (!hasProgram('lego')) console.warn('lego is not installed: the ACME real-client tests are skipped');
+
+  /** lego with a new EAB key of the tenant (lego wants the flags even for an account it has). */
+  const lego = async (
+    t: TestTenant,
+    args: string[],
+    path: string,
+    key?: { keyId: string; hmacKey: string },
+  ) => {
+    key ??= await createEabKey(t);
+    const result = await runProgram(
+      'lego',
+      [
+        '--server',
+        directoryOf(t),
+        '--accept-tos',
+        '--email',
+        'ops@example.test',
+        '--eab',
+        '--kid',
+        key.keyId,
+        '--hmac',
+        key.hmacKey,
+        '--path',
+        path,
+        ...args,
+      ],
+      { timeoutMs: 60_000, env: { ...process.env, LEGO_DISABLE_CNAME_SUPPORT: 'true' } },
+    );
+    return { ...result, key };
+  };
+
+  legoIt(
+    'lego gets a certificate over http-01, which is an ordinary certificate of the tenant, and revokes it',
+    async () => {
+      const path = join(dir, 'lego-http');
+      const run = await lego(
+        tenant,
+        ['--domains', 'app.example.test', '--http', '--http.port', `127.0.0.1:${http01Port}`, 'run'],
+        path,
+      );
+      expect(run.stderr).toContain('Server responded with a certificate');
+      expect(run.status).toBe(0);
+      const chain = readFileSync(join(path, 'certificates', 'app.example.test.crt'), 'utf8');
+      const leafPem = chain.slice(0, chain.indexOf('-----END CERTIFICATE-----') + 25);
+      const leaf = new X509Certificate(leafPem);
+      expect(leaf.subjectAltName).toBe('DNS:app.example.test');
+      writeFileSync(join(dir, 'ca.pem'), tenant.caPem);
+      writeFileSync(join(dir, 'leaf.pem'), chain);
+      const verified = await opensslAsync([
+        'verify',
+        '-CAfile',
+        join(dir, 'ca.pem'),
+        '-untrusted',
+        join(dir, 'leaf.pem'),
+        join(dir, 'leaf.pem'),
+      ]);
+      expect(verified.stdout).toContain('OK');
+      const listed = await tenant.get('/v1/certificates');
+      const serial = leaf.serialNumber.toLowerCase();
+      const summary = listed
+        .json<{ certificates: { serialNumber: string; clientId: string }[] }>()
+        .certificates.find(
+          (c) => c.serialNumber.toLowerCase().replace(/^0+/, '') === serial.replace(/^0+/, ''),
+        );
+      expect(summary?.clientId).toMatch(/^acme:/);
+
+      const revoke = await lego(tenant, ['--domains', 'app.example.test', 'revoke'], path, run.key);
+      expect(revoke.stderr).toContain('Certificate was revoked');
+      expect(revoke.status).toBe(0);
+      await eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, tenant.caDer, summary!.serialNumber);
+    },
+  );
+
+  legoIt('lego gets a certificate over tls-alpn-01', async () => {
+    const path = join(dir, 'lego-tls');
+    const run = await lego(
+      tenant,
+      ['--domains', 'tls.example.test', '--tls', '--tls.port', `127.0.0.1:${tlsAlpnPort}`, 'run'],
+      path,
+    );
+    expect(run.stderr).toContain('Server responded with a certificate');
+    expect(run.status).toBe(0);
+    const chain = readFileSync(join(path, 'certificates', 'tls.example.test.crt'), 'utf8');
+    expect(new X509Certificate(chain).subjectAltName).toBe('DNS:tls.example.test');
+  });
+
+  legoIt('lego cannot get a name outside the policy', async () => {
+    const outside = await lego(
+      tenant,
+      ['--domains', 'app.elsewhere.test', '--http', '--http.port', `127.0.0.1:${http01Port}`, 'run'],
+      join(dir, 'lego-outside'),
+    );
+    expect(outside.status).not.toBe(0);
+    expect(outside.stderr).toContain('rejectedIdentifier');
+  });
+});
