@@ -9,6 +9,13 @@ export { CRL_REASON, type CrlReasonName, isCrlReasonCode, publishedReasonCode } 
 export type { DistinguishedName } from './distinguished-name';
 export { EC_P256_KEY_ALGORITHM, exportSpkiDer, generateEcKeyPair, importEcPublicKey } from './ec-key-pair';
 export { ecdsaSignatureToDer, signTbs } from './ecdsa-sig-value';
+export {
+  SIGNATURE_ALGORITHMS,
+  type SignatureAlgorithm,
+  signatureAlgorithmFromDer,
+  signatureAlgorithmOf,
+  signatureAlgorithmOfCertificate,
+} from './signature-algorithm';
 export { KEY_PURPOSE_ID } from './extensions';
 export {
   buildLeafCertificate,
