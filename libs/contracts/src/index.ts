@@ -6,6 +6,7 @@ export * from './common/tenant-command';
 export * from './events/event-types';
 export * from './issuance/issuance.patterns';
 export * from './issuance/initialize-ca.dto';
+export * from './issuance/key-algorithm';
 export * from './issuance/ca-initialized.event';
 export * from './common/validate-dto';
 export * from './issuance/issuance.api';

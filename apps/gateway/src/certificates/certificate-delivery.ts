@@ -70,6 +70,7 @@ export class CertificateDeliverer {
     if (request.responseFormat !== ResponseFormat.File) {
       return {
         certificatePem: issued.certificatePem,
+        chainPem: issued.chainPem,
         privateKeyPem: issued.privateKeyPem,
         ...(pfx && password ? { pfxBase64: pfx.toString('base64'), password } : {}),
       };
@@ -103,6 +104,7 @@ function pkcs12Of(issued: CertificateWithKey, password: string, profile: Pkcs12P
     {
       privateKeyPkcs8: pemToDer(issued.privateKeyPem, 'PRIVATE KEY'),
       certificateDer: pemToDer(issued.certificatePem, 'CERTIFICATE'),
+      // The issuer's certificate: the issuing CA when one signed (docs/api.md#chains), else the root.
       caCertificatesDer: [pemToDer(issued.caCertificatePem, 'CERTIFICATE')],
     },
     password,

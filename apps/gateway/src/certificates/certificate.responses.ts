@@ -17,6 +17,11 @@ const STATUS = { enum: Object.values(CertificateStatus) };
 /** The delivery fields of docs/api.md#issuance-answer, shared by issue and renew (same presence rules). */
 export class CertificateDeliveryDoc implements CertificateDelivery {
   @ApiPropertyOptional({ description: 'responseFormat Text.' }) certificatePem?: string;
+  @ApiPropertyOptional({
+    description:
+      'With certificatePem: PEM of the issuing CA up to, not including, the root; empty when the root signed it.',
+  })
+  chainPem?: string;
   @ApiPropertyOptional({ description: 'responseFormat Text; returned once, not stored by the service.' })
   privateKeyPem?: string;
   @ApiPropertyOptional({
@@ -96,6 +101,10 @@ export class CertificateDetailDoc implements CertificateDetail {
   @ApiProperty() commonName!: string;
   @ApiProperty() serialNumber!: string;
   @ApiProperty() certificatePem!: string;
+  @ApiProperty({
+    description: 'PEM of the issuing CA up to, not including, the root; empty when the root signed it.',
+  })
+  chainPem!: string;
   @ApiProperty(STATUS) status!: CertificateStatus;
   @ApiProperty({ format: 'date-time' }) issuedAt!: string;
   @ApiProperty({ format: 'date-time' }) expiresAt!: string;

@@ -1,5 +1,5 @@
 import { randomUUID, type webcrypto } from 'node:crypto';
-import { CaError, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
+import { CaError, CaRole, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
 import { newEvent } from '@ca/messaging';
 import { isUniqueViolation } from '@ca/persistence';
 import { buildLeafCertificate, derToPem, randomSerialNumber, serialToHex, validityOfDays } from '@ca/pki';
@@ -40,7 +40,7 @@ export class CertificateMinter {
   ) {}
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
-    const { authority, privateKey: caKey } = await this.signer.forTenant(request.tenantId);
+    const { authority, privateKey: caKey, chain } = await this.signer.forTenant(request.tenantId);
     // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.
     const { notBefore, notAfter } = validityOfDays(request.validityDays, new Date(), authority.notBefore);
     if (notAfter > authority.notAfter) {
@@ -83,7 +83,8 @@ export class CertificateMinter {
           customExtensions,
           crlDistributionPointUrl: urls.crlUrl,
           ocspUrl: urls.ocspUrl,
-          caIssuersUrl: urls.caIssuersUrl,
+          // RFC 5280 4.2.2.1: the certificate of the CA that signed this one.
+          caIssuersUrl: authority.role === CaRole.Issuing ? urls.issuingCaIssuersUrl : urls.caIssuersUrl,
         },
         request.subjectPublicKey,
         { certificateDer: authority.certificateDer, privateKey: caKey },
@@ -127,6 +128,7 @@ export class CertificateMinter {
         expiresAt: notAfter.toISOString(),
         certificatePem: derToPem(der),
         caCertificatePem: derToPem(new Uint8Array(authority.certificateDer)),
+        chainPem: chain.map((der) => derToPem(new Uint8Array(der))).join(''),
       };
     }
   }

@@ -6,6 +6,7 @@ import { CreateCustomExtensionArcs1764900000000 } from './1764900000000-create-c
 import { CreateHoldReleases1766000000000 } from './1766000000000-create-hold-releases';
 import { IssuanceTrustsNoCaller1766200000000 } from './1766200000000-issuance-trusts-no-caller';
 import { AddClaimsAndRetentionToOutbox1766300000000 } from './1766300000000-add-claims-and-retention-to-outbox';
+import { AddCaRoles1766410000000 } from './1766410000000-add-ca-roles';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */
 export const ISSUANCE_MIGRATIONS = [
@@ -17,4 +18,5 @@ export const ISSUANCE_MIGRATIONS = [
   CreateHoldReleases1766000000000,
   IssuanceTrustsNoCaller1766200000000,
   AddClaimsAndRetentionToOutbox1766300000000,
+  AddCaRoles1766410000000,
 ];
