@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   CertificateDelivery,
   IssueCertificateResponse,
+  KeyAlgorithm,
   Pkcs12Profile,
   RenewCertificateResponse,
   ResponseFormat,
@@ -22,14 +23,16 @@ export interface DeliveryRequest {
 }
 
 /**
- * The v2 body as issuance takes it: the PKCS#12 profile concerns the delivery, which is the
- * gateway's alone (the renew command's body has no such field).
+ * The v2 body as issuance takes it: the PKCS#12 profile concerns the delivery and the key
+ * algorithm the key the gateway makes, which are the gateway's alone (the renew command's body
+ * has no such fields).
  */
-export function withoutDeliveryProfile<T extends { pkcs12Profile?: Pkcs12Profile }>(
-  body: T,
-): Omit<T, 'pkcs12Profile'> {
+export function withoutDeliveryProfile<
+  T extends { pkcs12Profile?: Pkcs12Profile; keyAlgorithm?: KeyAlgorithm },
+>(body: T): Omit<T, 'pkcs12Profile' | 'keyAlgorithm'> {
   const request = { ...body };
   delete request.pkcs12Profile;
+  delete request.keyAlgorithm;
   return request;
 }
 

@@ -16,7 +16,8 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CertificateDeliverer, withoutDeliveryProfile } from './certificate-delivery';
-import { generateLeafKeyPair, withPrivateKey } from './leaf-key-pair';
+import { LeafKeyAlgorithms } from './leaf-key-algorithm';
+import { generateLeafKeyPairOf, withPrivateKey } from './leaf-key-pair';
 import { OptionalBodyInterceptor } from './optional-body.interceptor';
 import { writeCommand } from './write-command';
 import {
@@ -44,10 +45,14 @@ const RELEASE_HOLD_DESCRIPTION = [
 @ApiBearerAuth()
 @Controller('v2/certificates')
 export class CertificatesV2Controller {
+  private readonly keyAlgorithms: LeafKeyAlgorithms;
+
   constructor(
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly deliverer: CertificateDeliverer,
-  ) {}
+  ) {
+    this.keyAlgorithms = new LeafKeyAlgorithms(issuance);
+  }
 
   @Post()
   @HttpCode(200)
@@ -62,9 +67,10 @@ export class CertificatesV2Controller {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
-    const keys = generateLeafKeyPair();
+    const command = writeCommand(principal, req);
+    const keys = await generateLeafKeyPairOf(await this.keyAlgorithms.choose(body.keyAlgorithm, command));
     const issued = await this.issuance.send(IssuancePattern.IssueCertificateV2, {
-      ...writeCommand(principal, req),
+      ...command,
       subjectPublicKey: keys.subjectPublicKey,
       request: withoutDeliveryProfile(body),
     });
@@ -85,9 +91,10 @@ export class CertificatesV2Controller {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
-    const keys = generateLeafKeyPair();
+    const command = writeCommand(principal, req);
+    const keys = await generateLeafKeyPairOf(await this.keyAlgorithms.choose(body.keyAlgorithm, command));
     const renewed = await this.issuance.send(IssuancePattern.RenewCertificateV2, {
-      ...writeCommand(principal, req),
+      ...command,
       subjectPublicKey: keys.subjectPublicKey,
       certificateId,
       request: withoutDeliveryProfile(body),

@@ -84,6 +84,9 @@ export class CertificateMinter {
           crlDistributionPointUrl: urls.crlUrl,
           ocspUrl: urls.ocspUrl,
           // RFC 5280 4.2.2.1: the certificate of the CA that signed this one.
+          // RFC 5246 7.4.7.1: a TLS server's RSA key may also encipher (RSA key transport).
+          keyEncipherment:
+            request.subjectPublicKey.algorithm.name === 'RSASSA-PKCS1-v1_5' && profile.usage !== 'Client',
           caIssuersUrl: authority.role === CaRole.Issuing ? urls.issuingCaIssuersUrl : urls.caIssuersUrl,
         },
         request.subjectPublicKey,

@@ -1,17 +1,17 @@
 import type { webcrypto } from 'node:crypto';
-import { CaError } from '@ca/contracts';
-import { importEcPublicKey } from '@ca/pki';
+import { ALLOWED_LEAF_KEY_ALGORITHMS, CaError } from '@ca/contracts';
+import { importLeafPublicKey } from '@ca/pki';
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-// A P-256 SubjectPublicKeyInfo is 91 octets (uncompressed point); anything much larger is not one.
-const MAX_SPKI_OCTETS = 256;
+// An RSA-4096 SubjectPublicKeyInfo is 550 octets; anything much larger is not one this CA certifies.
+const MAX_SPKI_OCTETS = 1024;
 
 const invalid = (message: string) => CaError.validation([{ field: 'subjectPublicKey', message }]);
 
 /**
  * The public key a command asks a certificate for. Only `spki` today: the DER SubjectPublicKeyInfo
- * of a P-256 key (RFC 5480 section 2; the only leaf key this CA certifies), which WebCrypto's
- * import checks, point on the curve included. Anything else is VALIDATION_FAILED (400).
+ * of a key of docs/api.md#key-algorithms (P-256, P-384, RSA 3072/4096), which WebCrypto's import
+ * checks, point on the curve included. Anything else (RSA-2048 say) is VALIDATION_FAILED (400).
  */
 export async function importSubjectPublicKey(value: unknown): Promise<webcrypto.CryptoKey> {
   const key = value as { format?: unknown; der?: unknown } | null | undefined;
@@ -29,8 +29,9 @@ export async function importSubjectPublicKey(value: unknown): Promise<webcrypto.
     throw invalid('der must be the base64 of a DER SubjectPublicKeyInfo');
   }
   try {
-    return await importEcPublicKey(Buffer.from(der, 'base64'));
+    const { publicKey } = await importLeafPublicKey(Buffer.from(der, 'base64'), ALLOWED_LEAF_KEY_ALGORITHMS);
+    return publicKey;
   } catch {
-    throw invalid('der must be the SubjectPublicKeyInfo of a P-256 (prime256v1) key');
+    throw invalid(`der must be the SubjectPublicKeyInfo of a ${ALLOWED_LEAF_KEY_ALGORITHMS.join(', ')} key`);
   }
 }

@@ -1,3 +1,4 @@
+import { ALLOWED_LEAF_KEY_ALGORITHMS, KeyAlgorithm, LEAF_KEY_ALGORITHM_PROPERTY } from './key-algorithm';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
@@ -26,6 +27,11 @@ export class RenewCertificateRequest {
 
 /** Body of POST /v2/certificates/{id}/renew: the v1 body plus the PKCS#12 profile. */
 export class RenewCertificateV2Request extends RenewCertificateRequest {
+  @ApiPropertyOptional(LEAF_KEY_ALGORITHM_PROPERTY)
+  @IsOptional()
+  @IsIn(ALLOWED_LEAF_KEY_ALGORITHMS)
+  keyAlgorithm?: KeyAlgorithm;
+
   @ApiPropertyOptional(PKCS12_PROFILE_PROPERTY)
   @IsOptional()
   @IsIn(Object.values(Pkcs12Profile))
