@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, connect } from 'node:tls';
-import { derToPem, pemToDer } from '@ca/pki';
+import { pemToDer } from '@ca/pki';
 import { IssuedCertificate, TestTenant, createTenant, issueBody } from './support/admin-api';
 import { http } from './support/http';
 import { httpsGet, startNginx } from './support/nginx';
