@@ -149,6 +149,7 @@ describe('OpenAPI description (embedded)', () => {
     const delivery = [
       'certificateDownloadUrl',
       'certificatePem',
+      'chainPem',
       'downloadUrlExpiresAt',
       'password',
       'pfxBase64',
