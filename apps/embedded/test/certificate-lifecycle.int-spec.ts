@@ -521,6 +521,7 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
         commonName: 'second-client',
         serialNumber: issued[1].serialNumber,
         certificatePem: expect.stringMatching(PEM_CERTIFICATE),
+        chainPem: '', // a v1 root signs its leaves itself
         status: 'Active',
         issuedAt: expect.stringMatching(ISO_DATE_TIME),
         expiresAt: issued[1].expiresAt,

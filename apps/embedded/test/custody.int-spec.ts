@@ -196,6 +196,46 @@ describeIfSoftHsm('KEY_CUSTODY=pkcs11 (SoftHSM2), embedded system', () => {
     expect(existsSync(join(sut.config.dataDir, 'keys', 'ca-kek'))).toBe(false);
   });
 
+  it('keeps both keys of a v2 P-384 root and issuing CA in the token; the issuing CA signs leaves and OCSP, also after a restart', async () => {
+    const t = await createTenant(sut, { ca: false });
+    const answer = await t.post('/v2/ca/initialize', {
+      commonName: 'Token Hierarchy Root',
+      organization: 'Acme',
+      country: 'US',
+      validityYears: 2,
+      keyAlgorithm: 'P-384',
+    });
+    expect(answer.status).toBe(200);
+    const ca = answer.json<{ certificatePem: string; issuingCa: { certificatePem: string } }>();
+    const root = new X509Certificate(ca.certificatePem);
+    const issuing = new X509Certificate(ca.issuingCa.certificatePem);
+    expect(issuing.verify(root.publicKey)).toBe(true);
+    expect(issuing.publicKey.asymmetricKeyDetails?.namedCurve).toBe('secp384r1');
+    const issuingDer = Buffer.from(issuing.raw);
+
+    await sut.restart();
+    const leaf = await t.issue(issueBody({ commonName: 'token-leaf' }));
+    expect(new X509Certificate(leaf.certificatePem).verify(issuing.publicKey)).toBe(true);
+    await revoke(t, leaf.certificateId);
+    await eventuallyRevokedInOcsp(sut.pkiUrl, t.tenantId, issuingDer, leaf.serialNumber);
+
+    const client = new Client({ connectionString: sut.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        'SELECT role, key_algorithm, wrapped_key FROM issuance.certificate_authorities WHERE tenant_id = $1 ORDER BY role DESC',
+        [t.tenantId],
+      );
+      expect(rows.map(({ role, key_algorithm }) => [role, key_algorithm])).toEqual([
+        ['root', 'ECDSA-P384'],
+        ['issuing', 'ECDSA-P384'],
+      ]);
+      for (const row of rows) expect((row.wrapped_key as Buffer)[0]).toBe(0x81); // token references
+    } finally {
+      await client.end();
+    }
+  });
+
   it('answers custody rotate-kek with exit code 2: a token key is under no KEK of ours', async () => {
     const answer = await ops(sut, ['custody', 'rotate-kek']);
     expect(answer.exit).toBe(2);

@@ -243,6 +243,7 @@ describe.each(modes)('pre-signed downloads and PKCS#12 (%s)', (mode) => {
       expect(sorted(issued)).toEqual([
         'certificateId',
         'certificatePem',
+        'chainPem',
         'expiresAt',
         'password',
         'pfxBase64',

@@ -155,6 +155,7 @@ describe('OpenAPI description (embedded)', () => {
     const delivery = [
       'certificateDownloadUrl',
       'certificatePem',
+      'chainPem',
       'downloadUrlExpiresAt',
       'password',
       'pfxBase64',

@@ -12,6 +12,7 @@ import { JwtAuthGuard } from './auth/jwt-auth.guard';
 import { JwtStrategy } from './auth/jwt.strategy';
 import { TokenVerifier } from './auth/token-verifier';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
+import { CertificateAuthorityV2Controller } from './certificate-authority/certificate-authority-v2.controller';
 import { CertificatesController } from './certificates/certificates.controller';
 import { CertificatesV2Controller } from './certificates/certificates-v2.controller';
 import { CertificateDeliverer } from './certificates/certificate-delivery';
@@ -48,6 +49,7 @@ export class GatewayModule {
       imports: [PassportModule],
       controllers: [
         CertificateAuthorityController,
+        CertificateAuthorityV2Controller,
         CertificatesController,
         CertificatesV2Controller,
         DownloadsController,

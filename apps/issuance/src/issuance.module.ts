@@ -4,6 +4,7 @@ import { BlobStore, OutboxRelay } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
 import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
+import { CaQueries } from './certificate-authority/ca-queries';
 import { InitializeCaHandler } from './certificate-authority/initialize-ca.handler';
 import { CertificateGroupCommit } from './certificates/certificate-group-commit';
 import { CertificateQueries } from './certificates/certificate-queries';
@@ -63,7 +64,13 @@ export class IssuanceModule {
       providers: [
         {
           provide: InitializeCaHandler,
-          useValue: new InitializeCaHandler(deps.dataSource, deps.custody, deps.custodyKind, nudge),
+          useValue: new InitializeCaHandler(
+            deps.dataSource,
+            deps.custody,
+            deps.custodyKind,
+            nudge,
+            deps.pkiPublicUrl,
+          ),
         },
         { provide: IssueCertificateHandler, useValue: new IssueCertificateHandler(minter) },
         { provide: RenewCertificateHandler, useValue: new RenewCertificateHandler(deps.dataSource, minter) },
@@ -72,6 +79,7 @@ export class IssuanceModule {
           provide: ReleaseHoldHandler,
           useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit),
         },
+        { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
         {

@@ -7,6 +7,7 @@ export * from './events/event-types';
 export * from './events/event-map';
 export * from './issuance/issuance.patterns';
 export * from './issuance/initialize-ca.dto';
+export * from './issuance/key-algorithm';
 export * from './issuance/ca-initialized.event';
 export * from './common/validate-dto';
 export * from './issuance/issuance.api';

@@ -1,3 +1,9 @@
+export {
+  CUSTODY_KEY_ALGORITHMS,
+  type CustodyKeyParams,
+  custodyKeyParams,
+  DEFAULT_CUSTODY_KEY_ALGORITHM,
+} from './key-algorithms';
 export { KeyCustodyError, type KeyCustodyFailure } from './key-custody.error';
 export {
   type CustodiedKey,

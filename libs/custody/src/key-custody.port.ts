@@ -6,7 +6,7 @@ export interface CustodyKeyContext {
   keyId: string;
 }
 
-export type CustodyKeyAlgorithm = 'ECDSA-P256';
+export type CustodyKeyAlgorithm = 'ECDSA-P256' | 'ECDSA-P384' | 'RSA-3072' | 'RSA-4096';
 
 /** What the owner stores for a key: its public half in the clear, the rest as an opaque blob. */
 export interface CustodiedKey {
@@ -35,9 +35,13 @@ export interface OpenedSigningKey {
  * An abstract class so that it can be the dependency-injection token; one adapter per backend.
  */
 export abstract class KeyCustody {
-  /** Creates a key for `ctx`; the caller stores the returned `key` and may discard `publicKey`. */
+  /**
+   * Creates a key of `algorithm` (ECDSA-P256 when absent) for `ctx`; the caller stores the
+   * returned `key` and may discard `publicKey`.
+   */
   abstract generateSigningKey(
     ctx: CustodyKeyContext,
+    algorithm?: CustodyKeyAlgorithm,
   ): Promise<{ key: CustodiedKey; publicKey: webcrypto.CryptoKey }>;
 
   /**

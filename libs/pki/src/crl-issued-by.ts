@@ -1,10 +1,10 @@
 import { X509Certificate, createHash, verify } from 'node:crypto';
 
-import { ECDSA_WITH_SHA256_DER } from './algorithm-identifier';
 import { parseCertificate } from './certificate.parser';
 import { DerReader, readSingleElement } from './der-reader';
 import { TAG } from './der-writer';
 import { PkiFormatError } from './pki-format.error';
+import { signatureAlgorithmFromDer, signatureAlgorithmOfCertificate } from './signature-algorithm';
 import { readTbsCertificateFields } from './tbs-certificate.reader';
 import { inspectTbsCertList, type TbsCertListSummary } from './tbs-cert-list.inspector';
 
@@ -14,7 +14,7 @@ export type CrlIssuerCheck =
 
 /**
  * Whether a DER CertificateList (RFC 5280 5.1) was issued by the CA of `issuerCertificateDer`:
- * one CertificateList of the shape this CA manager writes (ecdsa-with-SHA256, RFC 5758 3.2), its
+ * one CertificateList of the shape this CA manager writes (signed as the CA's key signs), its
  * signature verifying with the CA's public key (RFC 5280 6.3.3 (f)), its issuer Name equal to the
  * CA's subject (6.3.3 (b)) and its Authority Key Identifier equal to the CA's key identifier
  * (5.2.1). Entries are walked in place, so a CRL of megabytes costs little beyond the signature.
@@ -30,8 +30,9 @@ export function checkCrlIssuedBy(crlDer: Uint8Array, issuerCertificateDer: Uint8
     const algorithm = reader.encoding(reader.read('signatureAlgorithm', TAG.sequence));
     const value = reader.contents(reader.read('signatureValue', TAG.bitString));
     reader.expectEnd('CertificateList');
-    if (!Buffer.from(algorithm).equals(Buffer.from(ECDSA_WITH_SHA256_DER))) {
-      throw new PkiFormatError('signatureAlgorithm: not ecdsa-with-SHA256');
+    // RFC 5280 5.1.1.2: the algorithm the CA's key signs with, and the same as inside the TBSCertList.
+    if (signatureAlgorithmFromDer(algorithm) !== signatureAlgorithmOfCertificate(issuerCertificateDer)) {
+      throw new PkiFormatError("signatureAlgorithm: not the one the CA's key signs with");
     }
     if (value.length < 2 || value[0] !== 0) throw new PkiFormatError('signatureValue: unused bits');
     signature = value.subarray(1);
@@ -40,7 +41,7 @@ export function checkCrlIssuedBy(crlDer: Uint8Array, issuerCertificateDer: Uint8
     return { issuedBy: false, reason: `not a CRL of this CA's form: ${(error as Error).message}` };
   }
   const ca = new X509Certificate(Buffer.from(issuerCertificateDer));
-  if (!verify('sha256', tbs, ca.publicKey, signature)) {
+  if (!verify(summary.signatureAlgorithm.nodeHash, tbs, ca.publicKey, signature)) {
     return { issuedBy: false, reason: "signature does not verify with the tenant CA's public key" };
   }
   const { subjectDer } = readTbsCertificateFields(issuerCertificateDer);

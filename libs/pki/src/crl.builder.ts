@@ -1,8 +1,8 @@
 import * as asn1js from 'asn1js';
 
-import { ECDSA_WITH_SHA256_DER } from './algorithm-identifier';
+import { signatureAlgorithmFromDer, signatureAlgorithmOfCertificate } from './signature-algorithm';
 import { EncodedCrlEntries, type RevokedCertificateEntry } from './crl-entries';
-import { readSingleElement } from './der-reader';
+import { DerReader, readSingleElement } from './der-reader';
 import { encodeTimeDer } from './der-time';
 import {
   contextConstructed,
@@ -49,7 +49,7 @@ const KEY_USAGE_CRL_SIGN = 0x80 >> 6;
 /**
  * The DER TBSCertList of a v2 CRL (RFC 5280 5.1.2), ready for `signTbs`:
  *
- * - version v2, signature ecdsa-with-SHA256 (parameters absent, RFC 5758 3.2);
+ * - version v2, signature: the algorithm the issuer's key signs with (`signatureAlgorithmOfCertificate`);
  * - issuer: the issuer certificate's subject, copied byte for byte, so that it matches the
  *   certificates' issuer field exactly (RFC 5280 6.3.3 (b));
  * - thisUpdate, nextUpdate: UTCTime through 2049, GeneralizedTime from 2050 (5.1.2.4, 5.1.2.5);
@@ -75,7 +75,8 @@ export function encodeTbsCertList(profile: CrlProfile): Uint8Array {
     contextConstructed(0),
     derSequence(authorityKeyIdentifierExtension(issuer.keyIdentifier), crlNumberExtension(profile.crlNumber)),
   );
-  const head = [VERSION_V2, ECDSA_WITH_SHA256_DER, subjectDer, thisUpdate, nextUpdate];
+  const algorithm = signatureAlgorithmOfCertificate(profile.issuerCertificateDer).der;
+  const head = [VERSION_V2, algorithm, subjectDer, thisUpdate, nextUpdate];
   const entries =
     profile.entries instanceof EncodedCrlEntries
       ? profile.entries
@@ -106,14 +107,20 @@ export function encodeTbsCertList(profile: CrlProfile): Uint8Array {
 
 /**
  * CertificateList ::= SEQUENCE { tbsCertList, signatureAlgorithm, signatureValue } (RFC 5280 5.1.1)
- * around exactly the TBSCertList octets that were signed, with ecdsa-with-SHA256 and the DER
- * Ecdsa-Sig-Value from `signTbs` in the BIT STRING. Throws `PkiFormatError` when either input is
- * not one DER SEQUENCE.
+ * around exactly the TBSCertList octets that were signed, with the TBSCertList's own signature
+ * algorithm (RFC 5280 5.1.1.2: the two must be equal) and the value from `signTbs` in the BIT
+ * STRING. Throws `PkiFormatError` when the TBSCertList is not one DER SEQUENCE of a known
+ * algorithm, or an ECDSA value is not one DER Ecdsa-Sig-Value.
  */
-export function assembleCertificateList(tbs: Uint8Array, signatureValueDer: Uint8Array): Uint8Array {
-  readSingleElement(tbs, 'TBSCertList', TAG.sequence);
-  readSingleElement(signatureValueDer, 'Ecdsa-Sig-Value', TAG.sequence);
-  return derSequence(tbs, ECDSA_WITH_SHA256_DER, derBitString(signatureValueDer));
+export function assembleCertificateList(tbs: Uint8Array, signatureValue: Uint8Array): Uint8Array {
+  const outer = readSingleElement(tbs, 'TBSCertList', TAG.sequence);
+  const reader = new DerReader(tbs, outer.contentStart, outer.end);
+  reader.read('TBSCertList version', TAG.integer);
+  const algorithm = signatureAlgorithmFromDer(
+    reader.encoding(reader.read('TBSCertList signature', TAG.sequence)),
+  );
+  if (algorithm.coordinateOctets > 0) readSingleElement(signatureValue, 'Ecdsa-Sig-Value', TAG.sequence);
+  return derSequence(tbs, algorithm.der, derBitString(signatureValue));
 }
 
 /** RFC 5280 5.2.1: keyIdentifier only, non-critical. */

@@ -88,6 +88,11 @@ export function derOctetString(value: Uint8Array): Uint8Array {
   return derElement(TAG.octetString, value);
 }
 
+/** NULL (X.690 8.8). */
+export function derNull(): Uint8Array {
+  return Uint8Array.of(TAG.null, 0);
+}
+
 /** BIT STRING (X.690 8.6) of whole octets: no unused bits. */
 export function derBitString(octets: Uint8Array): Uint8Array {
   return derElement(TAG.bitString, Uint8Array.of(0), octets);

@@ -1,4 +1,4 @@
-import { createPublicKey, verify } from 'node:crypto';
+import { createPublicKey, KeyObject, verify, type webcrypto } from 'node:crypto';
 
 import { exportSpkiDer, generateEcKeyPair } from './ec-key-pair';
 import { ecdsaSignatureToDer, signTbs } from './ecdsa-sig-value';
@@ -43,12 +43,38 @@ describe('signTbs', () => {
     }
   });
 
-  it('refuses a public key or a key of another curve', async () => {
+  it('refuses a public key or a key of a curve no CA holds', async () => {
     const keys = await generateEcKeyPair(false);
     await expect(signTbs(new Uint8Array(1), keys.publicKey)).rejects.toThrow(TypeError);
-    const p384 = await globalThis.crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-384' }, false, [
+    const p521 = await globalThis.crypto.subtle.generateKey({ name: 'ECDSA', namedCurve: 'P-521' }, false, [
       'sign',
     ]);
-    await expect(signTbs(new Uint8Array(1), p384.privateKey)).rejects.toThrow(/P-256/);
+    await expect(signTbs(new Uint8Array(1), p521.privateKey)).rejects.toThrow(/P-521/);
+  });
+
+  it.each([
+    ['P-384 with SHA-384', { name: 'ECDSA', namedCurve: 'P-384' }, 'sha384', 0x30],
+    [
+      'RSA with SHA-256 (PKCS #1 v1.5 octets, not DER)',
+      {
+        name: 'RSASSA-PKCS1-v1_5',
+        modulusLength: 3072,
+        publicExponent: Uint8Array.of(1, 0, 1),
+        hash: 'SHA-256',
+      },
+      'sha256',
+      undefined,
+    ],
+  ] as const)('signs with a %s key', async (_name, params, hash, firstOctet) => {
+    const keys = (await globalThis.crypto.subtle.generateKey(params, true, [
+      'sign',
+      'verify',
+    ])) as webcrypto.CryptoKeyPair;
+    const tbs = new TextEncoder().encode('a to-be-signed structure');
+    const signature = await signTbs(tbs, keys.privateKey);
+    if (firstOctet !== undefined) expect(signature[0]).toBe(firstOctet);
+    else expect(signature).toHaveLength(384);
+    const publicKey = KeyObject.from(keys.publicKey);
+    expect(verify(hash, tbs, publicKey, signature)).toBe(true);
   });
 });

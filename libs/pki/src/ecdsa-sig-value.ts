@@ -2,9 +2,7 @@ import type { webcrypto } from 'node:crypto';
 
 import { derSequence, derUnsignedIntegerFromOctets } from './der-writer';
 import { pkiCrypto } from './crypto-engine';
-
-const ECDSA_SHA256: webcrypto.EcdsaParams = { name: 'ECDSA', hash: 'SHA-256' };
-const P256_COORDINATE_OCTETS = 32;
+import { signatureAlgorithmOf } from './signature-algorithm';
 
 /**
  * Converts a WebCrypto ECDSA signature (IEEE P1363: r then s, each as wide as the curve order) into
@@ -23,23 +21,20 @@ export function ecdsaSignatureToDer(p1363: Uint8Array): Uint8Array {
 }
 
 /**
- * Signs a to-be-signed structure (a TBSCertList, a ResponseData) with an ECDSA P-256 key and
- * SHA-256, through WebCrypto; returns the DER Ecdsa-Sig-Value for `assembleCertificateList` or a
- * BasicOCSPResponse. The key may be non-extractable.
+ * Signs a to-be-signed structure (a TBSCertificate, a TBSCertList, a ResponseData) with `privateKey`
+ * through WebCrypto, with the algorithm that key signs with (`signatureAlgorithmOf`); returns the
+ * signatureValue contents: the DER Ecdsa-Sig-Value for ECDSA, the RSASSA-PKCS1-v1_5 octets for RSA
+ * (RFC 3279 2.2.1). The key may be non-extractable.
  */
 export async function signTbs(tbs: Uint8Array, privateKey: webcrypto.CryptoKey): Promise<Uint8Array> {
   if (privateKey.type !== 'private')
     throw new TypeError(`Expected a private key, got a ${privateKey.type} key`);
-  const algorithm = privateKey.algorithm as webcrypto.EcKeyAlgorithm;
-  if (algorithm.name !== 'ECDSA' || algorithm.namedCurve !== 'P-256') {
-    throw new TypeError(
-      `Expected an ECDSA P-256 key, got ${algorithm.name} ${algorithm.namedCurve ?? ''}`.trim(),
-    );
-  }
+  const algorithm = signatureAlgorithmOf(privateKey);
   const subtle = pkiCrypto(privateKey).subtle; // the key's own provider (a PKCS#11 token's, say)
-  const signature = new Uint8Array(await subtle.sign(ECDSA_SHA256, privateKey, tbs));
-  if (signature.length !== 2 * P256_COORDINATE_OCTETS) {
-    throw new RangeError(`Unexpected P-256 signature length ${signature.length}`);
+  const signature = new Uint8Array(await subtle.sign(algorithm.webcrypto, privateKey, tbs));
+  if (algorithm.coordinateOctets === 0) return signature;
+  if (signature.length !== 2 * algorithm.coordinateOctets) {
+    throw new RangeError(`Unexpected ${algorithm.name} signature length ${signature.length}`);
   }
   return ecdsaSignatureToDer(signature);
 }

@@ -10,6 +10,13 @@ export { CRL_REASON, type CrlReasonName, isCrlReasonCode, publishedReasonCode } 
 export type { DistinguishedName } from './distinguished-name';
 export { EC_P256_KEY_ALGORITHM, exportSpkiDer, generateEcKeyPair, importEcPublicKey } from './ec-key-pair';
 export { ecdsaSignatureToDer, signTbs } from './ecdsa-sig-value';
+export {
+  SIGNATURE_ALGORITHMS,
+  type SignatureAlgorithm,
+  signatureAlgorithmFromDer,
+  signatureAlgorithmOf,
+  signatureAlgorithmOfCertificate,
+} from './signature-algorithm';
 export { KEY_PURPOSE_ID } from './extensions';
 export {
   buildLeafCertificate,
@@ -43,6 +50,7 @@ export {
   parseOcspResponse,
 } from './ocsp-response.parser';
 export { derToPem, pemToDer } from './pem';
+export { importLeafPublicKey, type LeafKeyAlgorithm, leafKeyAlgorithmOfSpki } from './leaf-public-key';
 export { PkiFormatError } from './pki-format.error';
 export { buildPkcs12, type Pkcs12Contents, type Pkcs12Encryption } from './pkcs12.builder';
 export { exportPrivateKeyPem, generateLeafKeyPair } from './private-key';

@@ -4,11 +4,11 @@ import * as pkijs from 'pkijs';
 
 import { pkiCrypto } from './crypto-engine';
 import type { DistinguishedName } from './distinguished-name';
-import { ECDSA_WITH_SHA256_DER } from './algorithm-identifier';
 import { decodeCertificate } from './certificate.parser';
 import { contextConstructed, derBitString, derElement, derSequence, TAG } from './der-writer';
 import { encodeTimeDer } from './der-time';
 import { signTbs } from './ecdsa-sig-value';
+import { signatureAlgorithmOf } from './signature-algorithm';
 import type { KeyPurpose } from './extensions';
 import { encodeLeafExtensions, keyIdentifierOfSpki } from './leaf-extensions';
 import { assertTbsCertificateLints } from './lint/certificate.linter';
@@ -58,7 +58,7 @@ export interface IssuerKey {
 
 /**
  * An end-entity v3 certificate (RFC 5280 4.1) for `subjectPublicKey`, signed by the issuer CA with
- * ecdsa-with-SHA256 (the CA key is ECDSA P-256, the only algorithm custody holds), DER-encoded.
+ * the algorithm its key signs with (`signatureAlgorithmOf`: ECDSA P-256/P-384 or RSA), DER-encoded.
  *
  * - issuer: the issuer certificate's subject, copied byte for byte so that name chaining
  *   (RFC 5280 6.1.3 (a)(4)) never depends on re-encoding;
@@ -72,7 +72,7 @@ export interface IssuerKey {
  * before anything is signed; RangeError for an invalid profile, a validity outside the issuer's, an
  * issuer that is
  * not a CA, or a private key that does not belong to the issuer certificate; TypeError for an
- * issuer key that is not ECDSA P-256.
+ * issuer key of an algorithm no CA holds.
  */
 export async function buildLeafCertificate(
   profile: LeafCertificateProfile,
@@ -108,10 +108,11 @@ export async function buildLeafCertificate(
     keyIdentifierOfSpki(spki),
     issuerCertificate.keyIdentifier,
   );
+  const { der: algorithmDer } = signatureAlgorithmOf(issuer.privateKey);
   const tbs = derSequence(
     VERSION_3,
     derElement(TAG.integer, profile.serialNumber),
-    ECDSA_WITH_SHA256_DER, // RFC 5280 4.1.2.3: the same as signatureAlgorithm below
+    algorithmDer, // RFC 5280 4.1.2.3: the same as signatureAlgorithm below
     issuerNameDer(issuerCertificate),
     derSequence(encodeTimeDer(notBefore.value), encodeTimeDer(notAfter.value)),
     encodeNameDer(profile.subject),
@@ -119,7 +120,7 @@ export async function buildLeafCertificate(
     derElement(contextConstructed(3), derSequence(...extensions.map(({ der }) => der))),
   );
   assertTbsCertificateLints(tbs); // docs/lints.md: nothing that breaks the profile is signed
-  const der = derSequence(tbs, ECDSA_WITH_SHA256_DER, derBitString(await signTbs(tbs, issuer.privateKey)));
+  const der = derSequence(tbs, algorithmDer, derBitString(await signTbs(tbs, issuer.privateKey)));
   if (!matchingIssuerKeys.get(issuer.privateKey)?.has(issuerCertificate.certificate)) {
     await assertSignedByIssuer(decodeCertificate(der), issuer.privateKey, issuerCertificate.certificate);
   }

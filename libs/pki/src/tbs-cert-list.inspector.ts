@@ -1,4 +1,4 @@
-import { ECDSA_WITH_SHA256_DER } from './algorithm-identifier';
+import { signatureAlgorithmFromDer, type SignatureAlgorithm } from './signature-algorithm';
 import { isCrlReasonCode } from './crl-reason';
 import {
   decodeObjectIdentifier,
@@ -24,6 +24,8 @@ export interface TbsCertListSummary {
   authorityKeyIdentifierHex: string;
   /** Number of revokedCertificates entries (0 when the field is absent). */
   entryCount: number;
+  /** The signature field: the signing CA must sign with exactly this algorithm. */
+  signatureAlgorithm: SignatureAlgorithm;
 }
 
 // RFC 5280 5.3.1 reasonCode entry extension as `encodeTbsCertList` writes it, without the value.
@@ -53,9 +55,7 @@ export function inspectTbsCertList(tbs: Uint8Array): TbsCertListSummary {
   const version = reader.contents(reader.read('TBSCertList version', TAG.integer));
   if (version.length !== 1 || version[0] !== 1) throw new PkiFormatError('TBSCertList: not a v2 CRL');
   const signature = reader.encoding(reader.read('TBSCertList signature', TAG.sequence));
-  if (!equalBytes(signature, ECDSA_WITH_SHA256_DER)) {
-    throw new PkiFormatError('TBSCertList signature: not ecdsa-with-SHA256 without parameters');
-  }
+  const signatureAlgorithm = signatureAlgorithmFromDer(signature);
   const issuer = reader.read('TBSCertList issuer', TAG.sequence);
   assertName(reader, issuer);
   const thisUpdate = readTime(reader, 'TBSCertList thisUpdate');
@@ -83,6 +83,7 @@ export function inspectTbsCertList(tbs: Uint8Array): TbsCertListSummary {
     nextUpdate,
     authorityKeyIdentifierHex,
     entryCount,
+    signatureAlgorithm,
   };
 }
 
@@ -229,11 +230,5 @@ function readCrlExtensions(
 
 function matchesAt(bytes: Uint8Array, offset: number, pattern: Uint8Array): boolean {
   for (let i = 0; i < pattern.length; i++) if (bytes[offset + i] !== pattern[i]) return false;
-  return true;
-}
-
-function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
   return true;
 }

@@ -123,9 +123,17 @@ export const issueBody = (overrides: Record<string, unknown> = {}): Record<strin
 });
 
 /** The exact member names of docs/api.md#issuance-answer, docs/api.md#renew-a-certificate, docs/api.md#certificate-fields-and-status (sorted). */
-export const ISSUE_FIELDS = ['certificateId', 'certificatePem', 'expiresAt', 'privateKeyPem', 'serialNumber'];
+export const ISSUE_FIELDS = [
+  'certificateId',
+  'certificatePem',
+  'chainPem',
+  'expiresAt',
+  'privateKeyPem',
+  'serialNumber',
+];
 export const RENEW_FIELDS = [
   'certificatePem',
+  'chainPem',
   'expiresAt',
   'newCertificateId',
   'privateKeyPem',
@@ -144,6 +152,7 @@ export const SUMMARY_FIELDS = [
 export const DETAIL_FIELDS = [
   'certificateId',
   'certificatePem',
+  'chainPem',
   'clientId',
   'commonName',
   'daysUntilExpiration',

@@ -46,6 +46,7 @@ describe('audit actions', () => {
 
   it.each([
     ['POST', '/v1/ca/initialize', 'ca.initialize'],
+    ['POST', '/v2/ca/initialize', 'ca.initialize-v2'],
     ['POST', '/v1/certificates', 'certificate.issue'],
     ['GET', '/v1/certificates', 'certificate.list'],
     ['GET', '/v1/certificates/expiring', 'certificate.list-expiring'],

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import {
   CertificateDelivery,
   IssueCertificateResponse,
+  KeyAlgorithm,
   Pkcs12Profile,
   RenewCertificateResponse,
   ResponseFormat,
@@ -22,16 +23,17 @@ export interface DeliveryRequest {
 }
 
 /**
- * The v2 body as issuance takes it: the PKCS#12 profile concerns the delivery, which is the
- * gateway's alone (the renew command's body has no such field), and a CSR travels as the
- * command's subjectPublicKey.
+ * The v2 body as issuance takes it: the PKCS#12 profile concerns the delivery and the key
+ * algorithm the key the gateway makes, which are the gateway's alone (the renew command's body
+ * has no such fields), and a CSR travels as the command's subjectPublicKey.
  */
-export function issuanceRequestOf<T extends { pkcs12Profile?: Pkcs12Profile; csrPem?: string }>(
-  body: T,
-): Omit<T, 'pkcs12Profile' | 'csrPem'> {
+export function issuanceRequestOf<
+  T extends { pkcs12Profile?: Pkcs12Profile; csrPem?: string; keyAlgorithm?: KeyAlgorithm },
+>(body: T): Omit<T, 'pkcs12Profile' | 'csrPem' | 'keyAlgorithm'> {
   const request = { ...body };
   delete request.pkcs12Profile;
   delete request.csrPem;
+  delete request.keyAlgorithm;
   return request;
 }
 
@@ -82,6 +84,7 @@ export class CertificateDeliverer {
     if (request.responseFormat !== ResponseFormat.File) {
       return {
         certificatePem: issued.certificatePem,
+        chainPem: issued.chainPem,
         privateKeyPem: issued.privateKeyPem,
         ...(pfx && password ? { pfxBase64: pfx.toString('base64'), password } : {}),
       };
@@ -119,6 +122,7 @@ function pkcs12Of(
     {
       privateKeyPkcs8: pemToDer(issued.privateKeyPem, 'PRIVATE KEY'),
       certificateDer: pemToDer(issued.certificatePem, 'CERTIFICATE'),
+      // The issuer's certificate: the issuing CA when one signed (docs/api.md#chains), else the root.
       caCertificatesDer: [pemToDer(issued.caCertificatePem, 'CERTIFICATE')],
     },
     password,

@@ -19,6 +19,11 @@ export class CertificateDeliveryDoc implements CertificateDelivery {
   @ApiPropertyOptional({ description: 'responseFormat Text.' }) certificatePem?: string;
   @ApiPropertyOptional({
     description:
+      'With certificatePem: PEM of the issuing CA up to, not including, the root; empty when the root signed it.',
+  })
+  chainPem?: string;
+  @ApiPropertyOptional({
+    description:
       'responseFormat Text; returned once, not stored by the service. Absent when the request had csrPem: the key stays with the caller.',
   })
   privateKeyPem?: string;
@@ -99,6 +104,10 @@ export class CertificateDetailDoc implements CertificateDetail {
   @ApiProperty() commonName!: string;
   @ApiProperty() serialNumber!: string;
   @ApiProperty() certificatePem!: string;
+  @ApiProperty({
+    description: 'PEM of the issuing CA up to, not including, the root; empty when the root signed it.',
+  })
+  chainPem!: string;
   @ApiProperty(STATUS) status!: CertificateStatus;
   @ApiProperty({ format: 'date-time' }) issuedAt!: string;
   @ApiProperty({ format: 'date-time' }) expiresAt!: string;

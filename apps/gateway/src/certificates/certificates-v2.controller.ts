@@ -19,7 +19,8 @@ import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CertificateDeliverer, issuanceRequestOf } from './certificate-delivery';
 import { subjectKeyFromCsr } from './csr-subject-key';
-import { CertificateWithKey, LeafKeyPair, generateLeafKeyPair, withPrivateKey } from './leaf-key-pair';
+import { LeafKeyAlgorithms } from './leaf-key-algorithm';
+import { CertificateWithKey, LeafKeyPair, generateLeafKeyPairOf, withPrivateKey } from './leaf-key-pair';
 import { OptionalBodyInterceptor } from './optional-body.interceptor';
 import { writeCommand } from './write-command';
 import {
@@ -56,10 +57,14 @@ const CSR_DESCRIPTION = [
 @ApiBearerAuth()
 @Controller('v2/certificates')
 export class CertificatesV2Controller {
+  private readonly keyAlgorithms: LeafKeyAlgorithms;
+
   constructor(
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly deliverer: CertificateDeliverer,
-  ) {}
+  ) {
+    this.keyAlgorithms = new LeafKeyAlgorithms(issuance);
+  }
 
   @Post()
   @HttpCode(200)
@@ -75,9 +80,10 @@ export class CertificatesV2Controller {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
-    const key = subjectKeyOf(body);
+    const command = writeCommand(principal, req);
+    const key = await this.subjectKeyOf(body, command);
     const issued = await this.issuance.send(IssuancePattern.IssueCertificateV2, {
-      ...writeCommand(principal, req),
+      ...command,
       subjectPublicKey: key.subjectPublicKey,
       request: issuanceRequestOf(body),
     });
@@ -99,14 +105,34 @@ export class CertificatesV2Controller {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
-    const key = subjectKeyOf(body);
+    const command = writeCommand(principal, req);
+    const key = await this.subjectKeyOf(body, command);
     const renewed = await this.issuance.send(IssuancePattern.RenewCertificateV2, {
-      ...writeCommand(principal, req),
+      ...command,
       subjectPublicKey: key.subjectPublicKey,
       certificateId,
       request: issuanceRequestOf(body),
     });
     return this.deliverer.renewResponse(key.certified(renewed), body);
+  }
+
+  /**
+   * The key of the certificate asked for: the caller's CSR (docs/api.md#csr-issuance), or a pair
+   * the gateway makes now (docs/api.md#key-algorithms), whose private half joins the answer.
+   */
+  private async subjectKeyOf(
+    body: { csrPem?: string; keyAlgorithm?: KeyAlgorithm },
+    command: { tenantId: string; principal: string; requestId?: string },
+  ): Promise<{
+    subjectPublicKey: SubjectPublicKey;
+    certified(issued: IssuedCertificate): CertificateWithKey;
+  }> {
+    if (body.csrPem !== undefined)
+      return { subjectPublicKey: subjectKeyFromCsr(body.csrPem), certified: (issued) => issued };
+    const keys: LeafKeyPair = await generateLeafKeyPairOf(
+      await this.keyAlgorithms.choose(body.keyAlgorithm, command),
+    );
+    return { subjectPublicKey: keys.subjectPublicKey, certified: (issued) => withPrivateKey(issued, keys) };
   }
 
   @Post(':certificateId/release-hold')
@@ -132,19 +158,4 @@ export class CertificatesV2Controller {
       request: body,
     });
   }
-}
-
-/**
- * The key of the certificate asked for: the caller's CSR (docs/api.md#csr-issuance), or a pair the
- * gateway makes now, whose private half joins the answer.
- */
-function subjectKeyOf(body: { csrPem?: string }): {
-  subjectPublicKey: SubjectPublicKey;
-  certified(issued: IssuedCertificate): CertificateWithKey;
-} {
-  if (body.csrPem !== undefined) {
-    return { subjectPublicKey: subjectKeyFromCsr(body.csrPem), certified: (issued) => issued };
-  }
-  const keys: LeafKeyPair = generateLeafKeyPair();
-  return { subjectPublicKey: keys.subjectPublicKey, certified: (issued) => withPrivateKey(issued, keys) };
 }

@@ -1,5 +1,5 @@
-import { createECDH } from 'node:crypto';
-import { IssuedCertificate, SubjectPublicKey } from '@ca/contracts';
+import { createECDH, generateKeyPair } from 'node:crypto';
+import { IssuedCertificate, KeyAlgorithm, SubjectPublicKey } from '@ca/contracts';
 import { derToPem } from '@ca/pki';
 
 /**
@@ -44,6 +44,35 @@ export function generateLeafKeyPair(): LeafKeyPair {
   return {
     subjectPublicKey: { format: 'spki', der: spki.toString('base64') },
     privateKeyPem: derToPem(pkcs8, 'PRIVATE KEY'),
+  };
+}
+
+/**
+ * A fresh key pair of `algorithm` (docs/api.md#key-algorithms): P-256 on the fast path above;
+ * P-384 and RSA through OpenSSL's generator, off the event loop (an RSA-3072 key takes tens to
+ * hundreds of milliseconds).
+ */
+export async function generateLeafKeyPairOf(algorithm: KeyAlgorithm): Promise<LeafKeyPair> {
+  if (algorithm === KeyAlgorithm.P256) return generateLeafKeyPair();
+  const encoding = {
+    publicKeyEncoding: { type: 'spki', format: 'der' },
+    privateKeyEncoding: { type: 'pkcs8', format: 'pem' },
+  } as const;
+  const { publicKey, privateKey } = await new Promise<{ publicKey: Buffer; privateKey: string }>(
+    (resolve, reject) => {
+      const done = (error: Error | null, publicKey: Buffer, privateKey: string) =>
+        error ? reject(error) : resolve({ publicKey, privateKey });
+      if (algorithm === KeyAlgorithm.P384)
+        generateKeyPair('ec', { namedCurve: 'secp384r1', ...encoding }, done);
+      else {
+        const modulusLength = algorithm === KeyAlgorithm.Rsa4096 ? 4096 : 3072;
+        generateKeyPair('rsa', { modulusLength, publicExponent: 65537, ...encoding }, done);
+      }
+    },
+  );
+  return {
+    subjectPublicKey: { format: 'spki', der: publicKey.toString('base64') },
+    privateKeyPem: privateKey,
   };
 }
 

@@ -3,6 +3,7 @@ import { RpcClient } from '@ca/messaging';
 import { OpsOutput } from './gateway-operations';
 
 /** What the report needs: the issuance context, which alone holds the expiry facts. */
+/** Issuance as the operator commands reach it (the expiry report, the CA list). */
 export type ExpiryReportSource = Pick<RpcClient<IssuanceApi>, 'send'>;
 
 /**

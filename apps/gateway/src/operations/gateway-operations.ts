@@ -1,3 +1,4 @@
+import { IssuancePattern } from '@ca/contracts';
 import { DataSource } from 'typeorm';
 import { AuditEntry } from '../audit/audit-chain';
 import { AuditRepository, DEFAULT_AUDIT_RETENTION_DAYS } from '../audit/audit.repository';
@@ -105,6 +106,20 @@ export class GatewayOperations {
           return 1;
         }
         return runExpiringReport(command, this.issuance, io);
+      case 'ca.list': {
+        if (!this.issuance) {
+          await io.err('ops: ca list needs the issuance service, which this process cannot reach');
+          return 1;
+        }
+        // docs/api.md#list-the-cas, without the PEMs: one line per CA.
+        const { cas } = await this.issuance.send(IssuancePattern.ListCas, {
+          tenantId: command.tenantId,
+          principal: 'operator',
+        });
+        for (const { certificatePem: _pem, ...ca } of cas) await io.out(JSON.stringify(ca));
+        if (cas.length === 0) await io.err(`ops: tenant ${command.tenantId} has no CA`);
+        return 0;
+      }
     }
   }
 

@@ -24,6 +24,10 @@ describe('npm run ops -- … arguments', () => {
     ],
     [['audit', 'export', '--since', '2025-01-02'], { kind: 'audit.export', since: new Date('2025-01-02') }],
     [['expiring'], { kind: 'expiring', days: 30, json: false }],
+    [
+      ['ca', 'list', 'AAAAAAAA-1111-4222-8333-444444444444'],
+      { kind: 'ca.list', tenantId: 'aaaaaaaa-1111-4222-8333-444444444444' },
+    ],
     [['expiring', '--days', '7', '--json'], { kind: 'expiring', days: 7, json: true }],
     [['expiring', '--json', '--days=0'], { kind: 'expiring', days: 0, json: true }],
     [[], { kind: 'help' }],

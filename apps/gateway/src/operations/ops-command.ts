@@ -8,7 +8,8 @@ export type OpsCommand =
   | { kind: 'tenant.show'; tenantId: string }
   | { kind: 'audit.export'; tenantId?: string; since?: Date }
   | { kind: 'audit.verify' }
-  | { kind: 'expiring'; days: number; json: boolean };
+  | { kind: 'expiring'; days: number; json: boolean }
+  | { kind: 'ca.list'; tenantId: string };
 
 /** Bad arguments: one line to standard error, exit code 2. */
 export class UsageError extends Error {
@@ -27,6 +28,7 @@ export const OPS_USAGE = `usage: npm run ops -- <command>
   audit export [--tenant <tenantId>] [--since <iso-date>]   the audit log as JSON lines
   audit verify                          check the audit log's hash chain
   expiring [--days <n>] [--json]        per tenant, Active certificates expiring within n days (default 30)
+  ca list <tenantId>                    the tenant's CAs (root, issuing) with their state, one JSON line each
   custody rotate-kek [--new-kek-file FILE]       re-wrap every CA key under a new KEK (npm run ops -- custody help)
   events dead-letters list|replay <id>|drop <id> events a consumer set aside (npm run ops -- events help)`;
 
@@ -44,7 +46,8 @@ export function parseOpsCommand(argv: readonly string[]): OpsCommand {
   if (group === 'tenant') return parseTenantCommand(action, rest);
   if (group === 'audit') return parseAuditCommand(action, rest);
   if (group === 'expiring') return parseExpiringCommand(argv.slice(1));
-  throw new UsageError(`unknown command "${group}"; expected tenant, audit or expiring`);
+  if (group === 'ca') return parseCaCommand(action, rest);
+  throw new UsageError(`unknown command "${group}"; expected tenant, audit, expiring or ca`);
 }
 
 function parseTenantCommand(action: string | undefined, args: string[]): OpsCommand {
@@ -137,6 +140,12 @@ function parseExpiringCommand(args: string[]): OpsCommand {
     command.days = Number(value);
   }
   return command;
+}
+
+function parseCaCommand(action: string | undefined, args: string[]): OpsCommand {
+  if (action !== 'list') throw new UsageError('usage: ca list <tenantId>');
+  if (args.length !== 1) throw new UsageError('usage: ca list <tenantId>');
+  return { kind: 'ca.list', tenantId: tenantIdOf(args[0]) };
 }
 
 function tenantIdOf(value: string): string {

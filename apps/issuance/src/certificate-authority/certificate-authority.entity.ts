@@ -1,14 +1,25 @@
 import { Column, Entity, PrimaryColumn } from 'typeorm';
+import type { CaRole } from '@ca/contracts';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 
-/** A tenant's root CA: its certificate and its key as custody stored it (never in plaintext). */
+/**
+ * One of a tenant's CAs (docs/api.md#initialize-the-ca-v2): its root, or the issuing CA under it
+ * that signs leaves; its certificate and its key as custody stored it (never in plaintext).
+ */
 @Entity({ schema: ISSUANCE_SCHEMA, name: 'certificate_authorities' })
 export class CertificateAuthorityEntity {
   @PrimaryColumn('uuid')
   id!: string;
 
-  @Column('uuid', { name: 'tenant_id', unique: true })
+  @Column('uuid', { name: 'tenant_id' })
   tenantId!: string;
+
+  @Column('text', { default: 'root' })
+  role!: CaRole;
+
+  /** The CA that signed this one; null for a root. */
+  @Column('uuid', { name: 'issuer_ca_id', nullable: true })
+  issuerCaId!: string | null;
 
   @Column('text', { name: 'common_name' })
   commonName!: string;

@@ -1,5 +1,5 @@
 import type { webcrypto } from 'node:crypto';
-import { CaError } from '@ca/contracts';
+import { CaError, CaRole } from '@ca/contracts';
 import { CustodiedKey, KeyCustody } from '@ca/custody';
 import { useProviderForKey } from '@ca/pki';
 import { DataSource } from 'typeorm';
@@ -8,6 +8,11 @@ import { CertificateAuthorityEntity } from './certificate-authority.entity';
 export interface OpenedAuthority {
   authority: CertificateAuthorityEntity;
   privateKey: webcrypto.CryptoKey;
+  /**
+   * DER of the CA certificates between `authority` and the root, `authority` first, the root
+   * excluded (docs/api.md#chains): empty when `authority` is the root.
+   */
+  chain: Buffer[];
 }
 
 const NO_CA = 'This tenant has no certificate authority; initialize one with POST /v1/ca/initialize first.';
@@ -24,15 +29,39 @@ export class CertificateAuthoritySigner {
     private readonly custody: KeyCustody,
   ) {}
 
-  /** The tenant's CA with its key ready to sign; NOT_FOUND when the tenant has none. */
+  /**
+   * The tenant's CA that signs leaves, its CRL and its OCSP signer, with its key ready to sign: the
+   * issuing CA when the tenant has one, else its root. NOT_FOUND when the tenant has no CA.
+   */
   async forTenant(tenantId: string): Promise<OpenedAuthority> {
-    const cached = this.opened.get(tenantId);
+    return this.cachedOpen(`leaves:${tenantId}`, async () => {
+      const authorities = await this.dataSource
+        .getRepository(CertificateAuthorityEntity)
+        .find({ where: { tenantId } });
+      const issuing = authorities.find(({ role }) => role === CaRole.Issuing);
+      const authority = issuing ?? authorities.find(({ role }) => role === CaRole.Root);
+      if (!authority) throw CaError.notFound(NO_CA);
+      return authority;
+    });
+  }
+
+  /** The tenant's root with its key: it signs only issuing CAs and the root CRL. */
+  async rootOf(tenantId: string): Promise<OpenedAuthority> {
+    return this.cachedOpen(`root:${tenantId}`, async () => {
+      const root = await this.dataSource
+        .getRepository(CertificateAuthorityEntity)
+        .findOneBy({ tenantId, role: CaRole.Root });
+      if (!root) throw CaError.notFound(NO_CA);
+      return root;
+    });
+  }
+
+  private cachedOpen(key: string, find: () => Promise<CertificateAuthorityEntity>): Promise<OpenedAuthority> {
+    const cached = this.opened.get(key);
     if (cached) return cached;
-    const authority = await this.dataSource.getRepository(CertificateAuthorityEntity).findOneBy({ tenantId });
-    if (!authority) throw CaError.notFound(NO_CA);
-    const opening = this.open(authority);
-    this.opened.set(tenantId, opening);
-    opening.catch(() => this.opened.delete(tenantId));
+    const opening = find().then((authority) => this.open(authority));
+    this.opened.set(key, opening);
+    opening.catch(() => this.opened.delete(key));
     return opening;
   }
 
@@ -48,6 +77,8 @@ export class CertificateAuthoritySigner {
       key,
     );
     useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
-    return { authority, privateKey };
+    // One level today: an issuing CA is signed by the root (docs/api.md#initialize-the-ca-v2).
+    const chain = authority.role === CaRole.Root ? [] : [authority.certificateDer];
+    return { authority, privateKey, chain };
   }
 }

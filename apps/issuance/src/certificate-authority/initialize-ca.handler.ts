@@ -1,18 +1,25 @@
 import { randomUUID } from 'node:crypto';
 import {
   CaError,
-  assertCommandFields,
-  validateDto,
+  CaHierarchy,
   CaInitializedPayload,
+  CaRole,
+  assertCommandFields,
   EventType,
   InitializeCaCommand,
   InitializeCaRequest,
   InitializeCaResult,
+  InitializeCaV2Command,
+  InitializeCaV2Request,
+  InitializeCaV2Result,
+  KeyAlgorithm,
+  validateDto,
 } from '@ca/contracts';
-import { KeyCustody } from '@ca/custody';
+import { CustodiedKey, CustodyKeyAlgorithm, KeyCustody } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import {
   buildCaCertificate,
+  type CaCertificateProfile,
   derToPem,
   randomSerialNumber,
   serialToHex,
@@ -21,16 +28,34 @@ import {
 } from '@ca/pki';
 import { recordEvent } from '@ca/messaging';
 import { DataSource } from 'typeorm';
+import { distributionPointsFor } from '../certificates/distribution-points';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
-
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
+import { issuingCaSubjectName } from './issuing-ca-name';
 
 const ALREADY_EXISTS = 'This tenant already has a certificate authority; a tenant has at most one.';
 
+/** docs/api.md#key-algorithms names, as custody names them. */
+const CUSTODY_ALGORITHM: Record<KeyAlgorithm, CustodyKeyAlgorithm> = {
+  'P-256': 'ECDSA-P256',
+  'P-384': 'ECDSA-P384',
+  'RSA-3072': 'RSA-3072',
+  'RSA-4096': 'RSA-4096',
+};
+
+/** One CA made but not yet stored: its row and the custody key to destroy if storing fails. */
+interface MadeCa {
+  row: CertificateAuthorityEntity;
+  key: CustodiedKey;
+  certificateDer: Uint8Array;
+}
+
 /**
- * docs/api.md#initialize-the-ca: creates the tenant's self-signed root. The key is generated inside custody and
- * stored only wrapped; the CA row and the `ca.initialized` event commit together. A second
- * initialization (even a concurrent one) gets 409 and changes nothing.
+ * docs/api.md#initialize-the-ca and #initialize-the-ca-v2: creates the tenant's self-signed root
+ * and, for RootAndIssuing, an issuing CA under it (pathLenConstraint 0) that signs the tenant's
+ * leaves from then on, so that the root key signs only issuing CAs and the root CRL. Keys are
+ * generated inside custody and stored only wrapped; the CA rows and the `ca.initialized` event
+ * commit together. A second initialization (even a concurrent one) gets 409 and changes nothing.
  */
 export class InitializeCaHandler {
   constructor(
@@ -38,79 +63,191 @@ export class InitializeCaHandler {
     private readonly custody: KeyCustody,
     private readonly custodyKind: string,
     private readonly onEventsRecorded: () => void,
+    private readonly pkiPublicUrl = '',
   ) {}
 
+  /** /v1/ca/initialize: a P-256 root only, exactly as before CA hierarchies existed. */
   async execute(command: InitializeCaCommand): Promise<InitializeCaResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
     const request = await validateDto(InitializeCaRequest, command.request);
-    const authorities = this.dataSource.getRepository(CertificateAuthorityEntity);
-    if (await authorities.exists({ where: { tenantId: command.tenantId } }))
+    const { caId, certificatePem, expiresAt } = await this.initialize(
+      command,
+      request,
+      CaHierarchy.RootOnly,
+      KeyAlgorithm.P256,
+    );
+    return { caId, certificatePem, expiresAt };
+  }
+
+  /** /v2/ca/initialize: RootAndIssuing unless RootOnly is asked for, with the chosen key algorithm. */
+  async executeV2(command: InitializeCaV2Command): Promise<InitializeCaV2Result> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
+    const request = await validateDto(InitializeCaV2Request, command.request);
+    return this.initialize(
+      command,
+      request,
+      request.hierarchy ?? CaHierarchy.RootAndIssuing,
+      request.keyAlgorithm ?? KeyAlgorithm.P256,
+    );
+  }
+
+  private async initialize(
+    command: InitializeCaCommand,
+    request: InitializeCaRequest,
+    hierarchy: CaHierarchy,
+    keyAlgorithm: KeyAlgorithm,
+  ): Promise<InitializeCaV2Result> {
+    const { tenantId, principal } = command;
+    if (await this.dataSource.getRepository(CertificateAuthorityEntity).exists({ where: { tenantId } }))
       throw CaError.conflict(ALREADY_EXISTS);
 
-    const caId = randomUUID();
-    const { key, publicKey } = await this.custody.generateSigningKey({
-      tenantId: command.tenantId,
-      keyId: caId,
-    });
-    const { privateKey, crypto } = await this.custody.openSigningKey(
-      { tenantId: command.tenantId, keyId: caId },
-      key,
-    );
-    useProviderForKey(privateKey, crypto);
     // Backdated a minute like every certificate, exactly validityYears long (docs/certificate-profile.md).
     const { notBefore, notAfter } = validityOfYears(request.validityYears, new Date());
-    const serialNumber = randomSerialNumber();
-    const certificateDer = await buildCaCertificate(
-      {
-        subject: {
-          commonName: request.commonName,
-          organization: request.organization,
-          country: request.country,
-        },
+    const subject = {
+      commonName: request.commonName,
+      organization: request.organization,
+      country: request.country,
+    };
+    const made: MadeCa[] = [];
+    try {
+      // pathLenConstraint 1 on a root made to sign one level of issuing CAs; none on a root that
+      // signs leaves itself (as v1 roots have none), so it may still get an issuing CA.
+      const root = await this.makeCa(tenantId, principal, keyAlgorithm, CaRole.Root, {
+        subject,
         notBefore,
         notAfter,
-        serialNumber,
-      },
-      { publicKey, privateKey },
-    );
-
-    try {
-      await this.dataSource.transaction(async (manager) => {
-        await manager.insert(CertificateAuthorityEntity, {
-          id: caId,
-          tenantId: command.tenantId,
-          commonName: request.commonName,
-          organization: request.organization,
-          country: request.country,
-          serialNumber: serialToHex(serialNumber),
-          certificateDer: Buffer.from(certificateDer),
-          notBefore,
-          notAfter,
-          keyCustody: this.custodyKind,
-          keyAlgorithm: key.algorithm,
-          publicKeySpki: Buffer.from(key.publicKeySpki),
-          wrappedKey: Buffer.from(key.wrapped),
-          createdAt: new Date(),
-          createdBy: command.principal,
-        });
-        await recordEvent<CaInitializedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaInitialized, {
-          tenantId: command.tenantId,
-          caId,
-          certificateDer: Buffer.from(certificateDer).toString('base64'),
-          notBefore: notBefore.toISOString(),
-          notAfter: notAfter.toISOString(),
-          initializedBy: command.principal,
-        });
+        serialNumber: randomSerialNumber(),
+        ...(hierarchy === CaHierarchy.RootAndIssuing ? { pathLenConstraint: 1 } : {}),
       });
+      made.push(root);
+      if (hierarchy === CaHierarchy.RootAndIssuing) {
+        const urls = distributionPointsFor(this.pkiPublicUrl, tenantId);
+        made.push(
+          await this.makeCa(
+            tenantId,
+            principal,
+            keyAlgorithm,
+            CaRole.Issuing,
+            {
+              subject: { ...subject, commonName: issuingCaSubjectName(request.commonName) },
+              notBefore,
+              notAfter, // within the root's; a leaf never outlives the CA that signs it
+              serialNumber: randomSerialNumber(),
+              pathLenConstraint: 0,
+              crlDistributionPointUrl: urls.rootCrlUrl,
+              ocspUrl: urls.ocspUrl,
+              caIssuersUrl: urls.caIssuersUrl,
+            },
+            root,
+          ),
+        );
+      }
+      await this.store(tenantId, principal, keyAlgorithm, made);
     } catch (error) {
       // Not stored, so never to be used: a token key would otherwise stay in the token for good.
-      await this.custody
-        .destroySigningKey({ tenantId: command.tenantId, keyId: caId }, key)
-        .catch(() => undefined);
+      for (const { row, key } of made) {
+        await this.custody.destroySigningKey({ tenantId, keyId: row.id }, key).catch(() => undefined);
+      }
       if (isUniqueViolation(error)) throw CaError.conflict(ALREADY_EXISTS);
       throw error;
     }
     this.onEventsRecorded();
-    return { caId, certificatePem: derToPem(certificateDer), expiresAt: notAfter.toISOString() };
+    const [root, issuing] = made;
+    return {
+      caId: root.row.id,
+      certificatePem: derToPem(root.certificateDer),
+      expiresAt: root.row.notAfter.toISOString(),
+      hierarchy,
+      keyAlgorithm,
+      ...(issuing
+        ? {
+            issuingCa: {
+              caId: issuing.row.id,
+              certificatePem: derToPem(issuing.certificateDer),
+              expiresAt: issuing.row.notAfter.toISOString(),
+            },
+          }
+        : {}),
+    };
+  }
+
+  /** A key in custody and its CA certificate, self-signed or signed by `issuer`. */
+  private async makeCa(
+    tenantId: string,
+    principal: string,
+    keyAlgorithm: KeyAlgorithm,
+    role: CaRole,
+    profile: CaCertificateProfile,
+    issuer?: MadeCa,
+  ): Promise<MadeCa> {
+    const caId = randomUUID();
+    const ctx = { tenantId, keyId: caId };
+    const { key, publicKey } = await this.custody.generateSigningKey(ctx, CUSTODY_ALGORITHM[keyAlgorithm]);
+    const made: MadeCa = { key, certificateDer: new Uint8Array(0), row: undefined as never };
+    try {
+      const { privateKey, crypto } = await this.custody.openSigningKey(ctx, key);
+      useProviderForKey(privateKey, crypto);
+      const issuerKey =
+        issuer && (await this.custody.openSigningKey({ tenantId, keyId: issuer.row.id }, issuer.key));
+      if (issuerKey) useProviderForKey(issuerKey.privateKey, issuerKey.crypto);
+      made.certificateDer = await buildCaCertificate(
+        profile,
+        { publicKey, privateKey },
+        issuer && issuerKey
+          ? { certificateDer: issuer.certificateDer, privateKey: issuerKey.privateKey }
+          : undefined,
+      );
+    } catch (error) {
+      await this.custody.destroySigningKey(ctx, key).catch(() => undefined);
+      throw error;
+    }
+    made.row = Object.assign(new CertificateAuthorityEntity(), {
+      id: caId,
+      tenantId,
+      role,
+      issuerCaId: issuer?.row.id ?? null,
+      commonName: profile.subject.commonName,
+      organization: profile.subject.organization,
+      country: profile.subject.country,
+      serialNumber: serialToHex(profile.serialNumber),
+      certificateDer: Buffer.from(made.certificateDer),
+      notBefore: profile.notBefore,
+      notAfter: profile.notAfter,
+      keyCustody: this.custodyKind,
+      keyAlgorithm: key.algorithm,
+      publicKeySpki: Buffer.from(key.publicKeySpki),
+      wrappedKey: Buffer.from(key.wrapped),
+      createdAt: new Date(),
+      createdBy: principal,
+    });
+    return made;
+  }
+
+  private async store(
+    tenantId: string,
+    principal: string,
+    keyAlgorithm: KeyAlgorithm,
+    made: MadeCa[],
+  ): Promise<void> {
+    const [root, issuing] = made;
+    await this.dataSource.transaction(async (manager) => {
+      for (const { row } of made) await manager.insert(CertificateAuthorityEntity, row);
+      await recordEvent<CaInitializedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaInitialized, {
+        tenantId,
+        caId: root.row.id,
+        certificateDer: Buffer.from(root.certificateDer).toString('base64'),
+        notBefore: root.row.notBefore.toISOString(),
+        notAfter: root.row.notAfter.toISOString(),
+        keyAlgorithm,
+        ...(issuing
+          ? {
+              issuingCaId: issuing.row.id,
+              issuingCertificateDer: Buffer.from(issuing.certificateDer).toString('base64'),
+              issuingNotAfter: issuing.row.notAfter.toISOString(),
+            }
+          : {}),
+        initializedBy: principal,
+      });
+    });
   }
 }

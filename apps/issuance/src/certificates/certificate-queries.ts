@@ -42,6 +42,7 @@ export class CertificateQueries {
       commonName: c.commonName,
       serialNumber: c.serialNumber,
       certificatePem: derToPem(new Uint8Array(c.certificateDer)),
+      chainPem: await this.chainPemOf(c.caId),
       status: statusOf(c, now),
       issuedAt: c.issuedAt.toISOString(),
       expiresAt: c.notAfter.toISOString(),
@@ -50,6 +51,15 @@ export class CertificateQueries {
         : {}),
       daysUntilExpiration: daysUntilExpiration(c.notAfter, now),
     };
+  }
+
+  /** docs/api.md#chains: the certificate's issuer when that is an issuing CA, else ''. */
+  private async chainPemOf(caId: string): Promise<string> {
+    const rows: { certificate_der: Buffer }[] = await this.dataSource.query(
+      `SELECT certificate_der FROM issuance.certificate_authorities WHERE id = $1 AND role = 'issuing'`,
+      [caId],
+    );
+    return rows.map(({ certificate_der }) => derToPem(new Uint8Array(certificate_der))).join('');
   }
 
   /** Newest first; only summary columns are read (no DER), in one query. */

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CaError, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
+import { CaError, CaRole, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
 import { newEvent } from '@ca/messaging';
 import { isUniqueViolation } from '@ca/persistence';
 import { buildLeafCertificate, derToPem, randomSerialNumber, serialToHex, validityOfDays } from '@ca/pki';
@@ -45,7 +45,7 @@ export class CertificateMinter {
   async mint(request: MintRequest): Promise<IssuedCertificate> {
     // Before the CA key is touched: a name outside the tenant's policy is never signed.
     await this.policies.assertAllows(request.tenantId, request.profile);
-    const { authority, privateKey: caKey } = await this.signer.forTenant(request.tenantId);
+    const { authority, privateKey: caKey, chain } = await this.signer.forTenant(request.tenantId);
     // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.
     const { notBefore, notAfter } = validityOfDays(request.validityDays, new Date(), authority.notBefore);
     if (notAfter > authority.notAfter) {
@@ -88,7 +88,11 @@ export class CertificateMinter {
           customExtensions,
           crlDistributionPointUrl: urls.crlUrl,
           ocspUrl: urls.ocspUrl,
-          caIssuersUrl: urls.caIssuersUrl,
+          // RFC 5280 4.2.2.1: the certificate of the CA that signed this one.
+          // RFC 5246 7.4.7.1: a TLS server's RSA key may also encipher (RSA key transport).
+          keyEncipherment:
+            request.subjectKey.publicKey.algorithm.name === 'RSASSA-PKCS1-v1_5' && profile.usage !== 'Client',
+          caIssuersUrl: authority.role === CaRole.Issuing ? urls.issuingCaIssuersUrl : urls.caIssuersUrl,
         },
         request.subjectKey.publicKey,
         { certificateDer: authority.certificateDer, privateKey: caKey },
@@ -133,6 +137,7 @@ export class CertificateMinter {
         expiresAt: notAfter.toISOString(),
         certificatePem: derToPem(der),
         caCertificatePem: derToPem(new Uint8Array(authority.certificateDer)),
+        chainPem: chain.map((der) => derToPem(new Uint8Array(der))).join(''),
       };
     }
   }

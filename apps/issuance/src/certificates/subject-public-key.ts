@@ -1,10 +1,16 @@
 import type { webcrypto } from 'node:crypto';
-import { ALLOWED_CSR_KEY_ALGORITHMS, CaError, ErrorCode, MAX_CSR_PEM_LENGTH } from '@ca/contracts';
-import { PkiFormatError, importEcPublicKey, parseCertificationRequest } from '@ca/pki';
+import {
+  ALLOWED_CSR_KEY_ALGORITHMS,
+  ALLOWED_LEAF_KEY_ALGORITHMS,
+  CaError,
+  ErrorCode,
+  MAX_CSR_PEM_LENGTH,
+} from '@ca/contracts';
+import { PkiFormatError, importLeafPublicKey, parseCertificationRequest } from '@ca/pki';
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;
-// A P-256 SubjectPublicKeyInfo is 91 octets (uncompressed point); anything much larger is not one.
-const MAX_SPKI_OCTETS = 256;
+// An RSA-4096 SubjectPublicKeyInfo is 550 octets; anything much larger is not one this CA certifies.
+const MAX_SPKI_OCTETS = 1024;
 // The DER of the largest csrPem the gateway lets through.
 const MAX_CSR_OCTETS = (MAX_CSR_PEM_LENGTH * 3) / 4;
 
@@ -19,9 +25,10 @@ const csrError = (code: ErrorCode, message: string) =>
   new CaError(code, message, [{ field: 'csrPem', message }]);
 
 /**
- * The public key a command asks a certificate for (docs/api.md#keys-and-serial-numbers):
- * - `spki`: the DER SubjectPublicKeyInfo of a P-256 key (RFC 5480 section 2) the gateway made;
- *   WebCrypto's import checks it, point on the curve included. Anything else is VALIDATION_FAILED.
+ * The public key a command asks a certificate for (docs/api.md#key-algorithms):
+ * - `spki`: the DER SubjectPublicKeyInfo of a key the gateway made, of an allowed leaf algorithm
+ *   (P-256, P-384, RSA 3072/4096); WebCrypto's import checks it, point on the curve included.
+ *   Anything else (RSA-2048 say) is VALIDATION_FAILED.
  * - `pkcs10`: the caller's CSR (docs/api.md#csr-issuance): well-formed (CSR_INVALID), a key of an
  *   allowed type (CSR_KEY_NOT_ALLOWED) and a self-signature that verifies with that key
  *   (CSR_SIGNATURE_INVALID, RFC 2986 section 3). Only its key is taken.
@@ -36,9 +43,10 @@ export async function importSubjectPublicKey(value: unknown): Promise<SubjectKey
   const der = decodeBase64(key.der, MAX_SPKI_OCTETS);
   if (!der) throw invalid('der must be the base64 of a DER SubjectPublicKeyInfo');
   try {
-    return { publicKey: await importEcPublicKey(der), fromCsr: false };
+    const { publicKey } = await importLeafPublicKey(der, ALLOWED_LEAF_KEY_ALGORITHMS);
+    return { publicKey, fromCsr: false };
   } catch {
-    throw invalid('der must be the SubjectPublicKeyInfo of a P-256 (prime256v1) key');
+    throw invalid(`der must be the SubjectPublicKeyInfo of a ${ALLOWED_LEAF_KEY_ALGORITHMS.join(', ')} key`);
   }
 }
 
@@ -65,9 +73,9 @@ async function keyOfCsr(value: unknown): Promise<webcrypto.CryptoKey> {
     );
   }
   try {
-    return await importEcPublicKey(request.subjectPublicKeyInfo);
+    return (await importLeafPublicKey(request.subjectPublicKeyInfo, ALLOWED_CSR_KEY_ALGORITHMS)).publicKey;
   } catch {
-    throw csrError(ErrorCode.CsrInvalid, 'has a public key that is not a valid point of its curve');
+    throw csrError(ErrorCode.CsrInvalid, 'has a public key that is not a valid key of its type');
   }
 }
 

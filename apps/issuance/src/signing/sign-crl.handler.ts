@@ -1,7 +1,13 @@
 import { Logger } from '@nestjs/common';
 import { CaError, ErrorCode, SignCrlCommand, SignCrlResult, validateDto } from '@ca/contracts';
 import { BlobStore } from '@ca/messaging';
-import { assertTbsCertListLints, inspectTbsCertList, parseCertificate, signTbs } from '@ca/pki';
+import {
+  assertTbsCertListLints,
+  inspectTbsCertList,
+  parseCertificate,
+  signatureAlgorithmOf,
+  signTbs,
+} from '@ca/pki';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 import { CrlLedgerCheck } from './crl-ledger-check';
 
@@ -42,6 +48,9 @@ export class SignCrlHandler {
       inspected.authorityKeyIdentifierHex !== ca.subjectKeyIdentifierHex
     ) {
       throw new CaError(ErrorCode.Forbidden, 'The CRL names another CA key than this tenant CA.');
+    }
+    if (inspected.signatureAlgorithm !== signatureAlgorithmOf(privateKey)) {
+      throw new CaError(ErrorCode.Forbidden, "The CRL names another signature algorithm than this CA's key.");
     }
     try {
       await this.ledger.admit(authority, tbs, inspected);

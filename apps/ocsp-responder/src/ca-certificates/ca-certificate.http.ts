@@ -15,9 +15,13 @@ const CONTENT_TYPE: Record<CaCertificateFormat, string> = {
   der: 'application/pkix-cert',
 };
 
+/** `ca.*` is the root; `issuing-ca.*` the issuing CA under it (docs/api.md#chains). */
+export type CaCertificateRole = 'root' | 'issuing';
+
 /**
- * The tenant CA certificate, as PEM (`ca.pem`, a trust root to install) and
- * as DER (`ca.crt`, the AIA caIssuers target, `application/pkix-cert`, RFC 5280 4.2.2.1). GET and HEAD.
+ * A tenant CA certificate, as PEM (`ca.pem`, a trust root to install; `issuing-ca.pem`) and
+ * as DER (`ca.crt`, `issuing-ca.crt`: the AIA caIssuers targets, `application/pkix-cert`, RFC 5280
+ * 4.2.2.1). GET and HEAD; 404 for a tenant without that CA.
  */
 export async function serveCaCertificate(
   store: CaCertificateStore,
@@ -25,9 +29,17 @@ export async function serveCaCertificate(
   tenantId: string,
   req: IncomingMessage,
   res: ServerResponse,
+  role: CaCertificateRole = 'root',
 ): Promise<void> {
-  const ca = await store.find(tenantId);
-  if (!ca) return notFoundProblem(res, 'No certificate authority is published for this tenant.');
+  const found = await store.find(tenantId);
+  const ca = role === 'root' ? found?.root : found?.issuing;
+  if (!ca)
+    return notFoundProblem(
+      res,
+      role === 'root'
+        ? 'No certificate authority is published for this tenant.'
+        : 'No issuing CA is published for this tenant.',
+    );
   // The two representations differ, so their validators must too (RFC 9110 8.8.3).
   const etag = `${ca.etag.slice(0, -1)}-${format}"`;
   if (

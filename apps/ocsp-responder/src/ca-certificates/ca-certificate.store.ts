@@ -4,19 +4,30 @@ import { applyOnce } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 
-export interface ServedCaCertificate {
-  tenantId: string;
+/** One published CA certificate with its HTTP validators. */
+export interface PublishedCertificate {
   der: Buffer;
   etag: string;
   lastModified: Date;
 }
 
+export interface ServedCaCertificate {
+  tenantId: string;
+  /** The CA that signs leaves, CRLs and the OCSP signer: the issuing CA when there is one. */
+  der: Buffer;
+  /** ca.pem / ca.crt: the root, the trust anchor partners install. */
+  root: PublishedCertificate;
+  /** issuing-ca.pem / issuing-ca.crt; absent when the root signs leaves itself. */
+  issuing?: PublishedCertificate;
+}
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
- * The responder's own copy of every tenant's CA certificate, fed by `ca.initialized`, so the
+ * The responder's own copy of every tenant's CA certificates, fed by `ca.initialized`, so the
  * public surface answers without the issuance service. Reads are cached in memory: a CA
- * certificate never changes once published.
+ * certificate never changes once published. The row's `ca_id` and `certificate_der` are the CA
+ * that signs leaves (docs/api.md#chains); `root_certificate_der` the root when that is another CA.
  */
 export class CaCertificateStore {
   private readonly cache = new Map<string, ServedCaCertificate>();
@@ -24,17 +35,28 @@ export class CaCertificateStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async apply(event: EventEnvelope<CaInitializedPayload>): Promise<void> {
-    const { tenantId, caId, certificateDer, notAfter } = event.payload;
+    const { tenantId, caId, certificateDer, notAfter, issuingCaId, issuingCertificateDer, issuingNotAfter } =
+      event.payload;
+    const issuing = issuingCaId && issuingCertificateDer && issuingNotAfter;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
       await manager.query(
-        `INSERT INTO ocsp.ca_certificates (tenant_id, ca_id, certificate_der, not_after, published_at)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id) DO NOTHING`,
-        [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter, event.occurredAt],
+        `INSERT INTO ocsp.ca_certificates (tenant_id, ca_id, certificate_der, not_after, published_at, root_certificate_der)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant_id) DO NOTHING`,
+        issuing
+          ? [
+              tenantId,
+              issuingCaId,
+              Buffer.from(issuingCertificateDer, 'base64'),
+              issuingNotAfter,
+              event.occurredAt,
+              Buffer.from(certificateDer, 'base64'),
+            ]
+          : [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter, event.occurredAt, null],
       );
     });
   }
 
-  /** The certificate if this replica has already read it (no query). */
+  /** The certificates if this replica has already read them (no query). */
   cached(tenantId: string): ServedCaCertificate | undefined {
     return this.cache.get(tenantId.toLowerCase());
   }
@@ -44,19 +66,25 @@ export class CaCertificateStore {
     const key = tenantId.toLowerCase();
     const cached = this.cache.get(key);
     if (cached) return cached;
-    const rows: { certificate_der: Buffer; published_at: Date }[] = await this.dataSource.query(
-      'SELECT certificate_der, published_at FROM ocsp.ca_certificates WHERE tenant_id = $1',
-      [key],
-    );
+    const rows: { certificate_der: Buffer; root_certificate_der: Buffer | null; published_at: Date }[] =
+      await this.dataSource.query(
+        'SELECT certificate_der, root_certificate_der, published_at FROM ocsp.ca_certificates WHERE tenant_id = $1',
+        [key],
+      );
     if (rows.length === 0) return undefined;
-    const der = rows[0].certificate_der;
-    const served = {
+    const { certificate_der: der, root_certificate_der: rootDer, published_at: publishedAt } = rows[0];
+    const root = published(rootDer ?? der, publishedAt);
+    const served: ServedCaCertificate = {
       tenantId: key,
       der,
-      etag: `"${createHash('sha256').update(der).digest('base64url')}"`,
-      lastModified: rows[0].published_at,
+      root,
+      ...(rootDer ? { issuing: published(der, publishedAt) } : {}),
     };
     this.cache.set(key, served);
     return served;
   }
+}
+
+function published(der: Buffer, lastModified: Date): PublishedCertificate {
+  return { der, etag: `"${createHash('sha256').update(der).digest('base64url')}"`, lastModified };
 }

@@ -88,6 +88,12 @@ export function publicSurfaceRouter(deps: PublicSurfaceDependencies): PublicSurf
       case 'ca.crt':
         serveCaCertificate(deps.caCertificates, 'der', tenantId, req, res).catch(failed(res));
         return true;
+      case 'issuing-ca.pem':
+        serveCaCertificate(deps.caCertificates, 'pem', tenantId, req, res, 'issuing').catch(failed(res));
+        return true;
+      case 'issuing-ca.crt':
+        serveCaCertificate(deps.caCertificates, 'der', tenantId, req, res, 'issuing').catch(failed(res));
+        return true;
       default:
         return false;
     }

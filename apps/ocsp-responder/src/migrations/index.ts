@@ -3,6 +3,7 @@ import { CreateStatusCrlsSigners1763769800000 } from './1763769800000-create-sta
 import { StatusChangedAt1763784000000 } from './1763784000000-status-changed-at';
 import { PendingCrls1763785000000 } from './1763785000000-pending-crls';
 import { PendingCrlsPerNumber1764201600000 } from './1764201600000-pending-crls-per-number';
+import { AddIssuingCaCertificates1766410000000 } from './1766410000000-add-issuing-ca-certificates';
 
 export const OCSP_MIGRATIONS = [
   CreateCaCertificates1763769600000,
@@ -10,4 +11,5 @@ export const OCSP_MIGRATIONS = [
   StatusChangedAt1763784000000,
   PendingCrls1763785000000,
   PendingCrlsPerNumber1764201600000,
+  AddIssuingCaCertificates1766410000000,
 ];

@@ -20,8 +20,12 @@ export class RevocationLedger {
 
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * Registers the tenant's CA that signs leaves, whose CRL `/crl` serves (docs/api.md#chains): the
+   * issuing CA when the tenant has one, else its root.
+   */
   async registerIssuer(event: EventEnvelope<CaInitializedPayload>): Promise<void> {
-    const { tenantId, caId, certificateDer, notAfter } = event.payload;
+    const { tenantId, caId, certificateDer, notAfter } = leafSigningCaOf(event.payload);
     await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
       await manager.query(
         `INSERT INTO revocation.crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after) VALUES ($1, $2, $3, $4)
@@ -99,4 +103,18 @@ export class RevocationLedger {
     }
     return removed;
   }
+}
+
+/** The CA of a `ca.initialized` that signs leaves: the issuing CA when the event names one. */
+function leafSigningCaOf(payload: CaInitializedPayload): {
+  tenantId: string;
+  caId: string;
+  certificateDer: string;
+  notAfter: string;
+} {
+  const { tenantId, issuingCaId, issuingCertificateDer, issuingNotAfter } = payload;
+  if (issuingCaId && issuingCertificateDer && issuingNotAfter) {
+    return { tenantId, caId: issuingCaId, certificateDer: issuingCertificateDer, notAfter: issuingNotAfter };
+  }
+  return payload;
 }

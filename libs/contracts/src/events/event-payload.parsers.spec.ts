@@ -72,12 +72,26 @@ describe('event payload checkers', () => {
     },
   );
 
+  it('accepts a ca.initialized naming an issuing CA and the key algorithm', () => {
+    const payload = {
+      ...valid[EventType.CaInitialized],
+      keyAlgorithm: 'RSA-3072',
+      issuingCaId: randomUUID(),
+      issuingCertificateDer: 'MAA=',
+      issuingNotAfter: now,
+    };
+    expect(eventPayloadProblem(EventType.CaInitialized, payload)).toBeUndefined();
+  });
+
   it.each([
     [EventType.CertificateRevoked, { reasonCode: 11 }, 'payload.reasonCode'],
     [EventType.CertificateRevoked, { serialNumber: 'zz' }, 'payload.serialNumber'],
     [EventType.CertificateIssued, { notAfter: 'tomorrow' }, 'payload.notAfter'],
     [EventType.CertificateIssued, { issuedBy: 'a\u0000b' }, 'payload.issuedBy'],
     [EventType.CaInitialized, { certificateDer: 'not base64!' }, 'payload.certificateDer'],
+    [EventType.CaInitialized, { issuingCertificateDer: 'not base64!' }, 'payload.issuingCertificateDer'],
+    [EventType.CaInitialized, { issuingCaId: 'issuing' }, 'payload.issuingCaId'],
+    [EventType.CaInitialized, { keyAlgorithm: 'RSA-2048' }, 'payload.keyAlgorithm'],
     [EventType.CertificateHoldReleased, { heldSince: undefined }, 'payload.heldSince: missing'],
     [EventType.CrlPublished, { crlNumber: '-1' }, 'payload.crlNumber'],
     [EventType.CrlPublished, { sha256: 'abc' }, 'payload.sha256'],

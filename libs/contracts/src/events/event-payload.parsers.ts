@@ -1,6 +1,7 @@
 import { EventEnvelope } from '../common/event-envelope';
 import { TenantStatus } from '../gateway/tenant-updated.event';
 import { EventType } from './event-types';
+import { KEY_ALGORITHMS } from '../issuance/key-algorithm';
 
 /**
  * One checker per event payload type, shared by producers (tests) and consumers: what arrives from
@@ -69,6 +70,10 @@ const SHAPES: Record<string, PayloadShape> = {
     certificateDer: required(base64),
     notBefore: required(instant),
     notAfter: required(instant),
+    keyAlgorithm: optional(oneOf(KEY_ALGORITHMS)),
+    issuingCaId: optional(uuid),
+    issuingCertificateDer: optional(base64),
+    issuingNotAfter: optional(instant),
     initializedBy: optional(text),
   },
   [EventType.CertificateIssued]: {

@@ -1,4 +1,4 @@
-/** Payload of `ca.initialized`: what the public surface needs to serve the CA certificate. */
+/** Payload of `ca.initialized`: what the public surface needs to serve the CA certificates. */
 export interface CaInitializedPayload {
   tenantId: string;
   caId: string;
@@ -6,6 +6,13 @@ export interface CaInitializedPayload {
   certificateDer: string;
   notBefore: string;
   notAfter: string;
+  /** docs/api.md#key-algorithms; absent in older events (P-256). */
+  keyAlgorithm?: string;
+  /** The issuing CA that signs the tenant's leaves, when the tenant has one (absent: the root signs them). */
+  issuingCaId?: string;
+  /** DER of the issuing CA certificate, base64; present with `issuingCaId`. */
+  issuingCertificateDer?: string;
+  issuingNotAfter?: string;
   /** The principal (token subject) whose command created the CA; absent in older events. */
   initializedBy?: string;
 }

@@ -20,6 +20,8 @@ export interface CertificateDetail {
   commonName: string;
   serialNumber: string;
   certificatePem: string;
+  /** docs/api.md#chains: the issuing CA up to, not including, the root; '' when the root signed it. */
+  chainPem: string;
   status: CertificateStatus;
   issuedAt: string;
   expiresAt: string;

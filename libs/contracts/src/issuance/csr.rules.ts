@@ -1,14 +1,15 @@
 import { ResponseFormat } from './certificate-status';
+import { ALLOWED_LEAF_KEY_ALGORITHMS } from './key-algorithm';
 import { FieldError } from '../common/ca-error';
 
 /** docs/api.md#csr-issuance: the longest `csrPem` accepted, in characters (a 4096-bit RSA request is about 1.7 KiB). */
 export const MAX_CSR_PEM_LENGTH = 16 * 1024;
 
 /**
- * The key algorithms a CSR may carry (named as libs/pki's parser names them). The one list to
- * extend when the CA certifies more key types.
+ * The key algorithms a CSR may carry (named as libs/pki's parser names them): those of any leaf
+ * this CA certifies (docs/api.md#key-algorithms); RSA-2048 and Ed25519 are refused.
  */
-export const ALLOWED_CSR_KEY_ALGORITHMS: readonly string[] = ['P-256'];
+export const ALLOWED_CSR_KEY_ALGORITHMS: readonly string[] = ALLOWED_LEAF_KEY_ALGORITHMS;
 
 /** The OpenAPI description of `csrPem`, shared by the v2 issue and renew bodies. */
 export const CSR_PEM_PROPERTY = {

@@ -1,6 +1,7 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { IsInt, IsString, Max, Min } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
+import { CaHierarchy, CaRole, KEY_ALGORITHMS, KeyAlgorithm } from './key-algorithm';
 import { IsCountryCode, IsSubjectField, UB_NAME_ATTRIBUTE } from './subject-field.rules';
 
 /** docs/api.md#initialize-the-ca: body of POST /v1/ca/initialize. */
@@ -27,8 +28,25 @@ export class InitializeCaRequest {
   validityYears!: number;
 }
 
+/** docs/api.md#initialize-the-ca-v2: body of POST /v2/ca/initialize, the v1 body plus the CA choices. */
+export class InitializeCaV2Request extends InitializeCaRequest {
+  @ApiPropertyOptional({ enum: Object.values(CaHierarchy), default: CaHierarchy.RootAndIssuing })
+  @IsOptional()
+  @IsIn(Object.values(CaHierarchy))
+  hierarchy?: CaHierarchy;
+
+  @ApiPropertyOptional({ enum: KEY_ALGORITHMS, default: KeyAlgorithm.P256 })
+  @IsOptional()
+  @IsIn(KEY_ALGORITHMS)
+  keyAlgorithm?: KeyAlgorithm;
+}
+
 export interface InitializeCaCommand extends TenantCommand {
   request: InitializeCaRequest;
+}
+
+export interface InitializeCaV2Command extends TenantCommand {
+  request: InitializeCaV2Request;
 }
 
 /** docs/api.md#initialize-the-ca response. */
@@ -36,4 +54,26 @@ export interface InitializeCaResult {
   caId: string;
   certificatePem: string;
   expiresAt: string;
+}
+
+/** docs/api.md#initialize-the-ca-v2 response: the v1 fields (the root) plus the issuing CA, if any. */
+export interface InitializeCaV2Result extends InitializeCaResult {
+  hierarchy: CaHierarchy;
+  keyAlgorithm: KeyAlgorithm;
+  /** Absent for RootOnly. */
+  issuingCa?: { caId: string; certificatePem: string; expiresAt: string };
+}
+
+/** docs/api.md#list-the-cas: one of a tenant's CAs. */
+export interface CaSummary {
+  caId: string;
+  role: CaRole;
+  serialNumber: string;
+  subject: string;
+  notBefore: string;
+  notAfter: string;
+  keyAlgorithm: KeyAlgorithm;
+  /** `active`, or `expired` once notAfter has passed. */
+  state: 'active' | 'expired';
+  certificatePem: string;
 }

@@ -1,3 +1,4 @@
+import { TenantCommand } from '../common/tenant-command';
 import {
   CertificateDetail,
   CertificateQuery,
@@ -7,7 +8,13 @@ import {
   ListCertificatesQuery,
 } from './certificate-views';
 import { ExpiryReport, ExpiryReportQuery } from './expiry-report';
-import { InitializeCaCommand, InitializeCaResult } from './initialize-ca.dto';
+import {
+  CaSummary,
+  InitializeCaCommand,
+  InitializeCaResult,
+  InitializeCaV2Command,
+  InitializeCaV2Result,
+} from './initialize-ca.dto';
 import { IssueCertificateCommand, IssuedCertificate } from './issue-certificate.dto';
 import { IssueCertificateV2Command } from './issue-certificate-v2.dto';
 import { IssuancePattern } from './issuance.patterns';
@@ -20,6 +27,8 @@ import { IssueOcspSignerCommand, IssueOcspSignerResult, SignCrlCommand, SignCrlR
 /** Request and reply type of every pattern the issuance context answers (for a typed RpcClient). */
 export type IssuanceApi = {
   [IssuancePattern.InitializeCa]: [InitializeCaCommand, InitializeCaResult];
+  [IssuancePattern.InitializeCaV2]: [InitializeCaV2Command, InitializeCaV2Result];
+  [IssuancePattern.ListCas]: [TenantCommand, { cas: CaSummary[] }];
   [IssuancePattern.IssueCertificate]: [IssueCertificateCommand, IssuedCertificate];
   [IssuancePattern.RenewCertificate]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.IssueCertificateV2]: [IssueCertificateV2Command, IssuedCertificate];

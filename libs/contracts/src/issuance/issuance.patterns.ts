@@ -1,6 +1,8 @@
 /** Request/reply subjects answered by the issuance context: `<context>.<aggregate>.<verb>`. */
 export const IssuancePattern = {
   InitializeCa: 'issuance.ca.initialize',
+  InitializeCaV2: 'issuance.ca.initialize-v2',
+  ListCas: 'issuance.ca.list',
   IssueCertificate: 'issuance.certificate.issue',
   RenewCertificate: 'issuance.certificate.renew',
   IssueCertificateV2: 'issuance.certificate.issue-v2',

@@ -1,3 +1,4 @@
+import { ALLOWED_LEAF_KEY_ALGORITHMS, KeyAlgorithm, LEAF_KEY_ALGORITHM_PROPERTY } from './key-algorithm';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
@@ -41,6 +42,11 @@ export const MAX_SERVER_VALIDITY_DAYS = 825;
 
 /** docs/api.md#issue-a-certificate-v2: body of POST /v2/certificates — all v1 fields plus usage, SANs, must-staple, custom extensions. */
 export class IssueCertificateV2Request extends IssueCertificateRequest {
+  @ApiPropertyOptional(LEAF_KEY_ALGORITHM_PROPERTY)
+  @IsOptional()
+  @IsIn(ALLOWED_LEAF_KEY_ALGORITHMS)
+  keyAlgorithm?: KeyAlgorithm;
+
   @ApiPropertyOptional({ enum: Object.values(CertificateUsage), default: CertificateUsage.Client })
   @IsOptional()
   @IsIn(Object.values(CertificateUsage))

@@ -68,6 +68,8 @@ export interface IssuedCertificate {
   certificatePem: string;
   /** The issuing tenant CA, for the PKCS#12 bundle the gateway builds (docs/api.md#issuance-answer passwordProtected). */
   caCertificatePem: string;
+  /** docs/api.md#chains: the CA certificates from the issuer up to, not including, the root; '' when the root signed. */
+  chainPem: string;
 }
 
 /**
@@ -77,6 +79,8 @@ export interface IssuedCertificate {
 export interface CertificateDelivery {
   /** responseFormat Text. */
   certificatePem?: string;
+  /** Whenever certificatePem is present (docs/api.md#chains). */
+  chainPem?: string;
   /** responseFormat Text; returned once, not stored. */
   privateKeyPem?: string;
   /** responseFormat File; pre-signed, valid one hour. */

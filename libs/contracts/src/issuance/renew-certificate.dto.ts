@@ -1,3 +1,4 @@
+import { ALLOWED_LEAF_KEY_ALGORITHMS, KeyAlgorithm, LEAF_KEY_ALGORITHM_PROPERTY } from './key-algorithm';
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
 import { FieldError } from '../common/ca-error';
@@ -28,6 +29,11 @@ export class RenewCertificateRequest {
 
 /** Body of POST /v2/certificates/{id}/renew: the v1 body plus the PKCS#12 profile and a CSR. */
 export class RenewCertificateV2Request extends RenewCertificateRequest {
+  @ApiPropertyOptional(LEAF_KEY_ALGORITHM_PROPERTY)
+  @IsOptional()
+  @IsIn(ALLOWED_LEAF_KEY_ALGORITHMS)
+  keyAlgorithm?: KeyAlgorithm;
+
   @ApiPropertyOptional(PKCS12_PROFILE_PROPERTY)
   @IsOptional()
   @IsIn(Object.values(Pkcs12Profile))

@@ -5,6 +5,7 @@ import { unwrapPrivateKey, wrappedKeyVersion, wrapPrivateKey } from './aes-gcm-k
 
 const subtle = globalThis.crypto.subtle;
 const aad = new TextEncoder().encode('tenant-1/key-1');
+const P256: webcrypto.EcKeyImportParams = { name: 'ECDSA', namedCurve: 'P-256' };
 
 describe('AES-256-GCM key wrap, format version 1', () => {
   let kek: webcrypto.CryptoKey;
@@ -41,7 +42,7 @@ describe('AES-256-GCM key wrap, format version 1', () => {
   });
 
   it('unwraps into a non-extractable signing key of the same key pair', async () => {
-    const privateKey = await unwrapPrivateKey(kek, wrapped, aad);
+    const privateKey = await unwrapPrivateKey(kek, wrapped, aad, P256);
     expect(privateKey.extractable).toBe(false);
     const data = new Uint8Array([1, 2, 3]);
     const signature = await subtle.sign({ name: 'ECDSA', hash: 'SHA-256' }, privateKey, data);
@@ -52,7 +53,7 @@ describe('AES-256-GCM key wrap, format version 1', () => {
 
   it('does not unwrap under other associated data', async () => {
     await expect(
-      unwrapPrivateKey(kek, wrapped, new TextEncoder().encode('tenant-2/key-1')),
+      unwrapPrivateKey(kek, wrapped, new TextEncoder().encode('tenant-2/key-1'), P256),
     ).rejects.toThrow();
   });
 
@@ -60,12 +61,12 @@ describe('AES-256-GCM key wrap, format version 1', () => {
     ['an unknown version', (blob: Uint8Array) => Uint8Array.of(2, ...blob.subarray(1)), 'version 2'],
     ['an empty blob', () => new Uint8Array(), 'an empty blob'],
   ])('refuses %s as unsupported', async (_case, alter, message) => {
-    const attempt = unwrapPrivateKey(kek, alter(wrapped), aad);
+    const attempt = unwrapPrivateKey(kek, alter(wrapped), aad, P256);
     await expect(attempt).rejects.toThrow(KeyCustodyError);
-    await expect(unwrapPrivateKey(kek, alter(wrapped), aad)).rejects.toThrow(message);
+    await expect(unwrapPrivateKey(kek, alter(wrapped), aad, P256)).rejects.toThrow(message);
   });
 
   it('refuses a truncated blob', async () => {
-    await expect(unwrapPrivateKey(kek, wrapped.subarray(0, 29), aad)).rejects.toThrow('truncated');
+    await expect(unwrapPrivateKey(kek, wrapped.subarray(0, 29), aad, P256)).rejects.toThrow('truncated');
   });
 });

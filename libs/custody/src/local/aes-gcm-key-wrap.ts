@@ -1,6 +1,5 @@
 import { randomBytes, type webcrypto } from 'node:crypto';
 
-import { ECDSA_P256 } from '../ecdsa-p256';
 import { KeyCustodyError } from '../key-custody.error';
 
 /**
@@ -44,11 +43,12 @@ export function wrappedKeyVersion(wrapped: Uint8Array): number {
   return wrapped[0];
 }
 
-/** Opens a wrapped ECDSA P-256 key as a non-extractable signing key; throws if it does not open. */
+/** Opens a wrapped key of `algorithm` as a non-extractable signing key; throws if it does not open. */
 export async function unwrapPrivateKey(
   kek: webcrypto.CryptoKey,
   wrapped: Uint8Array,
   associatedData: Uint8Array,
+  algorithm: webcrypto.EcKeyImportParams | webcrypto.RsaHashedImportParams,
   /** Only for re-wrapping under a new KEK (rotation): the key then goes straight into `wrapKey`. */
   extractable = false,
 ): Promise<webcrypto.CryptoKey> {
@@ -63,7 +63,7 @@ export async function unwrapPrivateKey(
     ciphertext,
     kek,
     gcm(iv, associatedData),
-    ECDSA_P256,
+    algorithm,
     extractable,
     ['sign'],
   );

@@ -1,9 +1,10 @@
 import type { webcrypto } from 'node:crypto';
 
-import { ECDSA_P256, ECDSA_P256_ALGORITHM } from '../ecdsa-p256';
+import { type CustodyKeyParams, custodyKeyParams, DEFAULT_CUSTODY_KEY_ALGORITHM } from '../key-algorithms';
 import { KeyCustodyError } from '../key-custody.error';
 import {
   type CustodiedKey,
+  type CustodyKeyAlgorithm,
   type CustodyKeyContext,
   KeyCustody,
   type OpenedSigningKey,
@@ -45,19 +46,24 @@ export class LocalKeyCustody extends KeyCustody {
 
   async generateSigningKey(
     ctx: CustodyKeyContext,
+    algorithm: CustodyKeyAlgorithm = DEFAULT_CUSTODY_KEY_ALGORITHM,
   ): Promise<{ key: CustodiedKey; publicKey: webcrypto.CryptoKey }> {
     assertContext(ctx);
+    const params = custodyKeyParams(algorithm, `key ${ctx.keyId} of tenant ${ctx.tenantId}`);
     // Extractable only so that `wrapKey` can export it; the object is dropped right after.
-    const pair = await globalThis.crypto.subtle.generateKey(ECDSA_P256, true, ['sign', 'verify']);
+    const pair = (await globalThis.crypto.subtle.generateKey(params.generate, true, [
+      'sign',
+      'verify',
+    ])) as webcrypto.CryptoKeyPair;
     const publicKeySpki = new Uint8Array(await globalThis.crypto.subtle.exportKey('spki', pair.publicKey));
     const aad = associatedData(ctx, {
       version: WRAPPED_KEY_VERSION,
-      algorithm: ECDSA_P256_ALGORITHM,
+      algorithm,
       publicKeySpki,
     });
     const key: CustodiedKey = {
       keyId: ctx.keyId,
-      algorithm: ECDSA_P256_ALGORITHM,
+      algorithm,
       publicKeySpki,
       wrapped: await wrapPrivateKey(await this.kek, pair.privateKey, aad),
     };
@@ -69,23 +75,18 @@ export class LocalKeyCustody extends KeyCustody {
   async openSigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<OpenedSigningKey> {
     assertContext(ctx);
     const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
-    if (key.algorithm !== ECDSA_P256_ALGORITHM) {
-      throw new KeyCustodyError(
-        'unsupported-key',
-        `Cannot open ${which}: algorithm ${key.algorithm} not supported`,
-      );
-    }
+    const params = custodyKeyParams(key.algorithm, which);
     if (key.keyId !== ctx.keyId) {
       throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the stored key is ${key.keyId}`);
     }
     const version = wrappedKeyVersion(key.wrapped);
     const aad = associatedData(ctx, { version, algorithm: key.algorithm, publicKeySpki: key.publicKeySpki });
     try {
-      const privateKey = await this.unwrap(key.wrapped, aad, false);
+      const privateKey = await this.unwrap(key.wrapped, aad, params.import, false);
       const publicKey = await globalThis.crypto.subtle.importKey(
         'spki',
         key.publicKeySpki,
-        ECDSA_P256,
+        params.import,
         true,
         ['verify'],
       );
@@ -104,13 +105,14 @@ export class LocalKeyCustody extends KeyCustody {
   private async unwrap(
     wrapped: Uint8Array,
     aad: Uint8Array,
+    algorithm: CustodyKeyParams['import'],
     extractable: boolean,
   ): Promise<webcrypto.CryptoKey> {
     try {
-      return await unwrapPrivateKey(await this.kek, wrapped, aad, extractable);
+      return await unwrapPrivateKey(await this.kek, wrapped, aad, algorithm, extractable);
     } catch (error) {
       for (const fallback of this.fallbacks) {
-        const opened = await unwrapPrivateKey(await fallback, wrapped, aad, extractable).catch(
+        const opened = await unwrapPrivateKey(await fallback, wrapped, aad, algorithm, extractable).catch(
           () => undefined,
         );
         if (opened) return opened;
@@ -134,7 +136,8 @@ export class LocalKeyCustody extends KeyCustody {
     const version = wrappedKeyVersion(key.wrapped);
     const aad = associatedData(ctx, { version, algorithm: key.algorithm, publicKeySpki: key.publicKeySpki });
     // Extractable only so that `wrapKey` can export it again inside native code.
-    const extractable = await this.unwrap(key.wrapped, aad, true);
+    const params = custodyKeyParams(key.algorithm, `key ${ctx.keyId} of tenant ${ctx.tenantId}`);
+    const extractable = await this.unwrap(key.wrapped, aad, params.import, true);
     const rewrapped: CustodiedKey = {
       ...key,
       wrapped: await wrapPrivateKey(await newKek.kek, extractable, aad),

@@ -1,10 +1,11 @@
 import type { webcrypto } from 'node:crypto';
 import * as graphene from 'graphene-pk11';
 import { CryptoKey as TokenCryptoKey } from 'node-webcrypto-p11';
-import { ECDSA_P256, ECDSA_P256_ALGORITHM } from '../ecdsa-p256';
+import { custodyKeyParams, DEFAULT_CUSTODY_KEY_ALGORITHM } from '../key-algorithms';
 import { KeyCustodyError } from '../key-custody.error';
 import {
   type CustodiedKey,
+  type CustodyKeyAlgorithm,
   type CustodyKeyContext,
   KeyCustody,
   type OpenedSigningKey,
@@ -35,17 +36,19 @@ export class Pkcs11KeyCustody extends KeyCustody {
 
   async generateSigningKey(
     ctx: CustodyKeyContext,
+    algorithm: CustodyKeyAlgorithm = DEFAULT_CUSTODY_KEY_ALGORITHM,
   ): Promise<{ key: CustodiedKey; publicKey: webcrypto.CryptoKey }> {
     assertContext(ctx);
+    const params = custodyKeyParams(algorithm, `key ${ctx.keyId} of tenant ${ctx.tenantId}`);
     const { id, publicKeySpki } = await this.token.exclusive(async () => {
       const subtle = this.token.rawCrypto.subtle;
       const pair = (await subtle.generateKey(
         {
-          ...ECDSA_P256,
+          ...params.generate,
           token: true,
           sensitive: true,
           label: tokenKeyLabel(ctx),
-        } as webcrypto.EcKeyGenParams,
+        } as unknown as webcrypto.EcKeyGenParams,
         false,
         ['sign', 'verify'],
       )) as webcrypto.CryptoKeyPair;
@@ -56,7 +59,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
     });
     const key: CustodiedKey = {
       keyId: ctx.keyId,
-      algorithm: ECDSA_P256_ALGORITHM,
+      algorithm,
       publicKeySpki,
       wrapped: encodeTokenReference(id),
     };
@@ -66,7 +69,8 @@ export class Pkcs11KeyCustody extends KeyCustody {
 
   async openSigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<OpenedSigningKey> {
     const privateKey = await this.token.exclusive(() => this.openOwnedPrivateKey(ctx, key));
-    const publicKey = await globalThis.crypto.subtle.importKey('spki', key.publicKeySpki, ECDSA_P256, true, [
+    const { import: params } = custodyKeyParams(key.algorithm, `key ${ctx.keyId} of tenant ${ctx.tenantId}`);
+    const publicKey = await globalThis.crypto.subtle.importKey('spki', key.publicKeySpki, params, true, [
       'verify',
     ]);
     return { privateKey: privateKey as unknown as webcrypto.CryptoKey, publicKey, crypto: this.crypto };
@@ -93,13 +97,17 @@ export class Pkcs11KeyCustody extends KeyCustody {
       throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the token key is exportable`);
     }
     const crypto = this.token.rawCrypto;
-    const tokenPublic = await crypto.keyStorage.getItem(
-      TokenCryptoKey.getID(publicObject.toType<graphene.Key>()),
-      ECDSA_P256,
-      true,
-      ['verify'],
-    );
-    const tokenSpki = Buffer.from(await crypto.subtle.exportKey('spki', tokenPublic));
+    const { import: params } = custodyKeyParams(key.algorithm, which);
+    const tokenSpki = await crypto.keyStorage
+      .getItem(TokenCryptoKey.getID(publicObject.toType<graphene.Key>()), params, true, ['verify'])
+      .then(async (tokenPublic) => Buffer.from(await crypto.subtle.exportKey('spki', tokenPublic)))
+      .catch(() => {
+        // The token reads the object as another kind of key than the stored algorithm says.
+        throw new KeyCustodyError(
+          'key-unavailable',
+          `Cannot open ${which}: the token key is not ${key.algorithm}`,
+        );
+      });
     if (!tokenSpki.equals(Buffer.from(key.publicKeySpki))) {
       throw new KeyCustodyError(
         'key-unavailable',
@@ -108,7 +116,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
     }
     return crypto.keyStorage.getItem(
       TokenCryptoKey.getID(privateObject.toType<graphene.Key>()),
-      ECDSA_P256,
+      params,
       false,
       ['sign'],
     );
@@ -134,12 +142,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
   private findObjects(ctx: CustodyKeyContext, key: CustodiedKey): graphene.SessionObject[] {
     assertContext(ctx);
     const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
-    if (key.algorithm !== ECDSA_P256_ALGORITHM) {
-      throw new KeyCustodyError(
-        'unsupported-key',
-        `Cannot open ${which}: algorithm ${key.algorithm} not supported`,
-      );
-    }
+    custodyKeyParams(key.algorithm, which); // refuses an algorithm custody does not hold
     if (key.keyId !== ctx.keyId) {
       throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the stored key is ${key.keyId}`);
     }

@@ -1,5 +1,6 @@
 import { unwrapPrivateKey, wrappedKeyVersion } from '../local/aes-gcm-key-wrap';
 import { associatedData } from '../local/associated-data';
+import { custodyKeyParams } from '../key-algorithms';
 import type { CustodiedKey, CustodyKeyContext } from '../key-custody.port';
 
 /**
@@ -16,6 +17,7 @@ export async function exportLocalPrivateKeyForTest(
   ]);
   const version = wrappedKeyVersion(key.wrapped);
   const aad = associatedData(ctx, { version, algorithm: key.algorithm, publicKeySpki: key.publicKeySpki });
-  const privateKey = await unwrapPrivateKey(aesKek, key.wrapped, aad, true);
+  const { import: params } = custodyKeyParams(key.algorithm, key.keyId);
+  const privateKey = await unwrapPrivateKey(aesKek, key.wrapped, aad, params, true);
   return Buffer.from(await globalThis.crypto.subtle.exportKey('pkcs8', privateKey));
 }

@@ -35,6 +35,27 @@ export function describeKeyCustodyContract(
       expect(new Uint8Array(await subtle.exportKey('spki', opened.publicKey))).toEqual(key.publicKeySpki);
     });
 
+    it.each([
+      ['ECDSA-P384', { name: 'ECDSA', hash: 'SHA-384' }],
+      ['RSA-3072', { name: 'RSASSA-PKCS1-v1_5' }],
+    ] as const)(
+      'generates and opens a %s key that signs what its public key verifies',
+      async (algorithm, params) => {
+        const keys = await custody();
+        const { key, publicKey } = await keys.generateSigningKey(ctx, algorithm);
+        expect(key.algorithm).toBe(algorithm);
+        const opened = await keys.openSigningKey(ctx, key);
+        expect(opened.privateKey.extractable).toBe(false);
+        const data = new TextEncoder().encode('to be signed');
+        const signature = await opened.crypto.subtle.sign(params, opened.privateKey, data);
+        expect(await subtle.verify(params, publicKey, signature, data)).toBe(true);
+        // The stored algorithm is bound to the key: claiming another one does not open it.
+        await expect(keys.openSigningKey(ctx, { ...key, algorithm: 'ECDSA-P256' })).rejects.toThrow(
+          KeyCustodyError,
+        );
+      },
+    );
+
     it('hands out the private key non-extractable, for signing only', async () => {
       const keys = await custody();
       const opened = await keys.openSigningKey(ctx, (await keys.generateSigningKey(ctx)).key);

@@ -1,0 +1,375 @@
+import 'reflect-metadata';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createServer, connect } from 'node:tls';
+import { pemToDer } from '@ca/pki';
+import { IssuedCertificate, TestTenant, createTenant, issueBody } from './support/admin-api';
+import { http } from './support/http';
+import { httpsGet, startNginx } from './support/nginx';
+import { eventuallyCrl, eventuallyRevokedInOcsp, ocspStatus, opensslAsync } from './support/pki';
+import { describeIfPrograms } from './support/programs';
+import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
+
+/**
+ * docs/api.md#initialize-the-ca-v2: a tenant with a root and an issuing CA under it, each key
+ * algorithm; leaves signed by the issuing CA carry their chain, verify strictly with openssl,
+ * nginx (ssl_verify_depth 2) and Node's TLS, and are answered for by the issuing CA's CRL and OCSP.
+ */
+jest.setTimeout(120_000);
+
+interface V2Ca {
+  caId: string;
+  certificatePem: string;
+  expiresAt: string;
+  hierarchy: string;
+  keyAlgorithm: string;
+  issuingCa?: { caId: string; certificatePem: string; expiresAt: string };
+}
+
+type Issued = IssuedCertificate & { chainPem: string };
+
+describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => {
+  let sut: SystemUnderTest;
+  let dir: string;
+  const file = (name: string, content: string | Buffer) => {
+    const path = join(dir, name);
+    writeFileSync(path, content, { mode: 0o600 });
+    return path;
+  };
+
+  async function v2Tenant(body: Record<string, unknown> = {}): Promise<{ tenant: TestTenant; ca: V2Ca }> {
+    const tenant = await createTenant(sut, { ca: false });
+    const answer = await tenant.post('/v2/ca/initialize', {
+      commonName: 'Hierarchy Root',
+      organization: 'Acme Corp',
+      country: 'US',
+      validityYears: 5,
+      ...body,
+    });
+    if (answer.status !== 200) throw new Error(`v2 initialize: ${answer.status} ${answer.text}`);
+    return { tenant, ca: answer.json<V2Ca>() };
+  }
+
+  const verify = (rootPem: string, leaf: Issued) =>
+    opensslAsync([
+      'verify',
+      '-x509_strict',
+      '-CAfile',
+      file('root.pem', rootPem),
+      ...(leaf.chainPem ? ['-untrusted', file('chain.pem', leaf.chainPem)] : []),
+      file('leaf.pem', leaf.certificatePem),
+    ]);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'ca-hierarchy-'));
+    sut = await startSystemUnderTest(mode);
+  });
+
+  afterAll(async () => {
+    await sut?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('a v2 tenant with the defaults (RootAndIssuing, P-256)', () => {
+    let tenant: TestTenant;
+    let ca: V2Ca;
+    let issuingPem: string;
+    let leaf: Issued;
+    let server: Issued;
+
+    beforeAll(async () => {
+      ({ tenant, ca } = await v2Tenant());
+      issuingPem = ca.issuingCa!.certificatePem;
+      leaf = (await tenant.issue(
+        issueBody({ clientId: 'chain-client', commonName: 'chain-client' }),
+      )) as Issued;
+      server = (await tenant.issue(
+        issueBody({
+          clientId: 'web',
+          commonName: 'localhost',
+          usage: 'ClientAndServer',
+          subjectAlternativeNames: ['localhost'],
+          validityDays: 30,
+        }),
+        '/v2/certificates',
+      )) as Issued;
+    });
+
+    it('answers the root and the issuing CA; the root signs the issuing CA, pathLen 0, CDP and AIA of the tenant', () => {
+      expect(ca).toMatchObject({ hierarchy: 'RootAndIssuing', keyAlgorithm: 'P-256' });
+      const root = new X509Certificate(ca.certificatePem);
+      const issuing = new X509Certificate(issuingPem);
+      expect(issuing.verify(root.publicKey)).toBe(true);
+      expect(issuing.issuer).toBe(root.subject);
+      expect(issuing.subject).toContain('CN=Hierarchy Root Issuing CA');
+      expect(issuing.ca).toBe(true);
+      expect(new Date(issuing.validTo) <= new Date(root.validTo)).toBe(true);
+      expect(issuing.infoAccess).toContain(`/v1/tenants/${tenant.tenantId}/ca.crt`);
+    });
+
+    it('lists both CAs with GET /v2/ca', async () => {
+      const answer = await tenant.get('/v2/ca');
+      expect(answer.status).toBe(200);
+      const { cas } = answer.json<{
+        cas: { role: string; caId: string; state: string; keyAlgorithm: string }[];
+      }>();
+      expect(cas.map(({ role, state, keyAlgorithm }) => ({ role, state, keyAlgorithm }))).toEqual([
+        { role: 'root', state: 'active', keyAlgorithm: 'P-256' },
+        { role: 'issuing', state: 'active', keyAlgorithm: 'P-256' },
+      ]);
+      expect(cas[1].caId).toBe(ca.issuingCa!.caId);
+    });
+
+    it('issues leaves under the issuing CA, with chainPem, that openssl verifies strictly against the root', async () => {
+      expect(leaf.chainPem).toBe(issuingPem);
+      const certificate = new X509Certificate(leaf.certificatePem);
+      expect(certificate.checkIssued(new X509Certificate(issuingPem))).toBe(true);
+      expect(certificate.infoAccess).toContain(`/v1/tenants/${tenant.tenantId}/issuing-ca.crt`);
+      expect(await verify(ca.certificatePem, leaf)).toMatchObject({ status: 0 });
+      // Without the chain the root alone does not verify the leaf.
+      expect((await verify(ca.certificatePem, { ...leaf, chainPem: '' })).status).not.toBe(0);
+      const detail = await tenant.get(`/v1/certificates/${leaf.certificateId}`);
+      expect(detail.json<{ chainPem: string }>().chainPem).toBe(issuingPem);
+    });
+
+    it('serves the root as ca.pem and the issuing CA as issuing-ca.pem and .crt', async () => {
+      const base = `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}`;
+      expect((await http(`${base}/ca.pem`)).text).toBe(ca.certificatePem);
+      const pem = await http(`${base}/issuing-ca.pem`);
+      expect(pem.status).toBe(200);
+      expect(pem.headers.get('content-type')).toBe('application/x-pem-file');
+      expect(pem.headers.get('etag')).toBeTruthy();
+      expect(pem.text).toBe(issuingPem);
+      const crt = await http(`${base}/issuing-ca.crt`);
+      expect(crt.headers.get('content-type')).toBe('application/pkix-cert');
+      expect(Buffer.from(crt.body)).toEqual(Buffer.from(pemToDer(issuingPem)));
+    });
+
+    it('revokes a leaf on the issuing CA CRL (verified by openssl) and in OCSP asked about the issuing CA', async () => {
+      const issuingDer = pemToDer(issuingPem);
+      const victim = (await tenant.issue(issueBody({ clientId: 'victim', commonName: 'victim' }))) as Issued;
+      const revoked = await tenant.post(`/v1/certificates/${victim.certificateId}/revoke`, {
+        reason: 'lost',
+        reasonCode: 'KeyCompromise',
+      });
+      expect(revoked.status).toBe(200);
+      await eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, issuingDer, victim.serialNumber);
+      expect(await ocspStatus(sut.pkiUrl, tenant.tenantId, issuingDer, leaf.serialNumber)).toMatchObject({
+        kind: 'good',
+      });
+      // A CertID naming the root for a leaf is not this responder's to answer.
+      await expect(
+        ocspStatus(sut.pkiUrl, tenant.tenantId, pemToDer(ca.certificatePem), leaf.serialNumber),
+      ).rejects.toThrow(/unauthorized/);
+      const { der } = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, (crl) =>
+        crl.entries.some((entry) => entry.serialNumberHex === victim.serialNumber),
+      );
+      const checked = await opensslAsync([
+        'crl',
+        '-inform',
+        'DER',
+        '-in',
+        file('issuing.crl', der),
+        '-CAfile',
+        file('issuing.pem', issuingPem),
+        '-noout',
+      ]);
+      expect(checked.stderr).toMatch(/verify OK/);
+      const ocsp = await opensslAsync([
+        'ocsp',
+        '-issuer',
+        file('issuing.pem', issuingPem),
+        '-cert',
+        file('victim.pem', victim.certificatePem),
+        '-url',
+        `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ocsp`,
+        '-CAfile',
+        file('root.pem', ca.certificatePem),
+        '-verify_other',
+        file('issuing.pem', issuingPem),
+      ]);
+      expect(`${ocsp.stdout}${ocsp.stderr}`).toMatch(/: revoked/);
+      expect(ocsp.stderr).toMatch(/Response verify OK/);
+    });
+
+    it('keeps a leaf within its issuer: validityDays past the issuing CA is 400 on validityDays', async () => {
+      const answer = await tenant.post('/v1/certificates', issueBody({ validityDays: 3650 }));
+      expect(answer.status).toBe(400);
+      expect(answer.text).toContain('validityDays');
+    });
+
+    it("Node's TLS accepts the chain both ways (server and client certificates with chainPem, root as the only anchor)", async () => {
+      const tlsServer = createServer(
+        {
+          cert: server.certificatePem + server.chainPem,
+          key: server.privateKeyPem,
+          ca: ca.certificatePem,
+          requestCert: true,
+          rejectUnauthorized: true,
+        },
+        (socket) => socket.end(`hello ${socket.getPeerCertificate().subject.CN}`),
+      );
+      await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (tlsServer.address() as { port: number }).port;
+        const said = await new Promise<string>((resolve, reject) => {
+          const socket = connect({
+            host: '127.0.0.1',
+            port,
+            servername: 'localhost',
+            ca: ca.certificatePem,
+            cert: leaf.certificatePem + leaf.chainPem,
+            key: leaf.privateKeyPem,
+          });
+          let text = '';
+          socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          socket.once('end', () => resolve(text));
+          socket.once('error', reject);
+        });
+        expect(said).toBe('hello chain-client');
+      } finally {
+        tlsServer.close();
+      }
+    });
+
+    describeIfPrograms(['nginx'], 'nginx', () => {
+      it('verifies client certificates with the chain at ssl_verify_depth 2', async () => {
+        const nginx = await startNginx(
+          join(dir, 'nginx'),
+          `    ssl_certificate ${file('server.pem', server.certificatePem + server.chainPem)};
+    ssl_certificate_key ${file('server.key', server.privateKeyPem)};
+    ssl_client_certificate ${file('nginx-root.pem', ca.certificatePem)};
+    ssl_verify_client on;
+    ssl_verify_depth 2;
+    location / { return 200 "hello $ssl_client_s_dn\\n"; }`,
+        );
+        try {
+          const ok = await httpsGet(nginx.port, {
+            caPem: ca.certificatePem,
+            certificatePem: leaf.certificatePem + leaf.chainPem,
+            privateKeyPem: leaf.privateKeyPem,
+          });
+          expect(ok).toEqual({ status: 200, body: expect.stringContaining('CN=chain-client') });
+        } finally {
+          await nginx.stop();
+        }
+      });
+    });
+  });
+
+  it.each([
+    ['P-384', 'ecdsa-with-SHA384', 'ASN1 OID: secp384r1', 'P-256'],
+    ['RSA-3072', 'sha256WithRSAEncryption', 'Public-Key: (3072 bit)', 'RSA-3072'],
+  ])(
+    'a %s tenant: CAs signed with %s, leaves verify, leaf keys default to the CA family',
+    async (keyAlgorithm, signature, caKey, leafKey) => {
+      const { tenant, ca } = await v2Tenant({ keyAlgorithm });
+      expect(ca.keyAlgorithm).toBe(keyAlgorithm);
+      const issuingText = await opensslAsync([
+        'x509',
+        '-noout',
+        '-text',
+        '-in',
+        file('issuing.pem', ca.issuingCa!.certificatePem),
+      ]);
+      expect(issuingText.stdout).toContain(`Signature Algorithm: ${signature}`);
+      expect(issuingText.stdout).toContain(caKey);
+      const leaf = (await tenant.issue(
+        issueBody({ clientId: 'k', commonName: 'k' }),
+        '/v2/certificates',
+      )) as Issued;
+      expect(await verify(ca.certificatePem, leaf)).toMatchObject({ status: 0 });
+      const key = new X509Certificate(leaf.certificatePem).publicKey;
+      expect(
+        key.asymmetricKeyType === 'rsa'
+          ? `RSA-${key.asymmetricKeyDetails!.modulusLength}`
+          : key.asymmetricKeyDetails!.namedCurve,
+      ).toBe(leafKey === 'P-256' ? 'prime256v1' : leafKey);
+      // An explicit choice wins over the default.
+      const p384 = (await tenant.issue(
+        issueBody({ clientId: 'p', commonName: 'p', keyAlgorithm: 'P-384' }),
+        '/v2/certificates',
+      )) as Issued;
+      expect(new X509Certificate(p384.certificatePem).publicKey.asymmetricKeyDetails!.namedCurve).toBe(
+        'secp384r1',
+      );
+      const { der } = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true);
+      const checked = await opensslAsync([
+        'crl',
+        '-inform',
+        'DER',
+        '-in',
+        file('k.crl', der),
+        '-CAfile',
+        file('k-issuing.pem', ca.issuingCa!.certificatePem),
+        '-noout',
+      ]);
+      expect(checked.stderr).toMatch(/verify OK/);
+    },
+  );
+
+  it('RootOnly: the root signs leaves, chainPem is empty and issuing-ca.pem is 404', async () => {
+    const { tenant, ca } = await v2Tenant({ hierarchy: 'RootOnly' });
+    expect(ca.issuingCa).toBeUndefined();
+    const leaf = (await tenant.issue(issueBody())) as Issued;
+    expect(leaf.chainPem).toBe('');
+    expect(await verify(ca.certificatePem, leaf)).toMatchObject({ status: 0 });
+    expect((await http(`${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/issuing-ca.pem`)).status).toBe(404);
+  });
+
+  it('v1 tenants are unchanged: a root only, leaves with an empty chainPem, caIssuers ca.crt', async () => {
+    const tenant = await createTenant(sut);
+    const leaf = (await tenant.issue(issueBody())) as Issued;
+    expect(leaf.chainPem).toBe('');
+    expect(new X509Certificate(leaf.certificatePem).checkIssued(new X509Certificate(tenant.caPem))).toBe(
+      true,
+    );
+    expect(new X509Certificate(leaf.certificatePem).infoAccess).toContain(
+      `/v1/tenants/${tenant.tenantId}/ca.crt`,
+    );
+    const { cas } = (await tenant.get('/v2/ca')).json<{ cas: { role: string }[] }>();
+    expect(cas.map(({ role }) => role)).toEqual(['root']);
+    // v1 takes none of the v2 choices.
+    const again = await createTenant(sut, { ca: false });
+    const refused = await again.post('/v1/ca/initialize', {
+      commonName: 'x',
+      organization: 'y',
+      country: 'US',
+      validityYears: 1,
+      hierarchy: 'RootAndIssuing',
+    });
+    expect(refused.status).toBe(400);
+  });
+
+  it.each([
+    [{ hierarchy: 'Chain' }, 'hierarchy'],
+    [{ keyAlgorithm: 'RSA-2048' }, 'keyAlgorithm'],
+    [{ keyAlgorithm: 'P-521' }, 'keyAlgorithm'],
+  ])('refuses %j with 400 naming the field', async (body, field) => {
+    const tenant = await createTenant(sut, { ca: false });
+    const answer = await tenant.post('/v2/ca/initialize', {
+      commonName: 'x',
+      organization: 'y',
+      country: 'US',
+      validityYears: 1,
+      ...body,
+    });
+    expect(answer.status).toBe(400);
+    expect(answer.headers.get('content-type')).toMatch(/problem\+json/);
+    expect(answer.text).toContain(field);
+  });
+
+  it('a second v2 initialization is 409 and changes nothing', async () => {
+    const { tenant } = await v2Tenant();
+    const again = await tenant.post('/v2/ca/initialize', {
+      commonName: 'x',
+      organization: 'y',
+      country: 'US',
+      validityYears: 1,
+    });
+    expect(again.status).toBe(409);
+    expect((await tenant.get('/v2/ca')).json<{ cas: unknown[] }>().cas).toHaveLength(2);
+  });
+});
