@@ -149,7 +149,7 @@ async function events(args: string[]): Promise<number> {
     err: (line: string) => write(process.stderr, line),
   };
   if (!config.databaseUrl) {
-    const { runThroughOperatorEndpoint } = await import('../apps/gateway/src/operations/operator-client');
+    const { runThroughOperatorEndpoint } = await import('@ca/gateway');
     return runThroughOperatorEndpoint(config.dataDir, ['events', ...args], process);
   }
   const { DataSource } = await import('typeorm');

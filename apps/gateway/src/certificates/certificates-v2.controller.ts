@@ -6,6 +6,7 @@ import {
   IssueCertificateResponse,
   IssueCertificateV2Request,
   IssuedCertificate,
+  KeyAlgorithm,
   ReleaseHoldRequest,
   ReleaseHoldResult,
   RenewCertificateResponse,
