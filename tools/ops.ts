@@ -92,18 +92,9 @@ async function custody(args: string[]): Promise<number> {
     process.stdout.write(`${CUSTODY_USAGE}\n`);
     return 0;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`ops: configuration error: ${error.message}\n`);
-    return 2;
-  }
-  const io = {
-    out: (line: string) => write(process.stdout, line),
-    err: (line: string) => write(process.stderr, line),
-  };
+  const loaded = configAndStreams();
+  if (!loaded) return 2;
+  const { config, io } = loaded;
   if (config.databaseUrl) {
     const { runCustodyCommandOnDatabase } = await import('@ca/issuance');
     return runCustodyCommandOnDatabase(config, args, io, process.env.CA_KEK_NEW);
@@ -136,18 +127,9 @@ async function events(args: string[]): Promise<number> {
     process.stdout.write(`${DEAD_LETTER_USAGE}\n`);
     return 0;
   }
-  let config;
-  try {
-    config = loadConfig();
-  } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`ops: configuration error: ${error.message}\n`);
-    return 2;
-  }
-  const io = {
-    out: (line: string) => write(process.stdout, line),
-    err: (line: string) => write(process.stderr, line),
-  };
+  const loaded = configAndStreams();
+  if (!loaded) return 2;
+  const { config, io } = loaded;
   if (!config.databaseUrl) {
     const { runThroughOperatorEndpoint } = await import('@ca/gateway');
     return runThroughOperatorEndpoint(config.dataDir, ['events', ...args], process);
@@ -178,3 +160,25 @@ main(process.argv.slice(2)).then(
     process.exitCode = 1;
   },
 );
+
+/** The configuration and the output streams of a command that reaches a running system; undefined after reporting a bad configuration. */
+function configAndStreams():
+  | {
+      config: ReturnType<typeof loadConfig>;
+      io: { out(line: string): Promise<void> | void; err(line: string): Promise<void> | void };
+    }
+  | undefined {
+  try {
+    return {
+      config: loadConfig(),
+      io: {
+        out: (line: string) => write(process.stdout, line),
+        err: (line: string) => write(process.stderr, line),
+      },
+    };
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`ops: configuration error: ${error.message}\n`);
+    return undefined;
+  }
+}
