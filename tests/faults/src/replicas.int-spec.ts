@@ -1,8 +1,9 @@
-import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
+import { TestDatabase } from '@ca/persistence/testing';
 import { connect } from 'nats';
 import { Client } from 'pg';
 import { sleep, waitFor } from './support/child-process';
 import { DistributedSystem } from './support/distributed-system';
+import { startOnOwnServices, stopOwnServices } from './support/own-services';
 import { OwnNatsServer } from './support/nats-server';
 import { LogDir, describeWithRealServices, reportFigures } from './support/real-services';
 import { FaultTenant, inPool } from './support/tenant-client';
@@ -23,19 +24,12 @@ describeWithRealServices('replicas')('distributed mode: two replicas of issuance
   let system: DistributedSystem;
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    nats = await OwnNatsServer.start(logs.path);
-    system = await DistributedSystem.start({ databaseUrl: database.url, natsUrl: nats.url }, logs.path, {
+    ({ database, nats, system } = await startOnOwnServices(logs, {
       secondReplicas: ['issuance', 'revocation'],
-    });
+    }));
   }, 180_000);
 
-  afterAll(async () => {
-    await system?.stop();
-    await nats?.remove();
-    await database?.drop();
-    logs.close();
-  }, 60_000);
+  afterAll(() => stopOwnServices(logs, { database, nats, system }), 60_000);
 
   async function query<T>(sql: string): Promise<T[]> {
     const client = new Client({ connectionString: database.url });

@@ -1,7 +1,8 @@
-import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
+import { TestDatabase } from '@ca/persistence/testing';
 import { waitFor } from './support/child-process';
 import { OwnNatsServer } from './support/nats-server';
 import { DistributedSystem } from './support/distributed-system';
+import { startOnOwnServices, stopOwnServices } from './support/own-services';
 import { LogDir, describeWithRealServices, reportFigures } from './support/real-services';
 import { FaultTenant, inPool } from './support/tenant-client';
 
@@ -20,19 +21,12 @@ describeWithRealServices('responder replicas')('distributed mode: two responders
   let system: DistributedSystem;
 
   beforeAll(async () => {
-    database = await createTestDatabase('postgres');
-    nats = await OwnNatsServer.start(logs.path);
-    system = await DistributedSystem.start({ databaseUrl: database.url, natsUrl: nats.url }, logs.path, {
+    ({ database, nats, system } = await startOnOwnServices(logs, {
       secondReplicas: ['ocsp-responder'],
-    });
+    }));
   }, 180_000);
 
-  afterAll(async () => {
-    await system?.stop();
-    await nats?.remove();
-    await database?.drop();
-    logs.close();
-  }, 60_000);
+  afterAll(() => stopOwnServices(logs, { database, nats, system }), 60_000);
 
   it('never serves an older CRL nor good after revoked to a client alternating replicas', async () => {
     expect(system.pkiUrls).toHaveLength(2);

@@ -1,6 +1,7 @@
-import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
+import { TestDatabase } from '@ca/persistence/testing';
 import { sleep, waitFor } from './support/child-process';
 import { DistributedSystem } from './support/distributed-system';
+import { startOnOwnServices, stopOwnServices } from './support/own-services';
 import { OwnNatsServer } from './support/nats-server';
 import { LogDir, describeWithRealServices, reportFigures } from './support/real-services';
 import { FailedAnswer, FaultTenant, Issued, inPool, request } from './support/tenant-client';
@@ -30,17 +31,10 @@ describeWithRealServices('revocation stream faults')(
     let system: DistributedSystem;
 
     beforeAll(async () => {
-      database = await createTestDatabase('postgres');
-      nats = await OwnNatsServer.start(logs.path);
-      system = await DistributedSystem.start({ databaseUrl: database.url, natsUrl: nats.url }, logs.path);
+      ({ database, nats, system } = await startOnOwnServices(logs));
     }, 120_000);
 
-    afterAll(async () => {
-      await system?.stop();
-      await nats?.remove();
-      await database?.drop();
-      logs.close();
-    }, 60_000);
+    afterAll(() => stopOwnServices(logs, { database, nats, system }), 60_000);
 
     /**
      * Revokes every certificate, 8 at a time, firing each fault once `at` revocations have been
