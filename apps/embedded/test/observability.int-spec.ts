@@ -226,7 +226,7 @@ describe.each(systemModes('observability suite'))('observability (%s)', (mode) =
     const handled = logs
       .text()
       .split('\n')
-      .filter((line) => line.includes('"event handled"') && line.includes(traceId))
+      .filter((line) => /"events? handled"/.test(line) && line.includes(traceId))
       .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(handled.every((l) => l.requestId === requestId)).toBe(true);
     const revoked = handled.filter((l) => l.type === 'certificate.revoked');
