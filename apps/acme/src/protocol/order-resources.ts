@@ -7,6 +7,7 @@ import { AcmeRateLimiter } from './acme-rate-limiter';
 import { json } from './acme-reply';
 import { AcmeResource, asProblem } from './acme-server';
 import { AcmeStore, Order } from './acme-store';
+import { acmeSubject } from './certificate-subject';
 import { AcmeUrls, authorizationView, challengeView, orderView } from './acme-views';
 import { PolicyLookup, nameAllowed, readIdentifiers } from './identifier-policy';
 import { jsonPayload, thumbprint } from './jws-request';
@@ -141,18 +142,15 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
       if (!(await deps.store.startFinalizing(order.id))) {
         throw new AcmeProblem('orderNotReady', 'the order is being finalized already', 403);
       }
-      const commonName = order.identifiers.find((name) => name.length <= 64) ?? order.identifiers[0];
       try {
+        const subject = await acmeSubject(deps.issuance, ctx.tenantId, order.identifiers);
         const issued = await deps.issuance.send(IssuancePattern.IssueCertificateV2, {
           tenantId: ctx.tenantId,
           principal: `acme:${account.id}`,
           subjectPublicKey: { format: 'spki', der: subjectPublicKey.toString('base64') },
           request: {
             clientId: `acme:${account.id}`,
-            commonName,
-            organization: 'ACME',
-            organizationalUnit: 'ACME',
-            country: 'US',
+            ...subject,
             validityDays: ACME_VALIDITY_DAYS,
             usage: 'Server',
             subjectAlternativeNames: order.identifiers,
