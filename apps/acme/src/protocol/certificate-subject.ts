@@ -24,10 +24,10 @@ export interface AcmeSubject {
  */
 export async function acmeSubject(
   issuance: RpcClient<IssuanceApi>,
-  tenantId: string,
+  command: { tenantId: string; principal: string },
   identifiers: string[],
 ): Promise<AcmeSubject> {
-  const { cas } = await issuance.send(IssuancePattern.ListCas, { tenantId });
+  const { cas } = await issuance.send(IssuancePattern.ListCas, command);
   const signer = signingCa(cas);
   if (!signer) throw new AcmeProblem('serverInternal', 'this tenant has no active CA to sign with', 503);
   const { organization, country } = parseCertificate(pemToDer(signer.certificatePem)).subject;

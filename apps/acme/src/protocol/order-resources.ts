@@ -143,7 +143,11 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
         throw new AcmeProblem('orderNotReady', 'the order is being finalized already', 403);
       }
       try {
-        const subject = await acmeSubject(deps.issuance, ctx.tenantId, order.identifiers);
+        const subject = await acmeSubject(
+          deps.issuance,
+          { tenantId: ctx.tenantId, principal: `acme:${account.id}` },
+          order.identifiers,
+        );
         const issued = await deps.issuance.send(IssuancePattern.IssueCertificateV2, {
           tenantId: ctx.tenantId,
           principal: `acme:${account.id}`,
