@@ -433,4 +433,66 @@ describe.each(modes)('ACME (%s)', (mode) => {
       expect(acmeErrorType(again)).toBe('alreadyRevoked');
     },
   );
+
+  const certbotIt = hasProgram('certbot') ? it : it.skip;
+  if (!hasProgram('certbot')) console.warn('certbot is not installed: the certbot test is skipped');
+
+  certbotIt('certbot gets a certificate over http-01 (standalone) with EAB, and revokes it', async () => {
+    const key = await createEabKey(tenant);
+    const base = join(dir, 'certbot');
+    const common = [
+      '--non-interactive',
+      '--config-dir',
+      join(base, 'config'),
+      '--work-dir',
+      join(base, 'work'),
+      '--logs-dir',
+      join(base, 'logs'),
+      '--server',
+      directoryOf(tenant),
+    ];
+    const run = await runProgram(
+      'certbot',
+      [
+        'certonly',
+        ...common,
+        '--standalone',
+        '--preferred-challenges',
+        'http',
+        '--http-01-address',
+        '127.0.0.1',
+        '--http-01-port',
+        String(http01Port),
+        '--agree-tos',
+        '-m',
+        'ops@example.test',
+        '--eab-kid',
+        key.keyId,
+        '--eab-hmac-key',
+        key.hmacKey,
+        '-d',
+        'certbot.example.test',
+      ],
+      { timeoutMs: 90_000, env: process.env },
+    );
+    expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({
+      status: 0,
+      stderr: '',
+    });
+    const certPath = join(base, 'config', 'live', 'certbot.example.test', 'cert.pem');
+    const leaf = new X509Certificate(readFileSync(certPath));
+    expect(leaf.subjectAltName).toBe('DNS:certbot.example.test');
+    expect(leaf.subject).toContain('CN=certbot.example.test');
+
+    const revoke = await runProgram(
+      'certbot',
+      ['revoke', ...common, '--cert-path', certPath, '--reason', 'superseded', '--no-delete-after-revoke'],
+      { timeoutMs: 60_000, env: process.env },
+    );
+    expect({ status: revoke.status, stderr: revoke.status === 0 ? '' : revoke.stderr }).toEqual({
+      status: 0,
+      stderr: '',
+    });
+    await eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, tenant.caDer, leaf.serialNumber);
+  });
 });

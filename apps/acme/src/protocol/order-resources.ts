@@ -160,8 +160,10 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
             subjectAlternativeNames: order.identifiers,
           },
         });
-        const chainPem = (issued as { chainPem?: string }).chainPem ?? '';
-        const certificatePem = `${issued.certificatePem.trim()}\n${chainPem.trim() ? `${chainPem.trim()}\n` : ''}`;
+        // RFC 8555 9.1: the leaf, then issuer certificates. A leaf the root signed directly is
+        // followed by the root: clients such as certbot refuse a chain of one certificate.
+        const chainPem = issued.chainPem.trim() || issued.caCertificatePem.trim();
+        const certificatePem = `${issued.certificatePem.trim()}\n${chainPem}\n`;
         await deps.store.finishOrder(order.id, {
           certificateId: issued.certificateId,
           certificatePem,
