@@ -1,12 +1,15 @@
 import 'reflect-metadata';
+import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSealRecipient } from '@ca/custody';
 import { openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
 import { ACME_SCHEMA } from './acme.schema';
+import { EabKeySealer } from './eab/eab-key-sealer';
 import { EabKeys } from './eab/eab-keys';
-import { ACME_MIGRATIONS } from './migrations';
+import { acmeMigrations } from './migrations';
+import { CreateAcmeSchema1766400000000 } from './migrations/1766400000000-create-acme-schema';
 import { AcmeStore } from './protocol/acme-store';
 import { NonceStore } from './protocol/nonce-store';
 
@@ -15,14 +18,29 @@ jest.setTimeout(60_000);
 describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
   let database: TestDatabase;
   let dataSource: DataSource;
+  const sealer = new EabKeySealer(randomBytes(32));
+  // Stands for a row written before EAB keys were sealed; the sealing migration must keep it usable.
+  const legacy = { keyId: 'legacy-key', hmacKey: randomBytes(32) };
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
+    const before = await openSchemaDataSource({
+      url: database.url,
+      schema: ACME_SCHEMA,
+      entities: [],
+      migrations: [CreateAcmeSchema1766400000000],
+    });
+    await before.query('INSERT INTO acme.eab_keys (key_id, tenant_id, hmac_key) VALUES ($1, $2, $3)', [
+      legacy.keyId,
+      'tenant-legacy',
+      legacy.hmacKey,
+    ]);
+    await before.destroy();
     dataSource = await openSchemaDataSource({
       url: database.url,
       schema: ACME_SCHEMA,
       entities: [],
-      migrations: ACME_MIGRATIONS,
+      migrations: acmeMigrations(sealer),
     });
   });
 
@@ -48,13 +66,13 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
   });
 
   it('seals a new EAB key to the requester, binds it to one account only, and disables it', async () => {
-    const eabKeys = new EabKeys(dataSource);
+    const eabKeys = new EabKeys(dataSource, sealer);
     const recipient = createSealRecipient();
     const created = await eabKeys.create('tenant-a', recipient.publicKey);
     const hmacKey = recipient.open(created.sealedHmacKey).toString('utf8');
     expect(Buffer.from(hmacKey, 'base64url')).toHaveLength(32);
     expect(JSON.stringify(created)).not.toContain(hmacKey);
-    expect((await eabKeys.find(created.keyId))?.hmacKey.toString('base64url')).toBe(hmacKey);
+    expect((await eabKeys.find(created.keyId))?.hmacKey?.toString('base64url')).toBe(hmacKey);
     expect(await eabKeys.list('tenant-b')).toEqual([]);
 
     const store = new AcmeStore(dataSource);
@@ -72,5 +90,27 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
     expect(
       await store.createBoundAccount({ ...account, eabKeyId: unused.keyId, thumbprint: 't3' }),
     ).toBeUndefined();
+  });
+
+  it('stores EAB keys only sealed: a key written in clear before is sealed, a moved row does not open', async () => {
+    const unopenable: string[] = [];
+    const eabKeys = new EabKeys(dataSource, sealer, (keyId) => unopenable.push(keyId));
+    expect((await eabKeys.find(legacy.keyId))?.hmacKey?.equals(legacy.hmacKey)).toBe(true);
+    const recipient = createSealRecipient();
+    const created = await eabKeys.create('tenant-a', recipient.publicKey);
+    const hmacKey = Buffer.from(recipient.open(created.sealedHmacKey).toString('utf8'), 'base64url');
+    const rows = (await dataSource.query('SELECT * FROM acme.eab_keys')) as Record<string, unknown>[];
+    for (const row of rows) {
+      for (const value of Object.values(row)) {
+        if (!Buffer.isBuffer(value)) continue;
+        expect(value.includes(hmacKey)).toBe(false);
+        expect(value.includes(legacy.hmacKey)).toBe(false);
+      }
+    }
+    await dataSource.query("UPDATE acme.eab_keys SET tenant_id = 'tenant-b' WHERE key_id = $1", [
+      created.keyId,
+    ]);
+    expect(await eabKeys.find(created.keyId)).toEqual(expect.objectContaining({ hmacKey: undefined }));
+    expect(unopenable).toEqual([created.keyId]);
   });
 });

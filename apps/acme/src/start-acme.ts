@@ -1,14 +1,18 @@
+import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
+import { ConfigError } from '@ca/config';
 import { IssuanceApi } from '@ca/contracts';
+import { loadOrCreateLocalKek } from '@ca/custody';
 import { RpcReplyInterceptor, RpcTraceInterceptor } from '@ca/messaging';
 import { NestPinoLogger } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { ACME_SCHEMA } from './acme.schema';
 import { AcmeModule } from './acme.module';
+import { EabKeySealer } from './eab/eab-key-sealer';
 import { EabKeys } from './eab/eab-keys';
 import { AcmeHousekeeping } from './housekeeping';
-import { ACME_MIGRATIONS } from './migrations';
+import { acmeMigrations } from './migrations';
 import {
   accountOrdersResource,
   accountResource,
@@ -39,15 +43,18 @@ const ID = '([0-9a-fA-F-]{36})';
 /** Starts the acme context: the ACME protocol for every tenant, behind the gateway's `/acme/` edge. */
 export async function startAcme(runtime: ServiceRuntime): Promise<RunningService> {
   const { config, messaging, logger } = runtime;
+  const sealer = openEabKeySealer(runtime);
   const dataSource = await openSchemaDataSource({
     url: runtime.databaseUrl,
     schema: ACME_SCHEMA,
     entities: [],
-    migrations: ACME_MIGRATIONS,
+    migrations: acmeMigrations(sealer),
   });
   const store = new AcmeStore(dataSource);
   const nonces = new NonceStore(dataSource);
-  const eabKeys = new EabKeys(dataSource);
+  const eabKeys = new EabKeys(dataSource, sealer, (keyId, tenantId) =>
+    logger.warn({ keyId, tenantId }, 'stored EAB key does not open (altered, moved or another KEK)'),
+  );
   const issuance = messaging.rpcClient<IssuanceApi>();
   const limiter = new AcmeRateLimiter();
   const resolver = new TargetResolver({
@@ -123,4 +130,19 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
       await dataSource.destroy();
     }),
   };
+}
+
+/** EAB keys are sealed under a KEK of the acme context's own (in embedded mode, its own file). */
+function openEabKeySealer({ config }: ServiceRuntime): EabKeySealer {
+  try {
+    const kek = loadOrCreateLocalKek({
+      kekBase64: config.caKek,
+      dataDir: join(config.dataDir, 'acme'),
+      embedded: config.embedded,
+    });
+    return new EabKeySealer(kek);
+  } catch (error) {
+    const problem = error instanceof Error ? error.message.replace(/^CA_KEK:?\s*/, '') : 'is not usable';
+    throw new ConfigError('CA_KEK', problem);
+  }
 }

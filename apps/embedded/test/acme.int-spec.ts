@@ -1,8 +1,9 @@
 import 'reflect-metadata';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createPrivateKey } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from 'pg';
 import { RawAcmeClient, acmeErrorType } from './support/acme-client';
 import { TestTenant, adminRequest, createTenant } from './support/admin-api';
 import { freePorts } from './support/http';
@@ -13,7 +14,8 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
 /**
  * ACME (docs/api.md#acme) driven by a real client, lego, over both challenge types, and by hand
  * (jose) for what a real client never does: no EAB, spent or wrong nonces, a wrong url, a name
- * outside the tenant's policy, another tenant's EAB key.
+ * outside the tenant's policy, another tenant's EAB key, a stored EAB key moved to another tenant,
+ * revokeCert signed by the certificate's own key or by a stranger.
  */
 jest.setTimeout(120_000);
 
@@ -44,7 +46,11 @@ describe.each(modes)('ACME (%s)', (mode) => {
         ACME_ALLOW_PRIVATE_TARGETS: 'true',
       },
     });
-    tenant = await createTenant(sut, { commonName: 'ACME Test Root' });
+    tenant = await createTenant(sut, {
+      commonName: 'ACME Test Root',
+      organization: 'Example Holdings',
+      country: 'DE',
+    });
     other = await createTenant(sut, { commonName: 'Other Tenant Root' });
     const policy = await adminRequest(sut, 'PUT', '/v2/policy', tenant.bearer, {
       allowedDnsSuffixes: ['example.test'],
@@ -221,6 +227,50 @@ describe.each(modes)('ACME (%s)', (mode) => {
     expect(acmeErrorType(refused)).toBe('unauthorized');
   });
 
+  it('keeps EAB keys sealed at rest: no key in the table, usable after a restart, refused once moved', async () => {
+    const kept = await createEabKey(tenant);
+    const moved = await createEabKey(tenant);
+    const db = new Client({ connectionString: sut.databaseUrl });
+    await db.connect();
+    try {
+      const { rows } = await db.query<Record<string, unknown>>('SELECT * FROM acme.eab_keys');
+      expect(rows.length).toBeGreaterThanOrEqual(2);
+      for (const { hmacKey } of [kept, moved]) {
+        const raw = Buffer.from(hmacKey, 'base64url');
+        const texts = [hmacKey, raw.toString('base64'), raw.toString('hex')];
+        for (const value of rows.flatMap((row) => Object.values(row))) {
+          if (Buffer.isBuffer(value)) expect(value.includes(raw)).toBe(false);
+          else for (const text of texts) expect(String(value)).not.toContain(text);
+        }
+      }
+      await db.query('UPDATE acme.eab_keys SET tenant_id = $1 WHERE key_id = $2', [
+        other.tenantId,
+        moved.keyId,
+      ]);
+    } finally {
+      await db.end();
+    }
+    await sut.restart();
+
+    const openAccount = async (t: TestTenant, key: { keyId: string; hmacKey: string }) => {
+      const client = await RawAcmeClient.create(directoryOf(t));
+      const url = client.directory.newAccount;
+      return client.post(
+        url,
+        await client.jws(url, {
+          termsOfServiceAgreed: true,
+          externalAccountBinding: await client.externalAccountBinding(key.keyId, key.hmacKey),
+        }),
+      );
+    };
+    expect((await openAccount(tenant, kept)).status).toBe(201);
+    for (const t of [other, tenant]) {
+      const refused = await openAccount(t, moved);
+      expect(refused.status).toBe(403);
+      expect(acmeErrorType(refused)).toBe('unauthorized');
+    }
+  });
+
   const legoIt = hasProgram('lego') ? it : it.skip;
   if (!hasProgram('lego')) console.warn('lego is not installed: the ACME real-client tests are skipped');
 
@@ -269,6 +319,13 @@ describe.each(modes)('ACME (%s)', (mode) => {
       const leafPem = chain.slice(0, chain.indexOf('-----END CERTIFICATE-----') + 25);
       const leaf = new X509Certificate(leafPem);
       expect(leaf.subjectAltName).toBe('DNS:app.example.test');
+      // docs/api.md#acme-certificate-profile: CN the identifier, O and C the tenant CA's.
+      expect(leaf.subject.split('\n').sort()).toEqual([
+        'C=DE',
+        'CN=app.example.test',
+        'O=Example Holdings',
+        'OU=Domain Control Validated',
+      ]);
       writeFileSync(join(dir, 'ca.pem'), tenant.caPem);
       writeFileSync(join(dir, 'leaf.pem'), chain);
       const verified = await opensslAsync([
@@ -317,5 +374,125 @@ describe.each(modes)('ACME (%s)', (mode) => {
     );
     expect(outside.status).not.toBe(0);
     expect(outside.stderr).toContain('rejectedIdentifier');
+  });
+
+  legoIt(
+    'revokeCert: refused to another account and for a bad reason, done with the certificate key, then alreadyRevoked',
+    async () => {
+      const path = join(dir, 'lego-revoke');
+      const run = await lego(
+        tenant,
+        ['--domains', 'rev.example.test', '--http', '--http.port', `127.0.0.1:${http01Port}`, 'run'],
+        path,
+      );
+      expect(run.status).toBe(0);
+      const leaf = new X509Certificate(readFileSync(join(path, 'certificates', 'rev.example.test.crt')));
+      const certificate = leaf.raw.toString('base64url');
+
+      // An account of the same tenant that did not order it (RFC 8555 7.6).
+      const stranger = await RawAcmeClient.create(directoryOf(tenant));
+      const strangerKey = await createEabKey(tenant);
+      const newAccount = stranger.directory.newAccount;
+      const opened = await stranger.post(
+        newAccount,
+        await stranger.jws(newAccount, {
+          externalAccountBinding: await stranger.externalAccountBinding(
+            strangerKey.keyId,
+            strangerKey.hmacKey,
+          ),
+        }),
+      );
+      expect(opened.status).toBe(201);
+      const revokeUrl = stranger.directory.revokeCert;
+      const asStranger = { jwk: undefined, kid: opened.headers.get('location')! };
+      const byStranger = await stranger.post(
+        revokeUrl,
+        await stranger.jws(revokeUrl, { certificate }, asStranger),
+      );
+      expect(byStranger.status).toBe(403);
+      expect(acmeErrorType(byStranger)).toBe('unauthorized');
+      // A key that is neither the account's nor the certificate's.
+      const otherKey = await stranger.withNewKey();
+      const byOtherKey = await otherKey.post(revokeUrl, await otherKey.jws(revokeUrl, { certificate }));
+      expect(acmeErrorType(byOtherKey)).toBe('unauthorized');
+
+      // Signed by the certificate's own key, jwk in the header.
+      const holder = stranger.withKey(
+        createPrivateKey(readFileSync(join(path, 'certificates', 'rev.example.test.key'))),
+      );
+      for (const reason of [2, 6, 7, 8, 10, 'keyCompromise']) {
+        const refused = await holder.post(revokeUrl, await holder.jws(revokeUrl, { certificate, reason }));
+        expect(refused.status).toBe(400);
+        expect(acmeErrorType(refused)).toBe('badRevocationReason');
+      }
+      const revoked = await holder.post(revokeUrl, await holder.jws(revokeUrl, { certificate, reason: 1 }));
+      expect(revoked.status).toBe(200);
+      await eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, tenant.caDer, leaf.serialNumber);
+      const again = await holder.post(revokeUrl, await holder.jws(revokeUrl, { certificate, reason: 4 }));
+      expect(again.status).toBe(400);
+      expect(acmeErrorType(again)).toBe('alreadyRevoked');
+    },
+  );
+
+  const certbotIt = hasProgram('certbot') ? it : it.skip;
+  if (!hasProgram('certbot')) console.warn('certbot is not installed: the certbot test is skipped');
+
+  certbotIt('certbot gets a certificate over http-01 (standalone) with EAB, and revokes it', async () => {
+    const key = await createEabKey(tenant);
+    const base = join(dir, 'certbot');
+    const common = [
+      '--non-interactive',
+      '--config-dir',
+      join(base, 'config'),
+      '--work-dir',
+      join(base, 'work'),
+      '--logs-dir',
+      join(base, 'logs'),
+      '--server',
+      directoryOf(tenant),
+    ];
+    const run = await runProgram(
+      'certbot',
+      [
+        'certonly',
+        ...common,
+        '--standalone',
+        '--preferred-challenges',
+        'http',
+        '--http-01-address',
+        '127.0.0.1',
+        '--http-01-port',
+        String(http01Port),
+        '--agree-tos',
+        '-m',
+        'ops@example.test',
+        '--eab-kid',
+        key.keyId,
+        '--eab-hmac-key',
+        key.hmacKey,
+        '-d',
+        'certbot.example.test',
+      ],
+      { timeoutMs: 90_000, env: process.env },
+    );
+    expect({ status: run.status, stderr: run.status === 0 ? '' : run.stderr }).toEqual({
+      status: 0,
+      stderr: '',
+    });
+    const certPath = join(base, 'config', 'live', 'certbot.example.test', 'cert.pem');
+    const leaf = new X509Certificate(readFileSync(certPath));
+    expect(leaf.subjectAltName).toBe('DNS:certbot.example.test');
+    expect(leaf.subject).toContain('CN=certbot.example.test');
+
+    const revoke = await runProgram(
+      'certbot',
+      ['revoke', ...common, '--cert-path', certPath, '--reason', 'superseded', '--no-delete-after-revoke'],
+      { timeoutMs: 60_000, env: process.env },
+    );
+    expect({ status: revoke.status, stderr: revoke.status === 0 ? '' : revoke.stderr }).toEqual({
+      status: 0,
+      stderr: '',
+    });
+    await eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, tenant.caDer, leaf.serialNumber);
   });
 });

@@ -16,6 +16,7 @@ const OTHERS: ServiceName[] = ['gateway', 'revocation', 'ocsp-responder', 'acme'
 const MAY_REQUEST: Record<ServiceName, string[]> = {
   gateway: [
     'issuance.ca.initialize',
+    'issuance.ca.list',
     'issuance.certificate.issue',
     'issuance.certificate.issue-v2',
     'issuance.certificate.renew',
@@ -28,7 +29,12 @@ const MAY_REQUEST: Record<ServiceName, string[]> = {
   issuance: [],
   revocation: ['issuance.crl.sign'],
   'ocsp-responder': ['issuance.ocsp-signer.issue'],
-  acme: ['issuance.certificate.issue-v2', 'issuance.certificate.revoke', 'issuance.policy.get'],
+  acme: [
+    'issuance.certificate.issue-v2',
+    'issuance.certificate.revoke',
+    'issuance.policy.get',
+    'issuance.ca.list',
+  ],
 };
 const ALL_REQUESTS = [...new Set(Object.values(MAY_REQUEST).flat())];
 
@@ -294,7 +300,7 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
               filter_subject: 'ca.events.p07.>',
             }),
           ),
-        ).toBe(service === 'gateway');
+        ).toBe(service === 'gateway' || service === 'acme');
         for (const other of SERVICES.filter((s) => s !== service)) {
           expect([
             service,

@@ -2,11 +2,12 @@ import { randomBytes } from 'node:crypto';
 import { CaError, CreateEabKeyResult, EabKeySummary } from '@ca/contracts';
 import { sealTo } from '@ca/custody';
 import { DataSource } from 'typeorm';
+import { EabKeySealer } from './eab-key-sealer';
 
 interface EabKeyRow {
   key_id: string;
   tenant_id: string;
-  hmac_key: Buffer;
+  sealed_hmac_key: Buffer;
   created_at: Date;
   bound_account_id: string | null;
   disabled_at: Date | null;
@@ -16,17 +17,23 @@ interface EabKeyRow {
 export interface EabKey {
   keyId: string;
   tenantId: string;
-  hmacKey: Buffer;
+  /** Undefined when the stored key does not open (altered, moved to another row, another KEK). */
+  hmacKey?: Buffer;
   boundAccountId?: string;
   disabled: boolean;
 }
 
 /**
  * External Account Binding keys (docs/api.md#acme-external-account-binding): made here, the only
- * place that verifies them; the HMAC key leaves once, sealed to the gateway's ephemeral key.
+ * place that verifies them; the HMAC key leaves once, sealed to the gateway's ephemeral key, and
+ * is stored only sealed under the acme KEK (`EabKeySealer`).
  */
 export class EabKeys {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly sealer: EabKeySealer,
+    private readonly onUnopenable: (keyId: string, tenantId: string) => void = () => undefined,
+  ) {}
 
   async create(tenantId: string, recipientPublicKey: string): Promise<CreateEabKeyResult> {
     const keyId = randomBytes(16).toString('base64url');
@@ -38,8 +45,8 @@ export class EabKeys {
       throw CaError.validation([{ field: 'recipientPublicKey', message: 'must be an X25519 public key' }]);
     }
     const [row] = (await this.dataSource.query(
-      'INSERT INTO acme.eab_keys (key_id, tenant_id, hmac_key) VALUES ($1, $2, $3) RETURNING created_at',
-      [keyId, tenantId, hmacKey],
+      'INSERT INTO acme.eab_keys (key_id, tenant_id, sealed_hmac_key) VALUES ($1, $2, $3) RETURNING created_at',
+      [keyId, tenantId, this.sealer.seal({ tenantId, keyId }, hmacKey)],
     )) as { created_at: Date }[];
     return { keyId, createdAt: row.created_at.toISOString(), sealedHmacKey: sealed };
   }
@@ -69,10 +76,16 @@ export class EabKeys {
       keyId,
     ])) as EabKeyRow[];
     if (!row) return undefined;
+    let hmacKey: Buffer | undefined;
+    try {
+      hmacKey = this.sealer.open({ tenantId: row.tenant_id, keyId: row.key_id }, row.sealed_hmac_key);
+    } catch {
+      this.onUnopenable(row.key_id, row.tenant_id);
+    }
     return {
       keyId: row.key_id,
       tenantId: row.tenant_id,
-      hmacKey: row.hmac_key,
+      hmacKey,
       boundAccountId: row.bound_account_id ?? undefined,
       disabled: row.disabled_at !== null,
     };

@@ -58,6 +58,9 @@ describe('External Account Binding (RFC 8555 7.3.4)', () => {
       /^unauthorized .*bound/,
     );
     expect(await typeOf(verify(binding, accountJwk, null))).toMatch(/^unauthorized unknown/);
+    expect(await typeOf(verify(binding, accountJwk, { ...key, hmacKey: undefined }))).toMatch(
+      /^unauthorized .*cannot be used/,
+    );
     const forged = await setup({ mac: randomBytes(32) });
     expect(await typeOf(verify(forged.binding, forged.accountJwk))).toMatch(/^unauthorized .*MAC/);
   });

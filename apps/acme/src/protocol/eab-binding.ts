@@ -47,6 +47,8 @@ export async function verifyExternalAccountBinding(
   if (!key || key.tenantId !== options.tenantId) throw unauthorized('unknown external account key');
   if (key.disabled) throw unauthorized('this external account key is disabled');
   if (key.boundAccountId) throw unauthorized('this external account key is already bound to an account');
+  // A stored key that does not open was altered or moved: as unusable as a wrong MAC.
+  if (!key.hmacKey) throw unauthorized('this external account key cannot be used');
   let payload: Uint8Array;
   try {
     ({ payload } = await flattenedVerify(

@@ -7,6 +7,7 @@ import { AcmeRateLimiter } from './acme-rate-limiter';
 import { json } from './acme-reply';
 import { AcmeResource, asProblem } from './acme-server';
 import { AcmeStore, Order } from './acme-store';
+import { acmeSubject } from './certificate-subject';
 import { AcmeUrls, authorizationView, challengeView, orderView } from './acme-views';
 import { PolicyLookup, nameAllowed, readIdentifiers } from './identifier-policy';
 import { jsonPayload, thumbprint } from './jws-request';
@@ -141,25 +142,28 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
       if (!(await deps.store.startFinalizing(order.id))) {
         throw new AcmeProblem('orderNotReady', 'the order is being finalized already', 403);
       }
-      const commonName = order.identifiers.find((name) => name.length <= 64) ?? order.identifiers[0];
       try {
+        const subject = await acmeSubject(
+          deps.issuance,
+          { tenantId: ctx.tenantId, principal: `acme:${account.id}` },
+          order.identifiers,
+        );
         const issued = await deps.issuance.send(IssuancePattern.IssueCertificateV2, {
           tenantId: ctx.tenantId,
           principal: `acme:${account.id}`,
           subjectPublicKey: { format: 'spki', der: subjectPublicKey.toString('base64') },
           request: {
             clientId: `acme:${account.id}`,
-            commonName,
-            organization: 'ACME',
-            organizationalUnit: 'ACME',
-            country: 'US',
+            ...subject,
             validityDays: ACME_VALIDITY_DAYS,
             usage: 'Server',
             subjectAlternativeNames: order.identifiers,
           },
         });
-        const chainPem = (issued as { chainPem?: string }).chainPem ?? '';
-        const certificatePem = `${issued.certificatePem.trim()}\n${chainPem.trim() ? `${chainPem.trim()}\n` : ''}`;
+        // RFC 8555 9.1: the leaf, then issuer certificates. A leaf the root signed directly is
+        // followed by the root: clients such as certbot refuse a chain of one certificate.
+        const chainPem = issued.chainPem.trim() || issued.caCertificatePem.trim();
+        const certificatePem = `${issued.certificatePem.trim()}\n${chainPem}\n`;
         await deps.store.finishOrder(order.id, {
           certificateId: issued.certificateId,
           certificatePem,

@@ -1,3 +1,4 @@
+import { KeyObject, createPublicKey } from 'node:crypto';
 import { CryptoKey, FlattenedSign, JWK, exportJWK, generateKeyPair } from 'jose';
 import { HttpAnswer, http } from './http';
 
@@ -6,7 +7,7 @@ export class RawAcmeClient {
   private constructor(
     readonly directoryUrl: string,
     readonly directory: Record<string, string>,
-    readonly privateKey: CryptoKey,
+    readonly privateKey: CryptoKey | KeyObject,
     readonly jwk: JWK,
   ) {}
 
@@ -21,6 +22,12 @@ export class RawAcmeClient {
   async withNewKey(): Promise<RawAcmeClient> {
     const { privateKey, publicKey } = await generateKeyPair('ES256');
     return new RawAcmeClient(this.directoryUrl, this.directory, privateKey, await exportJWK(publicKey));
+  }
+
+  /** The same directory, signing with a given P-256 key (e.g. a certificate's, RFC 8555 7.6). */
+  withKey(privateKey: KeyObject): RawAcmeClient {
+    const jwk = createPublicKey(privateKey).export({ format: 'jwk' }) as JWK;
+    return new RawAcmeClient(this.directoryUrl, this.directory, privateKey, jwk);
   }
 
   /** The inner JWS of keyChange: signed by this (new) key, no nonce. */

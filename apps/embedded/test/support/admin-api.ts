@@ -71,7 +71,13 @@ export async function adminRequest(
  */
 export async function createTenant(
   sut: SystemUnderTest,
-  options: { ca?: boolean; validityYears?: number; commonName?: string } = {},
+  options: {
+    ca?: boolean;
+    validityYears?: number;
+    commonName?: string;
+    organization?: string;
+    country?: string;
+  } = {},
 ): Promise<TestTenant> {
   const tenantId = randomUUID();
   const bearer = await sut.tokens.sign(tenantId);
@@ -84,8 +90,8 @@ export async function createTenant(
   if (options.ca !== false) {
     const answer = await post('/v1/ca/initialize', {
       commonName: options.commonName ?? 'Lifecycle Test Root',
-      organization: 'Acme Corp',
-      country: 'US',
+      organization: options.organization ?? 'Acme Corp',
+      country: options.country ?? 'US',
       validityYears: options.validityYears ?? 10,
     });
     if (answer.status !== 200) throw new Error(`initializing the CA failed: ${answer.status} ${answer.text}`);

@@ -60,7 +60,7 @@ export async function serviceEnvironment(options: {
       issuance: { CA_KEK: randomBytes(32).toString('base64'), HEALTH_PORT: String(issuanceHealth) },
       revocation: { HEALTH_PORT: String(revocationHealth) },
       'ocsp-responder': { CA_KEK: randomBytes(32).toString('base64') },
-      acme: { HEALTH_PORT: String(acmeHealth) },
+      acme: { CA_KEK: randomBytes(32).toString('base64'), HEALTH_PORT: String(acmeHealth) },
     },
     healthUrls: {
       gateway: `${gatewayUrl}/health/ready`,
