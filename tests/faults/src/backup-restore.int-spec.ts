@@ -22,7 +22,7 @@ import {
  * and in the CRL, an audit chain that verifies, and a CA key that still signs.
  */
 const APP_ROOT = resolve(__dirname, '../../..');
-const BACKUP_SCHEMAS = ['gateway', 'issuance', 'revocation', 'ocsp'];
+const BACKUP_SCHEMAS = ['gateway', 'issuance', 'revocation', 'ocsp', 'acme'];
 const real = Boolean(process.env.DATABASE_URL && process.env.NATS_URL);
 if (!real) console.warn('backup and restore: DATABASE_URL/NATS_URL not set, skipped');
 
