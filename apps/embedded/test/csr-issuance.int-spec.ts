@@ -227,13 +227,14 @@ describe.each(modes)('CSR issuance over HTTP (%s)', (mode) => {
       expect(problem.detail).toContain('RSA-2048');
     });
 
-    it('refuses a P-384 request until that key type is allowed', async () => {
-      const { csrPem } = opensslCsr('p384', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384']);
-      expectProblem(
-        await tenant.post('/v2/certificates', serverBody({ csrPem })),
-        400,
-        'CSR_KEY_NOT_ALLOWED',
-      );
+    it.each([
+      ['P-384', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-384']],
+      ['RSA-3072', ['-newkey', 'rsa:3072']],
+    ])('certifies a %s request, the key of the request', async (name, args) => {
+      const { csrPem, spki } = opensslCsr(name.toLowerCase(), args);
+      const body = issued(await tenant.post('/v2/certificates', serverBody({ csrPem })));
+      expect(certificateSpki(body.certificatePem)).toEqual(spki);
+      expect(body).not.toHaveProperty('privateKeyPem');
     });
 
     it('accepts the CSR with CRLF line ends, as Windows tools write it', async () => {
