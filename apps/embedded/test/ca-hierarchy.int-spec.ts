@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, connect } from 'node:tls';
-import { pemToDer } from '@ca/pki';
+import { derToPem, pemToDer } from '@ca/pki';
 import { IssuedCertificate, TestTenant, createTenant, issueBody } from './support/admin-api';
 import { http } from './support/http';
 import { httpsGet, startNginx } from './support/nginx';
@@ -59,6 +59,23 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
       '-CAfile',
       file('root.pem', rootPem),
       ...(leaf.chainPem ? ['-untrusted', file('chain.pem', leaf.chainPem)] : []),
+      file('leaf.pem', leaf.certificatePem),
+    ]);
+
+  /** openssl checks every certificate of the chain against its issuer's CRL (RFC 5280 6.3). */
+  const verifyWithCrls = (rootPem: string, leaf: Issued, rootCrlDer: Buffer, crlDer: Buffer) =>
+    opensslAsync([
+      'verify',
+      '-x509_strict',
+      '-crl_check_all',
+      '-CRLfile',
+      file('chain-root.crl.pem', derToPem(new Uint8Array(rootCrlDer), 'X509 CRL')),
+      '-CRLfile',
+      file('chain-leaves.crl.pem', derToPem(new Uint8Array(crlDer), 'X509 CRL')),
+      '-CAfile',
+      file('root.pem', rootPem),
+      '-untrusted',
+      file('chain.pem', leaf.chainPem),
       file('leaf.pem', leaf.certificatePem),
     ]);
 
@@ -194,6 +211,42 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
       expect(ocsp.stderr).toMatch(/Response verify OK/);
     });
 
+    it('publishes root.crl signed by the root (openssl verifies it), with ETag and 304, and openssl checks the whole chain against both CRLs', async () => {
+      const base = `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}`;
+      const { der, crl, contentType } = await eventuallyCrl(
+        sut.pkiUrl,
+        tenant.tenantId,
+        () => true,
+        'root.crl',
+        'root.crl',
+      );
+      expect(contentType).toBe('application/pkix-crl');
+      expect(crl.entries).toHaveLength(0);
+      const rootCrlPem = file('root-crl.pem', derToPem(new Uint8Array(der), 'X509 CRL'));
+      const checked = await opensslAsync([
+        'crl',
+        '-in',
+        rootCrlPem,
+        '-CAfile',
+        file('root.pem', ca.certificatePem),
+        '-noout',
+        '-issuer',
+      ]);
+      expect(checked.stderr).toMatch(/verify OK/);
+      expect(checked.stdout).toMatch(/CN = Hierarchy Root\n/);
+      expect(checked.stdout).not.toContain('Issuing CA');
+      const first = await http(`${base}/root.crl`);
+      expect(first.headers.get('etag')).toBeTruthy();
+      expect(first.headers.get('last-modified')).toBeTruthy();
+      expect(first.headers.get('cache-control')).toMatch(/max-age=/);
+      const again = await http(`${base}/root.crl`, {
+        headers: { 'if-none-match': first.headers.get('etag')! },
+      });
+      expect(again.status).toBe(304);
+      const { der: leafCrl } = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true);
+      expect(await verifyWithCrls(ca.certificatePem, leaf, der, leafCrl)).toMatchObject({ status: 0 });
+    });
+
     it('keeps a leaf within its issuer: validityDays past the issuing CA is 400 on validityDays', async () => {
       const answer = await tenant.post('/v1/certificates', issueBody({ validityDays: 3650 }));
       expect(answer.status).toBe(400);
@@ -310,13 +363,16 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
     },
   );
 
-  it('RootOnly: the root signs leaves, chainPem is empty and issuing-ca.pem is 404', async () => {
+  it('RootOnly: the root signs leaves, chainPem is empty, issuing-ca.pem and root.crl are 404', async () => {
     const { tenant, ca } = await v2Tenant({ hierarchy: 'RootOnly' });
     expect(ca.issuingCa).toBeUndefined();
     const leaf = (await tenant.issue(issueBody())) as Issued;
     expect(leaf.chainPem).toBe('');
     expect(await verify(ca.certificatePem, leaf)).toMatchObject({ status: 0 });
     expect((await http(`${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/issuing-ca.pem`)).status).toBe(404);
+    // Its leaves' CDP is /crl; a root that signs leaves has no CRL of its own.
+    await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true);
+    expect((await http(`${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/root.crl`)).status).toBe(404);
   });
 
   it('v1 tenants are unchanged: a root only, leaves with an empty chainPem, caIssuers ca.crt', async () => {

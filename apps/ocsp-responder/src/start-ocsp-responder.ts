@@ -26,7 +26,7 @@ import {
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { StatusChangeListener } from './certificate-status/status-change.listener';
-import { CrlStore } from './crls/crl.store';
+import { CrlStore, ROOT_CRLS } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
 import { OcspHttp } from './ocsp/ocsp.http';
 import { OcspResponseCache } from './ocsp/ocsp-response.cache';
@@ -59,6 +59,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const caCertificates = new CaCertificateStore(dataSource);
   const statuses = new CertificateStatusProjection(dataSource);
   const crls = new CrlStore(dataSource, messaging.blobs);
+  const rootCrls = new CrlStore(dataSource, messaging.blobs, ROOT_CRLS);
   const signers = new OcspSignerKeeper(dataSource, custody, issuance);
   const responder = new OcspResponder(
     caCertificates,
@@ -80,7 +81,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   configureMetricsAccess({ token: config.metricsToken });
   app.use(publicMetricsMiddleware);
   const ocsp = new OcspHttp(responder);
-  routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, ocsp }));
+  routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, rootCrls, ocsp }));
   if (config.ocsp.fastFront)
     installOcspFastFront(
       app.getHttpServer(),
@@ -111,7 +112,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
       [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
       [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
-      [EventType.CrlPublished]: each((e) => crls.apply(e)),
+      [EventType.CrlPublished]: each((e) => (e.payload.issuer === 'root' ? rootCrls : crls).apply(e)),
     },
     deadLetters,
   );
@@ -126,6 +127,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   replays.start();
   signers.start();
   crls.copyPending(); // what a previous run left pending
+  rootCrls.copyPending();
   // Embedded, the database is this process's alone: no other replica can revoke.
   await statuses.watchChanges({ otherReplicas: !config.embedded });
   const statusChanges = config.embedded
@@ -153,6 +155,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       await replays.stop();
       await signers.stop();
       await crls.stop();
+      await rootCrls.stop();
       await statuses.stopWatching();
       await statusChanges?.stop();
       await issuance.close();

@@ -1,5 +1,12 @@
 import { Logger } from '@nestjs/common';
-import { CaError, ErrorCode, SignCrlCommand, SignCrlResult, validateDto } from '@ca/contracts';
+import {
+  CaError,
+  ErrorCode,
+  ROOT_CRL_ISSUER,
+  SignCrlCommand,
+  SignCrlResult,
+  validateDto,
+} from '@ca/contracts';
 import { BlobStore } from '@ca/messaging';
 import {
   assertTbsCertListLints,
@@ -8,12 +15,16 @@ import {
   signatureAlgorithmOf,
   signTbs,
 } from '@ca/pki';
-import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
+import {
+  CertificateAuthoritySigner,
+  OpenedAuthority,
+} from '../certificate-authority/certificate-authority.signer';
 import { CrlLedgerCheck } from './crl-ledger-check';
 
 /**
  * Signs a CRL the revocation context assembled (Boulder's split: it builds the CRL, the CA key
- * stays here). Only a TBSCertList of this tenant's CA is signed: the DER is inspected first, so
+ * stays here). Only a TBSCertList of this tenant's CA (the one that signs leaves, or the root for
+ * root.crl) is signed: the DER is inspected first, so
  * the key can never be made to sign a certificate or anything else; and its entries, times and
  * number must agree with issuance's own ledger (CrlLedgerCheck), so whoever reaches the bus cannot
  * have a revoked serial dropped or the CRLNumber exhausted.
@@ -29,7 +40,7 @@ export class SignCrlHandler {
 
   async execute(input: SignCrlCommand): Promise<SignCrlResult> {
     const command = await validateDto(SignCrlCommand, input);
-    const { authority, privateKey } = await this.signer.forTenant(command.tenantId);
+    const { authority, privateKey } = await this.authorityOf(command);
     const tbs = await this.blobs.get(command.tbsBlobRef);
     if (!tbs)
       throw CaError.validation([{ field: 'tbsBlobRef', message: 'no TBSCertList under this reference' }]);
@@ -66,5 +77,20 @@ export class SignCrlHandler {
     assertTbsCertListLints(tbs); // docs/lints.md
     const signature = await signTbs(tbs, privateKey);
     return { signature: Buffer.from(signature).toString('base64') };
+  }
+
+  /**
+   * The CA whose CRL this is: the one that signs leaves (`/crl`), or the root (`root.crl`,
+   * docs/api.md#distribution-points). A root that signs leaves itself has one CRL only, `/crl`:
+   * a root CRL asked for it is refused, so its numbers and entries stay those of `/crl`.
+   */
+  private async authorityOf(command: SignCrlCommand): Promise<OpenedAuthority> {
+    const leaves = await this.signer.forTenant(command.tenantId);
+    if (command.issuer !== ROOT_CRL_ISSUER) return leaves;
+    const root = await this.signer.rootOf(command.tenantId);
+    if (root.authority.id === leaves.authority.id) {
+      throw new CaError(ErrorCode.Forbidden, 'This tenant has no issuing CA: its root publishes /crl only.');
+    }
+    return root;
   }
 }

@@ -32,6 +32,15 @@ export class RevocationLedger {
          ON CONFLICT (tenant_id) DO NOTHING`,
         [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter],
       );
+      // With an issuing CA, the root issues a CRL of its own: root.crl (docs/api.md#distribution-points).
+      const { payload } = event;
+      if (payload.issuingCaId && payload.caId !== caId) {
+        await manager.query(
+          `INSERT INTO revocation.root_crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after)
+           VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id) DO NOTHING`,
+          [tenantId, payload.caId, Buffer.from(payload.certificateDer, 'base64'), payload.notAfter],
+        );
+      }
     });
   }
 

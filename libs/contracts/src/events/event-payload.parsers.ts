@@ -111,6 +111,7 @@ const SHAPES: Record<string, PayloadShape> = {
     nextUpdate: required(instant),
     blobRef: required(text),
     sha256: required(sha256Hex),
+    issuer: optional(oneOf(['root'])),
   },
   [EventType.TenantUpdated]: {
     tenantId: required(uuid),
