@@ -37,7 +37,8 @@ import { PublicSurfaceRouter, publicSurfaceRouter } from './http/public-surface.
 import { OcspResponderModule } from './ocsp-responder.module';
 import { fastAnswerMetrics, publicSurfaceRouteOf, registerResponderGauges } from './observability';
 import { OCSP_SCHEMA } from './ocsp.schema';
-import { OcspSignerKeeper } from './signers/ocsp-signer.keeper';
+import { OcspSignerKeeper, ROOT_SIGNERS } from './signers/ocsp-signer.keeper';
+import { IssuingCaAnswers } from './ocsp/issuing-ca-answers';
 
 /** Durable consumer name: the responder's position in the event stream. */
 export const OCSP_CONSUMER = 'ocsp-responder';
@@ -61,12 +62,16 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const crls = new CrlStore(dataSource, messaging.blobs);
   const rootCrls = new CrlStore(dataSource, messaging.blobs, ROOT_CRLS);
   const signers = new OcspSignerKeeper(dataSource, custody, issuance);
+  // A second signer per tenant with an issuing CA, certified by the root, answers for that CA.
+  const rootSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ROOT_SIGNERS);
+  const ocspLimits = { ...DEFAULT_OCSP_LIMITS, ...config.ocsp };
   const responder = new OcspResponder(
     caCertificates,
     statuses,
     signers,
     new OcspResponseCache(config.ocsp.cacheMaxBytes),
-    { ...DEFAULT_OCSP_LIMITS, ...config.ocsp },
+    ocspLimits,
+    new IssuingCaAnswers(caCertificates, rootSigners, ocspLimits.validitySeconds),
   );
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   const app = await NestFactory.create<NestExpressApplication>(OcspResponderModule.register({ ready }), {
@@ -106,9 +111,11 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
         for (const e of events) {
           await caCertificates.apply(e);
           void signers.ensure(e.tenantId);
+          if (e.payload.issuingCaId) void rootSigners.ensure(e.tenantId);
         }
       },
       // Issuances come in bursts: one transaction per run instead of one per certificate.
+      [EventType.CaRevoked]: each((e) => caCertificates.applyCaRevoked(e)),
       [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
       [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
       [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
@@ -126,6 +133,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const replays = new DeadLetterReplayer(deadLetters, OCSP_CONSUMER, routes);
   replays.start();
   signers.start();
+  rootSigners.start();
   crls.copyPending(); // what a previous run left pending
   rootCrls.copyPending();
   // Embedded, the database is this process's alone: no other replica can revoke.
@@ -154,6 +162,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       await subscription.stop();
       await replays.stop();
       await signers.stop();
+      await rootSigners.stop();
       await crls.stop();
       await rootCrls.stop();
       await statuses.stopWatching();

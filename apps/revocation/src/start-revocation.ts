@@ -51,6 +51,9 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
         void publisher.request(e.tenantId);
         void rootPublisher.request(e.tenantId);
       }),
+      [EventType.CaRevoked]: each(async (e) => {
+        if (await ledger.recordCaRevocation(e)) void rootPublisher.request(e.tenantId);
+      }),
       [EventType.CertificateRevoked]: each(async (e) => {
         // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
         if (await ledger.recordRevocation(e)) void publisher.request(e.tenantId);

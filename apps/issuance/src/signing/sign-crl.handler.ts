@@ -1,12 +1,5 @@
 import { Logger } from '@nestjs/common';
-import {
-  CaError,
-  ErrorCode,
-  ROOT_CRL_ISSUER,
-  SignCrlCommand,
-  SignCrlResult,
-  validateDto,
-} from '@ca/contracts';
+import { CaError, ErrorCode, SignCrlCommand, SignCrlResult, validateDto } from '@ca/contracts';
 import { BlobStore } from '@ca/messaging';
 import {
   assertTbsCertListLints,
@@ -15,10 +8,7 @@ import {
   signatureAlgorithmOf,
   signTbs,
 } from '@ca/pki';
-import {
-  CertificateAuthoritySigner,
-  OpenedAuthority,
-} from '../certificate-authority/certificate-authority.signer';
+import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 import { CrlLedgerCheck } from './crl-ledger-check';
 
 /**
@@ -40,7 +30,7 @@ export class SignCrlHandler {
 
   async execute(input: SignCrlCommand): Promise<SignCrlResult> {
     const command = await validateDto(SignCrlCommand, input);
-    const { authority, privateKey } = await this.authorityOf(command);
+    const { authority, privateKey } = await this.signer.forIssuer(command.tenantId, command.issuer);
     const tbs = await this.blobs.get(command.tbsBlobRef);
     if (!tbs)
       throw CaError.validation([{ field: 'tbsBlobRef', message: 'no TBSCertList under this reference' }]);
@@ -77,20 +67,5 @@ export class SignCrlHandler {
     assertTbsCertListLints(tbs); // docs/lints.md
     const signature = await signTbs(tbs, privateKey);
     return { signature: Buffer.from(signature).toString('base64') };
-  }
-
-  /**
-   * The CA whose CRL this is: the one that signs leaves (`/crl`), or the root (`root.crl`,
-   * docs/api.md#distribution-points). A root that signs leaves itself has one CRL only, `/crl`:
-   * a root CRL asked for it is refused, so its numbers and entries stay those of `/crl`.
-   */
-  private async authorityOf(command: SignCrlCommand): Promise<OpenedAuthority> {
-    const leaves = await this.signer.forTenant(command.tenantId);
-    if (command.issuer !== ROOT_CRL_ISSUER) return leaves;
-    const root = await this.signer.rootOf(command.tenantId);
-    if (root.authority.id === leaves.authority.id) {
-      throw new CaError(ErrorCode.Forbidden, 'This tenant has no issuing CA: its root publishes /crl only.');
-    }
-    return root;
   }
 }

@@ -54,6 +54,11 @@ export class IssueOcspSignerCommand {
   @MaxLength(4096)
   @IsBase64()
   publicKeySpki!: string;
+
+  /** `root`: certified by the root, to answer for the issuing CA; absent: by the CA that signs leaves. */
+  @IsOptional()
+  @IsIn(['root'])
+  issuer?: CrlIssuer;
 }
 
 export interface IssueOcspSignerResult {
