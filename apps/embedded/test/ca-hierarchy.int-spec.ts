@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { createServer, connect } from 'node:tls';
 import { derToPem, pemToDer } from '@ca/pki';
 import { IssuedCertificate, TestTenant, createTenant, issueBody } from './support/admin-api';
-import { http } from './support/http';
+import { eventually, http } from './support/http';
 import { httpsGet, startNginx } from './support/nginx';
 import { eventuallyCrl, eventuallyRevokedInOcsp, ocspStatus, opensslAsync } from './support/pki';
 import { describeIfPrograms } from './support/programs';
@@ -309,6 +309,122 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
           await nginx.stop();
         }
       });
+    });
+  });
+
+  describe('revoking the issuing CA (key compromise)', () => {
+    let tenant: TestTenant;
+    let ca: V2Ca;
+    let leaf: Issued;
+    const openssOcspOfIssuing = () =>
+      opensslAsync([
+        'ocsp',
+        '-issuer',
+        file('revoked-root.pem', ca.certificatePem),
+        '-cert',
+        file('revoked-issuing.pem', ca.issuingCa!.certificatePem),
+        '-url',
+        `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ocsp`,
+        '-CAfile',
+        file('revoked-root.pem', ca.certificatePem),
+      ]);
+    const bothCrls = async (accept: (entries: string[]) => boolean) => {
+      const root = await eventuallyCrl(
+        sut.pkiUrl,
+        tenant.tenantId,
+        (crl) => accept(crl.entries.map((entry) => entry.serialNumberHex)),
+        'root.crl entries',
+        'root.crl',
+      );
+      const leaves = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true);
+      return { rootCrl: root.der, crl: leaves.der };
+    };
+
+    const issuingSerialOf = async () =>
+      (await tenant.get('/v2/ca'))
+        .json<{ cas: { role: string; serialNumber: string }[] }>()
+        .cas.find(({ role }) => role === 'issuing')!.serialNumber;
+
+    beforeAll(async () => {
+      ({ tenant, ca } = await v2Tenant());
+      leaf = (await tenant.issue(issueBody({ clientId: 'before', commonName: 'before' }))) as Issued;
+    });
+
+    it('before: OCSP under the root answers good for the issuing CA (root-certified signer), unknown for another serial; the chain passes -crl_check_all', async () => {
+      const rootDer = pemToDer(ca.certificatePem);
+      const issuingSerial = await issuingSerialOf();
+      // The root's signer is made in the background after initialization: tryLater until then.
+      await eventually(
+        () => ocspStatus(sut.pkiUrl, tenant.tenantId, rootDer, issuingSerial).catch(() => undefined),
+        10_000,
+        'OCSP for the issuing CA',
+      );
+      const ocsp = await openssOcspOfIssuing();
+      expect(`${ocsp.stdout}${ocsp.stderr}`).toMatch(/revoked-issuing\.pem: good/);
+      expect(ocsp.stderr).toMatch(/Response verify OK/);
+      expect(await ocspStatus(sut.pkiUrl, tenant.tenantId, rootDer, leaf.serialNumber)).toMatchObject({
+        kind: 'unknown',
+      });
+      const { rootCrl, crl } = await bothCrls((entries) => entries.length === 0);
+      expect(await verifyWithCrls(ca.certificatePem, leaf, rootCrl, crl)).toMatchObject({ status: 0 });
+    });
+
+    it('refuses to revoke the root (400) and revokes the issuing CA once (then 409)', async () => {
+      const root = await tenant.post(`/v2/ca/${ca.caId}/revoke`, {
+        reason: 'x',
+        reasonCode: 'KeyCompromise',
+      });
+      expect(root.status).toBe(400);
+      expect(root.text).toContain('caId');
+      const badReason = await tenant.post(`/v2/ca/${ca.issuingCa!.caId}/revoke`, {
+        reason: 'x',
+        reasonCode: 'CertificateHold',
+      });
+      expect(badReason.status).toBe(400);
+      const revoked = await tenant.post(`/v2/ca/${ca.issuingCa!.caId}/revoke`, {
+        reason: 'key leaked',
+        reasonCode: 'KeyCompromise',
+      });
+      expect(revoked.status).toBe(200);
+      expect(revoked.json<{ caId: string }>().caId).toBe(ca.issuingCa!.caId);
+      const again = await tenant.post(`/v2/ca/${ca.issuingCa!.caId}/revoke`, {
+        reason: 'again',
+        reasonCode: 'KeyCompromise',
+      });
+      expect(again.status).toBe(409);
+      const { cas } = (await tenant.get('/v2/ca')).json<{ cas: { role: string; state: string }[] }>();
+      expect(cas.map(({ role, state }) => `${role}:${state}`)).toEqual(['root:active', 'issuing:revoked']);
+    });
+
+    it('after: root.crl lists it (verified with the root), OCSP answers revoked, -crl_check_all fails on the chain, and no leaf is issued (409)', async () => {
+      const issuingSerial = await issuingSerialOf();
+      const { rootCrl, crl } = await bothCrls((entries) => entries.includes(issuingSerial));
+      const checked = await opensslAsync([
+        'crl',
+        '-in',
+        file('revoked-root.crl.pem', derToPem(new Uint8Array(rootCrl), 'X509 CRL')),
+        '-CAfile',
+        file('revoked-root.pem', ca.certificatePem),
+        '-noout',
+        '-text',
+      ]);
+      expect(checked.stderr).toMatch(/verify OK/);
+      expect(checked.stdout).toMatch(/Key Compromise/);
+      const rootDer = pemToDer(ca.certificatePem);
+      await eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, rootDer, issuingSerial);
+      const ocsp = await openssOcspOfIssuing();
+      expect(`${ocsp.stdout}${ocsp.stderr}`).toMatch(/revoked-issuing\.pem: revoked/);
+      expect(ocsp.stderr).toMatch(/Response verify OK/);
+      const verified = await verifyWithCrls(ca.certificatePem, leaf, rootCrl, crl);
+      expect(verified.status).not.toBe(0);
+      expect(`${verified.stdout}${verified.stderr}`).toMatch(/certificate revoked/);
+      const refused = await tenant.post(
+        '/v1/certificates',
+        issueBody({ clientId: 'after', commonName: 'after' }),
+      );
+      expect(refused.status).toBe(409);
+      expect(refused.headers.get('content-type')).toMatch(/problem\+json/);
+      expect(refused.json<{ code: string }>().code).toBe('ISSUING_CA_REVOKED');
     });
   });
 
