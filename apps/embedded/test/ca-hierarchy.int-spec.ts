@@ -9,7 +9,7 @@ import { IssuedCertificate, TestTenant, createTenant, issueBody } from './suppor
 import { eventually, http } from './support/http';
 import { httpsGet, startNginx } from './support/nginx';
 import { eventuallyCrl, eventuallyRevokedInOcsp, ocspStatus, opensslAsync } from './support/pki';
-import { describeIfPrograms } from './support/programs';
+import { describeIfPrograms, hasProgram, runProgram } from './support/programs';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
@@ -320,6 +320,20 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
   });
 
   describe('revoking the issuing CA (key compromise)', () => {
+    let classes: string | undefined;
+    /** Java PKIX with revocation on for the whole chain (leaf and issuing CA), by their own URLs. */
+    const pkixCheck = () =>
+      runProgram('java', [
+        '-Dcom.sun.security.enableCRLDP=true',
+        '-cp',
+        classes!,
+        'PkixCheck',
+        file('revoked-root.pem', ca.certificatePem),
+        file('revoked-leaf-chain.pem', leaf.certificatePem + leaf.chainPem),
+      ]);
+    const javaAvailable = hasProgram('java') && hasProgram('javac');
+    if (!javaAvailable)
+      process.stderr.write('CA hierarchy: the Java PKIX checks are skipped, java not installed\n');
     let tenant: TestTenant;
     let ca: V2Ca;
     let leaf: Issued;
@@ -355,9 +369,18 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
     beforeAll(async () => {
       ({ tenant, ca } = await v2Tenant());
       leaf = (await tenant.issue(issueBody({ clientId: 'before', commonName: 'before' }))) as Issued;
+      if (javaAvailable) {
+        classes = join(dir, 'classes');
+        const compiled = await runProgram(
+          'javac',
+          ['-d', classes, join(__dirname, 'support', 'PkixCheck.java')],
+          { timeoutMs: 40_000 },
+        );
+        expect(compiled.stderr).toBe('');
+      }
     });
 
-    it('before: OCSP under the root answers good for the issuing CA (root-certified signer), unknown for another serial; the chain passes -crl_check_all', async () => {
+    it('before: OCSP under the root answers good for the issuing CA (root-certified signer), unknown for another serial; the chain passes -crl_check_all and Java PKIX with revocation on', async () => {
       const rootDer = pemToDer(ca.certificatePem);
       const issuingSerial = await issuingSerialOf();
       // The root's signer is made in the background after initialization: tryLater until then.
@@ -374,6 +397,7 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
       });
       const { rootCrl, crl } = await bothCrls((entries) => entries.length === 0);
       expect(await verifyWithCrls(ca.certificatePem, leaf, rootCrl, crl)).toMatchObject({ status: 0 });
+      if (javaAvailable) expect(await pkixCheck()).toMatchObject({ status: 0, stdout: 'VALID\n' });
     });
 
     it('refuses to revoke the root (400) and revokes the issuing CA once (then 409)', async () => {
@@ -403,7 +427,7 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
       expect(cas.map(({ role, state }) => `${role}:${state}`)).toEqual(['root:active', 'issuing:revoked']);
     });
 
-    it('after: root.crl lists it (verified with the root), OCSP answers revoked, -crl_check_all fails on the chain, and no leaf is issued (409)', async () => {
+    it('after: root.crl lists it (verified with the root), OCSP answers revoked, -crl_check_all and Java PKIX refuse the chain, and no leaf is issued (409)', async () => {
       const issuingSerial = await issuingSerialOf();
       const { rootCrl, crl } = await bothCrls((entries) => entries.includes(issuingSerial));
       const checked = await opensslAsync([
@@ -425,6 +449,12 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
       const verified = await verifyWithCrls(ca.certificatePem, leaf, rootCrl, crl);
       expect(verified.status).not.toBe(0);
       expect(`${verified.stdout}${verified.stderr}`).toMatch(/certificate revoked/);
+      if (javaAvailable) {
+        const java = await pkixCheck();
+        expect(java.status).toBe(1);
+        expect(java.stdout).toMatch(/^INVALID REVOKED: Certificate has been revoked/);
+        expect(java.stdout).toMatch(/KEY_COMPROMISE/);
+      }
       const refused = await tenant.post(
         '/v1/certificates',
         issueBody({ clientId: 'after', commonName: 'after' }),
