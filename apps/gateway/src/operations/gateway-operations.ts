@@ -120,6 +120,21 @@ export class GatewayOperations {
         if (cas.length === 0) await io.err(`ops: tenant ${command.tenantId} has no CA`);
         return 0;
       }
+      case 'ca.revoke': {
+        if (!this.issuance) {
+          await io.err('ops: ca revoke needs the issuance service, which this process cannot reach');
+          return 1;
+        }
+        // docs/operations.md#revoking-an-issuing-ca; refusals (the root, revoked already) fail the command.
+        const revoked = await this.issuance.send(IssuancePattern.RevokeCa, {
+          tenantId: command.tenantId,
+          principal: 'operator',
+          caId: command.caId,
+          request: { reason: command.note, reasonCode: command.reasonCode },
+        });
+        await io.out(JSON.stringify(revoked));
+        return 0;
+      }
     }
   }
 
