@@ -4,6 +4,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, connect } from 'node:tls';
+import { IssuanceApi } from '@ca/contracts';
+import { GatewayOperations, openGatewayDatabase, parseOpsCommand } from '@ca/gateway';
 import { derToPem, pemToDer } from '@ca/pki';
 import { IssuedCertificate, TestTenant, createTenant, issueBody } from './support/admin-api';
 import { eventually, http } from './support/http';
@@ -463,6 +465,47 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
       expect(refused.headers.get('content-type')).toMatch(/problem\+json/);
       expect(refused.json<{ code: string }>().code).toBe('ISSUING_CA_REVOKED');
     });
+  });
+
+  it('npm run ops -- ca revoke: the operator revokes an issuing CA (root.crl lists it); the root is refused', async () => {
+    const { tenant, ca } = await v2Tenant();
+    const dataSource = await openGatewayDatabase(sut.databaseUrl, 1);
+    const issuance = sut.system.messaging.rpcClient<IssuanceApi>();
+    try {
+      const operations = new GatewayOperations(
+        dataSource,
+        { defaultCertificateLimit: sut.config.defaultCertificateLimit },
+        issuance,
+      );
+      const out: string[] = [];
+      const err: string[] = [];
+      const io = {
+        out: async (line: string) => void out.push(line),
+        err: async (line: string) => void err.push(line),
+      };
+      const revoke = (caId: string) =>
+        operations.run(
+          parseOpsCommand(['ca', 'revoke', tenant.tenantId, caId, '--reason', 'keyCompromise']),
+          io,
+        );
+      expect(await revoke(ca.caId)).toBe(1);
+      expect(err).toEqual([
+        expect.stringMatching(/^ops: ca revoke refused \(VALIDATION_FAILED\): .*caId is the root/),
+      ]);
+      expect(await revoke(ca.issuingCa!.caId)).toBe(0);
+      const { serialNumber } = JSON.parse(out[0]) as { serialNumber: string };
+      const { crl } = await eventuallyCrl(
+        sut.pkiUrl,
+        tenant.tenantId,
+        (c) => c.entries.some((entry) => entry.serialNumberHex === serialNumber),
+        'root.crl listing the issuing CA',
+        'root.crl',
+      );
+      expect(crl.entries.map((entry) => entry.reasonCode)).toEqual([1]);
+    } finally {
+      await issuance.close();
+      await dataSource.destroy();
+    }
   });
 
   it.each([
