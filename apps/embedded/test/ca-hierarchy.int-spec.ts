@@ -4,12 +4,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, connect } from 'node:tls';
-import { pemToDer } from '@ca/pki';
+import { IssuanceApi } from '@ca/contracts';
+import { GatewayOperations, openGatewayDatabase, parseOpsCommand } from '@ca/gateway';
+import { derToPem, pemToDer } from '@ca/pki';
 import { IssuedCertificate, TestTenant, createTenant, issueBody } from './support/admin-api';
-import { http } from './support/http';
+import { eventually, http } from './support/http';
 import { httpsGet, startNginx } from './support/nginx';
 import { eventuallyCrl, eventuallyRevokedInOcsp, ocspStatus, opensslAsync } from './support/pki';
-import { describeIfPrograms } from './support/programs';
+import { describeIfPrograms, hasProgram, runProgram } from './support/programs';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
@@ -59,6 +61,23 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
       '-CAfile',
       file('root.pem', rootPem),
       ...(leaf.chainPem ? ['-untrusted', file('chain.pem', leaf.chainPem)] : []),
+      file('leaf.pem', leaf.certificatePem),
+    ]);
+
+  /** openssl checks every certificate of the chain against its issuer's CRL (RFC 5280 6.3). */
+  const verifyWithCrls = (rootPem: string, leaf: Issued, rootCrlDer: Buffer, crlDer: Buffer) =>
+    opensslAsync([
+      'verify',
+      '-x509_strict',
+      '-crl_check_all',
+      '-CRLfile',
+      file('chain-root.crl.pem', derToPem(new Uint8Array(rootCrlDer), 'X509 CRL')),
+      '-CRLfile',
+      file('chain-leaves.crl.pem', derToPem(new Uint8Array(crlDer), 'X509 CRL')),
+      '-CAfile',
+      file('root.pem', rootPem),
+      '-untrusted',
+      file('chain.pem', leaf.chainPem),
       file('leaf.pem', leaf.certificatePem),
     ]);
 
@@ -159,10 +178,17 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
       expect(await ocspStatus(sut.pkiUrl, tenant.tenantId, issuingDer, leaf.serialNumber)).toMatchObject({
         kind: 'good',
       });
-      // A CertID naming the root for a leaf is not this responder's to answer.
-      await expect(
-        ocspStatus(sut.pkiUrl, tenant.tenantId, pemToDer(ca.certificatePem), leaf.serialNumber),
-      ).rejects.toThrow(/unauthorized/);
+      // Under the root only the issuing CA is known: a leaf's serial there is unknown (once the
+      // root's signer exists; tryLater before).
+      const underRoot = await eventually(
+        () =>
+          ocspStatus(sut.pkiUrl, tenant.tenantId, pemToDer(ca.certificatePem), leaf.serialNumber).catch(
+            () => undefined,
+          ),
+        10_000,
+        'OCSP under the root',
+      );
+      expect(underRoot).toMatchObject({ kind: 'unknown' });
       const { der } = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, (crl) =>
         crl.entries.some((entry) => entry.serialNumberHex === victim.serialNumber),
       );
@@ -192,6 +218,42 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
       ]);
       expect(`${ocsp.stdout}${ocsp.stderr}`).toMatch(/: revoked/);
       expect(ocsp.stderr).toMatch(/Response verify OK/);
+    });
+
+    it('publishes root.crl signed by the root (openssl verifies it), with ETag and 304, and openssl checks the whole chain against both CRLs', async () => {
+      const base = `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}`;
+      const { der, crl, contentType } = await eventuallyCrl(
+        sut.pkiUrl,
+        tenant.tenantId,
+        () => true,
+        'root.crl',
+        'root.crl',
+      );
+      expect(contentType).toBe('application/pkix-crl');
+      expect(crl.entries).toHaveLength(0);
+      const rootCrlPem = file('root-crl.pem', derToPem(new Uint8Array(der), 'X509 CRL'));
+      const checked = await opensslAsync([
+        'crl',
+        '-in',
+        rootCrlPem,
+        '-CAfile',
+        file('root.pem', ca.certificatePem),
+        '-noout',
+        '-issuer',
+      ]);
+      expect(checked.stderr).toMatch(/verify OK/);
+      expect(checked.stdout).toMatch(/CN = Hierarchy Root\n/);
+      expect(checked.stdout).not.toContain('Issuing CA');
+      const first = await http(`${base}/root.crl`);
+      expect(first.headers.get('etag')).toBeTruthy();
+      expect(first.headers.get('last-modified')).toBeTruthy();
+      expect(first.headers.get('cache-control')).toMatch(/max-age=/);
+      const again = await http(`${base}/root.crl`, {
+        headers: { 'if-none-match': first.headers.get('etag')! },
+      });
+      expect(again.status).toBe(304);
+      const { der: leafCrl } = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true);
+      expect(await verifyWithCrls(ca.certificatePem, leaf, der, leafCrl)).toMatchObject({ status: 0 });
     });
 
     it('keeps a leaf within its issuer: validityDays past the issuing CA is 400 on validityDays', async () => {
@@ -259,6 +321,193 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
     });
   });
 
+  describe('revoking the issuing CA (key compromise)', () => {
+    let classes: string | undefined;
+    /** Java PKIX with revocation on for the whole chain (leaf and issuing CA), by their own URLs. */
+    const pkixCheck = () =>
+      runProgram('java', [
+        '-Dcom.sun.security.enableCRLDP=true',
+        '-cp',
+        classes!,
+        'PkixCheck',
+        file('revoked-root.pem', ca.certificatePem),
+        file('revoked-leaf-chain.pem', leaf.certificatePem + leaf.chainPem),
+      ]);
+    const javaAvailable = hasProgram('java') && hasProgram('javac');
+    if (!javaAvailable)
+      process.stderr.write('CA hierarchy: the Java PKIX checks are skipped, java not installed\n');
+    let tenant: TestTenant;
+    let ca: V2Ca;
+    let leaf: Issued;
+    const openssOcspOfIssuing = () =>
+      opensslAsync([
+        'ocsp',
+        '-issuer',
+        file('revoked-root.pem', ca.certificatePem),
+        '-cert',
+        file('revoked-issuing.pem', ca.issuingCa!.certificatePem),
+        '-url',
+        `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ocsp`,
+        '-CAfile',
+        file('revoked-root.pem', ca.certificatePem),
+      ]);
+    const bothCrls = async (accept: (entries: string[]) => boolean) => {
+      const root = await eventuallyCrl(
+        sut.pkiUrl,
+        tenant.tenantId,
+        (crl) => accept(crl.entries.map((entry) => entry.serialNumberHex)),
+        'root.crl entries',
+        'root.crl',
+      );
+      const leaves = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true);
+      return { rootCrl: root.der, crl: leaves.der };
+    };
+
+    const issuingSerialOf = async () =>
+      (await tenant.get('/v2/ca'))
+        .json<{ cas: { role: string; serialNumber: string }[] }>()
+        .cas.find(({ role }) => role === 'issuing')!.serialNumber;
+
+    beforeAll(async () => {
+      ({ tenant, ca } = await v2Tenant());
+      leaf = (await tenant.issue(issueBody({ clientId: 'before', commonName: 'before' }))) as Issued;
+      if (javaAvailable) {
+        classes = join(dir, 'classes');
+        const compiled = await runProgram(
+          'javac',
+          ['-d', classes, join(__dirname, 'support', 'PkixCheck.java')],
+          { timeoutMs: 40_000 },
+        );
+        expect(compiled.stderr).toBe('');
+      }
+    });
+
+    it('before: OCSP under the root answers good for the issuing CA (root-certified signer), unknown for another serial; the chain passes -crl_check_all and Java PKIX with revocation on', async () => {
+      const rootDer = pemToDer(ca.certificatePem);
+      const issuingSerial = await issuingSerialOf();
+      // The root's signer is made in the background after initialization: tryLater until then.
+      await eventually(
+        () => ocspStatus(sut.pkiUrl, tenant.tenantId, rootDer, issuingSerial).catch(() => undefined),
+        10_000,
+        'OCSP for the issuing CA',
+      );
+      const ocsp = await openssOcspOfIssuing();
+      expect(`${ocsp.stdout}${ocsp.stderr}`).toMatch(/revoked-issuing\.pem: good/);
+      expect(ocsp.stderr).toMatch(/Response verify OK/);
+      expect(await ocspStatus(sut.pkiUrl, tenant.tenantId, rootDer, leaf.serialNumber)).toMatchObject({
+        kind: 'unknown',
+      });
+      const { rootCrl, crl } = await bothCrls((entries) => entries.length === 0);
+      expect(await verifyWithCrls(ca.certificatePem, leaf, rootCrl, crl)).toMatchObject({ status: 0 });
+      if (javaAvailable) expect(await pkixCheck()).toMatchObject({ status: 0, stdout: 'VALID\n' });
+    });
+
+    it('refuses to revoke the root (400) and revokes the issuing CA once (then 409)', async () => {
+      const root = await tenant.post(`/v2/ca/${ca.caId}/revoke`, {
+        reason: 'x',
+        reasonCode: 'KeyCompromise',
+      });
+      expect(root.status).toBe(400);
+      expect(root.text).toContain('caId');
+      const badReason = await tenant.post(`/v2/ca/${ca.issuingCa!.caId}/revoke`, {
+        reason: 'x',
+        reasonCode: 'CertificateHold',
+      });
+      expect(badReason.status).toBe(400);
+      const revoked = await tenant.post(`/v2/ca/${ca.issuingCa!.caId}/revoke`, {
+        reason: 'key leaked',
+        reasonCode: 'KeyCompromise',
+      });
+      expect(revoked.status).toBe(200);
+      expect(revoked.json<{ caId: string }>().caId).toBe(ca.issuingCa!.caId);
+      const again = await tenant.post(`/v2/ca/${ca.issuingCa!.caId}/revoke`, {
+        reason: 'again',
+        reasonCode: 'KeyCompromise',
+      });
+      expect(again.status).toBe(409);
+      const { cas } = (await tenant.get('/v2/ca')).json<{ cas: { role: string; state: string }[] }>();
+      expect(cas.map(({ role, state }) => `${role}:${state}`)).toEqual(['root:active', 'issuing:revoked']);
+    });
+
+    it('after: root.crl lists it (verified with the root), OCSP answers revoked, -crl_check_all and Java PKIX refuse the chain, and no leaf is issued (409)', async () => {
+      const issuingSerial = await issuingSerialOf();
+      const { rootCrl, crl } = await bothCrls((entries) => entries.includes(issuingSerial));
+      const checked = await opensslAsync([
+        'crl',
+        '-in',
+        file('revoked-root.crl.pem', derToPem(new Uint8Array(rootCrl), 'X509 CRL')),
+        '-CAfile',
+        file('revoked-root.pem', ca.certificatePem),
+        '-noout',
+        '-text',
+      ]);
+      expect(checked.stderr).toMatch(/verify OK/);
+      expect(checked.stdout).toMatch(/Key Compromise/);
+      const rootDer = pemToDer(ca.certificatePem);
+      await eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, rootDer, issuingSerial);
+      const ocsp = await openssOcspOfIssuing();
+      expect(`${ocsp.stdout}${ocsp.stderr}`).toMatch(/revoked-issuing\.pem: revoked/);
+      expect(ocsp.stderr).toMatch(/Response verify OK/);
+      const verified = await verifyWithCrls(ca.certificatePem, leaf, rootCrl, crl);
+      expect(verified.status).not.toBe(0);
+      expect(`${verified.stdout}${verified.stderr}`).toMatch(/certificate revoked/);
+      if (javaAvailable) {
+        const java = await pkixCheck();
+        expect(java.status).toBe(1);
+        expect(java.stdout).toMatch(/^INVALID REVOKED: Certificate has been revoked/);
+        expect(java.stdout).toMatch(/KEY_COMPROMISE/);
+      }
+      const refused = await tenant.post(
+        '/v1/certificates',
+        issueBody({ clientId: 'after', commonName: 'after' }),
+      );
+      expect(refused.status).toBe(409);
+      expect(refused.headers.get('content-type')).toMatch(/problem\+json/);
+      expect(refused.json<{ code: string }>().code).toBe('ISSUING_CA_REVOKED');
+    });
+  });
+
+  it('npm run ops -- ca revoke: the operator revokes an issuing CA (root.crl lists it); the root is refused', async () => {
+    const { tenant, ca } = await v2Tenant();
+    const dataSource = await openGatewayDatabase(sut.databaseUrl, 1);
+    const issuance = sut.system.messaging.rpcClient<IssuanceApi>();
+    try {
+      const operations = new GatewayOperations(
+        dataSource,
+        { defaultCertificateLimit: sut.config.defaultCertificateLimit },
+        issuance,
+      );
+      const out: string[] = [];
+      const err: string[] = [];
+      const io = {
+        out: async (line: string) => void out.push(line),
+        err: async (line: string) => void err.push(line),
+      };
+      const revoke = (caId: string) =>
+        operations.run(
+          parseOpsCommand(['ca', 'revoke', tenant.tenantId, caId, '--reason', 'keyCompromise']),
+          io,
+        );
+      expect(await revoke(ca.caId)).toBe(1);
+      expect(err).toEqual([
+        expect.stringMatching(/^ops: ca revoke refused \(VALIDATION_FAILED\): .*caId is the root/),
+      ]);
+      expect(await revoke(ca.issuingCa!.caId)).toBe(0);
+      const { serialNumber } = JSON.parse(out[0]) as { serialNumber: string };
+      const { crl } = await eventuallyCrl(
+        sut.pkiUrl,
+        tenant.tenantId,
+        (c) => c.entries.some((entry) => entry.serialNumberHex === serialNumber),
+        'root.crl listing the issuing CA',
+        'root.crl',
+      );
+      expect(crl.entries.map((entry) => entry.reasonCode)).toEqual([1]);
+    } finally {
+      await issuance.close();
+      await dataSource.destroy();
+    }
+  });
+
   it.each([
     ['P-384', 'ecdsa-with-SHA384', 'ASN1 OID: secp384r1', 'P-256'],
     ['RSA-3072', 'sha256WithRSAEncryption', 'Public-Key: (3072 bit)', 'RSA-3072'],
@@ -310,13 +559,16 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
     },
   );
 
-  it('RootOnly: the root signs leaves, chainPem is empty and issuing-ca.pem is 404', async () => {
+  it('RootOnly: the root signs leaves, chainPem is empty, issuing-ca.pem and root.crl are 404', async () => {
     const { tenant, ca } = await v2Tenant({ hierarchy: 'RootOnly' });
     expect(ca.issuingCa).toBeUndefined();
     const leaf = (await tenant.issue(issueBody())) as Issued;
     expect(leaf.chainPem).toBe('');
     expect(await verify(ca.certificatePem, leaf)).toMatchObject({ status: 0 });
     expect((await http(`${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/issuing-ca.pem`)).status).toBe(404);
+    // Its leaves' CDP is /crl; a root that signs leaves has no CRL of its own.
+    await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true);
+    expect((await http(`${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/root.crl`)).status).toBe(404);
   });
 
   it('v1 tenants are unchanged: a root only, leaves with an empty chainPem, caIssuers ca.crt', async () => {

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
 import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
 import { CaQueries } from './certificate-authority/ca-queries';
+import { RevokeCaHandler } from './certificate-authority/revoke-ca.handler';
 import { InitializeCaHandler } from './certificate-authority/initialize-ca.handler';
 import { CertificateGroupCommit } from './certificates/certificate-group-commit';
 import { CertificateQueries } from './certificates/certificate-queries';
@@ -80,6 +81,7 @@ export class IssuanceModule {
           useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit),
         },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
+        { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge) },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
         {

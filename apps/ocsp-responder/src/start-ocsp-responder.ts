@@ -26,7 +26,7 @@ import {
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { StatusChangeListener } from './certificate-status/status-change.listener';
-import { CrlStore } from './crls/crl.store';
+import { CrlStore, ROOT_CRLS } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
 import { OcspHttp } from './ocsp/ocsp.http';
 import { OcspResponseCache } from './ocsp/ocsp-response.cache';
@@ -37,7 +37,8 @@ import { PublicSurfaceRouter, publicSurfaceRouter } from './http/public-surface.
 import { OcspResponderModule } from './ocsp-responder.module';
 import { fastAnswerMetrics, publicSurfaceRouteOf, registerResponderGauges } from './observability';
 import { OCSP_SCHEMA } from './ocsp.schema';
-import { OcspSignerKeeper } from './signers/ocsp-signer.keeper';
+import { OcspSignerKeeper, ROOT_SIGNERS } from './signers/ocsp-signer.keeper';
+import { IssuingCaAnswers } from './ocsp/issuing-ca-answers';
 
 /** Durable consumer name: the responder's position in the event stream. */
 export const OCSP_CONSUMER = 'ocsp-responder';
@@ -59,13 +60,18 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const caCertificates = new CaCertificateStore(dataSource);
   const statuses = new CertificateStatusProjection(dataSource);
   const crls = new CrlStore(dataSource, messaging.blobs);
+  const rootCrls = new CrlStore(dataSource, messaging.blobs, ROOT_CRLS);
   const signers = new OcspSignerKeeper(dataSource, custody, issuance);
+  // A second signer per tenant with an issuing CA, certified by the root, answers for that CA.
+  const rootSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ROOT_SIGNERS);
+  const ocspLimits = { ...DEFAULT_OCSP_LIMITS, ...config.ocsp };
   const responder = new OcspResponder(
     caCertificates,
     statuses,
     signers,
     new OcspResponseCache(config.ocsp.cacheMaxBytes),
-    { ...DEFAULT_OCSP_LIMITS, ...config.ocsp },
+    ocspLimits,
+    new IssuingCaAnswers(caCertificates, rootSigners, ocspLimits.validitySeconds),
   );
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   const app = await NestFactory.create<NestExpressApplication>(OcspResponderModule.register({ ready }), {
@@ -80,7 +86,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   configureMetricsAccess({ token: config.metricsToken });
   app.use(publicMetricsMiddleware);
   const ocsp = new OcspHttp(responder);
-  routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, ocsp }));
+  routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, rootCrls, ocsp }));
   if (config.ocsp.fastFront)
     installOcspFastFront(
       app.getHttpServer(),
@@ -105,13 +111,15 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
         for (const e of events) {
           await caCertificates.apply(e);
           void signers.ensure(e.tenantId);
+          if (e.payload.issuingCaId) void rootSigners.ensure(e.tenantId);
         }
       },
       // Issuances come in bursts: one transaction per run instead of one per certificate.
+      [EventType.CaRevoked]: each((e) => caCertificates.applyCaRevoked(e)),
       [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
       [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
       [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
-      [EventType.CrlPublished]: each((e) => crls.apply(e)),
+      [EventType.CrlPublished]: each((e) => (e.payload.issuer === 'root' ? rootCrls : crls).apply(e)),
     },
     deadLetters,
   );
@@ -125,7 +133,9 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const replays = new DeadLetterReplayer(deadLetters, OCSP_CONSUMER, routes);
   replays.start();
   signers.start();
+  rootSigners.start();
   crls.copyPending(); // what a previous run left pending
+  rootCrls.copyPending();
   // Embedded, the database is this process's alone: no other replica can revoke.
   await statuses.watchChanges({ otherReplicas: !config.embedded });
   const statusChanges = config.embedded
@@ -152,7 +162,9 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       await subscription.stop();
       await replays.stop();
       await signers.stop();
+      await rootSigners.stop();
       await crls.stop();
+      await rootCrls.stop();
       await statuses.stopWatching();
       await statusChanges?.stop();
       await issuance.close();

@@ -15,6 +15,7 @@ import { RevocationLedger } from './ledger/revocation.ledger';
 import { CrlBlobSweeper } from './crls/crl-blob.sweeper';
 import { CrlRefreshScheduler } from './crls/crl-refresh.scheduler';
 import { CrlPublisher } from './crls/crl.publisher';
+import { RootCrlPublisher } from './crls/root-crl.publisher';
 import { REVOCATION_MIGRATIONS } from './migrations';
 import { REVOCATION_SCHEMA } from './revocation.schema';
 
@@ -36,7 +37,8 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   const issuance = messaging.rpcClient<IssuanceApi>();
   const ledger = new RevocationLedger(dataSource);
   const publisher = new CrlPublisher(dataSource, issuance, messaging.blobs, relay);
-  const scheduler = new CrlRefreshScheduler(dataSource, publisher);
+  const rootPublisher = new RootCrlPublisher(dataSource, issuance, messaging.blobs, relay);
+  const scheduler = new CrlRefreshScheduler(dataSource, publisher, rootPublisher);
   // Publication is not awaited in the handler: the stream moves on while the CRL is built, and a
   // failed build is retried by the scheduler, so one tenant's CRL never holds up the others' events.
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
@@ -47,6 +49,10 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
       [EventType.CaInitialized]: each(async (e) => {
         await ledger.registerIssuer(e);
         void publisher.request(e.tenantId);
+        void rootPublisher.request(e.tenantId);
+      }),
+      [EventType.CaRevoked]: each(async (e) => {
+        if (await ledger.recordCaRevocation(e)) void rootPublisher.request(e.tenantId);
       }),
       [EventType.CertificateRevoked]: each(async (e) => {
         // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
@@ -100,6 +106,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
       await subscription.stop();
       await replays.stop();
       await publisher.idle();
+      await rootPublisher.idle();
       await relay.stop();
       await issuance.close();
       await dataSource.destroy();

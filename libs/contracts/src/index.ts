@@ -9,6 +9,8 @@ export * from './issuance/issuance.patterns';
 export * from './issuance/initialize-ca.dto';
 export * from './issuance/key-algorithm';
 export * from './issuance/ca-initialized.event';
+export * from './issuance/ca-revoked.event';
+export * from './issuance/revoke-ca.dto';
 export * from './common/validate-dto';
 export * from './issuance/issuance.api';
 export * from './issuance/certificate-status';

@@ -52,6 +52,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     title: 'Certificate limit reached',
     recovery: 'Revoke certificates that are no longer needed or ask the operator to raise the plan limit.',
   },
+  [ErrorCode.IssuingCaRevoked]: {
+    status: 409,
+    path: 'ca-manager/issuing-ca-revoked',
+    title: 'Issuing CA revoked',
+    recovery:
+      "The tenant's issuing CA was revoked by an operator; no certificate is issued until a new issuing CA exists.",
+  },
   [ErrorCode.CertificateNotOnHold]: {
     status: 409,
     path: 'ca-manager/certificate-not-on-hold',

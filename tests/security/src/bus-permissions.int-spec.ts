@@ -41,7 +41,13 @@ const ALL_REQUESTS = [...new Set(Object.values(MAY_REQUEST).flat())];
 /** The event types each service may publish (ca.events.<partition>.<type>). */
 const MAY_PUBLISH: Record<ServiceName, string[]> = {
   gateway: ['tenant.updated'],
-  issuance: ['ca.initialized', 'certificate.issued', 'certificate.revoked', 'certificate.hold-released'],
+  issuance: [
+    'ca.initialized',
+    'ca.revoked',
+    'certificate.issued',
+    'certificate.revoked',
+    'certificate.hold-released',
+  ],
   revocation: ['crl.published'],
   'ocsp-responder': [],
   acme: [],

@@ -20,6 +20,9 @@ import java.util.List;
  *   java -Dcom.sun.security.enableCRLDP=true PkixCheck ca.pem leaf.pem [ocsp-url]
  *
  * An ocsp-url overrides the AIA (a test points it at a dead port to see the CRL fallback work).
+ * When leaf.pem holds the leaf followed by its chain (the issuing CA), the path is all of them and
+ * revocation is checked for every certificate of it, each at the URLs its own certificate names
+ * (the issuing CA's status comes from OCSP under the root, or from root.crl).
  * Prints "VALID", or "INVALID <reason>: <message>" and exits 1.
  */
 public final class PkixCheck {
@@ -27,24 +30,30 @@ public final class PkixCheck {
     Security.setProperty("ocsp.enable", "true");
     CertificateFactory factory = CertificateFactory.getInstance("X.509");
     X509Certificate anchor = read(factory, args[0]);
-    X509Certificate leaf = read(factory, args[1]);
+    List<X509Certificate> path = readAll(factory, args[1]);
 
     CertPathValidator validator = CertPathValidator.getInstance("PKIX");
     PKIXRevocationChecker checker = (PKIXRevocationChecker) validator.getRevocationChecker();
     // Defaults kept on purpose: OCSP preferred, CRL fallback (no NO_FALLBACK, no SOFT_FAIL).
-    checker.setOptions(EnumSet.of(PKIXRevocationChecker.Option.ONLY_END_ENTITY));
+    if (path.size() == 1) checker.setOptions(EnumSet.of(PKIXRevocationChecker.Option.ONLY_END_ENTITY));
     if (args.length > 2) checker.setOcspResponder(java.net.URI.create(args[2]));
 
     PKIXParameters parameters = new PKIXParameters(Collections.singleton(new TrustAnchor(anchor, null)));
     parameters.setRevocationEnabled(true);
     parameters.addCertPathChecker(checker);
-    CertPath path = factory.generateCertPath(List.of(leaf));
+    CertPath certPath = factory.generateCertPath(path);
     try {
-      validator.validate(path, parameters);
+      validator.validate(certPath, parameters);
       System.out.println("VALID");
     } catch (CertPathValidatorException e) {
       System.out.println("INVALID " + e.getReason() + ": " + e.getMessage());
       System.exit(1);
+    }
+  }
+
+  private static List<X509Certificate> readAll(CertificateFactory factory, String file) throws Exception {
+    try (FileInputStream in = new FileInputStream(file)) {
+      return factory.generateCertificates(in).stream().map(c -> (X509Certificate) c).toList();
     }
   }
 

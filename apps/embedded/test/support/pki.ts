@@ -96,16 +96,17 @@ export function eventuallyRevokedInOcsp(
   );
 }
 
-/** The served CRL (DER and as read), polled (≤ 5 s) until `accept` holds. */
+/** The served CRL (`crl`, or the root's `root.crl`; DER and as read), polled (≤ 5 s) until `accept` holds. */
 export function eventuallyCrl(
   pkiUrl: string,
   tenantId: string,
   accept: (crl: CrlInfo) => boolean,
   what = 'CRL condition',
+  file: 'crl' | 'root.crl' = 'crl',
 ): Promise<{ der: Buffer; crl: CrlInfo; contentType: string | null }> {
   return eventually(
     async () => {
-      const answer = await http(`${pkiUrl}/v1/tenants/${tenantId}/crl`);
+      const answer = await http(`${pkiUrl}/v1/tenants/${tenantId}/${file}`);
       if (answer.status !== 200) return undefined;
       const crl = parseCrl(new Uint8Array(answer.body));
       return accept(crl)

@@ -9,6 +9,7 @@ const SEGMENT = '[^/]+';
 const ACTIONS: { method: string; path: RegExp; action: string }[] = [
   { method: 'POST', path: route('/v1/ca/initialize'), action: 'ca.initialize' },
   { method: 'POST', path: route('/v2/ca/initialize'), action: 'ca.initialize-v2' },
+  { method: 'POST', path: route(`/v2/ca/${SEGMENT}/revoke`), action: 'ca.revoke' },
   { method: 'POST', path: route('/v1/certificates'), action: 'certificate.issue' },
   { method: 'GET', path: route('/v1/certificates'), action: 'certificate.list' },
   { method: 'GET', path: route('/v1/certificates/expiring'), action: 'certificate.list-expiring' },

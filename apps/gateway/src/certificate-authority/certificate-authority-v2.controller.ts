@@ -1,4 +1,4 @@
-import { Body, Controller, Get, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
 import {
   CaSummary,
@@ -6,14 +6,17 @@ import {
   InitializeCaV2Result,
   IssuanceApi,
   IssuancePattern,
+  RevokeCaRequest,
+  RevokeCaResult,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
-import { CaListResponse, InitializeCaV2Response } from './initialize-ca.response';
+import { UuidParamPipe } from '../http/uuid-param.pipe';
+import { CaListResponse, InitializeCaV2Response, RevokeCaResponse } from './initialize-ca.response';
 
-/** docs/api.md#initialize-the-ca-v2 and docs/api.md#list-the-cas. */
+/** docs/api.md#initialize-the-ca-v2, docs/api.md#list-the-cas and docs/api.md#revoke-an-issuing-ca. */
 @ApiTags('Certificate authority')
 @ApiBearerAuth()
 @Controller('v2/ca')
@@ -53,6 +56,29 @@ export class CertificateAuthorityV2Controller {
       tenantId: principal.tenantId,
       principal: principal.subject,
       requestId: req.requestId,
+    });
+  }
+
+  @Post(':caId/revoke')
+  @HttpCode(200)
+  @RequireScope(Scope.CaAdmin)
+  @ApiOperation({
+    summary: "Revoke the tenant's issuing CA (key compromise): root.crl lists it, OCSP answers revoked",
+    operationId: 'revokeCa',
+  })
+  @ApiOkResponse({ type: RevokeCaResponse })
+  revoke(
+    @Param('caId', new UuidParamPipe()) caId: string,
+    @Body() body: RevokeCaRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<RevokeCaResult> {
+    return this.issuance.send(IssuancePattern.RevokeCa, {
+      tenantId: principal.tenantId,
+      principal: principal.subject,
+      requestId: req.requestId,
+      caId,
+      request: body,
     });
   }
 }

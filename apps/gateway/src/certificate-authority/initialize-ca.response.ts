@@ -3,6 +3,7 @@ import {
   CaHierarchy,
   CaRole,
   CaSummary,
+  RevokeCaResult,
   InitializeCaResult,
   InitializeCaV2Result,
   KEY_ALGORITHMS,
@@ -54,10 +55,17 @@ export class CaSummaryResponse implements CaSummary {
   @ApiProperty({ format: 'date-time' }) notBefore!: string;
   @ApiProperty({ format: 'date-time' }) notAfter!: string;
   @ApiProperty({ enum: KEY_ALGORITHMS }) keyAlgorithm!: KeyAlgorithm;
-  @ApiProperty({ enum: ['active', 'expired'] }) state!: 'active' | 'expired';
+  @ApiProperty({ enum: ['active', 'expired', 'revoked'] }) state!: 'active' | 'expired' | 'revoked';
   @ApiProperty() certificatePem!: string;
 }
 
 export class CaListResponse {
   @ApiProperty({ type: [CaSummaryResponse] }) cas!: CaSummaryResponse[];
+}
+
+/** docs/api.md#revoke-an-issuing-ca response. */
+export class RevokeCaResponse implements RevokeCaResult {
+  @ApiProperty({ format: 'uuid' }) caId!: string;
+  @ApiProperty({ description: 'Uppercase hex, as openssl prints it.' }) serialNumber!: string;
+  @ApiProperty({ format: 'date-time' }) revokedAt!: string;
 }

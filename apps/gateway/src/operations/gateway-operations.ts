@@ -1,4 +1,4 @@
-import { IssuancePattern } from '@ca/contracts';
+import { CaError, IssuancePattern, RevokeCaResult } from '@ca/contracts';
 import { DataSource } from 'typeorm';
 import { AuditEntry } from '../audit/audit-chain';
 import { AuditRepository, DEFAULT_AUDIT_RETENTION_DAYS } from '../audit/audit.repository';
@@ -118,6 +118,30 @@ export class GatewayOperations {
         });
         for (const { certificatePem: _pem, ...ca } of cas) await io.out(JSON.stringify(ca));
         if (cas.length === 0) await io.err(`ops: tenant ${command.tenantId} has no CA`);
+        return 0;
+      }
+      case 'ca.revoke': {
+        if (!this.issuance) {
+          await io.err('ops: ca revoke needs the issuance service, which this process cannot reach');
+          return 1;
+        }
+        // docs/operations.md#revoking-an-issuing-ca. A refusal (the root, revoked already, no such
+        // CA) is one line naming why, exit 1.
+        let revoked: RevokeCaResult;
+        try {
+          revoked = await this.issuance.send(IssuancePattern.RevokeCa, {
+            tenantId: command.tenantId,
+            principal: 'operator',
+            caId: command.caId,
+            request: { reason: command.note, reasonCode: command.reasonCode },
+          });
+        } catch (error) {
+          if (!(error instanceof CaError)) throw error;
+          const fields = (error.errors ?? []).map(({ field, message }) => ` ${field} ${message}`).join(';');
+          await io.err(`ops: ca revoke refused (${error.code}): ${error.message}${fields}`);
+          return 1;
+        }
+        await io.out(JSON.stringify(revoked));
         return 0;
       }
     }

@@ -1,3 +1,5 @@
+import { CA_REVOCATION_REASON_CODES, RevocationReasonCode } from '@ca/contracts';
+
 /** A command line of `npm run ops -- …` (docs/api.md#operator-commands), parsed and checked. */
 export type OpsCommand =
   | { kind: 'help' }
@@ -9,7 +11,8 @@ export type OpsCommand =
   | { kind: 'audit.export'; tenantId?: string; since?: Date }
   | { kind: 'audit.verify' }
   | { kind: 'expiring'; days: number; json: boolean }
-  | { kind: 'ca.list'; tenantId: string };
+  | { kind: 'ca.list'; tenantId: string }
+  | { kind: 'ca.revoke'; tenantId: string; caId: string; reasonCode: RevocationReasonCode; note: string };
 
 /** Bad arguments: one line to standard error, exit code 2. */
 export class UsageError extends Error {
@@ -29,6 +32,7 @@ export const OPS_USAGE = `usage: npm run ops -- <command>
   audit verify                          check the audit log's hash chain
   expiring [--days <n>] [--json]        per tenant, Active certificates expiring within n days (default 30)
   ca list <tenantId>                    the tenant's CAs (root, issuing) with their state, one JSON line each
+  ca revoke <tenantId> <caId> --reason <keyCompromise|…> [--note <text>]   revoke an issuing CA (root.crl, OCSP; no more leaves)
   custody rotate-kek [--new-kek-file FILE]       re-wrap every CA key under a new KEK (npm run ops -- custody help)
   events dead-letters list|replay <id>|drop <id> events a consumer set aside (npm run ops -- events help)`;
 
@@ -142,14 +146,48 @@ function parseExpiringCommand(args: string[]): OpsCommand {
   return command;
 }
 
+const CA_USAGE = 'usage: ca list <tenantId> | ca revoke <tenantId> <caId> --reason <reason> [--note <text>]';
+
 function parseCaCommand(action: string | undefined, args: string[]): OpsCommand {
-  if (action !== 'list') throw new UsageError('usage: ca list <tenantId>');
-  if (args.length !== 1) throw new UsageError('usage: ca list <tenantId>');
-  return { kind: 'ca.list', tenantId: tenantIdOf(args[0]) };
+  if (action === 'list') {
+    if (args.length !== 1) throw new UsageError('usage: ca list <tenantId>');
+    return { kind: 'ca.list', tenantId: tenantIdOf(args[0]) };
+  }
+  if (action !== 'revoke') throw new UsageError(CA_USAGE);
+  const [tenantId, caId, ...options] = args;
+  if (tenantId === undefined || caId === undefined) throw new UsageError(CA_USAGE);
+  let reasonCode: RevocationReasonCode | undefined;
+  let note = 'revoked by the operator';
+  for (let i = 0; i < options.length; i++) {
+    const arg = options[i];
+    const equals = arg.indexOf('=');
+    const flag = equals >= 0 ? arg.slice(0, equals) : arg;
+    if (flag !== '--reason' && flag !== '--note')
+      throw new UsageError(`unknown option "${arg}" for ca revoke; expected --reason or --note`);
+    const value = equals >= 0 ? arg.slice(equals + 1) : options[++i];
+    if (value === undefined || value === '') throw new UsageError(`${flag} needs a value`);
+    if (flag === '--note') note = value;
+    else reasonCode = caReasonOf(value);
+  }
+  if (!reasonCode)
+    throw new UsageError(`ca revoke needs --reason (${CA_REVOCATION_REASON_CODES.join(', ')})`);
+  return { kind: 'ca.revoke', tenantId: tenantIdOf(tenantId), caId: uuidOf(caId, 'caId'), reasonCode, note };
+}
+
+/** `keyCompromise` (RFC 5280's spelling) or `KeyCompromise` (the API's). */
+function caReasonOf(value: string): RevocationReasonCode {
+  const found = CA_REVOCATION_REASON_CODES.find((code) => code.toLowerCase() === value.toLowerCase());
+  if (!found)
+    throw new UsageError(`--reason must be one of ${CA_REVOCATION_REASON_CODES.join(', ')}, got "${value}"`);
+  return found;
 }
 
 function tenantIdOf(value: string): string {
-  if (!UUID.test(value)) throw new UsageError(`tenantId must be a UUID, got "${value}"`);
+  return uuidOf(value, 'tenantId');
+}
+
+function uuidOf(value: string, name: string): string {
+  if (!UUID.test(value)) throw new UsageError(`${name} must be a UUID, got "${value}"`);
   return value.toLowerCase();
 }
 

@@ -32,7 +32,7 @@ export class CaQueries {
         notBefore: row.notBefore.toISOString(),
         notAfter: row.notAfter.toISOString(),
         keyAlgorithm: KEY_ALGORITHM[row.keyAlgorithm] ?? 'P-256',
-        state: row.notAfter.getTime() <= now ? 'expired' : 'active',
+        state: row.revokedAt ? 'revoked' : row.notAfter.getTime() <= now ? 'expired' : 'active',
         certificatePem: derToPem(new Uint8Array(row.certificateDer)),
       }));
     return { cas };

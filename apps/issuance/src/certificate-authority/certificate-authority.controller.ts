@@ -7,10 +7,13 @@ import {
   InitializeCaV2Command,
   InitializeCaV2Result,
   IssuancePattern,
+  RevokeCaCommand,
+  RevokeCaResult,
   TenantCommand,
 } from '@ca/contracts';
 import { CaQueries } from './ca-queries';
 import { InitializeCaHandler } from './initialize-ca.handler';
+import { RevokeCaHandler } from './revoke-ca.handler';
 
 /** The request/reply surface of the certificate-authority aggregate. */
 @Controller()
@@ -18,6 +21,7 @@ export class CertificateAuthorityController {
   constructor(
     private readonly initializeCa: InitializeCaHandler,
     private readonly queries: CaQueries,
+    private readonly revokeCa: RevokeCaHandler,
   ) {}
 
   @MessagePattern(IssuancePattern.InitializeCa)
@@ -33,5 +37,10 @@ export class CertificateAuthorityController {
   @MessagePattern(IssuancePattern.ListCas)
   list(@Payload() query: TenantCommand): Promise<{ cas: CaSummary[] }> {
     return this.queries.list(query);
+  }
+
+  @MessagePattern(IssuancePattern.RevokeCa)
+  revoke(@Payload() command: RevokeCaCommand): Promise<RevokeCaResult> {
+    return this.revokeCa.execute(command);
   }
 }

@@ -57,6 +57,19 @@ export class CertificateAuthorityEntity {
   @Column('timestamptz', { name: 'created_at' })
   createdAt!: Date;
 
+  /** Set once an operator revoked this issuing CA (docs/api.md#revoke-an-issuing-ca). */
+  @Column('timestamptz', { name: 'revoked_at', nullable: true })
+  revokedAt!: Date | null;
+
+  @Column('text', { name: 'revocation_reason', nullable: true })
+  revocationReason!: string | null;
+
+  @Column('smallint', { name: 'revocation_reason_code', nullable: true })
+  revocationReasonCode!: number | null;
+
+  @Column('text', { name: 'revoked_by', nullable: true })
+  revokedBy!: string | null;
+
   /** The principal whose command created the CA; null on older rows. */
   @Column('text', { name: 'created_by', nullable: true })
   createdBy!: string | null;

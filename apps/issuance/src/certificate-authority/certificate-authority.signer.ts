@@ -1,5 +1,5 @@
 import type { webcrypto } from 'node:crypto';
-import { CaError, CaRole } from '@ca/contracts';
+import { CaError, CaRole, CrlIssuer, ErrorCode, ROOT_CRL_ISSUER } from '@ca/contracts';
 import { CustodiedKey, KeyCustody } from '@ca/custody';
 import { useProviderForKey } from '@ca/pki';
 import { DataSource } from 'typeorm';
@@ -43,6 +43,46 @@ export class CertificateAuthoritySigner {
       if (!authority) throw CaError.notFound(NO_CA);
       return authority;
     });
+  }
+
+  /**
+   * forTenant for a new leaf: CONFLICT ISSUING_CA_REVOKED once the issuing CA is revoked
+   * (docs/api.md#revoke-an-issuing-ca). Read from the database every time, not from the opened key
+   * kept in memory, so a revocation made through any replica stops every replica at once.
+   */
+  async forLeaves(tenantId: string): Promise<OpenedAuthority> {
+    const opened = await this.forTenant(tenantId);
+    if (opened.authority.role !== CaRole.Issuing) return opened;
+    const [row]: { revoked_at: Date | null }[] = await this.dataSource.query(
+      'SELECT revoked_at FROM issuance.certificate_authorities WHERE id = $1',
+      [opened.authority.id],
+    );
+    if (row?.revoked_at) {
+      throw CaError.conflict(
+        "This tenant's issuing CA is revoked: no certificate is signed with it until a new issuing CA exists.",
+        ErrorCode.IssuingCaRevoked,
+      );
+    }
+    return opened;
+  }
+
+  /**
+   * The CA that signs a CRL or OCSP signer: the one that signs leaves (`/crl`, leaves' OCSP), or,
+   * for `root`, the root (root.crl, OCSP for the issuing CA; docs/api.md#distribution-points). A
+   * root that signs leaves itself has nothing of its own to sign: FORBIDDEN, so a forged request
+   * cannot use up the numbers of `/crl` or certify a second signer.
+   */
+  async forIssuer(tenantId: string, issuer?: CrlIssuer): Promise<OpenedAuthority> {
+    const leaves = await this.forTenant(tenantId);
+    if (issuer !== ROOT_CRL_ISSUER) return leaves;
+    const root = await this.rootOf(tenantId);
+    if (root.authority.id === leaves.authority.id) {
+      throw new CaError(
+        ErrorCode.Forbidden,
+        'This tenant has no issuing CA: its root signs for leaves only.',
+      );
+    }
+    return root;
   }
 
   /** The tenant's root with its key: it signs only issuing CAs and the root CRL. */

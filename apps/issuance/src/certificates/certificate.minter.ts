@@ -45,7 +45,7 @@ export class CertificateMinter {
   async mint(request: MintRequest): Promise<IssuedCertificate> {
     // Before the CA key is touched: a name outside the tenant's policy is never signed.
     await this.policies.assertAllows(request.tenantId, request.profile);
-    const { authority, privateKey: caKey, chain } = await this.signer.forTenant(request.tenantId);
+    const { authority, privateKey: caKey, chain } = await this.signer.forLeaves(request.tenantId);
     // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.
     const { notBefore, notAfter } = validityOfDays(request.validityDays, new Date(), authority.notBefore);
     if (notAfter > authority.notAfter) {

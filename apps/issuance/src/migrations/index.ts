@@ -11,7 +11,8 @@ import { AddCaRoles1766410000000 } from './1766410000000-add-ca-roles';
 import { AddKeyFromCsrToCertificates1766500000000 } from './1766500000000-add-key-from-csr-to-certificates';
 import { CreateActiveCertificateCounts1766600000000 } from './1766600000000-create-active-certificate-counts';
 
-/** In order; each runs once per database (TypeORM's issuance.migrations table). */
+/** In order; each runs once per database (TypeORM's issuance.migrations table). */ import { AddRevocationToCas1766700000000 } from './1766700000000-add-revocation-to-cas';
+
 export const ISSUANCE_MIGRATIONS = [
   CreateCertificateAuthorities1763769600000,
   CreateCertificates1763769700000,
@@ -25,4 +26,5 @@ export const ISSUANCE_MIGRATIONS = [
   AddCaRoles1766410000000,
   AddKeyFromCsrToCertificates1766500000000,
   CreateActiveCertificateCounts1766600000000,
+  AddRevocationToCas1766700000000,
 ];

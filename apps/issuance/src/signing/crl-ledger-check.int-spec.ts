@@ -40,11 +40,16 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
     await database?.drop();
   });
 
-  async function newAuthority(): Promise<CrlAuthority> {
+  async function newAuthority(under?: {
+    tenantId: string;
+    rootId: string;
+  }): Promise<CrlAuthority & { tenantId: string }> {
     const authority = { id: randomUUID(), createdAt: new Date(Date.now() - 10 * 86_400_000) };
+    const tenantId = under?.tenantId ?? randomUUID();
     await dataSource.getRepository(CertificateAuthorityEntity).insert({
       ...authority,
-      tenantId: randomUUID(),
+      tenantId,
+      ...(under && { role: 'issuing', issuerCaId: under.rootId }),
       commonName: 'Ledger Root',
       organization: 'Acme',
       country: 'US',
@@ -58,7 +63,7 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
       wrappedKey: Buffer.of(0),
       createdBy: 'tester',
     });
-    return authority;
+    return { ...authority, tenantId };
   }
 
   /** `count` certificates of the CA, the first `revoked` of them revoked an hour ago and before. */
@@ -179,6 +184,22 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
     const huge = await refusal(check.admit(fresh, tbs([], 2n ** 150n)));
     expect(huge.message).toMatch(/higher than this CA could have reached/);
     await check.admit(fresh, tbs([], 1n));
+  });
+
+  it("checks a root's CRL against the issuing CAs it signed that are revoked (root.crl)", async () => {
+    const root = await newAuthority();
+    const issuing = await newAuthority({ tenantId: root.tenantId, rootId: root.id });
+    await check.admit(root, tbs([], 1n));
+    const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000 - HOUR);
+    await dataSource.query(
+      `UPDATE issuance.certificate_authorities SET revoked_at = $2, revocation_reason_code = 1 WHERE id = $1`,
+      [issuing.id, revokedAt],
+    );
+    const missing = await refusal(check.admit(root, tbs([], 2n)));
+    expect(missing.message).toMatch(/1 revoked certificates missing/);
+    await check.admit(root, tbs([{ serialNumberHex: '01', revocationDate: revokedAt, reasonCode: 1 }], 2n));
+    // The issuing CA's own CRL does not list itself.
+    await check.admit(issuing, tbs([], 1n));
   });
 
   it('lets exactly one of two concurrent signings take a CRLNumber', async () => {

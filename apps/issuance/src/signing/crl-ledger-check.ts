@@ -30,7 +30,7 @@ const refuse = (message: string) => new CaError(ErrorCode.Forbidden, message);
 /**
  * What issuance checks, from its own ledger, before it signs a TBSCertList revocation built
  * (docs/security.md, "Issuance trusts no caller"): the entries are exactly this CA's revoked
- * certificates as issuance.certificates records them (serial, revocation time to the second,
+ * certificates as issuance.certificates (and, for a root, certificate_authorities) records them (serial, revocation time to the second,
  * reason as published), none extra and none missing (but the last few seconds' revocations); its
  * times are plausible; and its CRLNumber is higher than any signed before (RFC 5280 5.2.3),
  * recorded atomically so two replicas can never both sign one number.
@@ -71,7 +71,12 @@ export class CrlLedgerCheck {
                 ltrim(lower(serial_number), '0') || ':' || floor(extract(epoch FROM revoked_at))::bigint || ':' ||
                 CASE WHEN revocation_reason_code = ANY($2::int[]) THEN revocation_reason_code ELSE 0 END,
                 ',') AS keys
-         FROM issuance.certificates WHERE ca_id = $1 AND revoked_at IS NOT NULL`,
+         FROM (SELECT serial_number, revoked_at, revocation_reason_code
+                 FROM issuance.certificates WHERE ca_id = $1 AND revoked_at IS NOT NULL
+               UNION ALL
+               -- Issuing CAs this CA (a root) signed and an operator revoked: root.crl lists them.
+               SELECT serial_number, revoked_at, revocation_reason_code
+                 FROM issuance.certificate_authorities WHERE issuer_ca_id = $1 AND revoked_at IS NOT NULL) revoked`,
       [caId, PUBLISHED_REASON_CODES],
     );
     const expected = new Set(keys ? keys.split(',') : []);

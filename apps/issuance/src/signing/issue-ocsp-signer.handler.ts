@@ -14,14 +14,16 @@ export const OCSP_SIGNER_VALIDITY_DAYS = 30;
 /**
  * docs/api.md#ocsp: the delegated OCSP-signing certificate of a tenant (RFC 6960 4.2.2.2):
  * EKU id-kp-OCSPSigning and id-pkix-ocsp-nocheck, for a key the responder generated and keeps.
- * Not stored or listed among the tenant's certificates; the responder holds it.
+ * Certified by the CA that signs leaves, or, with `issuer: root`, by the root, to answer for the
+ * issuing CA (docs/api.md#ocsp). Not stored or listed among the tenant's certificates; the
+ * responder holds it.
  */
 export class IssueOcspSignerHandler {
   constructor(private readonly signer: CertificateAuthoritySigner) {}
 
   async execute(input: IssueOcspSignerCommand): Promise<IssueOcspSignerResult> {
     const command = await validateDto(IssueOcspSignerCommand, input);
-    const { authority, privateKey } = await this.signer.forTenant(command.tenantId);
+    const { authority, privateKey } = await this.signer.forIssuer(command.tenantId, command.issuer);
     let publicKey: Awaited<ReturnType<typeof importEcPublicKey>>;
     try {
       publicKey = await importEcPublicKey(Buffer.from(command.publicKeySpki, 'base64'));

@@ -13,7 +13,8 @@ import { CrlLedgerCheck } from './crl-ledger-check';
 
 /**
  * Signs a CRL the revocation context assembled (Boulder's split: it builds the CRL, the CA key
- * stays here). Only a TBSCertList of this tenant's CA is signed: the DER is inspected first, so
+ * stays here). Only a TBSCertList of this tenant's CA (the one that signs leaves, or the root for
+ * root.crl) is signed: the DER is inspected first, so
  * the key can never be made to sign a certificate or anything else; and its entries, times and
  * number must agree with issuance's own ledger (CrlLedgerCheck), so whoever reaches the bus cannot
  * have a revoked serial dropped or the CRLNumber exhausted.
@@ -29,7 +30,7 @@ export class SignCrlHandler {
 
   async execute(input: SignCrlCommand): Promise<SignCrlResult> {
     const command = await validateDto(SignCrlCommand, input);
-    const { authority, privateKey } = await this.signer.forTenant(command.tenantId);
+    const { authority, privateKey } = await this.signer.forIssuer(command.tenantId, command.issuer);
     const tbs = await this.blobs.get(command.tbsBlobRef);
     if (!tbs)
       throw CaError.validation([{ field: 'tbsBlobRef', message: 'no TBSCertList under this reference' }]);

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { CaInitializedPayload, EventEnvelope } from '@ca/contracts';
+import { CaInitializedPayload, CaRevokedPayload, EventEnvelope } from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
@@ -54,6 +54,38 @@ export class CaCertificateStore {
           : [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter, event.occurredAt, null],
       );
     });
+  }
+
+  /**
+   * Records the revocation of the tenant's issuing CA (docs/api.md#revoke-an-issuing-ca), once: only
+   * for the issuing CA this row holds and the root that signed it, so a forged event for another
+   * tenant's CA changes nothing.
+   */
+  async applyCaRevoked(event: EventEnvelope<CaRevokedPayload>): Promise<void> {
+    const { tenantId, caId, revokedAt, reasonCode } = event.payload;
+    await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
+      if (event.tenantId !== tenantId) return;
+      await manager.query(
+        `UPDATE ocsp.ca_certificates SET issuing_revoked_at = $3, issuing_reason_code = $4
+          WHERE tenant_id = $1 AND ca_id = $2 AND root_certificate_der IS NOT NULL AND issuing_revoked_at IS NULL`,
+        [tenantId, caId, revokedAt, reasonCode],
+      );
+    });
+  }
+
+  /**
+   * Whether the tenant's issuing CA is revoked, read from the table every time (never cached): a
+   * revocation through any replica is answered at once. Asked only for CertIDs under the root.
+   */
+  async issuingRevocation(tenantId: string): Promise<{ revokedAt: Date; reasonCode: number } | undefined> {
+    const rows: { issuing_revoked_at: Date | null; issuing_reason_code: number | null }[] =
+      await this.dataSource.query(
+        'SELECT issuing_revoked_at, issuing_reason_code FROM ocsp.ca_certificates WHERE tenant_id = $1',
+        [tenantId.toLowerCase()],
+      );
+    const row = rows[0];
+    if (!row?.issuing_revoked_at) return undefined;
+    return { revokedAt: row.issuing_revoked_at, reasonCode: row.issuing_reason_code ?? 0 };
   }
 
   /** The certificates if this replica has already read them (no query). */

@@ -27,6 +27,29 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const CRL_NUMBER = /^\d{1,49}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
+/**
+ * Where one kind of CRL is kept and which CA certificate verifies it: the CRL of the CA that signs
+ * leaves (`/crl`) or the root's (`root.crl`, docs/api.md#distribution-points). Table and column
+ * names are these constants, never input.
+ */
+export interface CrlLine {
+  served: 'ocsp.crls' | 'ocsp.root_crls';
+  pending: 'ocsp.pending_crls' | 'ocsp.pending_root_crls';
+  /** Column of ocsp.ca_certificates holding the CA that signs these CRLs. */
+  caColumn: 'certificate_der' | 'root_certificate_der';
+}
+
+export const LEAF_CRLS: CrlLine = {
+  served: 'ocsp.crls',
+  pending: 'ocsp.pending_crls',
+  caColumn: 'certificate_der',
+};
+export const ROOT_CRLS: CrlLine = {
+  served: 'ocsp.root_crls',
+  pending: 'ocsp.pending_root_crls',
+  caColumn: 'root_certificate_der',
+};
+
 interface PendingCrl {
   tenant_id: string;
   crl_number: string;
@@ -67,6 +90,7 @@ export class CrlStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly blobs: BlobStore,
+    private readonly line: CrlLine = LEAF_CRLS,
   ) {}
 
   /**
@@ -84,7 +108,7 @@ export class CrlStore {
         return;
       }
       await manager.query(
-        `INSERT INTO ocsp.pending_crls (tenant_id, crl_number, this_update, next_update, blob_ref, sha256)
+        `INSERT INTO ${this.line.pending} (tenant_id, crl_number, this_update, next_update, blob_ref, sha256)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant_id, crl_number, sha256) DO NOTHING`,
         [tenantId.toLowerCase(), crlNumber, thisUpdate, nextUpdate, blobRef, sha256],
       );
@@ -126,31 +150,35 @@ export class CrlStore {
    */
   private async copyRound(): Promise<void> {
     const pending: PendingCrl[] = await this.dataSource.query(
-      'SELECT tenant_id, crl_number, blob_ref, sha256 FROM ocsp.pending_crls ORDER BY tenant_id, crl_number DESC',
+      `SELECT tenant_id, crl_number, blob_ref, sha256 FROM ${this.line.pending} ORDER BY tenant_id, crl_number DESC`,
     );
     let waitingForCa = false;
     for (const [tenantId, crls] of groupByTenant(pending)) {
       if (this.stopped) return;
-      const ca: { certificate_der: Buffer }[] = await this.dataSource.query(
-        'SELECT certificate_der FROM ocsp.ca_certificates WHERE tenant_id = $1',
+      const ca: { certificate_der: Buffer | null }[] = await this.dataSource.query(
+        `SELECT ${this.line.caColumn} AS certificate_der FROM ocsp.ca_certificates WHERE tenant_id = $1`,
         [tenantId],
       );
       if (ca.length === 0) {
         waitingForCa = true;
         continue;
       }
+      const caDer = ca[0].certificate_der;
       const served: { crl_number: string }[] = await this.dataSource.query(
-        'SELECT crl_number FROM ocsp.crls WHERE tenant_id = $1',
+        `SELECT crl_number FROM ${this.line.served} WHERE tenant_id = $1`,
         [tenantId],
       );
       const servedNumber = served.length > 0 ? BigInt(served[0].crl_number) : -1n;
       for (const crl of crls) {
         if (this.stopped) return;
-        const checked = await this.check(crl, ca[0].certificate_der, servedNumber);
+        // A root that signs leaves itself has no root.crl: nothing verifies one.
+        const checked = caDer
+          ? await this.check(crl, caDer, servedNumber)
+          : 'the tenant has no issuing CA, so its root publishes no root CRL';
         if (typeof checked === 'string') {
           this.logger.warn({ tenantId, crlNumber: crl.crl_number, reason: checked }, 'published CRL refused');
           await this.dataSource.query(
-            'DELETE FROM ocsp.pending_crls WHERE tenant_id = $1 AND crl_number = $2 AND sha256 = $3',
+            `DELETE FROM ${this.line.pending} WHERE tenant_id = $1 AND crl_number = $2 AND sha256 = $3`,
             [tenantId, crl.crl_number, crl.sha256],
           );
           continue;
@@ -190,15 +218,15 @@ export class CrlStore {
     const sha256 = crl.sha256.toLowerCase();
     const stored = await this.dataSource.transaction(async (manager) => {
       const newest: unknown[] = await manager.query(
-        `INSERT INTO ocsp.crls (tenant_id, crl_number, this_update, next_update, der, sha256) VALUES ($1, $2, $3, $4, $5, $6)
+        `INSERT INTO ${this.line.served} AS s (tenant_id, crl_number, this_update, next_update, der, sha256) VALUES ($1, $2, $3, $4, $5, $6)
          ON CONFLICT (tenant_id) DO UPDATE SET crl_number = EXCLUDED.crl_number, this_update = EXCLUDED.this_update,
            next_update = EXCLUDED.next_update, der = EXCLUDED.der, sha256 = EXCLUDED.sha256
-         WHERE ocsp.crls.crl_number < EXCLUDED.crl_number
+         WHERE s.crl_number < EXCLUDED.crl_number
          RETURNING crl_number`,
         [tenantId, checked.crlNumber.toString(), checked.thisUpdate, checked.nextUpdate, checked.der, sha256],
       );
       // Only up to this one: a newer CRL announced meanwhile stays pending for the next round.
-      await manager.query('DELETE FROM ocsp.pending_crls WHERE tenant_id = $1 AND crl_number <= $2', [
+      await manager.query(`DELETE FROM ${this.line.pending} WHERE tenant_id = $1 AND crl_number <= $2`, [
         tenantId,
         crl.crl_number,
       ]);
@@ -225,14 +253,14 @@ export class CrlStore {
     const cached = this.cache.get(key);
     if (cached) {
       const current: { sha256: string }[] = await this.dataSource.query(
-        'SELECT sha256 FROM ocsp.crls WHERE tenant_id = $1',
+        `SELECT sha256 FROM ${this.line.served} WHERE tenant_id = $1`,
         [key],
       );
       if (current[0]?.sha256 === cached.sha256) return cached.crl;
     }
     const rows: { der: Buffer; sha256: string; this_update: Date; next_update: Date }[] =
       await this.dataSource.query(
-        'SELECT der, sha256, this_update, next_update FROM ocsp.crls WHERE tenant_id = $1',
+        `SELECT der, sha256, this_update, next_update FROM ${this.line.served} WHERE tenant_id = $1`,
         [key],
       );
     if (rows.length === 0) return undefined;

@@ -30,6 +30,7 @@ describe('public surface router', () => {
     const router = publicSurfaceRouter({
       caCertificates: { find: down } as unknown as CaCertificateStore,
       crls: { find: down } as unknown as CrlStore,
+      rootCrls: { find: down } as unknown as CrlStore,
       ocsp: new OcspHttp(responder),
     });
     server = createServer((req, res) => {

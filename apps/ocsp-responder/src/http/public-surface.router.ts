@@ -13,6 +13,8 @@ import { serviceUnavailable } from './service-unavailable';
 export interface PublicSurfaceDependencies {
   caCertificates: CaCertificateStore;
   crls: CrlStore;
+  /** root.crl: the root's CRL of a tenant with an issuing CA. */
+  rootCrls: CrlStore;
   ocsp: OcspHttp;
 }
 
@@ -27,7 +29,7 @@ const DATABASE_RETRY_AFTER_SECONDS = 5;
  * The public distribution surface (docs/ocsp.md) on plain Node `http`, without Express or Nest
  * in the way: it is what relying parties call at high rates (OCSP above all).
  *
- *     GET|HEAD /v1/tenants/{tenantId}/ca.pem | ca.crt | crl
+ *     GET|HEAD /v1/tenants/{tenantId}/ca.pem | ca.crt | issuing-ca.pem | issuing-ca.crt | crl | root.crl
  *     POST     /v1/tenants/{tenantId}/ocsp                      (other methods but GET/HEAD: 405)
  *     GET|HEAD /v1/tenants/{tenantId}/ocsp/{base64 request}    (other methods: 405)
  *
@@ -81,6 +83,9 @@ export function publicSurfaceRouter(deps: PublicSurfaceDependencies): PublicSurf
     switch (rest.endsWith('/') ? rest.slice(0, -1) : rest) {
       case 'crl':
         serveCrl(deps.crls, tenantId, req, res).catch(failed(res));
+        return true;
+      case 'root.crl':
+        serveCrl(deps.rootCrls, tenantId, req, res).catch(failed(res));
         return true;
       case 'ca.pem':
         serveCaCertificate(deps.caCertificates, 'pem', tenantId, req, res).catch(failed(res));

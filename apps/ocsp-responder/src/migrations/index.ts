@@ -4,6 +4,7 @@ import { StatusChangedAt1763784000000 } from './1763784000000-status-changed-at'
 import { PendingCrls1763785000000 } from './1763785000000-pending-crls';
 import { PendingCrlsPerNumber1764201600000 } from './1764201600000-pending-crls-per-number';
 import { AddIssuingCaCertificates1766410000000 } from './1766410000000-add-issuing-ca-certificates';
+import { RootCrlsAndIssuingCaStatus1766700000000 } from './1766700000000-root-crls-and-issuing-ca-status';
 
 export const OCSP_MIGRATIONS = [
   CreateCaCertificates1763769600000,
@@ -12,4 +13,5 @@ export const OCSP_MIGRATIONS = [
   PendingCrls1763785000000,
   PendingCrlsPerNumber1764201600000,
   AddIssuingCaCertificates1766410000000,
+  RootCrlsAndIssuingCaStatus1766700000000,
 ];

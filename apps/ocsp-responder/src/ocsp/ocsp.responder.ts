@@ -18,6 +18,7 @@ import {
   CertificateStatusRow,
 } from '../certificate-status/certificate-status.projection';
 import { OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
+import { IssuingCaAnswers } from './issuing-ca-answers';
 import { CachedOcspResponse, OcspResponseCache } from './ocsp-response.cache';
 
 export interface OcspResponderLimits {
@@ -93,6 +94,8 @@ export class OcspResponder {
     private readonly signers: OcspSignerKeeper,
     private readonly cache = new OcspResponseCache(),
     private readonly limits: OcspResponderLimits = DEFAULT_OCSP_LIMITS,
+    /** CertIDs under the root of a tenant with an issuing CA: OCSP for the issuing CA itself. */
+    private readonly issuingCa?: IssuingCaAnswers,
   ) {}
 
   /**
@@ -136,9 +139,15 @@ export class OcspResponder {
     }
     if (request.certIds.length > this.limits.maxCertIds) return errorAnswer('malformedRequest');
     const ca = await this.cas.find(tenantId);
-    // RFC 6960 2.3, RFC 5019 2.2.3: this responder is authoritative for the tenant CA only; one
-    // CertID naming another issuer (or a hash it cannot match) makes the whole request unauthorized.
-    if (!ca || !this.allOurs(ca.tenantId, ca.der, request.certIds)) return errorAnswer('unauthorized');
+    // RFC 6960 2.3, RFC 5019 2.2.3: this responder is authoritative for the tenant's CAs only (the
+    // one that signs leaves, and the root for the issuing CA); one CertID naming another issuer (or
+    // a hash it cannot match), or a request mixing the two, makes the whole request unauthorized.
+    if (!ca) return errorAnswer('unauthorized');
+    if (!this.allOurs(ca.tenantId, ca.der, request.certIds)) {
+      if (!this.issuingCa?.answersFor(ca, request.certIds)) return errorAnswer('unauthorized');
+      const answer = await this.issuingCa.answer(ca, request);
+      return answer === 'tryLater' ? errorAnswer('tryLater') : answer;
+    }
     const signer = await this.signers.signerFor(ca.tenantId);
     if (!signer) {
       this.recentSigners.delete(ca.tenantId);

@@ -1,7 +1,7 @@
 import type { webcrypto } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { IssuanceApi, IssuancePattern } from '@ca/contracts';
+import { CrlIssuer, IssuanceApi, IssuancePattern, ROOT_CRL_ISSUER } from '@ca/contracts';
 import { CustodiedKey, KeyCustody } from '@ca/custody';
 import { RpcClient } from '@ca/messaging';
 import { ocspMetrics } from '@ca/observability';
@@ -21,6 +21,18 @@ interface SignerRow {
   certificate_der: Buffer;
   not_after: Date;
 }
+
+/**
+ * Which signers a keeper keeps: those certified by the CA that signs leaves (answers for leaves),
+ * or by the root (answers for the issuing CA, only for tenants that have one). Table names are
+ * these constants, never input.
+ */
+export interface SignerLine {
+  table: 'ocsp.signers' | 'ocsp.root_signers';
+  issuer?: CrlIssuer;
+}
+export const LEAF_SIGNERS: SignerLine = { table: 'ocsp.signers' };
+export const ROOT_SIGNERS: SignerLine = { table: 'ocsp.root_signers', issuer: ROOT_CRL_ISSUER };
 
 /** A new signer is obtained this long before the current one expires. */
 export const SIGNER_RENEW_BEFORE_MS = 7 * 24 * 60 * 60_000;
@@ -44,6 +56,7 @@ export class OcspSignerKeeper {
     private readonly custody: KeyCustody,
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly intervalMs = 30_000,
+    private readonly line: SignerLine = LEAF_SIGNERS,
   ) {}
 
   start(): void {
@@ -90,8 +103,9 @@ export class OcspSignerKeeper {
     let due: { tenant_id: string }[];
     try {
       due = await this.dataSource.query(
-        `SELECT c.tenant_id FROM ocsp.ca_certificates c LEFT JOIN ocsp.signers s ON s.tenant_id = c.tenant_id
-          WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1)`,
+        `SELECT c.tenant_id FROM ocsp.ca_certificates c LEFT JOIN ${this.line.table} s ON s.tenant_id = c.tenant_id
+          WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1)
+            ${this.line.issuer ? 'AND c.root_certificate_der IS NOT NULL' : ''}`,
         [new Date(Date.now() + SIGNER_RENEW_BEFORE_MS)],
       );
     } catch (err) {
@@ -112,9 +126,10 @@ export class OcspSignerKeeper {
     const issued = await this.issuance.send(IssuancePattern.IssueOcspSigner, {
       tenantId,
       publicKeySpki: Buffer.from(key.publicKeySpki).toString('base64'),
+      ...(this.line.issuer ? { issuer: this.line.issuer } : {}),
     });
     await this.dataSource.query(
-      `INSERT INTO ocsp.signers (tenant_id, key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after)
+      `INSERT INTO ${this.line.table} (tenant_id, key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
        ON CONFLICT (tenant_id) DO UPDATE SET key_id = EXCLUDED.key_id, key_algorithm = EXCLUDED.key_algorithm,
          public_key_spki = EXCLUDED.public_key_spki, wrapped_key = EXCLUDED.wrapped_key,
@@ -131,7 +146,7 @@ export class OcspSignerKeeper {
     );
     this.opened.delete(tenantId);
     this.unusable.delete(tenantId);
-    this.logger.log({ tenantId, notAfter: issued.notAfter }, 'OCSP signer ready');
+    this.logger.log({ tenantId, issuer: this.line.issuer, notAfter: issued.notAfter }, 'OCSP signer ready');
   }
 
   private async open(tenantId: string): Promise<OcspSigner | undefined> {
@@ -156,7 +171,7 @@ export class OcspSignerKeeper {
 
   private async row(tenantId: string): Promise<SignerRow | undefined> {
     const rows: SignerRow[] = await this.dataSource.query(
-      `SELECT key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after FROM ocsp.signers WHERE tenant_id = $1`,
+      `SELECT key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after FROM ${this.line.table} WHERE tenant_id = $1`,
       [tenantId],
     );
     return rows[0];

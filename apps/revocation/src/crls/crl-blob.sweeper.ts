@@ -59,6 +59,7 @@ export class CrlBlobSweeper {
       `SELECT o.payload->>'blobRef' AS blob_ref FROM revocation.outbox o
          JOIN LATERAL (SELECT n.published_at FROM revocation.outbox n
                         WHERE n.type = $1 AND n.tenant_id = o.tenant_id AND n.seq > o.seq
+                          AND n.payload->>'issuer' IS NOT DISTINCT FROM o.payload->>'issuer'
                         ORDER BY n.seq LIMIT 1) successor ON true
         WHERE o.type = $1 AND successor.published_at > $2 AND successor.published_at <= $3`,
       [EventType.CrlPublished, from, to],

@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { CRL_VALIDITY_MS, CrlPublisher } from './crl.publisher';
+import { RootCrlPublisher } from './root-crl.publisher';
 
 /**
  * Re-signs every tenant's CRL before it goes stale (RFC 5280 5.1.2.5: a new CRL is issued at or
@@ -15,6 +16,7 @@ export class CrlRefreshScheduler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly publisher: CrlPublisher,
+    private readonly rootPublisher?: RootCrlPublisher,
     private readonly intervalMs = 60_000,
   ) {}
 
@@ -39,6 +41,17 @@ export class CrlRefreshScheduler {
         [new Date(Date.now() + CRL_VALIDITY_MS / 2)],
       );
       for (const { tenant_id } of due) await this.publisher.request(tenant_id);
+      if (this.rootPublisher) {
+        // root.crl: never published, due for re-signing, or missing a revoked issuing CA.
+        const dueRoots: { tenant_id: string }[] = await this.dataSource.query(
+          `SELECT i.tenant_id FROM revocation.root_crl_issuers i
+            WHERE i.ca_not_after > now()
+              AND (i.next_update IS NULL OR i.next_update < $1
+                   OR i.entry_count <> (SELECT count(*) FROM revocation.revoked_cas r WHERE r.tenant_id = i.tenant_id))`,
+          [new Date(Date.now() + CRL_VALIDITY_MS / 2)],
+        );
+        for (const { tenant_id } of dueRoots) await this.rootPublisher.request(tenant_id);
+      }
     } catch (err) {
       this.logger.warn({ err }, 'CRL refresh check failed');
     }

@@ -1,5 +1,6 @@
 import {
   CaInitializedPayload,
+  CaRevokedPayload,
   CertificateHoldReleasedPayload,
   CertificateRevokedPayload,
   EventEnvelope,
@@ -32,6 +33,15 @@ export class RevocationLedger {
          ON CONFLICT (tenant_id) DO NOTHING`,
         [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter],
       );
+      // With an issuing CA, the root issues a CRL of its own: root.crl (docs/api.md#distribution-points).
+      const { payload } = event;
+      if (payload.issuingCaId && payload.caId !== caId) {
+        await manager.query(
+          `INSERT INTO revocation.root_crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after)
+           VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id) DO NOTHING`,
+          [tenantId, payload.caId, Buffer.from(payload.certificateDer, 'base64'), payload.notAfter],
+        );
+      }
     });
   }
 
@@ -65,6 +75,39 @@ export class RevocationLedger {
       this.logger.warn(
         { eventId: event.id, tenantId: event.tenantId, payloadTenantId: tenantId, caId },
         'certificate.revoked refused: not a certificate of this tenant CA',
+      );
+    }
+    return recorded;
+  }
+
+  /**
+   * Records a revoked issuing CA for its root's CRL (root.crl, docs/api.md#revoke-an-issuing-ca).
+   * Checked like a leaf's revocation: envelope and payload name one tenant, and the issuer named is
+   * that tenant's root. Returns whether it added an entry.
+   */
+  async recordCaRevocation(event: EventEnvelope<CaRevokedPayload>): Promise<boolean> {
+    const { tenantId, caId, issuerCaId, serialNumber, revokedAt, reasonCode } = event.payload;
+    let matched = false;
+    let recorded = false;
+    const fresh = await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
+      if (event.tenantId !== tenantId) return;
+      const inserted: unknown[] = await manager.query(
+        `INSERT INTO revocation.revoked_cas (tenant_id, serial_number, ca_id, revocation_date, reason_code)
+         SELECT tenant_id, $3, $4, $5, $6 FROM revocation.root_crl_issuers WHERE tenant_id = $1 AND ca_id = $2
+         ON CONFLICT (tenant_id, serial_number) DO NOTHING RETURNING 1`,
+        [tenantId, issuerCaId, serialNumber, caId, revokedAt, reasonCode],
+      );
+      const root: unknown[] = await manager.query(
+        'SELECT 1 FROM revocation.root_crl_issuers WHERE tenant_id = $1 AND ca_id = $2',
+        [tenantId, issuerCaId],
+      );
+      matched = root.length > 0;
+      recorded = inserted.length > 0;
+    });
+    if (fresh && !matched) {
+      this.logger.warn(
+        { eventId: event.id, tenantId: event.tenantId, payloadTenantId: tenantId, issuerCaId },
+        'ca.revoked refused: not an issuing CA under this tenant root',
       );
     }
     return recorded;

@@ -5,6 +5,7 @@ import { AddRecordedAtToRevokedCertificates1765000000000 } from './1765000000000
 import { AddEntriesRemovedToCrlIssuers1766000000000 } from './1766000000000-add-entries-removed-to-crl-issuers';
 import { AddClaimsAndRetentionToOutbox1766300000000 } from './1766300000000-add-claims-and-retention-to-outbox';
 import { AddBuildLeaseToCrlIssuers1766300100000 } from './1766300100000-add-build-lease-to-crl-issuers';
+import { CreateRootCrlIssuers1766700000000 } from './1766700000000-create-root-crl-issuers';
 
 export const REVOCATION_MIGRATIONS = [
   CreateCrlIssuers1763769600000,
@@ -14,4 +15,5 @@ export const REVOCATION_MIGRATIONS = [
   AddEntriesRemovedToCrlIssuers1766000000000,
   AddClaimsAndRetentionToOutbox1766300000000,
   AddBuildLeaseToCrlIssuers1766300100000,
+  CreateRootCrlIssuers1766700000000,
 ];

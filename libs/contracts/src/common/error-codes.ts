@@ -9,6 +9,8 @@ export const ErrorCode = {
   Conflict: 'CONFLICT',
   CertificateLimitReached: 'CERTIFICATE_LIMIT_REACHED',
   CertificateNotOnHold: 'CERTIFICATE_NOT_ON_HOLD',
+  /** The tenant's issuing CA is revoked: nothing is signed with it (docs/api.md#revoke-an-issuing-ca). */
+  IssuingCaRevoked: 'ISSUING_CA_REVOKED',
   /** The certificate, CRL or OCSP response to be signed broke a pre-signing lint; nothing was signed. */
   CertificateLintFailed: 'CERTIFICATE_LINT_FAILED',
   /** A DNS name of the request is outside the tenant's issuance policy (docs/api.md#issuance-policy). */

@@ -1,6 +1,7 @@
 import { EventEnvelope } from '../common/event-envelope';
 import { TenantUpdatedPayload } from '../gateway/tenant-updated.event';
 import { CaInitializedPayload } from '../issuance/ca-initialized.event';
+import { CaRevokedPayload } from '../issuance/ca-revoked.event';
 import {
   CertificateHoldReleasedPayload,
   CertificateIssuedPayload,
@@ -16,6 +17,7 @@ import { EventType } from './event-types';
  */
 export interface EventPayloads {
   [EventType.CaInitialized]: CaInitializedPayload;
+  [EventType.CaRevoked]: CaRevokedPayload;
   [EventType.CertificateIssued]: CertificateIssuedPayload;
   [EventType.CertificateRevoked]: CertificateRevokedPayload;
   [EventType.CertificateHoldReleased]: CertificateHoldReleasedPayload;

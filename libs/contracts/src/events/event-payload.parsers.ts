@@ -86,6 +86,15 @@ const SHAPES: Record<string, PayloadShape> = {
     renewedFrom: optional(uuid),
     issuedBy: optional(text),
   },
+  [EventType.CaRevoked]: {
+    tenantId: required(uuid),
+    caId: required(uuid),
+    issuerCaId: required(uuid),
+    serialNumber: required(serialHex),
+    revokedAt: required(instant),
+    reasonCode: required(REASON_CODE),
+    revokedBy: optional(text),
+  },
   [EventType.CertificateRevoked]: {
     tenantId: required(uuid),
     certificateId: required(uuid),
@@ -111,6 +120,7 @@ const SHAPES: Record<string, PayloadShape> = {
     nextUpdate: required(instant),
     blobRef: required(text),
     sha256: required(sha256Hex),
+    issuer: optional(oneOf(['root'])),
   },
   [EventType.TenantUpdated]: {
     tenantId: required(uuid),

@@ -1,6 +1,7 @@
 /** Durable event types (past tense). The JetStream subject is `<prefix>.<type>`. */
 export const EventType = {
   CaInitialized: 'ca.initialized',
+  CaRevoked: 'ca.revoked',
   CertificateIssued: 'certificate.issued',
   CertificateRevoked: 'certificate.revoked',
   CertificateHoldReleased: 'certificate.hold-released',

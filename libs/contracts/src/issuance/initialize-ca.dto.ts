@@ -74,6 +74,6 @@ export interface CaSummary {
   notAfter: string;
   keyAlgorithm: KeyAlgorithm;
   /** `active`, or `expired` once notAfter has passed. */
-  state: 'active' | 'expired';
+  state: 'active' | 'expired' | 'revoked';
   certificatePem: string;
 }

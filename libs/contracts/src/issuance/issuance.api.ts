@@ -22,6 +22,7 @@ import { GetIssuancePolicyQuery, IssuancePolicy, SetIssuancePolicyCommand } from
 import { RenewCertificateCommand } from './renew-certificate.dto';
 import { RevokeCertificateCommand, RevokeCertificateResult } from './revoke-certificate.dto';
 import { ReleaseHoldCommand, ReleaseHoldResult } from './release-hold.dto';
+import { RevokeCaCommand, RevokeCaResult } from './revoke-ca.dto';
 import { IssueOcspSignerCommand, IssueOcspSignerResult, SignCrlCommand, SignCrlResult } from './signing.dto';
 
 /** Request and reply type of every pattern the issuance context answers (for a typed RpcClient). */
@@ -29,6 +30,7 @@ export type IssuanceApi = {
   [IssuancePattern.InitializeCa]: [InitializeCaCommand, InitializeCaResult];
   [IssuancePattern.InitializeCaV2]: [InitializeCaV2Command, InitializeCaV2Result];
   [IssuancePattern.ListCas]: [TenantCommand, { cas: CaSummary[] }];
+  [IssuancePattern.RevokeCa]: [RevokeCaCommand, RevokeCaResult];
   [IssuancePattern.IssueCertificate]: [IssueCertificateCommand, IssuedCertificate];
   [IssuancePattern.RenewCertificate]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.IssueCertificateV2]: [IssueCertificateV2Command, IssuedCertificate];

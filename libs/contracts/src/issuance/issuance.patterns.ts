@@ -3,6 +3,8 @@ export const IssuancePattern = {
   InitializeCa: 'issuance.ca.initialize',
   InitializeCaV2: 'issuance.ca.initialize-v2',
   ListCas: 'issuance.ca.list',
+  /** docs/api.md#revoke-an-issuing-ca */
+  RevokeCa: 'issuance.ca.revoke',
   IssueCertificate: 'issuance.certificate.issue',
   RenewCertificate: 'issuance.certificate.renew',
   IssueCertificateV2: 'issuance.certificate.issue-v2',

@@ -1,4 +1,5 @@
-import { IsBase64, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import { IsBase64, IsIn, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import type { CrlIssuer } from '../revocation/crl-published.event';
 import { CaError, FieldError } from '../common/ca-error';
 
 /**
@@ -14,6 +15,11 @@ export class SignCrlCommand {
   @IsString()
   @Length(1, 512)
   tbsBlobRef!: string;
+
+  /** `root`: signed by the tenant's root (root.crl); absent: by the CA that signs leaves. */
+  @IsOptional()
+  @IsIn(['root'])
+  issuer?: CrlIssuer;
 }
 
 /**
@@ -48,6 +54,11 @@ export class IssueOcspSignerCommand {
   @MaxLength(4096)
   @IsBase64()
   publicKeySpki!: string;
+
+  /** `root`: certified by the root, to answer for the issuing CA; absent: by the CA that signs leaves. */
+  @IsOptional()
+  @IsIn(['root'])
+  issuer?: CrlIssuer;
 }
 
 export interface IssueOcspSignerResult {

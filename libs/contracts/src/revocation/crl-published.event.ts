@@ -9,4 +9,13 @@ export interface CrlPublishedPayload {
   blobRef: string;
   /** SHA-256 of the DER, hex, to check what was fetched. */
   sha256: string;
+  /**
+   * `root`: the root's CRL (`root.crl`, listing revoked issuing CAs); absent: the CRL of the CA
+   * that signs leaves (`crl`). docs/api.md#distribution-points
+   */
+  issuer?: CrlIssuer;
 }
+
+/** Which of a tenant's CAs a CRL is of, when it is not the CA that signs leaves. */
+export type CrlIssuer = 'root';
+export const ROOT_CRL_ISSUER: CrlIssuer = 'root';

@@ -1,0 +1,76 @@
+import {
+  CaError,
+  CaRevokedPayload,
+  CaRole,
+  EventType,
+  RevocationReasonCodes,
+  RevokeCaCommand,
+  RevokeCaRequest,
+  RevokeCaResult,
+  assertCommandFields,
+  validateDto,
+} from '@ca/contracts';
+import { recordEvent } from '@ca/messaging';
+import { DataSource } from 'typeorm';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { CertificateAuthorityEntity } from './certificate-authority.entity';
+
+/**
+ * docs/api.md#revoke-an-issuing-ca: an issuing CA → revoked, once (row locked, so two concurrent
+ * revocations cannot both succeed). The change and `ca.revoked` commit together: revocation then
+ * lists it on root.crl and the responder answers `revoked` for it; issuance signs no leaf with it
+ * (CertificateAuthoritySigner.forLeaves). A root is the trust anchor relying parties installed:
+ * no CRL of its own can revoke it, so it is refused.
+ */
+export class RevokeCaHandler {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly onEventsRecorded: () => void,
+  ) {}
+
+  async execute(command: RevokeCaCommand): Promise<RevokeCaResult> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', caId: 'uuid' });
+    const request = await validateDto(RevokeCaRequest, command.request);
+    const reasonCode = RevocationReasonCodes[request.reasonCode];
+    const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const result = await this.dataSource.transaction(async (manager) => {
+      const ca = await manager.getRepository(CertificateAuthorityEntity).findOne({
+        where: { id: command.caId, tenantId: command.tenantId },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (!ca) throw CaError.notFound('No CA of this tenant has this id.');
+      if (ca.role !== CaRole.Issuing || !ca.issuerCaId) {
+        throw CaError.validation([
+          {
+            field: 'caId',
+            message:
+              'is the root, the trust anchor relying parties installed: remove it from their trust stores instead',
+          },
+        ]);
+      }
+      if (ca.revokedAt) throw CaError.conflict('This issuing CA is already revoked.');
+      await manager.update(
+        CertificateAuthorityEntity,
+        { id: ca.id, tenantId: command.tenantId },
+        {
+          revokedAt,
+          revocationReason: request.reason,
+          revocationReasonCode: reasonCode,
+          revokedBy: command.principal,
+        },
+      );
+      await recordEvent<CaRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaRevoked, {
+        tenantId: ca.tenantId,
+        caId: ca.id,
+        issuerCaId: ca.issuerCaId,
+        serialNumber: ca.serialNumber,
+        revokedAt: revokedAt.toISOString(),
+        reasonCode,
+        revokedBy: command.principal,
+      });
+      return { caId: ca.id, serialNumber: ca.serialNumber, revokedAt: revokedAt.toISOString() };
+    });
+    this.onEventsRecorded();
+    return result;
+  }
+}

@@ -1,0 +1,17 @@
+/**
+ * Payload of `ca.revoked`: an issuing CA revoked by an operator (docs/api.md#revoke-an-issuing-ca).
+ * It goes on its root's CRL (`root.crl`) and OCSP answers `revoked` for it.
+ */
+export interface CaRevokedPayload {
+  tenantId: string;
+  /** The revoked issuing CA. */
+  caId: string;
+  /** The root that signed it, whose CRL lists it. */
+  issuerCaId: string;
+  /** Hex, as the certificate carries it. */
+  serialNumber: string;
+  revokedAt: string;
+  /** RFC 5280 5.3.1 CRLReason number. */
+  reasonCode: number;
+  revokedBy?: string;
+}

@@ -1,0 +1,44 @@
+import { ApiProperty } from '@nestjs/swagger';
+import { IsIn, IsNotEmpty, IsString, Length } from 'class-validator';
+import { TenantCommand } from '../common/tenant-command';
+import { RevocationReasonCode } from './certificate-status';
+
+/** RFC 5280 5.3.1 reasons that make sense for an issuing CA certificate. */
+export const CA_REVOCATION_REASON_CODES: readonly RevocationReasonCode[] = [
+  'Unspecified',
+  'KeyCompromise',
+  'CaCompromise',
+  'AffiliationChanged',
+  'Superseded',
+  'CessationOfOperation',
+];
+
+/** docs/api.md#revoke-an-issuing-ca: body of POST /v2/ca/{caId}/revoke. */
+export class RevokeCaRequest {
+  @ApiProperty({
+    minLength: 1,
+    maxLength: 255,
+    description: 'Free text for the audit log; never in the CRL or OCSP answers.',
+  })
+  @IsString()
+  @IsNotEmpty()
+  @Length(1, 255)
+  reason!: string;
+
+  @ApiProperty({ enum: CA_REVOCATION_REASON_CODES, description: 'RFC 5280 5.3.1 CRLReason.' })
+  @IsIn(CA_REVOCATION_REASON_CODES, {
+    message: `reasonCode must be one of: ${CA_REVOCATION_REASON_CODES.join(', ')}`,
+  })
+  reasonCode!: RevocationReasonCode;
+}
+
+export interface RevokeCaCommand extends TenantCommand {
+  caId: string;
+  request: RevokeCaRequest;
+}
+
+export interface RevokeCaResult {
+  caId: string;
+  serialNumber: string;
+  revokedAt: string;
+}
