@@ -123,7 +123,7 @@ describe.each(systemModes('issuance trust suite'))('issuance trusts no caller (%
     expect((await refusal(issueStraight(t.tenantId))).code).toBe(ErrorCode.CertificateLimitReached);
   });
 
-  it('refuses, with VALIDATION_FAILED, a command without a P-256 public key or without a principal, and the old limit field is no way round', async () => {
+  it('refuses, with VALIDATION_FAILED, a command without an allowed public key or without a principal, and the old limit field is no way round', async () => {
     const t = await createTenant(sut);
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey.export({
       type: 'spki',
@@ -133,12 +133,17 @@ describe.each(systemModes('issuance trust suite'))('issuance trusts no caller (%
       undefined,
       { format: 'spki', der: rsa.toString('base64') },
       { format: 'spki', der: Buffer.from('not a key at all').toString('base64') },
-      { format: 'pkcs10', der: freshSubjectPublicKey().der },
+      { format: 'pem', der: freshSubjectPublicKey().der },
     ]) {
       const refused = await refusal(issueStraight(t.tenantId, { subjectPublicKey }));
       expect(refused.code).toBe(ErrorCode.ValidationFailed);
       expect(refused.errors?.[0].field).toBe('subjectPublicKey');
     }
+    // A key in a CSR is checked as the CSR it claims to be: an SPKI is no PKCS#10 request.
+    const notACsr = await refusal(
+      issueStraight(t.tenantId, { subjectPublicKey: { format: 'pkcs10', der: freshSubjectPublicKey().der } }),
+    );
+    expect(notACsr.code).toBe(ErrorCode.CsrInvalid);
     const anonymous = await refusal(issueStraight(t.tenantId, { principal: '' }));
     expect(anonymous.errors?.[0].field).toBe('principal');
     await ops({ kind: 'tenant.set-limit', tenantId: t.tenantId, limit: 0 });
