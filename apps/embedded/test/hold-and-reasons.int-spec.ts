@@ -249,6 +249,16 @@ describe.each(systemModes('hold and reasons suite'))(
       it('lets a released certificate be revoked for good, and then refuses to release it', async () => {
         const target = await issue();
         await hold(target.certificateId);
+        // The responder applies events after the API answers: until the hold reaches it, it still
+        // answers the good of before the hold, which is not the release's good. So the hold is
+        // seen first; after it, the only good is the release's, and the next revocation is the last.
+        const heldStatus = await eventuallyRevokedInOcsp(
+          sut.pkiUrl,
+          tenant.tenantId,
+          tenant.caDer,
+          target.serialNumber,
+        );
+        expect(heldStatus).toMatchObject({ kind: 'revoked', reasonCode: 6 });
         expect((await release(target.certificateId)).status).toBe(200);
         await eventually(
           async () =>
