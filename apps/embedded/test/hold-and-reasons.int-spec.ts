@@ -290,6 +290,48 @@ describe.each(systemModes('hold and reasons suite'))(
       });
     });
 
+    // Real Postgres only: a lock on the responder's status table holds its event handling back
+    // while issuance goes on (PGlite is one session, where the lock would stop every service).
+    (mode === 'postgres+nats' ? describe : describe.skip)('a responder behind the events', () => {
+      it('answers hold, release and revocation for good in their order, and ends on the last', async () => {
+        const target = await issue();
+        const status = () => ocspStatus(sut.pkiUrl, tenant.tenantId, tenant.caDer, target.serialNumber);
+        await eventually(async () => ((await status()).kind === 'good' ? true : undefined), PROPAGATION_MS);
+        const stall = new Client({ connectionString: sut.databaseUrl });
+        await stall.connect();
+        try {
+          await stall.query('BEGIN');
+          await stall.query('LOCK TABLE ocsp.certificate_status IN SHARE MODE'); // reads go on
+          await hold(target.certificateId);
+          expect((await release(target.certificateId)).status).toBe(200);
+          expect((await revoke(target.certificateId, 'KeyCompromise')).status).toBe(200);
+          // The good of before the hold: a good answer alone does not show a release arrived.
+          expect(await status()).toEqual({ kind: 'good' });
+        } finally {
+          await stall.query('COMMIT');
+          await stall.end();
+        }
+        const seen: string[] = [];
+        await eventually(
+          async () => {
+            const now = await status();
+            const shown = now.kind === 'revoked' ? `revoked ${now.reasonCode}` : now.kind;
+            if (seen.at(-1) !== shown) seen.push(shown);
+            return shown === 'revoked 1' ? true : undefined;
+          },
+          PROPAGATION_MS,
+          'OCSP revoked for good',
+        );
+        // Never back to a state already left: what was seen is the history, in its order.
+        const history = ['good', 'revoked 6', 'good', 'revoked 1'];
+        let at = 0;
+        for (const shown of seen) {
+          at = history.indexOf(shown, at);
+          expect(at).toBeGreaterThanOrEqual(0);
+        }
+      });
+    });
+
     describe('who may release what', () => {
       it('refuses an Active certificate and one revoked for good with 409 CERTIFICATE_NOT_ON_HOLD', async () => {
         const active = await issue();
