@@ -249,6 +249,16 @@ describe.each(systemModes('hold and reasons suite'))(
       it('lets a released certificate be revoked for good, and then refuses to release it', async () => {
         const target = await issue();
         await hold(target.certificateId);
+        // The responder applies events after the API answers: until the hold reaches it, it still
+        // answers the good of before the hold, which is not the release's good. So the hold is
+        // seen first; after it, the only good is the release's, and the next revocation is the last.
+        const heldStatus = await eventuallyRevokedInOcsp(
+          sut.pkiUrl,
+          tenant.tenantId,
+          tenant.caDer,
+          target.serialNumber,
+        );
+        expect(heldStatus).toMatchObject({ kind: 'revoked', reasonCode: 6 });
         expect((await release(target.certificateId)).status).toBe(200);
         await eventually(
           async () =>
@@ -277,6 +287,48 @@ describe.each(systemModes('hold and reasons suite'))(
         expect(await opensslOcsp(target.certificatePem)).toMatch(/Reason: keyCompromise/);
         const refused = expectProblem(await release(target.certificateId), 409, 'CERTIFICATE_NOT_ON_HOLD');
         expect(refused.detail).toMatch(/not on hold/);
+      });
+    });
+
+    // Real Postgres only: a lock on the responder's status table holds its event handling back
+    // while issuance goes on (PGlite is one session, where the lock would stop every service).
+    (mode === 'postgres+nats' ? describe : describe.skip)('a responder behind the events', () => {
+      it('answers hold, release and revocation for good in their order, and ends on the last', async () => {
+        const target = await issue();
+        const status = () => ocspStatus(sut.pkiUrl, tenant.tenantId, tenant.caDer, target.serialNumber);
+        await eventually(async () => ((await status()).kind === 'good' ? true : undefined), PROPAGATION_MS);
+        const stall = new Client({ connectionString: sut.databaseUrl });
+        await stall.connect();
+        try {
+          await stall.query('BEGIN');
+          await stall.query('LOCK TABLE ocsp.certificate_status IN SHARE MODE'); // reads go on
+          await hold(target.certificateId);
+          expect((await release(target.certificateId)).status).toBe(200);
+          expect((await revoke(target.certificateId, 'KeyCompromise')).status).toBe(200);
+          // The good of before the hold: a good answer alone does not show a release arrived.
+          expect(await status()).toEqual({ kind: 'good' });
+        } finally {
+          await stall.query('COMMIT');
+          await stall.end();
+        }
+        const seen: string[] = [];
+        await eventually(
+          async () => {
+            const now = await status();
+            const shown = now.kind === 'revoked' ? `revoked ${now.reasonCode}` : now.kind;
+            if (seen.at(-1) !== shown) seen.push(shown);
+            return shown === 'revoked 1' ? true : undefined;
+          },
+          PROPAGATION_MS,
+          'OCSP revoked for good',
+        );
+        // Never back to a state already left: what was seen is the history, in its order.
+        const history = ['good', 'revoked 6', 'good', 'revoked 1'];
+        let at = 0;
+        for (const shown of seen) {
+          at = history.indexOf(shown, at);
+          expect(at).toBeGreaterThanOrEqual(0);
+        }
       });
     });
 

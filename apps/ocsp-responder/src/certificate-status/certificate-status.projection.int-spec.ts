@@ -189,6 +189,47 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
       );
     });
 
+    it('does not put back a held row read before the release was applied, nor the released one before the revocation', async () => {
+      // Embedded (no polling): only this projection's own forgets can keep a stale row out.
+      const single = new CertificateStatusProjection(sources[1]);
+      await single.watchChanges({ otherReplicas: false });
+      const s = serial();
+      await single.applyIssued(issued(s));
+      const hold = held(s);
+      await single.applyRevoked(hold);
+      // A lookup reads the row, and its answer comes back only after `change` was applied.
+      const readAcross = async (change: () => Promise<void>) => {
+        const query = sources[1].query.bind(sources[1]);
+        let read!: () => void;
+        let answer!: () => void;
+        const wasRead = new Promise<void>((resolve) => (read = resolve));
+        const mayAnswer = new Promise<void>((resolve) => (answer = resolve));
+        const spy = jest.spyOn(sources[1], 'query').mockImplementationOnce(async (...args) => {
+          const rows: unknown = await query(...args);
+          read();
+          await mayAnswer;
+          return rows;
+        });
+        const lookup = single.find(tenantId, [s]);
+        await wasRead;
+        await change();
+        answer();
+        const found = (await lookup).get(s);
+        spy.mockRestore();
+        return found;
+      };
+
+      expect((await readAcross(() => single.applyHoldReleased(released(hold))))?.reasonCode).toBe(6);
+      expect(single.remembered(tenantId, [s])).toBeUndefined();
+      expect((await single.find(tenantId, [s])).get(s)).toMatchObject({ revokedAt: null, reasonCode: null });
+
+      single.changedElsewhere(tenantId, s); // so the next lookup reads the database again
+      expect((await readAcross(() => single.applyRevoked(revoked(s))))?.revokedAt).toBeNull();
+      expect(single.remembered(tenantId, [s])).toBeUndefined();
+      expect((await single.find(tenantId, [s])).get(s)?.reasonCode).toBe(1);
+      await single.stopWatching();
+    });
+
     it('leaves any other revocation as it is: another reason, or another hold than the one named', async () => {
       const [forGood, reheld] = [serial(), serial()];
       const keyCompromise = revoked(forGood);
