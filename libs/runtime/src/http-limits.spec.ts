@@ -31,10 +31,11 @@ describe('applyHttpLimits', () => {
       socket.on('error', () => undefined);
       const started = Date.now();
       await new Promise((resolve) => socket.once('close', resolve));
-      expect(Date.now() - started).toBeLessThan(3_000);
+      // Node alone would not cut it before its 30 s check; a loaded CI machine may take a few seconds.
+      expect(Date.now() - started).toBeLessThan(15_000);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     }
-  });
+  }, 25_000);
 });
