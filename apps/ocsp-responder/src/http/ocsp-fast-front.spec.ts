@@ -144,7 +144,13 @@ describe('installOcspFastFront', () => {
 
   it('answers several requests on one kept-alive connection', async () => {
     const c = client();
-    await c.send(POST('one'), POST('two'), 'GET /v1/tenants/t1/ocsp/MEMw HTTP/1.1\r\nHost: x\r\n\r\n');
+    // Each request after the previous answer: a loaded machine may otherwise deliver two packets in
+    // one read, which is pipelining, and that goes to Node by design.
+    await c.send(POST('one'));
+    await c.answers(1);
+    await c.send(POST('two'));
+    await c.answers(2);
+    await c.send('GET /v1/tenants/t1/ocsp/MEMw HTTP/1.1\r\nHost: x\r\n\r\n');
     expect((await c.answers(3)).map(bodyOf)).toEqual(['FAST', 'FAST', 'FAST']);
     expect(h.fastAnswers).toEqual(['POST', 'POST', 'GET']);
     expect(c.closed).toBe(false);
