@@ -4,7 +4,6 @@ import {
   OcspCertStatus,
   OcspHashAlgorithm,
   OcspRequestInfo,
-  buildOcspResponse,
   isOcspHashAlgorithm,
   issuerHashes,
   parseCertificate,
@@ -13,6 +12,7 @@ import {
 import { ocspMetrics } from '@ca/observability';
 import { CaCertificateStore, ServedCaCertificate } from '../ca-certificates/ca-certificate.store';
 import { OcspSigner, OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
+import { signedOcspResponse } from './signed-ocsp-response';
 
 /** What answering for the issuing CA yields: an answer, or `tryLater` while no root signer exists. */
 export type IssuingCaAnswer =
@@ -75,23 +75,11 @@ export class IssuingCaAnswers {
     signer: OcspSigner,
     unknown: boolean,
   ): Promise<IssuingCaAnswer> {
-    const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const nextUpdate = new Date(
-      Math.min(thisUpdate.getTime() + this.validitySeconds * 1000, signer.notAfter.getTime()),
-    );
-    const der = Buffer.from(
-      await buildOcspResponse({
-        responses: request.certIds.map((certId, i) => ({
-          certId,
-          status: statuses[i],
-          thisUpdate,
-          ...(statuses[i].kind !== 'unknown' && { nextUpdate }),
-        })),
-        producedAt: thisUpdate,
-        nonce: request.nonce,
-        responderCertificateDer: signer.certificateDer,
-        responderPrivateKey: signer.privateKey,
-      }),
+    const { der, thisUpdate, nextUpdate } = await signedOcspResponse(
+      request,
+      statuses,
+      signer,
+      this.validitySeconds,
     );
     if (unknown) return { der, unknown: true };
     if (request.nonce) return { der };

@@ -5,7 +5,6 @@ import {
   OcspHashAlgorithm,
   OcspRequestInfo,
   buildOcspErrorResponse,
-  buildOcspResponse,
   isOcspHashAlgorithm,
   issuerHashes,
   parseOcspRequest,
@@ -19,6 +18,7 @@ import {
 } from '../certificate-status/certificate-status.projection';
 import { OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
 import { IssuingCaAnswers } from './issuing-ca-answers';
+import { signedOcspResponse } from './signed-ocsp-response';
 import { CachedOcspResponse, OcspResponseCache } from './ocsp-response.cache';
 
 export interface OcspResponderLimits {
@@ -176,29 +176,14 @@ export class OcspResponder {
 
     if (this.signingsInFlight >= this.limits.maxSigningsInFlight) throw new OcspOverloadedError();
     const validityMs = this.limits.validitySeconds * 1000;
-    const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const nextUpdate = new Date(Math.min(thisUpdate.getTime() + validityMs, signer.notAfter.getTime()));
     this.signingsInFlight++;
-    let der: Buffer;
+    let signed: Awaited<ReturnType<typeof signedOcspResponse>>;
     try {
-      der = Buffer.from(
-        await buildOcspResponse({
-          responses: request.certIds.map((certId, i) => ({
-            certId,
-            status: statuses[i],
-            thisUpdate,
-            // RFC 6960 2.4: no nextUpdate = newer information is always available.
-            ...(statuses[i].kind !== 'unknown' && { nextUpdate }),
-          })),
-          producedAt: thisUpdate,
-          nonce: request.nonce,
-          responderCertificateDer: signer.certificateDer,
-          responderPrivateKey: signer.privateKey,
-        }),
-      );
+      signed = await signedOcspResponse(request, statuses, signer, this.limits.validitySeconds);
     } finally {
       this.signingsInFlight--;
     }
+    const { der, thisUpdate, nextUpdate } = signed;
     if (unknown) return { der, unknown: true };
     if (request.nonce) return { der };
     const entry = {
