@@ -23,9 +23,18 @@ const boundaries = (allow = []) => [
       { sourceTag: 'type:domain', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:domain'] },
       { sourceTag: 'type:infra', onlyDependOnLibsWithTags: ['type:contracts', 'type:util', 'type:infra'] },
       { sourceTag: 'type:app', onlyDependOnLibsWithTags: LIBS },
-      { sourceTag: 'type:composition', onlyDependOnLibsWithTags: [...LIBS, 'type:app'] },
-      { sourceTag: 'type:tool', onlyDependOnLibsWithTags: [...LIBS, 'type:app', 'type:composition'] },
-      { sourceTag: 'type:test', onlyDependOnLibsWithTags: [...LIBS, 'type:composition', 'type:test'] },
+      // Test support (libs/test-support) depends on nothing and serves the suites and bench only;
+      // the composition root and tools/ may not use it (no-restricted-imports below).
+      { sourceTag: 'type:test-support', onlyDependOnLibsWithTags: [] },
+      { sourceTag: 'type:composition', onlyDependOnLibsWithTags: [...LIBS, 'type:app', 'type:test-support'] },
+      {
+        sourceTag: 'type:tool',
+        onlyDependOnLibsWithTags: [...LIBS, 'type:app', 'type:composition', 'type:test-support'],
+      },
+      {
+        sourceTag: 'type:test',
+        onlyDependOnLibsWithTags: [...LIBS, 'type:composition', 'type:test', 'type:test-support'],
+      },
       // Contexts: each app sees shared libs plus its own; custody (CA keys) is issuance's and the
       // responder's (its signer keys); Problem Details is the admin API's (gateway).
       { sourceTag: 'scope:shared', onlyDependOnLibsWithTags: ['scope:shared'] },
@@ -61,6 +70,20 @@ const noAppInternals = [
   },
 ];
 
+/** Code that runs in production (the composition root, the operator tools) never loads test support. */
+const noAppInternalsNorTestSupport = [
+  'error',
+  {
+    patterns: [
+      ...noAppInternals[1].patterns,
+      {
+        group: ['@ca/test-support', '**/libs/test-support/**'],
+        message: 'Test support is for the test suites and bench only.',
+      },
+    ],
+  },
+];
+
 module.exports = [
   { ignores: ['**/node_modules', '**/dist', '**/.data', '**/.nx', '**/coverage', 'tmp'] },
   ...tseslint.configs.recommended,
@@ -86,7 +109,7 @@ module.exports = [
     files: ['apps/embedded/src/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': boundaries(APP_INDEXES),
-      'no-restricted-imports': noAppInternals,
+      'no-restricted-imports': noAppInternalsNorTestSupport,
     },
   },
   {
@@ -102,11 +125,12 @@ module.exports = [
     },
   },
   {
-    // Operator tools run the system from outside: public indexes only.
+    // Operator tools run the system from outside: public indexes only (and the gateway's command
+    // language on its own, which `npm run ops` parses before it loads anything heavier).
     files: ['tools/**/*.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': boundaries([...APP_INDEXES, '@ca/embedded']),
-      'no-restricted-imports': noAppInternals,
+      '@nx/enforce-module-boundaries': boundaries([...APP_INDEXES, '@ca/embedded', '@ca/gateway/commands']),
+      'no-restricted-imports': noAppInternalsNorTestSupport,
     },
   },
   {

@@ -8,6 +8,7 @@
  *   NATS_URL=… DATABASE_URL=… node -r @swc-node/register bench/events-scaling.ts [--events N] [--tenants N] [--quick] [--no-record]
  */
 import { randomBytes, randomUUID } from 'node:crypto';
+import { cpus } from 'node:os';
 import { ChildProcess, spawn } from 'node:child_process';
 import { EventEnvelope } from '@ca/contracts';
 import { EVENT_PARTITIONS, JetStreamEventBus, applyOnce, inboxTableSql } from '@ca/messaging';
@@ -15,6 +16,7 @@ import { connect } from 'nats';
 import { DataSource } from 'typeorm';
 import { benchArgs, intOption } from './lib/args';
 import { machineInfo } from './lib/machine';
+import { cpuMsByCommand, machineBusyCpuMs, processCpuMs } from './lib/process-cpu';
 import { runMain } from './lib/proc';
 import { report } from './lib/report';
 import { int } from './lib/stats';
@@ -108,13 +110,15 @@ async function main(): Promise<void> {
       const from = Math.ceil(total * 0.02);
       let t0 = 0;
       let n0 = 0;
+      let cpu0 = cpuSnapshot(children);
       for (;;) {
         const n = await applied();
-        if (t0 === 0 && n >= from) [t0, n0] = [Date.now(), n];
+        if (t0 === 0 && n >= from) [t0, n0, cpu0] = [Date.now(), n, cpuSnapshot(children)];
         if (n >= total) break;
         await new Promise((r) => setTimeout(r, 200));
       }
       const seconds = (Date.now() - t0) / 1000;
+      const busy = coresBusy(cpu0, cpuSnapshot(children), seconds);
       const rate = (total - n0) / seconds;
       rates.push(rate);
       rows.push([
@@ -122,6 +126,10 @@ async function main(): Promise<void> {
         int(total - n0),
         seconds.toFixed(1),
         int(rate),
+        busy.replicas,
+        busy.nats,
+        busy.postgres,
+        busy.machine,
       ]);
       for (const child of children.splice(0)) child.kill('SIGTERM');
       process.stdout.write(`${replicas} replica(s): ${int(rate)} events/s\n`);
@@ -138,13 +146,23 @@ async function main(): Promise<void> {
         ],
         tables: [
           {
-            headers: ['consumers', 'events timed', 'seconds', 'events/s'],
-            rows: [...rows, ['ratio 2 / 1', '', '', ratio.toFixed(2)]],
+            headers: [
+              'consumers',
+              'events timed',
+              'seconds',
+              'events/s',
+              'cores busy: replicas',
+              'NATS',
+              'Postgres',
+              'whole machine',
+            ],
+            rows: [...rows, ['ratio 2 / 1', '', '', ratio.toFixed(2), '', '', '', '']],
           },
         ],
         notes: [
           `Target: two replicas at least 1.6 times one; measured ${ratio.toFixed(2)}.`,
-          'The machine is shared with other work (2 cores); publisher, both replicas, NATS and Postgres run on it.',
+          `Cores busy are CPU seconds per second of the timed window (this machine has ${cpus().length}): when the whole machine is near all of them with one replica, a second replica has no core to run on, and the ratio measures the machine, not the consumers.`,
+          'Publisher, both replicas, NATS and Postgres run on the same machine.',
         ],
       },
       record,
@@ -158,6 +176,32 @@ async function main(): Promise<void> {
     await nc.close();
     await dataSource.destroy();
   }
+}
+
+interface CpuSnapshot {
+  replicas: number;
+  byCommand: Record<string, number>;
+  machine: number;
+}
+
+/** CPU ms used so far by the replicas, NATS, Postgres and the whole machine. */
+function cpuSnapshot(children: readonly ChildProcess[]): CpuSnapshot {
+  return {
+    replicas: children.reduce((sum, child) => sum + (processCpuMs(child.pid ?? -1) ?? 0), 0),
+    byCommand: cpuMsByCommand(['nats-server', 'postgres']),
+    machine: machineBusyCpuMs() ?? 0,
+  };
+}
+
+/** Cores kept busy between two snapshots `seconds` apart, as text with one decimal. */
+function coresBusy(before: CpuSnapshot, after: CpuSnapshot, seconds: number) {
+  const cores = (ms: number) => (ms / 1000 / seconds).toFixed(2);
+  return {
+    replicas: cores(after.replicas - before.replicas),
+    nats: cores(after.byCommand['nats-server'] - before.byCommand['nats-server']),
+    postgres: cores(after.byCommand.postgres - before.byCommand.postgres),
+    machine: cores(after.machine - before.machine),
+  };
 }
 
 const workerSettings = process.env.EVENTS_SCALING_WORKER;

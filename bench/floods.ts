@@ -16,7 +16,7 @@ import { buildCertId, pemToDer } from '@ca/pki';
 import { benchArgs, intOption } from './lib/args';
 import { LoadResult, runLoad } from './lib/http-load';
 import { machineInfo } from './lib/machine';
-import { mapPool } from './lib/pool';
+import { mapPool } from '@ca/test-support';
 import { runMain } from './lib/proc';
 import { report } from './lib/report';
 import { adminApi, initializeCa, ISSUE_BODY, RunningSystem, startSystem } from './lib/system';

@@ -16,8 +16,8 @@ import { benchArgs, intListOption, intOption } from './lib/args';
 import { freePort, httpCall, LoadResult, runLoad } from './lib/http-load';
 import { machineInfo } from './lib/machine';
 import { makeOpensslCa } from './lib/openssl-ca';
-import { mapPool } from './lib/pool';
-import { cpuMsWhenQuiet, processCpuMs } from './lib/process-cpu';
+import { mapPool } from '@ca/test-support';
+import { cpuMsWhenQuiet, idleCpuMsPerSecond, mainThreadCpuMs, processCpuMs } from './lib/process-cpu';
 import {
   ensureDebianPackage,
   mustRun,
@@ -192,7 +192,11 @@ async function issueThroughApi(
   const api = adminApi(system, token);
   await initializeCa(system, api, tenantId);
   const body = Buffer.from(JSON.stringify(ISSUE_BODY));
+  // The process's own background (pollers, timers): a quiet process is one back at this level.
+  const idleMsPerSecond = await idleCpuMsPerSecond(system.pid);
   const cpuBefore = processCpuMs(system.pid);
+  const mainBefore = mainThreadCpuMs(system.pid);
+  const windowFrom = monotonicMicros();
   let sent = 0;
   const result = await runLoad({
     host: '127.0.0.1',
@@ -213,12 +217,24 @@ async function issueThroughApi(
   });
   // CPU of the system's process per request, warm-up included and until the events it set off are
   // consumed: unlike the rate, hardly moved by other work on the machine (Postgres's own CPU is not in it).
-  const cpuAfter = await cpuMsWhenQuiet(system.pid);
+  const cpuAfter = await cpuMsWhenQuiet(system.pid, 60_000, idleMsPerSecond);
+  const mainAfter = mainThreadCpuMs(system.pid);
+  const windowTo = monotonicMicros();
   if (cpuBefore !== undefined && cpuAfter !== undefined && sent > 0) {
     process.stdout.write(
       `  ${system.description}, c=${concurrency}: ${((cpuAfter - cpuBefore) / sent).toFixed(2)} ms of the system process's CPU per request (${sent} requests)\n`,
     );
   }
+  // For bench/profiles/by-stage.js: the window on the clock of the profile's timestamps, the
+  // certificates issued in it and the CPU /proc counted in it (the profile's samples are wall
+  // time, which a machine busy with other work stretches).
+  const cpuArgs =
+    cpuBefore !== undefined && cpuAfter !== undefined && mainBefore !== undefined && mainAfter !== undefined
+      ? ` --process-cpu-ms ${cpuAfter - cpuBefore} --main-cpu-ms ${mainAfter - mainBefore}`
+      : '';
+  process.stdout.write(
+    `  profiled window (${system.description}, c=${concurrency}, warm-up and the events it set off included; idle ${int(idleMsPerSecond ?? NaN)} ms of CPU per s): --window ${windowFrom}-${windowTo} --issued ${result.okTotal}${cpuArgs}\n`,
+  );
   return result;
 }
 
@@ -254,6 +270,7 @@ async function opensslLoop(dir: string, concurrency: number, durationMs: number)
   );
   return {
     ok: latencies.length,
+    okTotal: latencies.length,
     errors,
     errorKinds: errors ? { 'non-zero exit': errors } : {},
     perSecond: latencies.length / (durationMs / 1000),
@@ -372,6 +389,11 @@ async function startCfssl(dir: string): Promise<number> {
       throw new Error(`cfssl serve did not answer: ${answer?.status} ${answer?.body.toString()}`);
     await new Promise((r) => setTimeout(r, 200));
   }
+}
+
+/** The monotonic clock in µs: the clock of a `.cpuprofile`'s startTime and samples (V8's TimeTicks). */
+function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 function row(what: string, concurrency: number, result: LoadResult): Row {

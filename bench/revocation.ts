@@ -17,7 +17,7 @@ import { buildCertId, parseOcspResponse, pemToDer, serialFromHex } from '@ca/pki
 import { benchArgs, intOption } from './lib/args';
 import { httpCall } from './lib/http-load';
 import { machineInfo } from './lib/machine';
-import { mapPool } from './lib/pool';
+import { mapPool } from '@ca/test-support';
 import { runMain } from './lib/proc';
 import { report } from './lib/report';
 import { adminApi, initializeCa, ISSUE_BODY, startSystem, withClient } from './lib/system';
@@ -216,15 +216,16 @@ async function insertExistingRevocations(databaseUrl: string, tenantId: string, 
   process.stdout.write(`inserting ${int(n)} existing revocations… `);
   await withClient(databaseUrl, async (client) => {
     await client.query(
-      `INSERT INTO revocation.revoked_certificates (tenant_id, serial_number, certificate_id, revocation_date, reason_code)
-       SELECT $1, upper(md5('existing' || i::text)), gen_random_uuid(), now() - make_interval(secs => i), 1
-         FROM generate_series(1, $2::int) AS i`,
+      // The tenant has one CRL issuer (its one CA): the entries go on that CA's CRL.
+      `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
+       SELECT $1, c.ca_id, upper(md5('existing' || i::text)), gen_random_uuid(), now() - make_interval(secs => i), 1
+         FROM generate_series(1, $2::int) AS i, revocation.crl_issuers c WHERE c.tenant_id = $1`,
       [tenantId, n],
     );
     await client.query(
-      `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, revoked_at, reason_code)
-       SELECT $1, upper(md5('existing' || i::text)), now() + interval '1 year', now() - make_interval(secs => i), 1
-         FROM generate_series(1, $2::int) AS i`,
+      `INSERT INTO ocsp.certificate_status (tenant_id, ca_id, serial_number, not_after, revoked_at, reason_code)
+       SELECT $1, c.ca_id, upper(md5('existing' || i::text)), now() + interval '1 year', now() - make_interval(secs => i), 1
+         FROM generate_series(1, $2::int) AS i, ocsp.ca_certificates c WHERE c.tenant_id = $1`,
       [tenantId, n],
     );
   });

@@ -1,9 +1,16 @@
 /**
- * Soak: a steady mixed load (issue, list, revoke, OCSP) against `npm start` (embedded mode) for
- * 10 minutes, with the system process's memory sampled every few seconds. Prints a table per
- * minute and a verdict: the memory growth trend (least-squares slope of RSS over time, after a
- * warm-up) and the errors. Not run in CI; `npm run bench -- soak` (opt-in) or alone:
- *   node -r @swc-node/register bench/soak.ts [--minutes 10] [--rate 20] [--sample-seconds 5]
+ * Soak: a steady mixed load (issue, list, revoke, OCSP, ACME nonce) against `npm start` (embedded
+ * mode) or, with `--real`, the same system on DATABASE_URL's Postgres (a throwaway database) and
+ * NATS_URL's NATS (streams of its own), for 10 minutes. The system process's memory is sampled
+ * every few seconds and its storage once per retention window: rows and bytes of every table of
+ * every schema, and on NATS the event stream's and blob stream's messages and bytes. The system
+ * runs with every retention window set to `--window` (EVENT_RETENTION_DAYS, BLOB_TTL,
+ * DOWNLOAD_LINK_TTL, ACME_NONCE_LIFETIME; docs/operations.md#retention), so a short run passes
+ * several. Prints a table per minute, per window and per table, and a verdict: the memory growth
+ * trend (least-squares slope of RSS over time, after a warm-up), the errors, and whether the
+ * tables of transient rows stay flat after the first window (bench/lib/storage-report.ts).
+ * Not run in CI; `npm run bench -- soak` (opt-in) or alone:
+ *   node -r @swc-node/register bench/soak.ts [--minutes 10] [--rate 20] [--sample-seconds 5] [--window 2m] [--real]
  *
  * Steady means open loop at a fixed rate: `--rate` operations per second are started on
  * schedule whatever the latency (at most 64 in flight), so a slower system shows up as latency
@@ -20,20 +27,28 @@ import { machineInfo } from './lib/machine';
 import { runMain } from './lib/proc';
 import { report } from './lib/report';
 import { int, mib, ms, percentile } from './lib/stats';
+import { StorageProbe } from './lib/storage';
+import { WindowSample, perTableTable, storageVerdict, windowTable } from './lib/storage-report';
 import { ISSUE_BODY, RunningSystem, adminApi, initializeCa, startSystem } from './lib/system';
 
-const USAGE = `usage: node -r @swc-node/register bench/soak.ts [--minutes N] [--rate OPS_PER_S] [--sample-seconds N] [--quick] [--no-record]
+const USAGE = `usage: node -r @swc-node/register bench/soak.ts [--minutes N] [--rate OPS_PER_S] [--sample-seconds N] [--window DURATION] [--real] [--quick] [--no-record]
   --minutes          length of the steady load (default 10; --quick: 1)
   --rate             operations started per second (default 20)
-  --sample-seconds   memory sampling interval (default 5)`;
+  --sample-seconds   memory sampling interval (default 5)
+  --window           every retention window of the system, and the storage sampling interval (default 2m; 1m to 60m)
+  --real             on DATABASE_URL's Postgres (a throwaway database) and NATS_URL's NATS instead of embedded`;
 
-type Operation = 'issue' | 'list' | 'revoke' | 'ocsp';
-/** Out of 20 operations: 6 issue, 2 list, 4 revoke, 8 OCSP (relying parties ask more than admins write). */
+type Operation = 'issue' | 'list' | 'revoke' | 'ocsp' | 'nonce';
+/**
+ * Out of 20 operations: 6 issue, 2 list, 4 revoke, 7 OCSP (relying parties ask more than admins
+ * write), 1 ACME new-nonce (each stores a nonce until it expires).
+ */
 const MIX: Operation[] = [
   ...Array<Operation>(6).fill('issue'),
   ...Array<Operation>(2).fill('list'),
   ...Array<Operation>(4).fill('revoke'),
-  ...Array<Operation>(8).fill('ocsp'),
+  ...Array<Operation>(7).fill('ocsp'),
+  'nonce',
 ];
 const ISSUES_PER_TENANT = 300;
 const MAX_IN_FLIGHT = 64;
@@ -124,14 +139,47 @@ runMain(async () => {
     minutes: { type: 'string' },
     rate: { type: 'string' },
     'sample-seconds': { type: 'string' },
+    window: { type: 'string' },
+    real: { type: 'boolean' },
   });
   const minutes = intOption(values.minutes, 'minutes', quick ? 1 : 10);
   const rate = intOption(values.rate, 'rate', 20);
   const sampleMs = intOption(values['sample-seconds'], 'sample-seconds', 5) * 1000;
+  const windowText = typeof values.window === 'string' ? values.window : '2m';
+  const windowMatch = /^(\d+)(m|s)$/.exec(windowText);
+  const windowMs = windowMatch ? Number(windowMatch[1]) * (windowMatch[2] === 'm' ? 60_000 : 1000) : NaN;
+  if (!(windowMs >= 60_000 && windowMs <= 3_600_000))
+    throw new Error(`--window: 1m to 60m, got "${windowText}"`);
+  const real = values.real === true;
+  if (real && (!process.env.DATABASE_URL || !process.env.NATS_URL))
+    throw new Error('--real needs DATABASE_URL and NATS_URL');
   const machine = machineInfo();
-  const system = await startSystem({ mode: 'embedded', env: { LOG_LEVEL: 'warn' } });
+  // Every retention window of the system at --window, so the run passes several of them.
+  const retentionEnv = {
+    EVENT_RETENTION_DAYS: windowText,
+    BLOB_TTL: windowText,
+    DOWNLOAD_LINK_TTL: windowText,
+    ACME_NONCE_LIFETIME: windowText,
+  };
+  const system = await startSystem({
+    mode: real ? 'postgres' : 'embedded',
+    env: { LOG_LEVEL: 'warn', ...retentionEnv },
+    exposeDatabase: true,
+  });
+  const probe = await StorageProbe.open(system.databaseUrl!, system.nats);
+  // A server with autovacuum off (a shared test server) never reuses pruned rows' space; in
+  // production it is on (docs/operations.md#retention). The bench vacuums its throwaway database
+  // once a minute instead, as autovacuum would, and says so in the entry.
+  const standInVacuum = real && !(await probe.autovacuum());
+  const vacuumTimer = standInVacuum
+    ? setInterval(
+        () =>
+          void probe.vacuum().catch((error: unknown) => process.stderr.write(`vacuum: ${String(error)}\n`)),
+        60_000,
+      )
+    : undefined;
   process.stdout.write(
-    `system ready in ${ms(system.readyMs)} (pid ${system.pid}); ${minutes} min at ${rate} ops/s\n`,
+    `system ready in ${ms(system.readyMs)} (pid ${system.pid}, ${system.description}); ${minutes} min at ${rate} ops/s, retention windows ${windowText}\n`,
   );
 
   let tenant = await newTenant(system);
@@ -144,11 +192,18 @@ runMain(async () => {
   const durationMs = minutes * 60_000;
   const now = () => performance.now() - start;
 
+  let issuesStarted = 0;
   const perform = async (op: Operation): Promise<{ ok: boolean; kind?: string }> => {
     const t = tenant;
     const api = adminApi(system, t.token);
     if (op === 'issue') {
-      const answer = await api.call('POST', '/v1/certificates', ISSUE_BODY);
+      // One issue in six asks for download links (stored until they expire), the others for PEMs.
+      const asFile = issuesStarted++ % 6 === 0;
+      const answer = await api.call(
+        'POST',
+        '/v1/certificates',
+        asFile ? { ...ISSUE_BODY, responseFormat: 'File' } : ISSUE_BODY,
+      );
       if (answer.status !== 200)
         return { ok: false, kind: `issue ${answer.status} ${String(answer.json.code ?? '')}` };
       const issued = {
@@ -194,6 +249,10 @@ runMain(async () => {
         ? { ok: true }
         : { ok: false, kind: `revoke ${answer.status} ${String(answer.json.code ?? '')}` };
     }
+    if (op === 'nonce') {
+      const answer = await httpCall(`${system.adminUrl}/acme/${t.tenantId}/new-nonce`, { method: 'HEAD' });
+      return answer.status === 200 ? { ok: true } : { ok: false, kind: `nonce ${answer.status}` };
+    }
     if (t.issued.length === 0) return { ok: true };
     const target = t.issued[Math.floor(Math.random() * t.issued.length)];
     const answer = await httpCall(`${system.pkiUrl}/v1/tenants/${t.tenantId}/ocsp`, {
@@ -220,6 +279,27 @@ runMain(async () => {
   };
   const sampler = setInterval(() => void sample(), sampleMs);
   await sample();
+
+  const windows: WindowSample[] = [];
+  const okCount = (op: Operation) => outcomes.filter((o) => o.op === op && o.ok).length;
+  const sampleStorage = async () => {
+    try {
+      const atMinutes = now() / 60_000;
+      const issued = okCount('issue');
+      const revoked = okCount('revoke');
+      windows.push({ atMinutes, issued, revoked, storage: await probe.sample() });
+      const w = windows.at(-1)!;
+      const transient = Object.entries(w.storage.tables)
+        .filter(([name]) => /outbox|inbox|stream|blobs|nonces|downloads|rate_limit/.test(name))
+        .map(([name, size]) => `${name.split('.')[1]} ${size.rows}`)
+        .join(', ');
+      process.stdout.write(`window ${windows.length - 1} at ${atMinutes.toFixed(1)} min: ${transient}\n`);
+    } catch (error) {
+      process.stderr.write(`storage sample failed: ${String(error)}\n`);
+    }
+  };
+  await sampleStorage();
+  const storageSampler = setInterval(() => void sampleStorage(), windowMs);
 
   let inFlight = 0;
   let skipped = 0;
@@ -260,8 +340,13 @@ runMain(async () => {
   }
   await Promise.all(running);
   clearInterval(sampler);
+  clearInterval(storageSampler);
+  clearInterval(vacuumTimer);
+  // The last window's sample, when the interval did not fire before the load ended.
+  if ((windows.at(-1)?.atMinutes ?? 0) * 60_000 < durationMs - windowMs / 2) await sampleStorage();
   await sample();
   if (!system.alive()) throw new Error(`the system died during the soak:\n${system.logTail()}`);
+  await probe.close();
   await system.stop();
 
   // Per minute: answers by operation, errors, latency and memory at the end of the minute.
@@ -309,16 +394,27 @@ runMain(async () => {
       ? `no errors in ${int(outcomes.length)} operations`
       : `${int(errors.length)} errors in ${int(outcomes.length)} operations: ${[...errorKinds].map(([k, n]) => `${k} ×${n}`).join(', ')}`;
   const rssValues = samples.map((s) => s.rssBytes);
+  const storage = storageVerdict(windows);
+  const perWindow = windowTable(windows, system.nats !== undefined);
+  const perTable = perTableTable(windows);
+  const failed = growing || errors.length > 0 || !storage.ok;
 
   report(
     {
-      title: `soak, ${minutes} minute${minutes === 1 ? '' : 's'} of steady mixed load on \`npm start\``,
-      command: `\`npm run bench -- soak\` (\`node -r @swc-node/register bench/soak.ts${minutes === 10 ? '' : ` --minutes ${minutes}`}${rate === 20 ? '' : ` --rate ${rate}`}\`)`,
+      title: `soak, ${minutes} minute${minutes === 1 ? '' : 's'} of steady mixed load on \`npm start\`${real ? ' on Postgres + NATS' : ''}`,
+      command: `\`npm run bench -- soak\` (\`node -r @swc-node/register bench/soak.ts${minutes === 10 ? '' : ` --minutes ${minutes}`}${rate === 20 ? '' : ` --rate ${rate}`}${windowText === '2m' ? '' : ` --window ${windowText}`}${real ? ' --real' : ''}\`)`,
       machine,
       settings: [
-        `Load: open loop, ${rate} operations started per second (at most ${MAX_IN_FLIGHT} in flight), in a fixed cycle of 20: 6 \`POST /v1/certificates\`, 2 \`GET /v1/certificates\`, 4 \`POST /v1/certificates/{id}/revoke\` (oldest unrevoked), 8 OCSP POST for a random issued serial; a new tenant (CA) every ${ISSUES_PER_TENANT} issues, so per-tenant lists and CRLs stay bounded (${tenants.length} tenants in all); one new HTTP connection per request.`,
+        `Load: open loop, ${rate} operations started per second (at most ${MAX_IN_FLIGHT} in flight), in a fixed cycle of 20: 6 \`POST /v1/certificates\` (one with \`responseFormat: File\`: download links), 2 \`GET /v1/certificates\`, 4 \`POST /v1/certificates/{id}/revoke\` (oldest unrevoked), 7 OCSP POST for a random issued serial, 1 ACME \`HEAD new-nonce\`; a new tenant (CA) every ${ISSUES_PER_TENANT} issues, so per-tenant lists and CRLs stay bounded (${tenants.length} tenants in all); one new HTTP connection per request.`,
         `Memory: RSS of the system's process (/proc/<pid>/status VmRSS) every ${sampleMs / 1000} s; the trend is the least-squares slope after the first ${warmupMs(durationMs) / 1000} s. Lag: the most events a durable consumer had not consumed yet in a sample of that minute (\`ca_consumer_pending\` from \`/metrics\`); a lag that keeps rising means the consumer cannot keep up with the load.`,
-        `System: embedded (PGlite, in-process transport), LOG_LEVEL=warn, ready in ${ms(system.readyMs)}.`,
+        `Storage: rows (\`count(*)\`) and bytes (\`pg_total_relation_size\`) of every table of the schemas gateway, issuance, revocation, ocsp, acme and messaging${system.nats ? ', and messages and bytes of the event stream (CA_EVENTS) and the blob stream (\`jsm.streams.info\`)' : ''}, at the start and every ${windowText}. Retention windows all ${windowText}: \`${Object.entries(
+          retentionEnv,
+        )
+          .map(([k, v]) => `${k}=${v}`)
+          .join(
+            ' ',
+          )}\` (the event retention job then runs every quarter window); rate-limit windows (2 min kept), the superseded-CRL blob grace (2 min) and the audit log (30 days) keep their fixed retention. Transient tables must stay flat after window 1: at the end within ×1.25 (+50 rows, +256 KiB) of the most they held at windows 1–2.`,
+        `System: ${system.description}, LOG_LEVEL=warn, ready in ${ms(system.readyMs)}.${standInVacuum ? ' The server runs with autovacuum off: the bench ran `VACUUM` on the throwaway database once a minute in its place.' : ''}`,
       ],
       tables: [
         {
@@ -337,8 +433,17 @@ runMain(async () => {
           ],
           rows,
         },
+        { title: 'Storage at the end of each window', ...perWindow },
+        {
+          title: 'Rows / bytes of every table that held anything',
+          headers: perTable.headers,
+          rows: perTable.rows,
+          align: perTable.headers.map((_, i) => (i < 2 ? 'left' : 'right')),
+        },
       ],
       notes: [
+        `Storage: ${storage.text}. Empty throughout: ${perTable.empty.map((n) => `\`${n}\``).join(', ') || 'none'}.`,
+        `Certificates: ${storage.bytesPerCertificate}.`,
         `Memory: ${verdictMemory}. RSS from ${mib(rssValues[0])} at start to ${mib(rssValues.at(-1)!)} at the end (min ${mib(Math.min(...rssValues))}, max ${mib(Math.max(...rssValues))}, ${samples.length} samples).`,
         `Errors: ${verdictErrors}${skipped ? ` (${skipped} not sent because ${MAX_IN_FLIGHT} were in flight)` : ''}.`,
       ],
@@ -346,7 +451,7 @@ runMain(async () => {
     record,
   );
   process.stdout.write(
-    `\nVERDICT: ${growing || errors.length > 0 ? 'FAIL' : 'PASS'}: ${verdictMemory}; ${verdictErrors}\n`,
+    `\nVERDICT: ${failed ? 'FAIL' : 'PASS'}: ${verdictMemory}; ${verdictErrors}; storage: ${storage.text}; ${storage.bytesPerCertificate}\n`,
   );
-  if (growing || errors.length > 0) process.exitCode = 1;
+  if (failed) process.exitCode = 1;
 });

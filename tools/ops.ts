@@ -9,7 +9,8 @@ import 'reflect-metadata';
 import { resolve } from 'node:path';
 import { ConfigError, loadConfig, loadNatsClientSettings } from '@ca/config';
 import type { IssuanceApi } from '@ca/contracts';
-import { OPS_USAGE, UsageError, parseOpsCommand } from '@ca/gateway';
+import { OPS_USAGE, parseOpsCommand } from '@ca/gateway/commands';
+import { type OpsOutput, UsageError, runThroughOperatorEndpoint } from '@ca/operations';
 
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'custody') return custody(argv.slice(1));
@@ -37,11 +38,10 @@ async function main(argv: string[]): Promise<number> {
     throw error;
   }
   if (!config.databaseUrl) {
-    const { runThroughOperatorEndpoint } = await import('@ca/gateway');
     return runThroughOperatorEndpoint(config.dataDir, argv, process);
   }
   if (command.kind === 'expiring') return runExpiringOverNats(command, config.natsUrl);
-  const { openGatewayDatabase, GatewayOperations } = await import('@ca/gateway');
+  const { openGatewayDatabase, GatewayOperations } = await import('@ca/gateway/commands');
   const dataSource = await openGatewayDatabase(config.databaseUrl, 2);
   try {
     const operations = new GatewayOperations(dataSource, {
@@ -66,7 +66,7 @@ async function runExpiringOverNats(
     return 2;
   }
   const { openMessaging } = await import('@ca/messaging');
-  const { runExpiringReport } = await import('@ca/gateway');
+  const { runExpiringReport } = await import('@ca/gateway/commands');
   // Run beside the gateway (its container or pod): as the gateway's NATS user when its password is
   // set, whose allow-list has the admin requests (docs/security.md, "The bus").
   const messaging = await openMessaging({ natsUrl, name: 'ops', ...loadNatsClientSettings('gateway') });
@@ -113,7 +113,6 @@ async function custody(args: string[]): Promise<number> {
     );
     return 2;
   }
-  const { runThroughOperatorEndpoint } = await import('@ca/gateway');
   return runThroughOperatorEndpoint(config.dataDir, ['custody', ...absolute], process);
 }
 
@@ -131,7 +130,6 @@ async function events(args: string[]): Promise<number> {
   if (!loaded) return 2;
   const { config, io } = loaded;
   if (!config.databaseUrl) {
-    const { runThroughOperatorEndpoint } = await import('@ca/gateway');
     return runThroughOperatorEndpoint(config.dataDir, ['events', ...args], process);
   }
   const { DataSource } = await import('typeorm');
@@ -165,7 +163,7 @@ main(process.argv.slice(2)).then(
 function configAndStreams():
   | {
       config: ReturnType<typeof loadConfig>;
-      io: { out(line: string): Promise<void> | void; err(line: string): Promise<void> | void };
+      io: OpsOutput;
     }
   | undefined {
   try {

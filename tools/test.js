@@ -2,8 +2,8 @@
 // `npm test`: every project's unit suites (in parallel), then the integration suites (in band:
 // they start whole services and share the machine's Postgres/NATS when DATABASE_URL/NATS_URL
 // are set). Extra arguments go to both Jest runs. Ends with one line "N passed, M failed".
-const { spawnSync } = require('node:child_process');
-const { mkdirSync, readFileSync, existsSync } = require('node:fs');
+const { spawn } = require('node:child_process');
+const { mkdirSync, readFileSync, existsSync, rmSync } = require('node:fs');
 const { join } = require('node:path');
 
 const root = join(__dirname, '..');
@@ -26,40 +26,103 @@ console.log(
 // NATS: the unit suites do not read DATABASE_URL/NATS_URL, so running them again proves nothing).
 const only = process.env.TEST_SUITES;
 const runs = [
-  { name: 'unit', args: ['--testPathIgnorePatterns', 'int-spec'] },
-  { name: 'integration', args: ['--testPathPatterns', 'int-spec', '--runInBand', '--forceExit'] },
+  // Two workers: Jest's default on two cores is one (cores - 1), which left a core idle.
+  { name: 'unit', args: ['--testPathIgnorePatterns', 'int-spec', '--maxWorkers', '2'] },
+  // No --forceExit: every integration suite closes what it opens (tools/jest/closing-environment.js
+  // fails the one that does not), and the watchdog below ends a run that still would not exit.
+  // On the embedded defaults each suite has its own data dir, ports and in-process bus, so two run
+  // side by side (one per core); on a shared Postgres + NATS they run one at a time, so that the
+  // services of two suites never compete for the server's connections.
+  {
+    name: 'integration',
+    args: ['--testPathPatterns', 'int-spec', ...(real ? ['--runInBand'] : ['--maxWorkers', '2'])],
+  },
 ].filter((run) => !only || run.name === only);
+
+// CI's second pass (TEST_REAL_ONLY=1) runs on real Postgres + NATS only what storage and transport
+// can change. These suites test what the edge makes of a request or what a real client makes of
+// our bytes (the same code answers in every mode), or start the embedded system only: the first
+// pass ran them, and running them again would prove nothing new.
+const FIRST_PASS_ONLY = [
+  'apps/embedded/test/abuse', // request validation at the gateway
+  'apps/embedded/test/certificate-v2', // v2 fields and answers
+  'apps/embedded/test/cli', // the CLI speaks HTTP (embedded only)
+  'apps/embedded/test/csr-issuance', // CSR parsing and key rules
+  'apps/embedded/test/custody', // KEK file and SoftHSM custody (embedded only)
+  'apps/embedded/test/edge-security', // hostile HTTP at both ports
+  'apps/embedded/test/issuance-policy', // name policy decisions
+  'apps/embedded/test/metrics-access', // who may read /metrics
+  'apps/embedded/test/names-policy', // name syntax rules
+  'apps/embedded/test/ocsp-fast-front', // the OCSP HTTP front
+  'apps/embedded/test/ocsp-fuzz', // DER fuzzing of the OCSP parser over HTTP
+  'apps/embedded/test/openapi', // the OpenAPI document (embedded only)
+  'apps/embedded/test/pkcs12-clients', // openssl and Node open our PKCS#12
+  'apps/embedded/test/real-clients', // openssl, GnuTLS, nginx, Java on our certificates, CRLs, OCSP
+  'libs/persistence/src/embedded-postgres', // the embedded database itself (PGlite)
+  'libs/persistence/src/pglite-wire', // the embedded database's wire server
+];
+if (process.env.TEST_REAL_ONLY === '1') {
+  for (const run of runs) {
+    if (run.name === 'integration') run.args.push('--testPathIgnorePatterns', ...FIRST_PASS_ONLY);
+  }
+}
 if (runs.length === 0) {
   console.error(`TEST_SUITES must be unit or integration, not ${only}`);
   process.exit(2);
 }
 
-let passed = 0;
-let failed = 0;
-let skipped = 0;
-let ok = true;
-for (const run of runs) {
-  const report = join(out, `jest-${run.name}.json`);
-  const result = spawnSync(
-    process.execPath,
-    [jest, '-c', 'jest.config.js', ...run.args, '--json', '--outputFile', report, ...extra],
-    {
-      cwd: root,
-      env,
-      stdio: 'inherit',
-    },
-  );
-  if (result.status !== 0) ok = false;
-  if (existsSync(report)) {
-    const r = JSON.parse(readFileSync(report, 'utf8'));
-    passed += r.numPassedTests;
-    failed += r.numFailedTests;
-    skipped += r.numPendingTests + r.numTodoTests;
-    if (r.numRuntimeErrorTestSuites > 0) ok = false;
-  } else {
-    ok = false;
-  }
+// Jest writes its report when the last suite ends; a process still alive this long after that is
+// held open by something a suite left behind (named by the failing suite): stop it, count a failure.
+const EXIT_GRACE_MS = 30_000;
+
+function runJest(run, report) {
+  rmSync(report, { force: true });
+  return new Promise((resolve) => {
+    const child = spawn(
+      process.execPath,
+      [jest, '-c', 'jest.config.js', ...run.args, '--json', '--outputFile', report, ...extra],
+      { cwd: root, env, stdio: 'inherit' },
+    );
+    let hung = false;
+    const watchdog = setInterval(() => {
+      if (!existsSync(report)) return;
+      clearInterval(watchdog);
+      setTimeout(() => {
+        hung = true;
+        console.error(
+          `\nJest did not exit ${EXIT_GRACE_MS / 1000} s after the ${run.name} run ended: stopped.`,
+        );
+        child.kill('SIGKILL');
+      }, EXIT_GRACE_MS).unref();
+    }, 1000);
+    child.on('exit', (code) => {
+      clearInterval(watchdog);
+      resolve(code === 0 && !hung);
+    });
+  });
 }
-if (!ok && failed === 0) failed = 1; // a suite that could not run counts as a failure
-console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
-process.exit(ok && failed === 0 ? 0 : 1);
+
+async function main() {
+  let passed = 0;
+  let failed = 0;
+  let skipped = 0;
+  let ok = true;
+  for (const run of runs) {
+    const report = join(out, `jest-${run.name}.json`);
+    if (!(await runJest(run, report))) ok = false;
+    if (existsSync(report)) {
+      const r = JSON.parse(readFileSync(report, 'utf8'));
+      passed += r.numPassedTests;
+      failed += r.numFailedTests;
+      skipped += r.numPendingTests + r.numTodoTests;
+      if (r.numRuntimeErrorTestSuites > 0) ok = false;
+    } else {
+      ok = false;
+    }
+  }
+  if (!ok && failed === 0) failed = 1; // a suite that could not run (or a run that would not exit) counts as a failure
+  console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
+  process.exit(ok && failed === 0 ? 0 : 1);
+}
+
+void main();

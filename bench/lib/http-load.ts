@@ -33,6 +33,8 @@ export interface LoadSpec {
 export interface LoadResult {
   /** Successful answers in the measured window. */
   ok: number;
+  /** Successful answers of the whole run, warm-up and the answers completed after the end included. */
+  okTotal: number;
   /** Non-success statuses and transport errors in the measured window. */
   errors: number;
   errorKinds: Record<string, number>;

@@ -4,10 +4,15 @@
  * names of their own, so that the benchmark never shares a stream with another system on the same
  * NATS server; the stream is deleted when the process is stopped (SIGTERM).
  *
+ * Without DATABASE_URL it is embedded mode itself (PGlite, in-process transport); with
+ * BENCH_DATABASE_URL_FILE set it writes the database's URL there (0600), so the benchmark can read
+ * the embedded database's table sizes while the system runs (bench/lib/storage.ts).
+ *
  * Run by bench/lib/system.ts as `node -r @swc-node/register bench/lib/launch-system.ts`.
  */
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
 import { loadConfig } from '@ca/config';
 import { startEmbeddedSystem } from '@ca/embedded';
 import { benchStreamName, deleteBenchStreams } from './bench-streams';
@@ -21,6 +26,8 @@ async function main(): Promise<void> {
     ? { streamName, subjectPrefix: `bench.${id}`, rpcSubjectPrefix: `bench-rpc.${id}` }
     : undefined;
   const system = await startEmbeddedSystem(config, { messaging });
+  const urlFile = process.env.BENCH_DATABASE_URL_FILE;
+  if (urlFile) writeFileSync(urlFile, system.databaseUrl, { mode: 0o600 });
   process.stdout.write(`bench system ready (stream ${messaging ? streamName : 'in-process'})\n`);
 
   let stopping = false;

@@ -11,6 +11,7 @@ export class LoadWindow {
   private errors = 0;
   private reused = 0;
   private counted = 0;
+  private okTotal = 0;
   private readonly measureFrom: number;
   private readonly end: number;
 
@@ -26,6 +27,7 @@ export class LoadWindow {
 
   /** One answer (or failure) of a request sent at `sent`, completed at `done`. */
   record(sent: number, done: number, reusedConnection: boolean, error: string | undefined): void {
+    if (!error) this.okTotal++;
     if (sent < this.measureFrom || done > this.end) return;
     this.counted++;
     if (reusedConnection) this.reused++;
@@ -41,6 +43,7 @@ export class LoadWindow {
     const windowSeconds = this.spec.durationMs / 1000;
     return {
       ok: this.latencies.length,
+      okTotal: this.okTotal,
       errors: this.errors,
       errorKinds: this.errorKinds,
       perSecond: this.latencies.length / windowSeconds,

@@ -27,6 +27,11 @@ export interface SystemOptions {
   readyTimeoutMs?: number;
   /** More options for the system's node process (e.g. --cpu-prof). */
   nodeArgs?: string[];
+  /**
+   * Embedded mode: expose the embedded database's URL as `databaseUrl`, for reading table sizes
+   * (the same system, started through bench/lib/launch-system.ts instead of apps/embedded's main).
+   */
+  exposeDatabase?: boolean;
 }
 
 export interface RunningSystem {
@@ -37,8 +42,10 @@ export interface RunningSystem {
   pkiUrl: string;
   pkiPort: number;
   dataDir: string;
-  /** The throwaway database in postgres mode. */
+  /** The throwaway database in postgres mode; the embedded one with `exposeDatabase`. */
   databaseUrl?: string;
+  /** NATS_URL and the id of the system's own JetStream streams (bench-streams.ts), when on NATS. */
+  nats?: { url: string; streamId: string };
   /** From spawning the process until both /health/ready answered 200. */
   readyMs: number;
   token(tenantId: string): Promise<string>;
@@ -79,6 +86,7 @@ export function cleanEnv(): NodeJS.ProcessEnv {
     'PKI_PUBLIC_URL',
     'GATEWAY_PUBLIC_URL',
     'HOST',
+    'OCSP_RESPONDER_WORKERS',
   ]) {
     delete env[name];
   }
@@ -103,6 +111,12 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   let databaseUrl: string | undefined;
   let dropDatabase = async () => undefined as void;
   let entry = 'apps/embedded/src/main.ts';
+  let nats: RunningSystem['nats'];
+  const databaseUrlFile = join(dataDir, 'bench-database-url');
+  if (options.mode === 'embedded' && options.exposeDatabase) {
+    entry = 'bench/lib/launch-system.ts';
+    env.BENCH_DATABASE_URL_FILE = databaseUrlFile;
+  }
   if (options.mode === 'postgres') {
     const adminUrl = process.env.DATABASE_URL;
     if (!adminUrl) throw new Error('postgres mode needs DATABASE_URL');
@@ -110,12 +124,14 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     databaseUrl = db.url;
     dropDatabase = db.drop;
     env.DATABASE_URL = db.url;
-    env.CA_KEK = randomBytes(32).toString('base64');
+    // Given by a benchmark that runs a service of its own beside the system (the same KEK).
+    env.CA_KEK = options.env?.CA_KEK ?? randomBytes(32).toString('base64');
     if (process.env.NATS_URL && options.nats !== false) {
       const natsUrl = process.env.NATS_URL;
       const streamId = randomBytes(5).toString('hex');
       env.NATS_URL = natsUrl;
       env.BENCH_STREAM_ID = streamId;
+      nats = { url: natsUrl, streamId };
       const drop = dropDatabase;
       // The launcher deletes its streams when stopped; this covers a launcher that died.
       dropDatabase = async () => {
@@ -164,6 +180,8 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   });
   exited.catch(() => undefined);
   const readyMs = performance.now() - started;
+  if (options.mode === 'embedded' && options.exposeDatabase)
+    databaseUrl = await readWhenWritten(databaseUrlFile);
 
   return {
     mode: options.mode,
@@ -173,6 +191,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
     pkiPort,
     dataDir,
     databaseUrl,
+    nats,
     readyMs,
     token: (tenantId) => devToken(dataDir, tenantId),
     logTail: () => tail(logFile),
@@ -286,6 +305,20 @@ export async function withClient<T>(url: string, work: (client: Client) => Promi
     return await work(client);
   } finally {
     await client.end();
+  }
+}
+
+/** The launcher writes the file just after the system is ready (both surfaces may answer first). */
+async function readWhenWritten(file: string): Promise<string> {
+  for (let waited = 0; ; waited += 50) {
+    try {
+      const text = readFileSync(file, 'utf8').trim();
+      if (text) return text;
+    } catch {
+      // not written yet
+    }
+    if (waited > 30_000) throw new Error(`${file} was not written`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 

@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createSealRecipient } from '@ca/custody';
 import { openSchemaDataSource } from '@ca/persistence';
@@ -63,6 +63,61 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
     await shortLived.issue();
     await sleep(20);
     expect(await nonces.prune()).toBeGreaterThanOrEqual(2);
+  });
+
+  it('prunes a nonce past its lifetime and keeps a younger one (clock moved forward)', async () => {
+    let now = Date.UTC(2031, 0, 1);
+    const nonces = new NonceStore(dataSource, 60_000, () => new Date(now));
+    const older = await nonces.issue();
+    now += 30_000;
+    const younger = await nonces.issue();
+    now += 45_000; // older is 75 s old, younger 45 s
+    expect(await nonces.prune()).toBeGreaterThanOrEqual(1);
+    const left: { value: string }[] = await dataSource.query(
+      'SELECT value FROM acme.nonces WHERE value = ANY($1)',
+      [[older, younger]],
+    );
+    expect(left.map((r) => r.value)).toEqual([younger]);
+    expect(await nonces.consume(younger)).toBe(true);
+  });
+
+  it('prunes orders a day past their expiry with their authorizations, unless valid; keeps younger ones', async () => {
+    const store = new AcmeStore(dataSource);
+    const now = new Date(Date.UTC(2031, 0, 10));
+    const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
+    const accountId = randomUUID();
+    await dataSource.query(
+      `INSERT INTO acme.accounts (id, tenant_id, jwk, thumbprint, status, eab_key_id)
+       VALUES ($1, 'tenant-prune', '{}', $2, 'valid', 'k')`,
+      [accountId, `thumbprint-${accountId}`],
+    );
+    const order = async (status: string, expiresAt: Date) => {
+      const id = randomUUID();
+      await dataSource.query(
+        `INSERT INTO acme.orders (id, tenant_id, account_id, status, identifiers, expires_at)
+         VALUES ($1, 'tenant-prune', $2, $3, '[]', $4)`,
+        [id, accountId, status, expiresAt],
+      );
+      await dataSource.query(
+        `INSERT INTO acme.authorizations (id, order_id, identifier, status, expires_at)
+         VALUES ($1, $2, 'a.example', 'pending', $3)`,
+        [randomUUID(), id, expiresAt],
+      );
+      return id;
+    };
+    const stale = await order('invalid', hoursAgo(25));
+    const recent = await order('pending', hoursAgo(23));
+    const valid = await order('valid', hoursAgo(100));
+    await store.pruneExpiredOrders(now);
+    const left: { id: string }[] = await dataSource.query(
+      "SELECT id FROM acme.orders WHERE tenant_id = 'tenant-prune' ORDER BY expires_at",
+    );
+    expect(left.map((r) => r.id)).toEqual([valid, recent]);
+    const authorizations: { order_id: string }[] = await dataSource.query(
+      'SELECT order_id FROM acme.authorizations WHERE order_id = ANY($1)',
+      [[stale, recent, valid]],
+    );
+    expect(authorizations.map((r) => r.order_id).sort()).toEqual([recent, valid].sort());
   });
 
   it('seals a new EAB key to the requester, binds it to one account only, and disables it', async () => {

@@ -34,7 +34,8 @@ import {
   orderResource,
   revokeCertResource,
 } from './protocol/order-resources';
-import { ChallengeValidators } from './validation/challenge-validators';
+import { ChallengeValidators, VALIDATION_TIMEOUT_MS } from './validation/challenge-validators';
+import { resolverTxtLookup } from './validation/dns01-validator';
 import { TargetResolver } from './validation/target-resolver';
 import { ValidationRunner } from './validation/validation-runner';
 
@@ -51,7 +52,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     migrations: acmeMigrations(sealer),
   });
   const store = new AcmeStore(dataSource);
-  const nonces = new NonceStore(dataSource);
+  const nonces = new NonceStore(dataSource, config.acme.nonceLifetimeMs);
   const eabKeys = new EabKeys(dataSource, sealer, (keyId, tenantId) =>
     logger.warn({ keyId, tenantId }, 'stored EAB key does not open (altered, moved or another KEK)'),
   );
@@ -63,10 +64,11 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
   });
   const validations = new ValidationRunner(
     store,
-    new ChallengeValidators(resolver, {
-      http01Port: config.acme.http01Port,
-      tlsAlpn01Port: config.acme.tlsAlpn01Port,
-    }),
+    new ChallengeValidators(
+      resolver,
+      { http01Port: config.acme.http01Port, tlsAlpn01Port: config.acme.tlsAlpn01Port },
+      resolverTxtLookup(config.acme.dnsResolvers, VALIDATION_TIMEOUT_MS),
+    ),
     logger,
   );
   const onInternalError = (err: unknown) => logger.error({ err }, 'ACME request failed');

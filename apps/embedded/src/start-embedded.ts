@@ -1,23 +1,18 @@
 import { CaManagerConfig } from '@ca/config';
 import { IssuanceApi } from '@ca/contracts';
-import {
-  DAY_MS,
-  DeadLetterIo,
-  Messaging,
-  MessagingOptions,
-  openMessaging,
-  runDeadLetterCommand,
-} from '@ca/messaging';
+import { Messaging, MessagingOptions, openMessaging, runDeadLetterCommand } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { Logger as NestLogger } from '@nestjs/common';
 import { Logger, NestPinoLogger, createLogger, installTracing } from '@ca/observability';
 import { startEmbeddedPostgres } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { startAcme } from '@ca/acme';
-import { OperatorEndpoint, startGateway, startOperatorEndpoint } from '@ca/gateway';
+import { startGateway, startOperatorEndpoint } from '@ca/gateway';
+import { OperatorEndpoint, OpsOutput } from '@ca/operations';
 import { startIssuance } from '@ca/issuance';
 import { startOcspResponder } from '@ca/ocsp-responder';
 import { startRevocation } from '@ca/revocation';
+import { refuseSettingsOfOwnProcesses } from './one-process-settings';
 
 export interface EmbeddedSystem {
   services: RunningService[];
@@ -44,6 +39,7 @@ export async function startEmbeddedSystem(
   config: CaManagerConfig,
   options: EmbeddedOptions = {},
 ): Promise<EmbeddedSystem> {
+  refuseSettingsOfOwnProcesses(config);
   const serviceLogger =
     options.serviceLogger ?? ((service: string) => createLogger({ level: config.logLevel, service }));
   // One tracer provider for the process: spans of every service share it (service.name ca-manager).
@@ -54,7 +50,8 @@ export async function startEmbeddedSystem(
     natsUrl: config.natsUrl,
     databaseUrl,
     name: 'ca-manager',
-    eventRetentionMs: config.eventRetentionDays * DAY_MS,
+    eventRetentionMs: config.eventRetentionMs,
+    blobTtlMs: config.blobTtlMs,
     ...options.messaging,
   });
   const runtime = (service: string): ServiceRuntime => ({
@@ -112,7 +109,7 @@ export async function startEmbeddedSystem(
 async function runDeadLetterCommandOn(
   databaseUrl: string,
   args: readonly string[],
-  io: DeadLetterIo,
+  io: OpsOutput,
 ): Promise<number> {
   const dataSource = await new DataSource({ type: 'postgres', url: databaseUrl, poolSize: 1 }).initialize();
   try {

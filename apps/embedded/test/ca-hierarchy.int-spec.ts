@@ -4,13 +4,12 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createServer, connect } from 'node:tls';
-import { IssuanceApi } from '@ca/contracts';
-import { GatewayOperations, openGatewayDatabase, parseOpsCommand } from '@ca/gateway';
 import { derToPem, pemToDer } from '@ca/pki';
 import { IssuedCertificate, TestTenant, createTenant, issueBody } from './support/admin-api';
 import { eventually, http } from './support/http';
 import { httpsGet, startNginx } from './support/nginx';
 import { eventuallyCrl, eventuallyRevokedInOcsp, ocspStatus, opensslAsync } from './support/pki';
+import { runOperatorCommand } from './support/operator';
 import { describeIfPrograms, hasProgram, runProgram } from './support/programs';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
@@ -469,50 +468,31 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
 
   it('npm run ops -- ca revoke: the operator revokes an issuing CA (root.crl lists it); the root is refused', async () => {
     const { tenant, ca } = await v2Tenant();
-    const dataSource = await openGatewayDatabase(sut.databaseUrl, 1);
-    const issuance = sut.system.messaging.rpcClient<IssuanceApi>();
-    try {
-      const operations = new GatewayOperations(
-        dataSource,
-        { defaultCertificateLimit: sut.config.defaultCertificateLimit },
-        issuance,
-      );
-      const out: string[] = [];
-      const err: string[] = [];
-      const io = {
-        out: async (line: string) => void out.push(line),
-        err: async (line: string) => void err.push(line),
-      };
-      const revoke = (caId: string) =>
-        operations.run(
-          parseOpsCommand(['ca', 'revoke', tenant.tenantId, caId, '--reason', 'keyCompromise']),
-          io,
-        );
-      expect(await revoke(ca.caId)).toBe(1);
-      expect(err).toEqual([
-        expect.stringMatching(/^ops: ca revoke refused \(VALIDATION_FAILED\): .*caId is the root/),
-      ]);
-      expect(await revoke(ca.issuingCa!.caId)).toBe(0);
-      const { serialNumber } = JSON.parse(out[0]) as { serialNumber: string };
-      const { crl } = await eventuallyCrl(
-        sut.pkiUrl,
-        tenant.tenantId,
-        (c) => c.entries.some((entry) => entry.serialNumberHex === serialNumber),
-        'root.crl listing the issuing CA',
-        'root.crl',
-      );
-      expect(crl.entries.map((entry) => entry.reasonCode)).toEqual([1]);
-    } finally {
-      await issuance.close();
-      await dataSource.destroy();
-    }
+    const revoke = (caId: string) =>
+      runOperatorCommand(sut, ['ca', 'revoke', tenant.tenantId, caId, '--reason', 'keyCompromise']);
+    const root = await revoke(ca.caId);
+    expect(root.code).toBe(1);
+    expect(root.err).toEqual([
+      expect.stringMatching(/^ops: ca revoke refused \(VALIDATION_FAILED\): .*caId is the root/),
+    ]);
+    const issuing = await revoke(ca.issuingCa!.caId);
+    expect(issuing.code).toBe(0);
+    const { serialNumber } = JSON.parse(issuing.out[0]) as { serialNumber: string };
+    const { crl } = await eventuallyCrl(
+      sut.pkiUrl,
+      tenant.tenantId,
+      (c) => c.entries.some((entry) => entry.serialNumberHex === serialNumber),
+      'root.crl listing the issuing CA',
+      'root.crl',
+    );
+    expect(crl.entries.map((entry) => entry.reasonCode)).toEqual([1]);
   });
 
   it.each([
     ['P-384', 'ecdsa-with-SHA384', 'ASN1 OID: secp384r1', 'P-256'],
     ['RSA-3072', 'sha256WithRSAEncryption', 'Public-Key: (3072 bit)', 'RSA-3072'],
   ])(
-    'a %s tenant: CAs signed with %s, leaves verify, leaf keys default to the CA family',
+    'a %s tenant: CAs, CRL and OCSP answers signed with %s, leaves verify, leaf keys default to the CA family',
     async (keyAlgorithm, signature, caKey, leafKey) => {
       const { tenant, ca } = await v2Tenant({ keyAlgorithm });
       expect(ca.keyAlgorithm).toBe(keyAlgorithm);
@@ -556,6 +536,39 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
         '-noout',
       ]);
       expect(checked.stderr).toMatch(/verify OK/);
+      // The OCSP signer's key follows the CA's (docs/api.md#key-algorithms): the answer is signed
+      // with the CA's algorithm, by a signer of the CA's key type, and openssl verifies it.
+      await eventually(
+        () =>
+          ocspStatus(
+            sut.pkiUrl,
+            tenant.tenantId,
+            pemToDer(ca.issuingCa!.certificatePem),
+            leaf.serialNumber,
+          ).catch(() => undefined),
+        15_000,
+        'an OCSP signer for the tenant',
+      );
+      const ocsp = await opensslAsync([
+        'ocsp',
+        '-issuer',
+        file('k-issuing.pem', ca.issuingCa!.certificatePem),
+        '-cert',
+        file('k-leaf.pem', leaf.certificatePem),
+        '-url',
+        `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ocsp`,
+        '-CAfile',
+        file('k-root.pem', ca.certificatePem),
+        '-verify_other',
+        file('k-issuing.pem', ca.issuingCa!.certificatePem),
+        '-resp_text',
+      ]);
+      expect(ocsp.stderr).toMatch(/Response verify OK/);
+      expect(`${ocsp.stdout}`).toMatch(/: good/);
+      const answerAlgorithms = [...ocsp.stdout.matchAll(/Signature Algorithm: (\S+)/g)].map((m) => m[1]);
+      // The BasicOCSPResponse's and, in its certs, the signer certificate's (signed by the CA).
+      expect(answerAlgorithms).toEqual([signature, signature, signature]);
+      expect(ocsp.stdout).toContain(caKey);
     },
   );
 

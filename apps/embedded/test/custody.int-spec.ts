@@ -2,13 +2,14 @@ import { X509Certificate } from 'node:crypto';
 import { existsSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { CustodiedKey, KeyCustodyError, LocalKeyCustody } from '@ca/custody';
+import { CustodiedKey, KeyCustodyError, LocalKeyCustody, openPkcs11KeyCustody } from '@ca/custody';
 import { createSoftHsmToken, describeIfSoftHsm, SoftHsmToken } from '@ca/custody/testing';
 import * as pkijs from 'pkijs';
 import { Client } from 'pg';
-import { runThroughOperatorEndpoint } from '@ca/gateway';
+import { runThroughOperatorEndpoint } from '@ca/operations';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
-import { eventuallyCrl, eventuallyRevokedInOcsp } from './support/pki';
+import { eventually } from './support/http';
+import { eventuallyCrl, eventuallyRevokedInOcsp, ocspStatus } from './support/pki';
 import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
 
 jest.setTimeout(120_000);
@@ -240,5 +241,179 @@ describeIfSoftHsm('KEY_CUSTODY=pkcs11 (SoftHSM2), embedded system', () => {
     const answer = await ops(sut, ['custody', 'rotate-kek']);
     expect(answer.exit).toBe(2);
     expect(answer.err).toContain('KEY_CUSTODY=pkcs11');
+  });
+});
+
+/**
+ * PKCS11_ROOT_TOKEN_LABEL (docs/operations.md#key-custody): root keys in a token of their own,
+ * issuing CA keys in the main one; two SoftHSM2 tokens behind one module, as two HSM partitions.
+ */
+describeIfSoftHsm('KEY_CUSTODY=pkcs11 with a root token (SoftHSM2), embedded system', () => {
+  let mainToken: SoftHsmToken;
+  let rootToken: SoftHsmToken;
+  let sut: SystemUnderTest;
+
+  beforeAll(async () => {
+    mainToken = createSoftHsmToken('ca-manager-issuing');
+    rootToken = createSoftHsmToken('ca-manager-root', { besides: mainToken });
+    sut = await startSystemUnderTest('embedded', {
+      env: {
+        KEY_CUSTODY: 'pkcs11',
+        PKCS11_LIBRARY: mainToken.library,
+        PKCS11_TOKEN_LABEL: mainToken.tokenLabel,
+        PKCS11_PIN: mainToken.pin,
+        PKCS11_ROOT_TOKEN_LABEL: rootToken.tokenLabel,
+        PKCS11_ROOT_PIN: rootToken.pin,
+      },
+    });
+  });
+  afterAll(async () => {
+    await sut?.stop();
+    rootToken?.remove();
+    mainToken?.remove();
+  });
+
+  interface CaKeyRow {
+    id: string;
+    role: 'root' | 'issuing';
+    ctx: { tenantId: string; keyId: string };
+    key: CustodiedKey;
+  }
+
+  /** Every CA of the tenant with its stored key reference, oldest first. */
+  async function caKeys(tenantId: string): Promise<CaKeyRow[]> {
+    const client = new Client({ connectionString: sut.databaseUrl });
+    await client.connect();
+    try {
+      const { rows } = await client.query(
+        `SELECT id, role, key_algorithm, public_key_spki, wrapped_key FROM issuance.certificate_authorities
+          WHERE tenant_id = $1 ORDER BY created_at, role DESC`,
+        [tenantId],
+      );
+      return (
+        rows as {
+          id: string;
+          role: 'root' | 'issuing';
+          key_algorithm: CustodiedKey['algorithm'];
+          public_key_spki: Buffer;
+          wrapped_key: Buffer;
+        }[]
+      ).map((row) => ({
+        id: row.id,
+        role: row.role,
+        ctx: { tenantId, keyId: row.id },
+        key: {
+          keyId: row.id,
+          algorithm: row.key_algorithm,
+          publicKeySpki: new Uint8Array(row.public_key_spki),
+          wrapped: new Uint8Array(row.wrapped_key),
+        },
+      }));
+    } finally {
+      await client.end();
+    }
+  }
+
+  /**
+   * Which token holds each key: a custody on one token opens a key only when its objects (found
+   * by CKA_ID, checked by label and public key) are in that token. The custody shares the
+   * running system's login to the token.
+   */
+  async function holders(rows: CaKeyRow[]): Promise<string[]> {
+    const answers: string[] = [];
+    const custodies = await Promise.all([mainToken, rootToken].map((token) => openPkcs11KeyCustody(token)));
+    try {
+      for (const { role, ctx, key } of rows) {
+        const [inMain, inRoot] = await Promise.all(
+          custodies.map((custody) =>
+            custody.openSigningKey(ctx, key).then(
+              () => true,
+              (error: unknown) => (expect(error).toBeInstanceOf(KeyCustodyError), false),
+            ),
+          ),
+        );
+        answers.push(`${role}: ${inMain ? 'main' : ''}${inMain && inRoot ? '+' : ''}${inRoot ? 'root' : ''}`);
+      }
+    } finally {
+      for (const custody of custodies) custody.close();
+    }
+    return answers;
+  }
+
+  const casOf = async (t: TestTenant) =>
+    (await t.get('/v2/ca')).json<{ cas: { caId: string; role: string; serialNumber: string }[] }>().cas;
+
+  /** OCSP (under `issuerDer`) answering good for `serial`; the responder makes signers in the background. */
+  const eventuallyGood = (t: TestTenant, issuerDer: Uint8Array, serial: string) =>
+    eventually(
+      async () => {
+        const status = await ocspStatus(sut.pkiUrl, t.tenantId, issuerDer, serial).catch(() => undefined);
+        return status?.kind === 'good' ? status : undefined;
+      },
+      10_000,
+      `OCSP good for ${serial}`,
+    );
+
+  /** root.crl, verified with the root certificate: it was signed with the root token's key. */
+  async function expectRootCrl(t: TestTenant, rootPem: string, listing?: string): Promise<void> {
+    const { der } = await eventuallyCrl(
+      sut.pkiUrl,
+      t.tenantId,
+      (crl) => !listing || crl.entries.some((e) => e.serialNumberHex === listing),
+      `root.crl listing ${listing ?? 'anything'}`,
+      'root.crl',
+    );
+    const crl = pkijs.CertificateRevocationList.fromBER(new Uint8Array(der));
+    const issuer = pkijs.Certificate.fromBER(new Uint8Array(new X509Certificate(rootPem).raw));
+    expect(await crl.verify({ issuerCertificate: issuer })).toBe(true);
+  }
+
+  it('puts a v2 root key in the root token and the issuing CA key in the main one; leaves, OCSP and root.crl work, also after a restart and a root renewal', async () => {
+    const t = await createTenant(sut, { ca: false });
+    const answer = await t.post('/v2/ca/initialize', {
+      commonName: 'Root Token Root',
+      organization: 'Acme',
+      country: 'US',
+      validityYears: 2,
+    });
+    expect(answer.status).toBe(200);
+    const ca = answer.json<{ certificatePem: string; issuingCa: { certificatePem: string } }>();
+    const rootDer = new Uint8Array(new X509Certificate(ca.certificatePem).raw);
+    const issuing = new X509Certificate(ca.issuingCa.certificatePem);
+    expect(await holders(await caKeys(t.tenantId))).toEqual(['root: root', 'issuing: main']);
+
+    // The issuing CA (main token) signs leaves; the root (root token) certifies the signer that
+    // answers for the issuing CA, and signs root.crl.
+    const leaf = await t.issue(issueBody({ commonName: 'root-token-leaf' }));
+    expect(new X509Certificate(leaf.certificatePem).verify(issuing.publicKey)).toBe(true);
+    await eventuallyGood(t, new Uint8Array(issuing.raw), leaf.serialNumber);
+    const issuingSerial = (await casOf(t)).find(({ role }) => role === 'issuing')!.serialNumber;
+    await eventuallyGood(t, rootDer, issuingSerial);
+    await expectRootCrl(t, ca.certificatePem);
+
+    await sut.restart(); // logs in to both tokens again
+    const after = await t.issue(issueBody({ commonName: 'after-restart' }));
+    await revoke(t, after.certificateId);
+    await eventuallyRevokedInOcsp(sut.pkiUrl, t.tenantId, new Uint8Array(issuing.raw), after.serialNumber);
+    // A rollover after the restart: the root key opens from the root token to sign it.
+    const added = await t.post('/v2/ca/issuing', {});
+    expect(added.status).toBe(201);
+    expect(await holders(await caKeys(t.tenantId))).toEqual(['root: root', 'issuing: main', 'issuing: main']);
+
+    const renewal = await t.post('/v2/ca/root/renew', {});
+    expect(renewal.status).toBe(201);
+    const renewed = renewal.json<{ caId: string; issuingCa: { caId: string; certificatePem: string } }>();
+    const keys = await caKeys(t.tenantId);
+    const holderOf = async (id: string) => holders(keys.filter((row) => row.id === id));
+    expect(await holderOf(renewed.caId)).toEqual(['root: root']);
+    expect(await holderOf(renewed.issuingCa.caId)).toEqual(['issuing: main']);
+    const newLeaf = await t.issue(issueBody({ commonName: 'after-renewal' }), '/v2/certificates');
+    expect(
+      new X509Certificate(newLeaf.certificatePem).verify(
+        new X509Certificate(renewed.issuingCa.certificatePem).publicKey,
+      ),
+    ).toBe(true);
+    // root.crl stays the first root's (docs/api.md#renew-the-root), signed in the root token.
+    await expectRootCrl(t, ca.certificatePem);
   });
 });

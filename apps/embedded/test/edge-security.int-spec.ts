@@ -1,13 +1,12 @@
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'node:http';
-import { join } from 'node:path';
 import { SignJWT } from 'jose';
 import { Pool } from 'pg';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
 import { HttpAnswer, eventually, http } from './support/http';
 import { holdSocket } from './support/held-socket';
+import { OpsResult, runOps } from './support/programs';
 import { expectInvalidToken, expectProblem, expectValidationProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
@@ -19,7 +18,6 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
  */
 jest.setTimeout(180_000);
 
-const ROOT = join(__dirname, '..', '..', '..');
 const HEADERS_TIMEOUT_S = 2;
 const MAX_CONNECTIONS = 64;
 const now = () => Math.floor(Date.now() / 1000);
@@ -93,25 +91,13 @@ describe.each(systemModes('edge security suite'))('the edge against hostile clie
     );
 
   /** `npm run ops -- audit verify`, as an operator runs it: another process. */
-  function auditVerify(): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  function auditVerify(): Promise<OpsResult> {
     const env: NodeJS.ProcessEnv = { ...process.env, DATA_DIR: sut.config.dataDir };
     delete env.NODE_OPTIONS;
     if (mode === 'embedded') delete env.DATABASE_URL;
     else env.DATABASE_URL = sut.databaseUrl;
     delete env.NATS_URL;
-    return new Promise((resolve, reject) => {
-      const child = spawn(process.execPath, ['-r', '@swc-node/register', 'tools/ops.ts', 'audit', 'verify'], {
-        cwd: ROOT,
-        env,
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    return runOps(['audit', 'verify'], env);
   }
 
   describe('text at the edge: NUL, unpaired surrogates and control characters', () => {

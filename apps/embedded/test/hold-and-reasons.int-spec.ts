@@ -1,5 +1,4 @@
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { Client } from 'pg';
@@ -10,7 +9,7 @@ import { Detail, IssuedCertificate, Summary, TestTenant, createTenant, issueBody
 import { HttpAnswer, eventually, http } from './support/http';
 import { TempFiles, eventuallyCrl, eventuallyRevokedInOcsp, ocspStatus, opensslAsync } from './support/pki';
 import { expectProblem, expectValidationProblem } from './support/problems';
-import { runProgram } from './support/programs';
+import { OpsResult, runOps, runProgram } from './support/programs';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
@@ -473,7 +472,7 @@ describe.each(systemModes('hold and reasons suite'))(
 
     describe('plan limit', () => {
       /** `npm run -s ops -- …` as an operator runs it against this system. */
-      function ops(...args: string[]): Promise<{ code: number | null; stdout: string; stderr: string }> {
+      function ops(...args: string[]): Promise<OpsResult> {
         const env: Record<string, string | undefined> = { ...process.env, NODE_OPTIONS: undefined };
         Object.assign(env, { DATA_DIR: sut.config.dataDir, JWT_PUBLIC_KEY: sut.tokens.publicKeyPem });
         if (mode === 'postgres+nats') {
@@ -482,15 +481,7 @@ describe.each(systemModes('hold and reasons suite'))(
           delete env.DATABASE_URL;
           delete env.NATS_URL;
         }
-        return new Promise((resolve, reject) => {
-          const child = spawn('npm', ['run', '-s', 'ops', '--', ...args], { cwd: ROOT, env, stdio: 'pipe' });
-          let stdout = '';
-          let stderr = '';
-          child.stdout.on('data', (chunk) => (stdout += chunk));
-          child.stderr.on('data', (chunk) => (stderr += chunk));
-          child.on('error', reject);
-          child.on('close', (code) => resolve({ code, stdout, stderr }));
-        });
+        return runOps(args, env);
       }
 
       // ops → gateway outbox → tenant.updated → issuance: well under a second, unless the machine is loaded.

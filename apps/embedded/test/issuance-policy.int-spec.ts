@@ -1,5 +1,7 @@
 import 'reflect-metadata';
 import { X509Certificate } from 'node:crypto';
+import { derToPem, generateEcKeyPair } from '@ca/pki';
+import { buildTestCsr } from '@ca/pki/testing';
 import { TestTenant, adminRequest, createTenant, issueBody } from './support/admin-api';
 import { HttpAnswer } from './support/http';
 import { expectProblem, expectValidationProblem } from './support/problems';
@@ -8,7 +10,8 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
 /**
  * The tenant issuance policy (docs/api.md#issuance-policy) over HTTP: PUT/GET/DELETE /v2/policy,
  * what it allows on issue and renew (v1 and v2; suffix boundaries, wildcards, host-name CNs), that
- * a tenant's policy binds that tenant only, and the validation of the policy itself.
+ * the allowed usages (also for a tenant whose root signs leaves: its leaves only), that a tenant's
+ * policy binds that tenant only, and the validation of the policy itself.
  */
 jest.setTimeout(60_000);
 
@@ -53,7 +56,7 @@ describe.each(modes)('issuance policy over HTTP (%s)', (mode) => {
     const tenant = await createTenant(sut, { commonName: 'Policy Test Root' });
     const answer = await tenant.get('/v2/policy');
     expect(answer.status).toBe(200);
-    expect(answer.json()).toEqual({ allowedDnsSuffixes: null });
+    expect(answer.json()).toEqual({ allowedDnsSuffixes: null, allowedUsages: null });
     expect((await tenant.post('/v2/certificates', serverBody(['anything.example.org']))).status).toBe(200);
   });
 
@@ -61,8 +64,14 @@ describe.each(modes)('issuance policy over HTTP (%s)', (mode) => {
     const tenant = await createTenant(sut, { commonName: 'Policy Test Root' });
     const put = await putPolicy(tenant, { allowedDnsSuffixes: ['Example.COM', 'corp', 'example.com'] });
     expect(put.status).toBe(200);
-    expect(put.json()).toEqual({ allowedDnsSuffixes: ['example.com', 'corp'] });
-    expect((await tenant.get('/v2/policy')).json()).toEqual({ allowedDnsSuffixes: ['example.com', 'corp'] });
+    expect(put.json()).toEqual({
+      allowedDnsSuffixes: ['example.com', 'corp'],
+      allowedUsages: ['Client', 'Server'],
+    });
+    expect((await tenant.get('/v2/policy')).json()).toEqual({
+      allowedDnsSuffixes: ['example.com', 'corp'],
+      allowedUsages: ['Client', 'Server'],
+    });
   });
 
   it('issues names equal to or under an allowed suffix, wildcards included', async () => {
@@ -139,8 +148,11 @@ describe.each(modes)('issuance policy over HTTP (%s)', (mode) => {
 
     const removed = await deletePolicy(tenant);
     expect(removed.status).toBe(200);
-    expect(removed.json()).toEqual({ allowedDnsSuffixes: null });
-    expect((await tenant.get('/v2/policy')).json()).toEqual({ allowedDnsSuffixes: null });
+    expect(removed.json()).toEqual({ allowedDnsSuffixes: null, allowedUsages: null });
+    expect((await tenant.get('/v2/policy')).json()).toEqual({
+      allowedDnsSuffixes: null,
+      allowedUsages: null,
+    });
     expect((await tenant.post('/v2/certificates', serverBody(['api.example.com']))).status).toBe(200);
     expect((await deletePolicy(tenant)).status).toBe(200);
   });
@@ -153,9 +165,15 @@ describe.each(modes)('issuance policy over HTTP (%s)', (mode) => {
     expectProblem(await tenantB.post('/v2/certificates', serverBody(['api.a.example'])), 400, NOT_ALLOWED);
     expect((await tenantA.post('/v2/certificates', serverBody(['api.a.example']))).status).toBe(200);
     expect((await other.post('/v2/certificates', serverBody(['api.a.example']))).status).toBe(200);
-    expect((await tenantA.get('/v2/policy')).json()).toEqual({ allowedDnsSuffixes: ['a.example'] });
-    expect((await tenantB.get('/v2/policy')).json()).toEqual({ allowedDnsSuffixes: ['b.example'] });
-    expect((await other.get('/v2/policy')).json()).toEqual({ allowedDnsSuffixes: null });
+    expect((await tenantA.get('/v2/policy')).json()).toEqual({
+      allowedDnsSuffixes: ['a.example'],
+      allowedUsages: ['Client', 'Server'],
+    });
+    expect((await tenantB.get('/v2/policy')).json()).toEqual({
+      allowedDnsSuffixes: ['b.example'],
+      allowedUsages: ['Client', 'Server'],
+    });
+    expect((await other.get('/v2/policy')).json()).toEqual({ allowedDnsSuffixes: null, allowedUsages: null });
   });
 
   it('refuses suffixes that are not DNS names, with one error per entry, and keeps the old policy', async () => {
@@ -176,7 +194,46 @@ describe.each(modes)('issuance policy over HTTP (%s)', (mode) => {
     expectValidationProblem(await putPolicy(tenant, { allowedDnsSuffixes: 'example.com' }), [
       'allowedDnsSuffixes',
     ]);
-    expect((await tenant.get('/v2/policy')).json()).toEqual({ allowedDnsSuffixes: ['example.com'] });
+    expect((await tenant.get('/v2/policy')).json()).toEqual({
+      allowedDnsSuffixes: ['example.com'],
+      allowedUsages: ['Client', 'Server'],
+    });
+  });
+
+  it('issues only the allowed usages, v1 (Client), v2, CSR issuance and renewal alike', async () => {
+    const tenant = await createTenant(sut, { commonName: 'Policy Test Root' });
+    const client = await tenant.issue(issueBody());
+    const put = await putPolicy(tenant, { allowedDnsSuffixes: ['example.com'], allowedUsages: ['Server'] });
+    expect(put.json()).toEqual({ allowedDnsSuffixes: ['example.com'], allowedUsages: ['Server'] });
+    const csrPem = derToPem(
+      await buildTestCsr(await generateEcKeyPair(false), 'edge'),
+      'CERTIFICATE REQUEST',
+    );
+    for (const [path, body] of [
+      ['/v1/certificates', issueBody()],
+      ['/v2/certificates', issueBody({ usage: 'Client' })],
+      ['/v2/certificates', serverBody(['api.example.com'], { usage: 'ClientAndServer' })],
+      ['/v2/certificates', serverBody(['api.example.com'], { usage: 'Client', csrPem })],
+      [`/v1/certificates/${client.certificateId}/renew`, { validityDays: 30 }],
+      [`/v2/certificates/${client.certificateId}/renew`, { validityDays: 30, csrPem }],
+    ] as const) {
+      const problem = expectProblem(await tenant.post(path, body), 400, 'USAGE_NOT_ALLOWED_BY_POLICY');
+      expect(problem).toMatchObject({ errors: [{ field: 'usage' }] });
+    }
+    expect(
+      (await tenant.get('/v1/certificates')).json<{ certificates: unknown[] }>().certificates,
+    ).toHaveLength(1);
+    const server = await tenant.post('/v2/certificates', serverBody(['api.example.com'], { csrPem }));
+    expect(server.status).toBe(200);
+    expect(new X509Certificate(server.json<{ certificatePem: string }>().certificatePem).keyUsage).toEqual([
+      '1.3.6.1.5.5.7.3.1',
+    ]);
+
+    // Both once the field is left out again: the v1 client certificate renews.
+    await putPolicy(tenant, { allowedDnsSuffixes: ['example.com'] });
+    expect(
+      (await tenant.post(`/v1/certificates/${client.certificateId}/renew`, { validityDays: 30 })).status,
+    ).toBe(200);
   });
 
   it('needs the ca:admin scope', async () => {
@@ -185,6 +242,9 @@ describe.each(modes)('issuance policy over HTTP (%s)', (mode) => {
     expectProblem(await putPolicy(tenant, { allowedDnsSuffixes: ['example.com'] }, writer), 403, 'FORBIDDEN');
     expectProblem(await tenant.get('/v2/policy', { bearer: writer }), 403, 'FORBIDDEN');
     expectProblem(await adminRequest(sut, 'DELETE', '/v2/policy', writer), 403, 'FORBIDDEN');
-    expect((await tenant.get('/v2/policy')).json()).toEqual({ allowedDnsSuffixes: null });
+    expect((await tenant.get('/v2/policy')).json()).toEqual({
+      allowedDnsSuffixes: null,
+      allowedUsages: null,
+    });
   });
 });

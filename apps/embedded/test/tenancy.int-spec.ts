@@ -1,8 +1,6 @@
 import 'reflect-metadata';
-import { spawn } from 'node:child_process';
 import { randomBytes, randomUUID, webcrypto } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { AddressInfo, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { SignJWT, exportSPKI, generateKeyPair } from 'jose';
@@ -10,11 +8,13 @@ import { Pool } from 'pg';
 import { CaManagerConfig, loadConfig } from '@ca/config';
 import { TestMessaging, createTestMessaging } from '@ca/messaging/testing';
 import { createLogger } from '@ca/observability';
-import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
+import { TestDatabase, createTestDatabase, freshEmbeddedDataDir } from '@ca/persistence/testing';
 import { buildCertId, parseOcspResponse, pemToDer } from '@ca/pki';
 import { RunningService } from '@ca/runtime';
 import { startGateway } from '@ca/gateway';
 import { EmbeddedSystem, startEmbeddedSystem } from '../src/start-embedded';
+import { HttpAnswer, freePorts, http, sleep } from './support/http';
+import { OpsResult, runOps } from './support/programs';
 
 /**
  * Tenancy and operations, as a user and an operator see them (docs/api.md): tenant
@@ -25,7 +25,6 @@ import { EmbeddedSystem, startEmbeddedSystem } from '../src/start-embedded';
 jest.setTimeout(90_000);
 
 const LOG_LEVEL = process.env.TEST_LOG_LEVEL ?? 'silent';
-const ROOT = join(__dirname, '..', '..', '..');
 const PROBLEM = /^application\/problem\+json(;|$)/;
 const ALL_SCOPES = 'ca:admin certificates:write certificates:read';
 
@@ -37,43 +36,6 @@ const modes: Mode[] = !(process.env.DATABASE_URL && process.env.NATS_URL)
     : ['embedded', 'postgres+nats'];
 if (modes.length === 1)
   console.warn('tenancy suite: DATABASE_URL/NATS_URL not set, postgres+nats mode skipped');
-
-interface HttpAnswer {
-  status: number;
-  headers: Headers;
-  body: Buffer;
-  text: string;
-  json<T = Record<string, unknown>>(): T;
-}
-
-interface OpsResult {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-async function freePorts(count: number): Promise<number[]> {
-  const servers = await Promise.all(
-    Array.from(
-      { length: count },
-      () =>
-        new Promise<ReturnType<typeof createServer>>((resolve, reject) => {
-          const server = createServer();
-          server.once('error', reject).listen(0, '127.0.0.1', () => resolve(server));
-        }),
-    ),
-  );
-  const ports = servers.map((s) => (s.address() as AddressInfo).port);
-  await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
-  return ports;
-}
-
-async function http(url: string, init: RequestInit = {}): Promise<HttpAnswer> {
-  const response = await fetch(url, { redirect: 'manual', ...init });
-  const body = Buffer.from(await response.arrayBuffer());
-  const text = body.toString('utf8');
-  return { status: response.status, headers: response.headers, body, text, json: () => JSON.parse(text) };
-}
 
 async function eventually<T>(
   probe: () => Promise<T | undefined>,
@@ -89,12 +51,10 @@ async function eventually<T>(
   }
 }
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
 function expectProblem(answer: HttpAnswer, status: number, code: string): Record<string, unknown> {
   expect([answer.status, answer.text]).toEqual([status, expect.any(String)]);
   expect(answer.headers.get('content-type')).toMatch(PROBLEM);
-  const problem = answer.json();
+  const problem = answer.json<Record<string, unknown>>();
   expect(problem).toMatchObject({ status, code, requestId: answer.headers.get('x-request-id') });
   return problem;
 }
@@ -184,23 +144,36 @@ describe.each(modes)('tenancy and operations (%s)', (mode) => {
     return call('POST', '/v1/certificates', { bearer, body: issueBody() });
   }
 
+  /**
+   * A limit set by the operator reaches issuance as a `tenant.updated` event, within about a second
+   * (docs/api.md#operator-commands): waits until issuance refuses the certificate past `limit`,
+   * then revokes what the probe issued, so the tenant starts with no Active certificate.
+   */
+  async function limitApplied(bearer: string, limit: number): Promise<void> {
+    await eventually(async () => {
+      const issued: string[] = [];
+      let refused = false;
+      for (let i = 0; i <= limit && !refused; i++) {
+        const answer = await issue(bearer);
+        if (answer.status === 200) issued.push(answer.json<{ certificateId: string }>().certificateId);
+        else refused = answer.status === 409;
+      }
+      for (const id of issued) {
+        const revoked = await call('POST', `/v1/certificates/${id}/revoke`, {
+          bearer,
+          body: { reason: 'probe' },
+        });
+        expect(revoked.status).toBe(200);
+      }
+      return refused && issued.length === limit ? true : undefined;
+    }, `plan limit ${limit} applied by issuance`);
+  }
+
   /** `npm run -s ops -- …` as an operator runs it: another process, the system's environment. */
   function ops(...args: string[]): Promise<OpsResult> {
     const inherited = { ...process.env };
     for (const name of ['DATABASE_URL', 'NATS_URL', 'NODE_OPTIONS', 'DATA_DIR']) delete inherited[name];
-    return new Promise((resolve, reject) => {
-      const child = spawn('npm', ['run', '-s', 'ops', '--', ...args], {
-        cwd: ROOT,
-        env: { ...inherited, ...env },
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      let stdout = '';
-      let stderr = '';
-      child.stdout.on('data', (chunk) => (stdout += chunk));
-      child.stderr.on('data', (chunk) => (stderr += chunk));
-      child.on('error', reject);
-      child.on('close', (code) => resolve({ code, stdout, stderr }));
-    });
+    return runOps(args, { ...inherited, ...env });
   }
 
   async function auditRows(where: string, params: unknown[]): Promise<Record<string, unknown>[]> {
@@ -244,7 +217,7 @@ describe.each(modes)('tenancy and operations (%s)', (mode) => {
         CA_KEK: randomBytes(32).toString('base64'),
       });
     } else {
-      dataDir = mkdtempSync(join(tmpdir(), 'ca-tenancy-'));
+      dataDir = await freshEmbeddedDataDir('ca-tenancy-');
       env.DATA_DIR = dataDir;
     }
     config = loadConfig(env);
@@ -344,7 +317,12 @@ describe.each(modes)('tenancy and operations (%s)', (mode) => {
         async () => ((await call('GET', '/v1/certificates', { bearer })).status === 200 ? true : undefined),
         'resumption in effect',
       );
-      expect((await issue(bearer)).status).toBe(200);
+      // Issuance learns of the resumption from the gateway's event, not from the gateway's cache:
+      // the two take effect within the same few seconds, not at the same instant.
+      await eventually(
+        async () => ((await issue(bearer)).status === 200 ? true : undefined),
+        'resumption in effect at issuance',
+      );
     });
 
     it('suspends a tenant the system has not seen yet (tenants are created on first use)', async () => {
@@ -373,6 +351,7 @@ describe.each(modes)('tenancy and operations (%s)', (mode) => {
           stdout: expect.stringMatching(/certificate limit 2/),
         });
       });
+      await limitApplied(bearer, 2);
       const first = await issue(bearer);
       const second = await issue(bearer);
       expect([first.status, second.status]).toEqual([200, 200]);
@@ -423,6 +402,7 @@ describe.each(modes)('tenancy and operations (%s)', (mode) => {
       const { bearer } = await tenantWithCa(async (tenantId) => {
         expect((await ops('tenant', 'set-limit', tenantId, '1')).code).toBe(0);
       });
+      await limitApplied(bearer, 1);
       for (let round = 0; round < 3; round++) {
         const answers = await Promise.all([issue(bearer), issue(bearer)]);
         expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
@@ -441,11 +421,15 @@ describe.each(modes)('tenancy and operations (%s)', (mode) => {
       const { bearer } = await tenantWithCa(async (tenantId) => {
         expect((await ops('tenant', 'set-limit', tenantId, '3')).code).toBe(0);
       });
+      await limitApplied(bearer, 3);
       const answers = await Promise.all(Array.from({ length: 8 }, () => issue(bearer)));
       expect(answers.filter((a) => a.status === 200)).toHaveLength(3);
       expect(answers.filter((a) => a.status === 409)).toHaveLength(5);
       const list = await call('GET', '/v1/certificates', { bearer });
-      expect(list.json<{ certificates: unknown[] }>().certificates).toHaveLength(3);
+      const active = list
+        .json<{ certificates: { status: string }[] }>()
+        .certificates.filter((c) => c.status === 'Active');
+      expect(active).toHaveLength(3);
     });
   });
 
@@ -687,13 +671,15 @@ describe.each(modes)('tenancy and operations (%s)', (mode) => {
 
   describe('operator CLI', () => {
     it('refuses bad arguments with one line and exit code 2', async () => {
-      for (const args of [
-        ['tenant', 'suspend', 'not-a-uuid'],
-        ['tenant', 'set-limit', randomUUID(), 'lots'],
-        ['audit', 'export', '--since', 'yesterday'],
-        ['frobnicate'],
-      ]) {
-        const result = await ops(...args);
+      const refused = await Promise.all(
+        [
+          ['tenant', 'suspend', 'not-a-uuid'],
+          ['tenant', 'set-limit', randomUUID(), 'lots'],
+          ['audit', 'export', '--since', 'yesterday'],
+          ['frobnicate'],
+        ].map((args) => ops(...args)),
+      );
+      for (const result of refused) {
         expect(result.code).toBe(2);
         expect(result.stdout).toBe('');
         expect(result.stderr.trim().split('\n')).toHaveLength(1);

@@ -2,9 +2,8 @@
 // operator tools (tools/ops.ts, tools/token.ts) run. Everything else in src/ is internal.
 export { startGateway, type GatewayOptions } from './start-gateway';
 export { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';
-export { startOperatorEndpoint, type OperatorEndpoint } from './operations/operator-endpoint';
-export { runThroughOperatorEndpoint, type OperatorStreams } from './operations/operator-client';
-export { OPS_USAGE, UsageError, parseOpsCommand, type OpsCommand } from './operations/ops-command';
-export { GatewayOperations, type OpsOutput } from './operations/gateway-operations';
+export { startOperatorEndpoint } from './operations/operator-endpoint';
+export { OPS_USAGE, parseOpsCommand, type OpsCommand } from './operations/ops-command';
+export { GatewayOperations } from './operations/gateway-operations';
 export { runExpiringReport } from './operations/expiring-report';
 export { openGatewayDatabase } from './gateway-database';

@@ -1,7 +1,7 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { AcmeApi, IssuanceApi } from '@ca/contracts';
-import { DAY_MS, EventRetention, OutboxRelay } from '@ca/messaging';
+import { EventRetention, OutboxRelay } from '@ca/messaging';
 import { NestPinoLogger, messagingMetrics } from '@ca/observability';
 import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runtime';
 import { auditMiddleware } from './audit/audit.middleware';
@@ -74,6 +74,7 @@ export async function startGateway(
     new DownloadRepository(dataSource),
     config.gatewayPublicUrl,
     options.clock,
+    config.downloadLinkTtlMs,
   );
   const housekeeping = new GatewayHousekeeping(auditRepository, rateLimiter, logger, {}, downloads);
   const issuance = messaging.rpcClient<IssuanceApi>();
@@ -126,7 +127,7 @@ export async function startGateway(
   // Storage stays bounded: published tenant.updated rows older than the retention window go.
   const retention = new EventRetention(dataSource, {
     outboxSchema: GATEWAY_SCHEMA,
-    retentionMs: config.eventRetentionDays * DAY_MS,
+    retentionMs: config.eventRetentionMs,
   });
   retention.start();
   housekeeping.start();

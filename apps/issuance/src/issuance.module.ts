@@ -1,12 +1,14 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { KeyCustody } from '@ca/custody';
 import { BlobStore, OutboxRelay } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
 import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
 import { CaQueries } from './certificate-authority/ca-queries';
 import { RevokeCaHandler } from './certificate-authority/revoke-ca.handler';
+import { AddIssuingCaHandler } from './certificate-authority/add-issuing-ca.handler';
+import { RenewRootHandler } from './certificate-authority/renew-root.handler';
 import { InitializeCaHandler } from './certificate-authority/initialize-ca.handler';
+import { ExternalRootHandler } from './certificate-authority/external-root.handler';
 import { CertificateGroupCommit } from './certificates/certificate-group-commit';
 import { CertificateQueries } from './certificates/certificate-queries';
 import { CertificateMinter } from './certificates/certificate.minter';
@@ -25,10 +27,12 @@ import { IssueOcspSignerHandler } from './signing/issue-ocsp-signer.handler';
 import { CrlLedgerCheck } from './signing/crl-ledger-check';
 import { SignCrlHandler } from './signing/sign-crl.handler';
 import { SigningController } from './signing/signing.controller';
+import { CaKeyCustodies } from './custody/ca-key-custodies';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
-  custody: KeyCustody;
+  /** The custody of each CA role (root keys may be in a token of their own). */
+  custodies: CaKeyCustodies;
   custodyKind: string;
   relay: OutboxRelay;
   /** Base URL written into CDP and AIA extensions (PKI_PUBLIC_URL). */
@@ -43,9 +47,18 @@ export interface IssuanceDependencies {
 export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
     const nudge = () => deps.relay.nudge();
-    const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custody);
+    const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custodies);
     const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge, deps.defaultCertificateLimit);
     const policies = new IssuancePolicies(deps.dataSource);
+    const addIssuingCa = new AddIssuingCaHandler(
+      deps.dataSource,
+      deps.custodies,
+      deps.custodyKind,
+      signer,
+      nudge,
+      deps.pkiPublicUrl,
+      policies,
+    );
     const minter = new CertificateMinter(
       signer,
       deps.pkiPublicUrl,
@@ -67,7 +80,7 @@ export class IssuanceModule {
           provide: InitializeCaHandler,
           useValue: new InitializeCaHandler(
             deps.dataSource,
-            deps.custody,
+            deps.custodies,
             deps.custodyKind,
             nudge,
             deps.pkiPublicUrl,
@@ -80,8 +93,24 @@ export class IssuanceModule {
           provide: ReleaseHoldHandler,
           useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit),
         },
+        {
+          provide: ExternalRootHandler,
+          useValue: new ExternalRootHandler(deps.dataSource, deps.custodies, deps.custodyKind, nudge),
+        },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
         { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge) },
+        { provide: AddIssuingCaHandler, useValue: addIssuingCa },
+        {
+          provide: RenewRootHandler,
+          useValue: new RenewRootHandler(
+            deps.dataSource,
+            deps.custodies,
+            deps.custodyKind,
+            signer,
+            nudge,
+            deps.pkiPublicUrl,
+          ),
+        },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
         {
@@ -89,7 +118,10 @@ export class IssuanceModule {
           useValue: new SignCrlHandler(signer, deps.blobs, new CrlLedgerCheck(deps.dataSource)),
         },
         { provide: IssueOcspSignerHandler, useValue: new IssueOcspSignerHandler(signer) },
-        { provide: IssuancePolicyHandler, useValue: new IssuancePolicyHandler(policies) },
+        {
+          provide: IssuancePolicyHandler,
+          useValue: new IssuancePolicyHandler(policies, deps.dataSource, addIssuingCa),
+        },
       ],
     };
   }

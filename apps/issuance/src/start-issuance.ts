@@ -1,7 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { EventType } from '@ca/contracts';
 import {
-  DAY_MS,
   EventRetention,
   OutboxRelay,
   RpcReplyInterceptor,
@@ -12,11 +11,13 @@ import {
   routeValidated,
 } from '@ca/messaging';
 import { NestPinoLogger, certificateMetrics, messagingMetrics } from '@ca/observability';
+import { OpsOutput } from '@ca/operations';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { CertificateAuthorityEntity } from './certificate-authority/certificate-authority.entity';
+import { PendingCaEntity } from './certificate-authority/pending-ca.entity';
 import { CertificateEntity } from './certificates/certificate.entity';
-import { CustodyCommandOutput, runCustodyCommand } from './custody/custody-command';
+import { runCustodyCommand } from './custody/custody-command';
 import { finishInterruptedKekRotation } from './custody/kek-rotation';
 import { openIssuanceCustody } from './custody/open-issuance-custody';
 import { ExpiryReporter } from './certificates/expiry-report';
@@ -27,27 +28,33 @@ import { ISSUANCE_CONSUMER, TenantProjection } from './tenants/tenant.projection
 
 /** Issuance, running; it also answers the `custody` operator commands (it owns the CA keys). */
 export interface IssuanceService extends RunningService {
-  runCustodyCommand(args: readonly string[], io: CustodyCommandOutput): Promise<number>;
+  runCustodyCommand(args: readonly string[], io: OpsOutput): Promise<number>;
 }
 
 /** Starts the issuance context on the given runtime (embedded or distributed alike). */
 
 export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceService> {
   const { config, messaging } = runtime;
-  const custody = await openIssuanceCustody(config);
+  const custodies = await openIssuanceCustody(config, runtime.logger);
+  if (config.pkcs11.root) {
+    runtime.logger.info(
+      { rootToken: config.pkcs11.root.tokenLabel, issuingToken: config.pkcs11.tokenLabel },
+      'root CA keys are kept in a token of their own',
+    );
+  }
   const dataSource = await openSchemaDataSource({
     url: runtime.databaseUrl,
     schema: ISSUANCE_SCHEMA,
-    entities: [CertificateAuthorityEntity, CertificateEntity],
+    entities: [CertificateAuthorityEntity, CertificateEntity, PendingCaEntity],
     migrations: ISSUANCE_MIGRATIONS,
   });
-  const finished = await finishInterruptedKekRotation(config, dataSource, custody);
+  const finished = await finishInterruptedKekRotation(config, dataSource, custodies.main);
   if (finished) runtime.logger.warn(finished, 'finished a KEK rotation that had been interrupted');
   const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events);
   const app = await NestFactory.createMicroservice(
     IssuanceModule.register({
       dataSource,
-      custody,
+      custodies,
       custodyKind: config.keyCustody,
       relay,
       pkiPublicUrl: config.pkiPublicUrl,
@@ -84,7 +91,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     outboxSchema: ISSUANCE_SCHEMA,
     inboxSchema: ISSUANCE_SCHEMA,
     events: messaging.events,
-    retentionMs: config.eventRetentionDays * DAY_MS,
+    retentionMs: config.eventRetentionMs,
   });
   retention.start();
   const expiry = app.get(ExpiryReporter); // the module's instance, not a second one
@@ -99,7 +106,8 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   ];
   return {
     name: 'issuance',
-    runCustodyCommand: (args, io) => runCustodyCommand(args, io, { config, dataSource, custody }),
+    runCustodyCommand: (args, io) =>
+      runCustodyCommand(args, io, { config, dataSource, custody: custodies.main }),
     ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
@@ -109,7 +117,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       await retention.stop();
       await relay.stop();
       await dataSource.destroy();
-      custody.close();
+      custodies.close();
     }),
   };
 }

@@ -2,12 +2,19 @@ import 'reflect-metadata';
 import { X509Certificate, randomBytes, randomUUID } from 'node:crypto';
 import { AddressInfo, createServer } from 'node:net';
 import { CaManagerConfig, loadConfig } from '@ca/config';
-import { CaInitializedPayload, EventEnvelope, EventType } from '@ca/contracts';
+import { CaInitializedPayload, EventEnvelope, EventType, RootRenewedPayload } from '@ca/contracts';
 import { Messaging } from '@ca/messaging';
 import { TestMessaging, createTestMessaging, eventually, transportKinds } from '@ca/messaging/testing';
 import { createLogger } from '@ca/observability';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
-import { buildCaCertificate, derToPem, generateEcKeyPair, pemToDer, randomSerialNumber } from '@ca/pki';
+import {
+  buildCaCertificate,
+  buildCrossCertificate,
+  derToPem,
+  generateEcKeyPair,
+  pemToDer,
+  randomSerialNumber,
+} from '@ca/pki';
 import { RunningService } from '@ca/runtime';
 import { startOcspResponder } from './start-ocsp-responder';
 
@@ -290,6 +297,81 @@ describe.each(combinations)(
       await startResponder();
       await check();
       await expectServed(cas.second!);
+    });
+
+    it('serves a renewed root and its cross certificate only when the cross certificate verifies with the previous root', async () => {
+      const tenantId = randomUUID();
+      const subject = { commonName: 'Responder Renewed Root', organization: 'Responder Test', country: 'DE' };
+      const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+      const notAfter = new Date(notBefore.getTime() + 365 * 86_400_000);
+      const root = async () => {
+        const keys = await generateEcKeyPair(false);
+        const der = await buildCaCertificate(
+          { subject, notBefore, notAfter, serialNumber: randomSerialNumber(), pathLenConstraint: 1 },
+          keys,
+        );
+        return { keys, der };
+      };
+      const [old, next, stranger] = [await root(), await root(), await root()];
+      const oldRootId = randomUUID();
+      const initialized: EventEnvelope<CaInitializedPayload> = {
+        id: randomUUID(),
+        type: EventType.CaInitialized,
+        tenantId,
+        occurredAt: new Date().toISOString(),
+        payload: {
+          tenantId,
+          caId: oldRootId,
+          certificateDer: Buffer.from(old.der).toString('base64'),
+          notBefore: notBefore.toISOString(),
+          notAfter: notAfter.toISOString(),
+        },
+      };
+      await publisher.events.publish(initialized);
+      await served(tenantId);
+      const renewed = async (
+        signer: typeof old,
+        caId: string,
+      ): Promise<EventEnvelope<RootRenewedPayload>> => {
+        const cross = await buildCrossCertificate(
+          next.der,
+          { serialNumber: randomSerialNumber() },
+          { certificateDer: signer.der, privateKey: signer.keys.privateKey },
+        );
+        return {
+          id: randomUUID(),
+          type: EventType.RootRenewed,
+          tenantId,
+          occurredAt: new Date().toISOString(),
+          payload: {
+            tenantId,
+            caId,
+            certificateDer: Buffer.from(next.der).toString('base64'),
+            notBefore: notBefore.toISOString(),
+            notAfter: notAfter.toISOString(),
+            keyAlgorithm: 'P-256',
+            previousRootCaId: oldRootId,
+            crossCertificateDer: Buffer.from(cross).toString('base64'),
+          },
+        };
+      };
+      // A cross certificate signed by a key that is not the tenant's root: refused, nothing served.
+      const forgedId = randomUUID();
+      await publisher.events.publish(await renewed(stranger, forgedId));
+      const genuine = await renewed(old, randomUUID());
+      await publisher.events.publish(genuine);
+      const base = `${baseUrl}/v1/tenants/${tenantId}/ca`;
+      const cross = await eventually(async () => {
+        const answer = await http(`${base}/${genuine.payload.caId}-cross.crt`);
+        return answer.status === 200 ? answer : undefined;
+      }, 'cross certificate served');
+      expect(cross.body).toEqual(Buffer.from(genuine.payload.crossCertificateDer, 'base64'));
+      expect((await http(`${base}/${genuine.payload.caId}.crt`)).body).toEqual(Buffer.from(next.der));
+      // Applied in order: the forged one came first and is not there.
+      expect((await http(`${base}/${forgedId}.crt`)).status).toBe(404);
+      expect((await http(`${base}/${forgedId}-cross.crt`)).status).toBe(404);
+      // ca.pem stays the first root.
+      expect((await http(crtUrl(tenantId))).body).toEqual(Buffer.from(old.der));
     });
   },
 );

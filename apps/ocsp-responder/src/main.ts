@@ -2,4 +2,9 @@ import 'reflect-metadata';
 import { runService } from '@ca/runtime';
 import { startOcspResponder } from './start-ocsp-responder';
 
-void runService({ name: 'ocsp-responder', start: startOcspResponder });
+void runService({
+  name: 'ocsp-responder',
+  start: startOcspResponder,
+  // OCSP_RESPONDER_WORKERS: the responder on every core, each worker a replica (docs/operations.md#scaling-the-responder).
+  workers: (config) => config.ocsp.workers,
+});

@@ -5,14 +5,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@ca/config';
 import { EventType, IssuanceApi } from '@ca/contracts';
 import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
-import {
-  DAY_MS,
-  DeadLetterReplayer,
-  DeadLetterStore,
-  EventRetention,
-  each,
-  routeValidated,
-} from '@ca/messaging';
+import { DeadLetterReplayer, DeadLetterStore, EventRetention, each, routeValidated } from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import {
@@ -26,7 +19,7 @@ import {
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { StatusChangeListener } from './certificate-status/status-change.listener';
-import { CrlStore, ROOT_CRLS } from './crls/crl.store';
+import { ADDED_CA_CRLS, CrlStore, ROOT_CRLS } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
 import { OcspHttp } from './ocsp/ocsp.http';
 import { OcspResponseCache } from './ocsp/ocsp-response.cache';
@@ -37,8 +30,9 @@ import { PublicSurfaceRouter, publicSurfaceRouter } from './http/public-surface.
 import { OcspResponderModule } from './ocsp-responder.module';
 import { fastAnswerMetrics, publicSurfaceRouteOf, registerResponderGauges } from './observability';
 import { OCSP_SCHEMA } from './ocsp.schema';
-import { OcspSignerKeeper, ROOT_SIGNERS } from './signers/ocsp-signer.keeper';
+import { ADDED_CA_SIGNERS, OcspSignerKeeper, ROOT_SIGNERS } from './signers/ocsp-signer.keeper';
 import { IssuingCaAnswers } from './ocsp/issuing-ca-answers';
+import { RenewedRootAnswers } from './ocsp/renewed-root-answers';
 
 /** Durable consumer name: the responder's position in the event stream. */
 export const OCSP_CONSUMER = 'ocsp-responder';
@@ -61,9 +55,12 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const statuses = new CertificateStatusProjection(dataSource);
   const crls = new CrlStore(dataSource, messaging.blobs);
   const rootCrls = new CrlStore(dataSource, messaging.blobs, ROOT_CRLS);
+  const addedCaCrls = new CrlStore(dataSource, messaging.blobs, ADDED_CA_CRLS);
   const signers = new OcspSignerKeeper(dataSource, custody, issuance);
   // A second signer per tenant with an issuing CA, certified by the root, answers for that CA.
   const rootSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ROOT_SIGNERS);
+  // One per issuing CA added later, certified by that CA (docs/api.md#add-an-issuing-ca).
+  const addedSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ADDED_CA_SIGNERS);
   const ocspLimits = { ...DEFAULT_OCSP_LIMITS, ...config.ocsp };
   const responder = new OcspResponder(
     caCertificates,
@@ -71,7 +68,9 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     signers,
     new OcspResponseCache(config.ocsp.cacheMaxBytes),
     ocspLimits,
-    new IssuingCaAnswers(caCertificates, rootSigners, ocspLimits.validitySeconds),
+    new IssuingCaAnswers(caCertificates, rootSigners, ocspLimits.validitySeconds, signers),
+    addedSigners,
+    new RenewedRootAnswers(caCertificates, addedSigners, ocspLimits.validitySeconds),
   );
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   const app = await NestFactory.create<NestExpressApplication>(OcspResponderModule.register({ ready }), {
@@ -86,7 +85,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   configureMetricsAccess({ token: config.metricsToken });
   app.use(publicMetricsMiddleware);
   const ocsp = new OcspHttp(responder);
-  routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, rootCrls, ocsp }));
+  routePublicSurfaceFirst(app, publicSurfaceRouter({ caCertificates, crls, rootCrls, addedCaCrls, ocsp }));
   if (config.ocsp.fastFront)
     installOcspFastFront(
       app.getHttpServer(),
@@ -111,15 +110,29 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
         for (const e of events) {
           await caCertificates.apply(e);
           void signers.ensure(e.tenantId);
-          if (e.payload.issuingCaId) void rootSigners.ensure(e.tenantId);
+          // A corporate root (docs/api.md#external-root) has no key here to certify a signer.
+          if (e.payload.issuingCaId && !e.payload.externalRoot) void rootSigners.ensure(e.tenantId);
         }
       },
+      // docs/api.md#renew-the-root: the new root (checked), then its signer for its issuing CAs.
+      [EventType.RootRenewed]: each(async (e) => {
+        if (await caCertificates.applyRootRenewed(e)) void addedSigners.ensure(e.payload.caId);
+      }),
+      [EventType.IssuingCaAdded]: each(async (e) => {
+        await caCertificates.applyIssuingAdded(e);
+        void addedSigners.ensure(e.payload.caId);
+      }),
       // Issuances come in bursts: one transaction per run instead of one per certificate.
       [EventType.CaRevoked]: each((e) => caCertificates.applyCaRevoked(e)),
       [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
       [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
       [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
-      [EventType.CrlPublished]: each((e) => (e.payload.issuer === 'root' ? rootCrls : crls).apply(e)),
+      [EventType.CrlPublished]: each(async (e) => {
+        if (e.payload.issuer === 'root') return rootCrls.apply(e);
+        // The CRL of an issuing CA added later has a store of its own; any other, the tenant's.
+        const added = e.payload.caId && (await caCertificates.isAdded(e.payload.caId));
+        return (added ? addedCaCrls : crls).apply(e);
+      }),
     },
     deadLetters,
   );
@@ -134,8 +147,10 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   replays.start();
   signers.start();
   rootSigners.start();
+  addedSigners.start();
   crls.copyPending(); // what a previous run left pending
   rootCrls.copyPending();
+  addedCaCrls.copyPending();
   // Embedded, the database is this process's alone: no other replica can revoke.
   await statuses.watchChanges({ otherReplicas: !config.embedded });
   const statusChanges = config.embedded
@@ -149,7 +164,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const retention = new EventRetention(dataSource, {
     inboxSchema: OCSP_SCHEMA,
     events: messaging.events,
-    retentionMs: config.eventRetentionDays * DAY_MS,
+    retentionMs: config.eventRetentionMs,
   });
   retention.start();
   return {
@@ -163,8 +178,10 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       await replays.stop();
       await signers.stop();
       await rootSigners.stop();
+      await addedSigners.stop();
       await crls.stop();
       await rootCrls.stop();
+      await addedCaCrls.stop();
       await statuses.stopWatching();
       await statusChanges?.stop();
       await issuance.close();

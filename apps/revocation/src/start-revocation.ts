@@ -1,6 +1,5 @@
 import { EventType, IssuanceApi } from '@ca/contracts';
 import {
-  DAY_MS,
   DeadLetterReplayer,
   DeadLetterStore,
   EventRetention,
@@ -12,6 +11,7 @@ import { messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { RevocationLedger } from './ledger/revocation.ledger';
+import { registerRenewedRoot } from './ledger/renewed-root.ledger';
 import { CrlBlobSweeper } from './crls/crl-blob.sweeper';
 import { CrlRefreshScheduler } from './crls/crl-refresh.scheduler';
 import { CrlPublisher } from './crls/crl.publisher';
@@ -36,30 +36,40 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   const relay = new OutboxRelay(dataSource, REVOCATION_SCHEMA, messaging.events);
   const issuance = messaging.rpcClient<IssuanceApi>();
   const ledger = new RevocationLedger(dataSource);
-  const publisher = new CrlPublisher(dataSource, issuance, messaging.blobs, relay);
-  const rootPublisher = new RootCrlPublisher(dataSource, issuance, messaging.blobs, relay);
+  const publishing = { dataSource, issuance, blobs: messaging.blobs, relay };
+  const publisher = new CrlPublisher(publishing);
+  const rootPublisher = new RootCrlPublisher(publishing);
   const scheduler = new CrlRefreshScheduler(dataSource, publisher, rootPublisher);
   // Publication is not awaited in the handler: the stream moves on while the CRL is built, and a
-  // failed build is retried by the scheduler, so one tenant's CRL never holds up the others' events.
+  // failed build is retried by the scheduler, so one CA's CRL never holds up the others' events.
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
   const deadLetters = await new DeadLetterStore(dataSource, REVOCATION_SCHEMA).ensure();
   const routes = routeValidated(
     REVOCATION_CONSUMER,
     {
       [EventType.CaInitialized]: each(async (e) => {
-        await ledger.registerIssuer(e);
-        void publisher.request(e.tenantId);
+        void publisher.request(await ledger.registerIssuer(e));
         void rootPublisher.request(e.tenantId);
       }),
+      [EventType.IssuingCaAdded]: each(async (e) => {
+        // Its first CRL (empty) at once; the CA it replaced keeps its own (docs/api.md#add-an-issuing-ca).
+        if (await ledger.registerAddedIssuer(e)) void publisher.request(e.payload.caId);
+      }),
+      [EventType.RootRenewed]: each(async (e) => {
+        // The new root's first CRL (empty); the old root keeps its own (docs/api.md#renew-the-root).
+        if (await registerRenewedRoot(dataSource, e)) void publisher.request(e.payload.caId);
+      }),
       [EventType.CaRevoked]: each(async (e) => {
-        if (await ledger.recordCaRevocation(e)) void rootPublisher.request(e.tenantId);
+        const recorded = await ledger.recordCaRevocation(e);
+        if (recorded?.rootCrl) void rootPublisher.request(e.tenantId);
+        else if (recorded) void publisher.request(recorded.caId);
       }),
       [EventType.CertificateRevoked]: each(async (e) => {
         // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
-        if (await ledger.recordRevocation(e)) void publisher.request(e.tenantId);
+        if (await ledger.recordRevocation(e)) void publisher.request(e.payload.caId);
       }),
       [EventType.CertificateHoldReleased]: each(async (e) => {
-        if (await ledger.releaseHold(e)) void publisher.request(e.tenantId);
+        if (await ledger.releaseHold(e)) void publisher.request(e.payload.caId);
       }),
     },
     deadLetters,
@@ -79,7 +89,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
     outboxSchema: REVOCATION_SCHEMA,
     inboxSchema: REVOCATION_SCHEMA,
     events: messaging.events,
-    retentionMs: config.eventRetentionDays * DAY_MS,
+    retentionMs: config.eventRetentionMs,
   });
   retention.start();
   const crlBlobs = new CrlBlobSweeper(dataSource, messaging.blobs);

@@ -1,5 +1,5 @@
 import { ConfigError } from './config-error';
-import { parseResolveList, readAcmeSettings } from './acme.config';
+import { parseDnsResolvers, parseResolveList, readAcmeSettings } from './acme.config';
 
 describe('ACME settings', () => {
   it('defaults to the RFC ports, DNS only and no private targets', () => {
@@ -9,6 +9,17 @@ describe('ACME settings', () => {
       allowPrivateTargets: false,
     });
     expect(readAcmeSettings({}).resolve.size).toBe(0);
+    expect(readAcmeSettings({}).dnsResolvers).toEqual([]);
+  });
+
+  it('reads the dns-01 resolvers, port 53 unless given', () => {
+    expect(parseDnsResolvers(' 127.0.0.1:5353, 10.0.0.2 ,[::1]:5300,fd00::2,[fd00::3]')).toEqual([
+      '127.0.0.1:5353',
+      '10.0.0.2:53',
+      '[::1]:5300',
+      '[fd00::2]:53',
+      '[fd00::3]:53',
+    ]);
   });
 
   it('reads ports, the resolve list and the private-target switch', () => {
@@ -33,6 +44,11 @@ describe('ACME settings', () => {
     ['ACME_RESOLVE', 'app.example.test=not-an-ip'],
     ['ACME_RESOLVE', 'a=b=c'],
     ['ACME_RESOLVE', 'bad name=127.0.0.1'],
+    ['ACME_DNS_RESOLVER', 'dns.example.test:53'],
+    ['ACME_DNS_RESOLVER', '127.0.0.1:0'],
+    ['ACME_DNS_RESOLVER', '127.0.0.1:65536'],
+    ['ACME_DNS_RESOLVER', '[127.0.0.1]:53'],
+    ['ACME_DNS_RESOLVER', '1.2.3:53'],
   ])('refuses %s=%j naming the variable', (name, value) => {
     expect(() => readAcmeSettings({ [name]: value })).toThrow(ConfigError);
     expect(() => readAcmeSettings({ [name]: value })).toThrow(name);

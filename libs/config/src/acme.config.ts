@@ -1,5 +1,6 @@
+import { isIP } from 'node:net';
 import { ConfigError } from './config-error';
-import { Env, readInt, readPort, readString } from './env-readers';
+import { Env, readDurationSeconds, readInt, readPort, readString } from './env-readers';
 
 /** The ACME validator's settings (docs/operations.md, ACME). */
 export interface AcmeSettings {
@@ -11,8 +12,12 @@ export interface AcmeSettings {
   resolve: ReadonlyMap<string, string>;
   /** ACME_ALLOW_PRIVATE_TARGETS: let the validator connect to loopback and private addresses. */
   allowPrivateTargets: boolean;
+  /** ACME_DNS_RESOLVER: `ip:port` servers dns-01 asks for TXT records; empty: the system resolvers. */
+  dnsResolvers: string[];
   /** ACME_RATE_LIMIT_*: requests per minute per tenant, per tenant and client address, per account; new orders per account. */
   rateLimits: { perTenant: number; perSource: number; perAccount: number; newOrdersPerAccount: number };
+  /** ACME_NONCE_LIFETIME: how long a replay nonce is accepted and kept (RFC 8555 6.5 leaves it to the server), ms. */
+  nonceLifetimeMs: number;
 }
 
 export function readAcmeSettings(env: Env): AcmeSettings {
@@ -21,12 +26,14 @@ export function readAcmeSettings(env: Env): AcmeSettings {
     tlsAlpn01Port: readPort(env, 'ACME_TLSALPN01_PORT', 443),
     resolve: parseResolveList(readString(env, 'ACME_RESOLVE') ?? ''),
     allowPrivateTargets: readBoolean(env, 'ACME_ALLOW_PRIVATE_TARGETS', false),
+    dnsResolvers: parseDnsResolvers(readString(env, 'ACME_DNS_RESOLVER') ?? ''),
     rateLimits: {
       perTenant: readInt(env, 'ACME_RATE_LIMIT_PER_TENANT', 1200, 1, 10_000_000),
       perSource: readInt(env, 'ACME_RATE_LIMIT_PER_SOURCE', 300, 1, 10_000_000),
       perAccount: readInt(env, 'ACME_RATE_LIMIT_PER_ACCOUNT', 300, 1, 10_000_000),
       newOrdersPerAccount: readInt(env, 'ACME_NEW_ORDERS_PER_ACCOUNT', 60, 1, 10_000_000),
     },
+    nonceLifetimeMs: readDurationSeconds(env, 'ACME_NONCE_LIFETIME', 3600, 60, 86_400) * 1000,
   };
 }
 
@@ -48,6 +55,28 @@ export function parseResolveList(raw: string): ReadonlyMap<string, string> {
     entries.set(name.toLowerCase(), ip);
   }
   return entries;
+}
+
+/**
+ * `127.0.0.1:5353,[::1]:53,10.0.0.2`: IP addresses (the resolver does not look names up to find its
+ * servers), each with an optional port (53); written as node:dns `setServers` takes them.
+ */
+export function parseDnsResolvers(raw: string): string[] {
+  const servers: string[] = [];
+  for (const item of raw.split(',').map((s) => s.trim())) {
+    if (item === '') continue;
+    // A bare IPv6 address has colons of its own; with a port it is bracketed.
+    const match = isIP(item) === 6 ? [item, item] : /^\[?([^\]]+?)\]?(?::(\d{1,5}))?$/.exec(item);
+    const ip = match?.[1] ?? '';
+    const family = isIP(ip);
+    const port = match?.[2] === undefined ? 53 : Number(match[2]);
+    const bracketsRight = family === 6 ? item.startsWith('[') === item.includes(']') : !item.includes('[');
+    if (family === 0 || !bracketsRight || port < 1 || port > 65535) {
+      throw new ConfigError('ACME_DNS_RESOLVER', `entries are ip or ip:port ([ipv6]:port), got "${item}"`);
+    }
+    servers.push(family === 6 ? `[${ip}]:${port}` : `${ip}:${port}`);
+  }
+  return servers;
 }
 
 function readBoolean(env: Env, name: string, fallback: boolean): boolean {

@@ -41,6 +41,9 @@ describe('loadConfig', () => {
     ['OCSP_MAX_CERTIDS', '0'],
     ['OCSP_CACHE_MAX_BYTES', '64MiB'],
     ['OCSP_FAST_FRONT', 'yes'],
+    ['OCSP_RESPONDER_WORKERS', '0'],
+    ['OCSP_RESPONDER_WORKERS', 'all'],
+    ['OCSP_RESPONDER_WORKERS', '65'],
   ])('refuses a malformed %s with one line naming it', (name, bad) => {
     expect(() => loadConfig({ [name]: bad })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(`^${name}: `));
@@ -55,6 +58,45 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ ...library, PKCS11_TOKEN_LABEL: 'ca' })).toThrow(/^PKCS11_PIN: is required/);
     const config = loadConfig({ ...library, PKCS11_TOKEN_LABEL: 'ca', PKCS11_PIN: '1234' });
     expect(config.pkcs11).toEqual({ library: '/lib/p11.so', tokenLabel: 'ca', pin: '1234' });
+    expect(config.pkcs11.root).toBeUndefined();
+  });
+
+  describe('PKCS11_ROOT_TOKEN_LABEL and PKCS11_ROOT_PIN (root keys in a token of their own)', () => {
+    const token = {
+      KEY_CUSTODY: 'pkcs11',
+      PKCS11_LIBRARY: '/lib/p11.so',
+      PKCS11_TOKEN_LABEL: 'ca',
+      PKCS11_PIN: '1234',
+    };
+
+    it('reads both into pkcs11.root', () => {
+      const config = loadConfig({ ...token, PKCS11_ROOT_TOKEN_LABEL: 'ca-root', PKCS11_ROOT_PIN: '5678' });
+      expect(config.pkcs11.root).toEqual({ tokenLabel: 'ca-root', pin: '5678' });
+    });
+
+    it('refuses one without the other with one line naming the missing setting', () => {
+      expect(() => loadConfig({ ...token, PKCS11_ROOT_TOKEN_LABEL: 'ca-root' })).toThrow(
+        new ConfigError('PKCS11_ROOT_PIN', 'is required with PKCS11_ROOT_TOKEN_LABEL (set both or neither)'),
+      );
+      expect(() => loadConfig({ ...token, PKCS11_ROOT_PIN: '5678' })).toThrow(
+        /^PKCS11_ROOT_TOKEN_LABEL: is required with PKCS11_ROOT_PIN \(set both or neither\)$/,
+      );
+    });
+
+    it('refuses the main token again as the root token', () => {
+      expect(() => loadConfig({ ...token, PKCS11_ROOT_TOKEN_LABEL: 'ca', PKCS11_ROOT_PIN: '1234' })).toThrow(
+        /^PKCS11_ROOT_TOKEN_LABEL: names the token of PKCS11_TOKEN_LABEL/,
+      );
+    });
+
+    it('refuses them with local custody, which has no token', () => {
+      expect(() => loadConfig({ PKCS11_ROOT_TOKEN_LABEL: 'ca-root', PKCS11_ROOT_PIN: '5678' })).toThrow(
+        /^PKCS11_ROOT_TOKEN_LABEL: is only used with KEY_CUSTODY=pkcs11$/,
+      );
+      expect(() => loadConfig({ KEY_CUSTODY: 'local', PKCS11_ROOT_PIN: '5678' })).toThrow(
+        /^PKCS11_ROOT_PIN: is only used with KEY_CUSTODY=pkcs11$/,
+      );
+    });
   });
 
   it('reads the OCSP settings: 8 hours, 64 CertIDs and 64 MiB by default; seconds or a unit', () => {
@@ -63,7 +105,10 @@ describe('loadConfig', () => {
       maxCertIds: 64,
       cacheMaxBytes: 64 * 1024 * 1024,
       fastFront: true,
+      workers: 1,
     });
+    expect(loadConfig({ OCSP_RESPONDER_WORKERS: '2' }).ocsp.workers).toBe(2);
+    expect(loadConfig({ OCSP_RESPONDER_WORKERS: 'auto' }).ocsp.workers).toBe('auto');
     expect(loadConfig({ OCSP_VALIDITY: '30m' }).ocsp.validitySeconds).toBe(1800);
     expect(loadConfig({ OCSP_FAST_FRONT: 'off' }).ocsp.fastFront).toBe(false);
     expect(loadConfig({ OCSP_VALIDITY: '3600' }).ocsp.validitySeconds).toBe(3600);
@@ -71,6 +116,26 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ OCSP_VALIDITY: '8 hours' })).toThrow(
       /^OCSP_VALIDITY: must be seconds or a duration like 8h or 30m, got "8 hours"$/,
     );
+  });
+
+  it('reads the retention windows: days, or a duration for short runs; the old defaults unset', () => {
+    const defaults = loadConfig({});
+    expect(defaults.eventRetentionMs).toBe(7 * 86_400_000);
+    expect(defaults.blobTtlMs).toBe(24 * 3_600_000);
+    expect(defaults.downloadLinkTtlMs).toBe(3_600_000);
+    expect(defaults.acme.nonceLifetimeMs).toBe(3_600_000);
+    expect(loadConfig({ EVENT_RETENTION_DAYS: '30' }).eventRetentionMs).toBe(30 * 86_400_000);
+    expect(loadConfig({ EVENT_RETENTION_DAYS: '2m' }).eventRetentionMs).toBe(120_000);
+    expect(loadConfig({ EVENT_RETENTION_DAYS: '12h' }).eventRetentionMs).toBe(12 * 3_600_000);
+    expect(() => loadConfig({ EVENT_RETENTION_DAYS: '0' })).toThrow(
+      /^EVENT_RETENTION_DAYS: must be between 1 and 3650/,
+    );
+    expect(() => loadConfig({ EVENT_RETENTION_DAYS: '30s' })).toThrow(
+      /^EVENT_RETENTION_DAYS: must be between 60 and/,
+    );
+    expect(
+      loadConfig({ BLOB_TTL: '2m', DOWNLOAD_LINK_TTL: '10m', ACME_NONCE_LIFETIME: '90s' }),
+    ).toMatchObject({ blobTtlMs: 120_000, downloadLinkTtlMs: 600_000, acme: { nonceLifetimeMs: 90_000 } });
   });
 
   it('reads METRICS_TOKEN, unset by default', () => {

@@ -3,6 +3,7 @@ import { resolve } from 'node:path';
 import { AcmeSettings, readAcmeSettings } from './acme.config';
 import { ConfigError } from './config-error';
 import { HttpLimits, readHttpLimits } from './http-limits.config';
+import { Pkcs11Settings, readPkcs11Settings } from './pkcs11.config';
 import {
   Env,
   readBaseUrl,
@@ -47,10 +48,14 @@ export interface CaManagerConfig {
   errorCatalogUrl: string;
   keyCustody: 'local' | 'pkcs11';
   caKek?: string;
-  pkcs11: { library?: string; tokenLabel?: string; pin?: string };
+  pkcs11: Pkcs11Settings;
   logLevel: LogLevel;
-  /** Days published events, inbox entries and stream messages are kept (docs/operations.md, Retention). */
-  eventRetentionDays: number;
+  /** EVENT_RETENTION_DAYS: how long published events, inbox entries and stream messages are kept, ms (docs/operations.md, Retention). */
+  eventRetentionMs: number;
+  /** BLOB_TTL: how long a hand-over blob (a CRL for the responder) is kept at most, ms. */
+  blobTtlMs: number;
+  /** DOWNLOAD_LINK_TTL: how long a download link answers and its payload is kept, ms. */
+  downloadLinkTtlMs: number;
   /** Failed handlings of an event before its consumer sets it aside (docs/operations.md, Dead letters). */
   eventMaxAttempts: number;
   /** Embedded mode: no DATABASE_URL (PGlite and development keys under DATA_DIR). */
@@ -72,27 +77,18 @@ export interface OcspSettings {
   cacheMaxBytes: number;
   /** OCSP_FAST_FRONT: whether simple OCSP requests are answered before Node's HTTP server (docs/adr/0008-ocsp-fast-front.md). */
   fastFront: boolean;
+  /**
+   * OCSP_RESPONDER_WORKERS: responder processes `nx serve ocsp-responder` forks (node:cluster),
+   * a number or `auto` (one per CPU); 1 runs no cluster (docs/operations.md#scaling-the-responder).
+   */
+  workers: number | 'auto';
 }
 
 export function loadConfig(env: Env = process.env): CaManagerConfig {
   const databaseUrl = readUrl(env, 'DATABASE_URL', ['postgres:', 'postgresql:']);
   const natsUrl = readUrl(env, 'NATS_URL', ['nats:', 'tls:', 'ws:', 'wss:']);
   const keyCustody = readEnum(env, 'KEY_CUSTODY', ['local', 'pkcs11'] as const, 'local');
-  const pkcs11 = {
-    library: readString(env, 'PKCS11_LIBRARY'),
-    tokenLabel: readString(env, 'PKCS11_TOKEN_LABEL'),
-    pin: readString(env, 'PKCS11_PIN'),
-  };
-  if (keyCustody === 'pkcs11') {
-    // All three are needed to reach the token; name the first one missing (docs/api.md#configuration).
-    for (const [name, value] of [
-      ['PKCS11_LIBRARY', pkcs11.library],
-      ['PKCS11_TOKEN_LABEL', pkcs11.tokenLabel],
-      ['PKCS11_PIN', pkcs11.pin],
-    ] as const) {
-      if (!value) throw new ConfigError(name, 'is required when KEY_CUSTODY=pkcs11');
-    }
-  }
+  const pkcs11 = readPkcs11Settings(env, keyCustody);
   const healthPort =
     readString(env, 'HEALTH_PORT') === undefined ? undefined : readPort(env, 'HEALTH_PORT', 0);
   return {
@@ -122,7 +118,9 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     caKek: readString(env, 'CA_KEK'),
     pkcs11,
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
-    eventRetentionDays: readInt(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650),
+    eventRetentionMs: readEventRetentionMs(env),
+    blobTtlMs: readDurationSeconds(env, 'BLOB_TTL', 24 * 3600, 60, 30 * 86_400) * 1000,
+    downloadLinkTtlMs: readDurationSeconds(env, 'DOWNLOAD_LINK_TTL', 3600, 60, 7 * 86_400) * 1000,
     eventMaxAttempts: readInt(env, 'EVENT_MAX_ATTEMPTS', 5, 1, 1000),
     embedded: databaseUrl === undefined,
     ocsp: readOcspSettings(env),
@@ -131,6 +129,20 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
   };
 }
 
+/**
+ * EVENT_RETENTION_DAYS: whole days (`7`, the default), or a duration with a unit (`2m`, `12h`) for
+ * short test and benchmark runs; at least a minute (docs/operations.md, Retention).
+ */
+function readEventRetentionMs(env: Env): number {
+  const raw = readString(env, 'EVENT_RETENTION_DAYS');
+  if (raw !== undefined && /^\d+$/.test(raw))
+    return readInt(env, 'EVENT_RETENTION_DAYS', 7, 1, 3650) * 86_400_000;
+  return readDurationSeconds(env, 'EVENT_RETENTION_DAYS', 7 * 86_400, 60, 3650 * 86_400) * 1000;
+}
+
+/** More responder processes than this on one host only adds memory (each holds its own caches). */
+const MAX_RESPONDER_WORKERS = 64;
+
 /** Defaults: 8 hours (CA/Browser Forum BR 4.9.10 allows 8 hours to 10 days), 64 CertIDs, 64 MiB. */
 function readOcspSettings(env: Env): OcspSettings {
   return {
@@ -138,6 +150,10 @@ function readOcspSettings(env: Env): OcspSettings {
     maxCertIds: readInt(env, 'OCSP_MAX_CERTIDS', 64, 1, 10_000),
     cacheMaxBytes: readInt(env, 'OCSP_CACHE_MAX_BYTES', 64 * 1024 * 1024, 0, 2 ** 40),
     fastFront: readEnum(env, 'OCSP_FAST_FRONT', ['on', 'off'] as const, 'on') === 'on',
+    workers:
+      readString(env, 'OCSP_RESPONDER_WORKERS') === 'auto'
+        ? 'auto'
+        : readInt(env, 'OCSP_RESPONDER_WORKERS', 1, 1, MAX_RESPONDER_WORKERS),
   };
 }
 

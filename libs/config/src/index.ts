@@ -4,3 +4,4 @@ export * from './ca-manager.config';
 export * from './nats-client.config';
 export * from './http-limits.config';
 export * from './acme.config';
+export * from './pkcs11.config';

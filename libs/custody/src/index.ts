@@ -1,6 +1,7 @@
 export {
   CUSTODY_KEY_ALGORITHMS,
   type CustodyKeyParams,
+  CUSTODY_ALGORITHM,
   custodyKeyParams,
   DEFAULT_CUSTODY_KEY_ALGORITHM,
 } from './key-algorithms';

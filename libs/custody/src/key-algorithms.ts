@@ -48,3 +48,14 @@ export function custodyKeyParams(algorithm: string, which: string): CustodyKeyPa
   }
   return params;
 }
+
+/**
+ * docs/api.md#key-algorithms names (as the API and `leafKeyAlgorithmOfSpki` of libs/pki give them),
+ * as custody names them: the one translation between the two.
+ */
+export const CUSTODY_ALGORITHM = {
+  'P-256': 'ECDSA-P256',
+  'P-384': 'ECDSA-P384',
+  'RSA-3072': 'RSA-3072',
+  'RSA-4096': 'RSA-4096',
+} as const satisfies Record<string, CustodyKeyAlgorithm>;

@@ -34,6 +34,8 @@ export interface MessagingOptions {
   tlsCaFile?: string;
   /** How long JetStream keeps events (the stream's max_age; see EventRetention). */
   eventRetentionMs?: number;
+  /** How long a blob is kept at most (BLOB_TTL; default BLOB_TTL_MS). */
+  blobTtlMs?: number;
 }
 
 /**
@@ -60,7 +62,7 @@ export async function openMessaging(options: MessagingOptions): Promise<Messagin
   if (!options.databaseUrl) throw new Error('in-process messaging needs the embedded database URL');
   const registry = new InProcessRegistry();
   const events = await InProcessEventBus.open(options.databaseUrl);
-  const blobs = await InProcessBlobStore.open(events.pool);
+  const blobs = await InProcessBlobStore.open(events.pool, options.blobTtlMs);
   return {
     kind: 'in-process',
     events,
@@ -100,14 +102,18 @@ async function openNatsMessaging(
     maxAgeMs: options.eventRetentionMs,
   });
   const rpcPrefix = options.rpcSubjectPrefix ?? '';
-  const blobs = await JetStreamBlobStore.open(nc, `${options.streamName ?? DEFAULT_STREAM}_BLOBS`);
+  const blobs = await JetStreamBlobStore.open(
+    nc,
+    `${options.streamName ?? DEFAULT_STREAM}_BLOBS`,
+    options.blobTtlMs,
+  );
   return {
     kind: 'nats',
     events,
     blobs,
     serverOptions: (queue) => ({
       strategy: new NamespacedServerNats(
-        { ...connection, queue, gracefulShutdown: true, gracePeriod: 2_000 },
+        { ...connection, queue, gracePeriod: 2_000 },
         rpcPrefix,
       ),
     }),

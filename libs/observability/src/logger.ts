@@ -1,4 +1,5 @@
 import pino, { Logger } from 'pino';
+import { standardOutputDestination } from './log-destination';
 import { scrubSecrets, scrubString } from './secret-scrubber';
 import { currentLogFields } from './tracing/request-context';
 
@@ -7,7 +8,7 @@ export type { Logger } from 'pino';
 export interface LoggerOptions {
   level: string;
   service: string;
-  /** Where lines go; standard output by default. */
+  /** Where lines go; standard output by default, written once per event-loop turn (log-destination.ts). */
   destination?: pino.DestinationStream;
 }
 
@@ -31,6 +32,6 @@ export function createLogger(options: LoggerOptions): Logger {
         },
       },
     },
-    options.destination,
+    options.destination ?? standardOutputDestination(),
   );
 }

@@ -2,7 +2,16 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { PGlite } from '@electric-sql/pglite';
+import { Client } from 'pg';
 import { PgliteWireServer } from './pglite-wire.server';
+
+/**
+ * PGlite runs no autovacuum (no background workers): without a VACUUM, the space of deleted and
+ * updated rows is never reused, so tables whose rows are pruned (outbox, inbox, stream, blobs,
+ * downloads) would grow on disk with time while their row counts stay flat. Every table is
+ * vacuumed this often instead; pages without dead rows are skipped (the visibility map).
+ */
+export const EMBEDDED_VACUUM_INTERVAL_MS = 60_000;
 
 export interface EmbeddedPostgres {
   /** A normal Postgres connection URL for the `pg` driver. */
@@ -18,18 +27,62 @@ export interface EmbeddedPostgres {
  * The server asks for a password made afresh at each start and known only to this process (it is
  * in `url`), so no other local process can connect to the superuser session.
  */
-export async function startEmbeddedPostgres(dataDir: string): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(
+  dataDir: string,
+  vacuumIntervalMs = EMBEDDED_VACUUM_INTERVAL_MS,
+): Promise<EmbeddedPostgres> {
   const dir = join(dataDir, 'pg');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   const db = await PGlite.create({ dataDir: dir });
   const password = randomBytes(24).toString('base64url');
   const server = new PgliteWireServer(db, password);
   const port = await server.listen('127.0.0.1', 0);
+  const url = `postgres://postgres:${password}@127.0.0.1:${port}/postgres`;
+  const vacuum = new PeriodicVacuum(url, vacuumIntervalMs);
   return {
-    url: `postgres://postgres:${password}@127.0.0.1:${port}/postgres`,
+    url,
     async stop() {
+      await vacuum.stop();
       await server.close();
       await db.close();
     },
   };
+}
+
+/** VACUUM of the whole database on a connection of its own, through the wire server (it waits its turn). */
+class PeriodicVacuum {
+  private readonly timer: NodeJS.Timeout;
+  private running?: Promise<void>;
+  private client?: Client;
+
+  constructor(
+    private readonly url: string,
+    intervalMs: number,
+  ) {
+    this.timer = setInterval(() => {
+      this.running ??= this.run().finally(() => (this.running = undefined));
+    }, intervalMs);
+    this.timer.unref();
+  }
+
+  private async run(): Promise<void> {
+    try {
+      if (!this.client) {
+        this.client = new Client({ connectionString: this.url });
+        this.client.on('error', () => (this.client = undefined));
+        await this.client.connect();
+      }
+      await this.client.query('VACUUM');
+    } catch {
+      // The next interval tries again on a new connection; space is only reused later meanwhile.
+      await this.client?.end().catch(() => undefined);
+      this.client = undefined;
+    }
+  }
+
+  async stop(): Promise<void> {
+    clearInterval(this.timer);
+    await this.running;
+    await this.client?.end().catch(() => undefined);
+  }
 }

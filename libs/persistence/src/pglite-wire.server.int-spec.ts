@@ -1,8 +1,7 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { Client, Pool } from 'pg';
 import { EmbeddedPostgres, startEmbeddedPostgres } from './embedded-postgres';
+import { freshEmbeddedDataDir } from './testing';
 
 /**
  * The embedded database must behave like a server with many sessions, although PGlite has one:
@@ -15,7 +14,7 @@ describe('embedded Postgres over the wire protocol', () => {
   let pool: Pool;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ca-pgwire-'));
+    dir = await freshEmbeddedDataDir('ca-pgwire-');
     pg = await startEmbeddedPostgres(dir);
     pool = new Pool({ connectionString: pg.url, max: 10 });
     await pool.query('CREATE TABLE items (id int PRIMARY KEY, owner text NOT NULL, at timestamptz NOT NULL)');
@@ -100,7 +99,7 @@ describe('embedded Postgres access', () => {
   let pg: EmbeddedPostgres;
 
   beforeAll(async () => {
-    dir = mkdtempSync(join(tmpdir(), 'ca-pgwire-auth-'));
+    dir = await freshEmbeddedDataDir('ca-pgwire-auth-');
     pg = await startEmbeddedPostgres(dir);
   }, 60_000);
 

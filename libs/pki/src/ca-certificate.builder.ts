@@ -8,6 +8,8 @@ import {
   authorityKeyIdentifierExtension,
   basicConstraintsExtension,
   crlDistributionPointsExtension,
+  extendedKeyUsageExtension,
+  type KeyPurpose,
   keyIdentifier,
   keyUsageExtension,
   subjectKeyIdentifierExtension,
@@ -15,6 +17,7 @@ import {
 import { decodeIssuerCertificate } from './issuer-certificate';
 import type { IssuerKey } from './leaf-certificate.builder';
 import { assertTbsCertificateLints } from './lint/certificate.linter';
+import { type NameConstraints, nameConstraintsExtension } from './name-constraints';
 import { encodeName } from './name';
 import { assertValidSerialNumber } from './serial-number';
 import { signatureAlgorithmOf } from './signature-algorithm';
@@ -33,6 +36,13 @@ export interface CaCertificateProfile {
   crlDistributionPointUrl?: string;
   ocspUrl?: string;
   caIssuersUrl?: string;
+  /**
+   * extKeyUsage of a subordinate CA (RFC 5280 4.2.1.12, CA/B BR 7.1.2.10.6): the purposes of the
+   * certificates it may sign; relying parties such as openssl require each leaf's EKU among them.
+   */
+  extendedKeyUsages?: KeyPurpose[];
+  /** nameConstraints (RFC 5280 4.2.1.10), critical: the names the CA's certificates may carry. */
+  nameConstraints?: NameConstraints;
 }
 
 /**
@@ -44,6 +54,9 @@ export interface CaCertificateProfile {
  * - With `issuer`: a subordinate (issuing) CA signed by that CA: issuer Name copied from the
  *   issuer's subject, AKI = the issuer's key identifier, validity within the issuer's, plus the
  *   CDP and AIA the profile names so that relying parties can check its revocation.
+ *
+ * - `extendedKeyUsages` and `nameConstraints`, when the profile has them, make a technically
+ *   constrained CA (RFC 5280 4.2.1.10 and 4.2.1.12).
  *
  * The signature algorithm follows the signing key (`signatureAlgorithmOf`).
  */
@@ -87,6 +100,8 @@ export async function buildCaCertificate(
     ...(profile.ocspUrl || profile.caIssuersUrl
       ? [authorityInfoAccessExtension({ ocsp: profile.ocspUrl, caIssuers: profile.caIssuersUrl })]
       : []),
+    ...(profile.extendedKeyUsages ? [extendedKeyUsageExtension(profile.extendedKeyUsages)] : []),
+    ...(profile.nameConstraints ? [nameConstraintsExtension(profile.nameConstraints)] : []),
   ];
   const algorithm = signatureAlgorithmOf(signingKey);
   // The linter reads the TBSCertificate as it will be signed (docs/lints.md); sign() sets it again.

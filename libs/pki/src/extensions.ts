@@ -15,6 +15,7 @@ export const EXTENSION_ID = {
   keyUsage: '2.5.29.15',
   subjectAltName: '2.5.29.17',
   basicConstraints: '2.5.29.19',
+  nameConstraints: '2.5.29.30',
   cRLNumber: '2.5.29.20',
   reasonCode: '2.5.29.21',
   cRLDistributionPoints: '2.5.29.31',
@@ -46,7 +47,7 @@ export const ACCESS_METHOD_ID = {
 export const TLS_FEATURE_STATUS_REQUEST = 5;
 
 // GeneralName CHOICE tags (RFC 5280 4.2.1.6).
-export const GENERAL_NAME_TYPE = { dNSName: 2, uniformResourceIdentifier: 6 } as const;
+export const GENERAL_NAME_TYPE = { dNSName: 2, uniformResourceIdentifier: 6, iPAddress: 7 } as const;
 
 /** KeyUsage bits in their RFC 5280 4.2.1.3 order: the index is the bit number. */
 const KEY_USAGE_BITS = [

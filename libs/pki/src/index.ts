@@ -1,4 +1,12 @@
 export { buildCaCertificate, type CaCertificateProfile } from './ca-certificate.builder';
+export { buildCaCertificationRequest } from './ca-certification-request.builder';
+export {
+  checkUploadedCaChain,
+  type UploadedCaChain,
+  UploadedCaChainError,
+  type UploadedCaChainProblem,
+} from './uploaded-ca-chain.check';
+export { pemCertificatesToDer } from './pem-bundle';
 export type { CertificateInfo } from './certificate-info';
 export { parseCertificate } from './certificate.parser';
 export { type CertificationRequestInfo, type CsrKeyAlgorithm, parseCertificationRequest } from './csr.parser';
@@ -17,7 +25,13 @@ export {
   signatureAlgorithmOf,
   signatureAlgorithmOfCertificate,
 } from './signature-algorithm';
-export { KEY_PURPOSE_ID } from './extensions';
+export { KEY_PURPOSE_ID, type KeyPurpose } from './extensions';
+export {
+  type NameConstraints,
+  type NameConstraintsInfo,
+  nameConstraintsExtension,
+  readNameConstraints,
+} from './name-constraints';
 export {
   buildLeafCertificate,
   type ExtendedKeyUsage,
@@ -87,3 +101,5 @@ export {
   OCSP_RESPONSE_LINTS,
 } from './lint';
 export { type CsrRequestedNames, csrRequestedNames } from './csr-requested-names';
+export { buildCrossCertificate, type CrossCertificateProfile } from './cross-certificate.builder';
+export { crossCertificateProblem } from './cross-certificate.check';

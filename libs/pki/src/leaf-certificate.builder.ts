@@ -13,6 +13,7 @@ import type { KeyPurpose } from './extensions';
 import { encodeLeafExtensions, keyIdentifierOfSpki } from './leaf-extensions';
 import { assertTbsCertificateLints } from './lint/certificate.linter';
 import { decodeIssuerCertificate, type IssuerCertificate } from './issuer-certificate';
+import { spkiOfPublicKey } from './leaf-public-key';
 import { encodeNameDer } from './name';
 import { assertValidSerialNumber } from './serial-number';
 import { encodeTime } from './validity-time';
@@ -102,7 +103,7 @@ export async function buildLeafCertificate(
   // Every issuance comes through here: the TBSCertificate is written as DER directly and its
   // constant parts (issuer Name, algorithm identifier, most extensions) are reused as bytes; a
   // pkijs object graph per certificate cost more than the signature.
-  const spki = new Uint8Array(await globalThis.crypto.subtle.exportKey('spki', subjectPublicKey));
+  const spki = await spkiOfPublicKey(subjectPublicKey);
   const extensions = encodeLeafExtensions(
     profile,
     keyIdentifierOfSpki(spki),

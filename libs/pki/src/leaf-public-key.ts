@@ -12,6 +12,32 @@ const IMPORT: Record<LeafKeyAlgorithm, webcrypto.EcKeyImportParams | webcrypto.R
   'RSA-4096': { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
 };
 
+// SubjectPublicKeyInfo of an uncompressed P-256 point (RFC 5480 2, 2.1.1, 2.2) up to the point:
+// SEQUENCE { { id-ecPublicKey, prime256v1 }, BIT STRING { 0 unused, 04 ... } }, as the gateway
+// and OpenSSL write it.
+const P256_SPKI_PREFIX = Buffer.from('3059301306072a8648ce3d020106082a8648ce3d030107034200', 'hex');
+const P256_SPKI_LENGTH = P256_SPKI_PREFIX.length + 65;
+
+/** Whether the octets are the one DER encoding of an uncompressed P-256 key (its point unchecked). */
+function isUncompressedP256Spki(spkiDer: Uint8Array): boolean {
+  return (
+    spkiDer.length === P256_SPKI_LENGTH &&
+    spkiDer[P256_SPKI_PREFIX.length] === 0x04 &&
+    P256_SPKI_PREFIX.equals(spkiDer.subarray(0, P256_SPKI_PREFIX.length))
+  );
+}
+
+// The SubjectPublicKeyInfo each imported leaf key came from, when it is exactly what exporting
+// the key gives back (the uncompressed P-256 encoding): the builder takes it instead of exporting.
+const importedSpki = new WeakMap<webcrypto.CryptoKey, Uint8Array>();
+
+/** The DER SubjectPublicKeyInfo of a public key: as imported, else exported by WebCrypto. */
+export async function spkiOfPublicKey(publicKey: webcrypto.CryptoKey): Promise<Uint8Array> {
+  return (
+    importedSpki.get(publicKey) ?? new Uint8Array(await globalThis.crypto.subtle.exportKey('spki', publicKey))
+  );
+}
+
 /**
  * The algorithm of a DER SubjectPublicKeyInfo (RFC 5280 4.1.2.7) by this CA's names: an EC key on
  * P-256 or P-384 (RFC 5480), or an RSA key of exactly 3072 or 4096 bits (RFC 3279 2.3.1) with
@@ -43,12 +69,21 @@ export async function importLeafPublicKey(
   spkiDer: Uint8Array,
   allowed: readonly string[],
 ): Promise<{ publicKey: webcrypto.CryptoKey; algorithm: LeafKeyAlgorithm }> {
-  const algorithm = leafKeyAlgorithmOfSpki(spkiDer);
+  // The gateway's keys: the encoding names the algorithm, and the import below checks the point
+  // (on the curve), so the key is parsed once instead of twice on every issuance.
+  const uncompressedP256 = isUncompressedP256Spki(spkiDer);
+  const algorithm = uncompressedP256 ? 'P-256' : leafKeyAlgorithmOfSpki(spkiDer);
   if (!algorithm || !allowed.includes(algorithm)) {
     throw new PkiFormatError(`The key is not one of ${allowed.join(', ')}`);
   }
-  const publicKey = await globalThis.crypto.subtle.importKey('spki', spkiDer, IMPORT[algorithm], true, [
-    'verify',
-  ]);
+  let publicKey: webcrypto.CryptoKey;
+  try {
+    publicKey = await globalThis.crypto.subtle.importKey('spki', spkiDer, IMPORT[algorithm], true, [
+      'verify',
+    ]);
+  } catch (error) {
+    throw new PkiFormatError(`Not a valid ${algorithm} key: ${(error as Error).message}`);
+  }
+  if (uncompressedP256) importedSpki.set(publicKey, Uint8Array.from(spkiDer));
   return { publicKey, algorithm };
 }

@@ -1,6 +1,6 @@
 import { createHash, createPublicKey, type KeyObject, verify, type webcrypto } from 'node:crypto';
 
-import { ECDSA_WITH_SHA256_DER } from './algorithm-identifier';
+import { signatureAlgorithmOf } from './signature-algorithm';
 import { parseCertificate } from './certificate.parser';
 import { assertCrlReasonCode } from './crl-reason';
 import { readSingleElement } from './der-reader';
@@ -94,7 +94,8 @@ export function encodeSingleResponse(input: OcspSingleResponseInput): Uint8Array
  * - ResponseData: version v1 (the DEFAULT, so absent), responderID byKey (SHA-1 of the responder's
  *   subjectPublicKey BIT STRING value, 4.2.2.3), producedAt, the SingleResponses in the order
  *   given, and the nonce echoed in responseExtensions when the request had one (RFC 9654 2.1);
- * - signatureAlgorithm ecdsa-with-SHA256 and the signature by the responder key;
+ * - signatureAlgorithm that of the responder key (ecdsa-with-SHA256 or -SHA384, sha256WithRSAEncryption:
+ *   `signature-algorithm.ts`) and the signature by that key;
  * - certs: the responder certificate, which a client needs to check a delegated signer (4.2.2.2).
  *
  * Everything but the signature is written as DER directly, so signing dominates the cost. Throws
@@ -118,12 +119,13 @@ export async function buildOcspResponse(input: OcspResponseInput): Promise<Uint8
     ),
   );
   assertOcspResponseDataLints(responseData); // docs/lints.md
+  const algorithm = signatureAlgorithmOf(input.responderPrivateKey);
   const signature = await signTbs(responseData, input.responderPrivateKey);
   assertKeyMatches(responder, input.responderPrivateKey, responseData, signature);
   const basic = derNode(
     TAG.sequence,
     responseData,
-    ECDSA_WITH_SHA256_DER,
+    algorithm.der,
     derNode(TAG.bitString, NO_UNUSED_BITS, signature),
     responder.certs,
   );
@@ -266,7 +268,7 @@ function assertKeyMatches(
   signatureDer: Uint8Array,
 ): void {
   if (matchingKeys.get(privateKey)?.has(responder.key)) return;
-  if (!verify('sha256', signed, responder.publicKey, signatureDer)) {
+  if (!verify(signatureAlgorithmOf(privateKey).nodeHash, signed, responder.publicKey, signatureDer)) {
     throw new RangeError('The responder private key does not match the responder certificate');
   }
   const keys = matchingKeys.get(privateKey) ?? new Set<string>();

@@ -25,48 +25,68 @@ export interface SignatureAlgorithm {
   coordinateOctets: number;
 }
 
-const ECDSA_P256_SHA256: SignatureAlgorithm = {
-  name: 'ecdsa-with-SHA256',
-  oid: '1.2.840.10045.4.3.2',
-  der: derSequence(derObjectIdentifier('1.2.840.10045.4.3.2')),
-  hash: 'SHA-256',
-  nodeHash: 'sha256',
-  webcrypto: { name: 'ECDSA', hash: 'SHA-256' },
-  coordinateOctets: 32,
-};
+/** ECDSA with the hash of `bits` on the curve of the same size; the AlgorithmIdentifier has no parameters. */
+function ecdsa(bits: 256 | 384, oid: string): SignatureAlgorithm {
+  const hash = bits === 256 ? 'SHA-256' : 'SHA-384';
+  return {
+    name: `ecdsa-with-SHA${bits}`,
+    oid,
+    der: derSequence(derObjectIdentifier(oid)),
+    hash,
+    nodeHash: bits === 256 ? 'sha256' : 'sha384',
+    webcrypto: { name: 'ECDSA', hash },
+    coordinateOctets: bits / 8,
+  };
+}
 
-const ECDSA_P384_SHA384: SignatureAlgorithm = {
-  name: 'ecdsa-with-SHA384',
-  oid: '1.2.840.10045.4.3.3',
-  der: derSequence(derObjectIdentifier('1.2.840.10045.4.3.3')),
-  hash: 'SHA-384',
-  nodeHash: 'sha384',
-  webcrypto: { name: 'ECDSA', hash: 'SHA-384' },
-  coordinateOctets: 48,
-};
+const RSA_SHA256_OID = '1.2.840.113549.1.1.11';
 
-const RSA_SHA256: SignatureAlgorithm = {
-  name: 'sha256WithRSAEncryption',
-  oid: '1.2.840.113549.1.1.11',
-  der: derSequence(derObjectIdentifier('1.2.840.113549.1.1.11'), derNull()),
-  hash: 'SHA-256',
-  nodeHash: 'sha256',
-  webcrypto: { name: 'RSASSA-PKCS1-v1_5' },
-  coordinateOctets: 0,
-};
-
-export const SIGNATURE_ALGORITHMS: readonly SignatureAlgorithm[] = [
-  ECDSA_P256_SHA256,
-  ECDSA_P384_SHA384,
-  RSA_SHA256,
+/**
+ * Every key this CA manager signs with and its algorithm, the key named as WebCrypto names it and
+ * as node:crypto does (a CA known only by its certificate); a curve left out matches any key of the type.
+ */
+const BY_KEY: readonly {
+  webcrypto: { name: string; namedCurve?: string };
+  node: { type: string; namedCurve?: string };
+  algorithm: SignatureAlgorithm;
+}[] = [
+  {
+    webcrypto: { name: 'ECDSA', namedCurve: 'P-256' },
+    node: { type: 'ec', namedCurve: 'prime256v1' },
+    algorithm: ecdsa(256, '1.2.840.10045.4.3.2'),
+  },
+  {
+    webcrypto: { name: 'ECDSA', namedCurve: 'P-384' },
+    node: { type: 'ec', namedCurve: 'secp384r1' },
+    algorithm: ecdsa(384, '1.2.840.10045.4.3.3'),
+  },
+  {
+    webcrypto: { name: 'RSASSA-PKCS1-v1_5' },
+    node: { type: 'rsa' },
+    algorithm: {
+      name: 'sha256WithRSAEncryption',
+      oid: RSA_SHA256_OID,
+      der: derSequence(derObjectIdentifier(RSA_SHA256_OID), derNull()),
+      hash: 'SHA-256',
+      nodeHash: 'sha256',
+      webcrypto: { name: 'RSASSA-PKCS1-v1_5' },
+      coordinateOctets: 0,
+    },
+  },
 ];
+
+const matches = (want: { namedCurve?: string }, curve: string | undefined) =>
+  want.namedCurve === undefined || want.namedCurve === curve;
+
+export const SIGNATURE_ALGORITHMS: readonly SignatureAlgorithm[] = BY_KEY.map((entry) => entry.algorithm);
 
 /** The algorithm `key` (public or private, of any WebCrypto provider) signs with; TypeError for others. */
 export function signatureAlgorithmOf(key: webcrypto.CryptoKey): SignatureAlgorithm {
   const algorithm = key.algorithm as webcrypto.EcKeyAlgorithm;
-  if (algorithm.name === 'ECDSA' && algorithm.namedCurve === 'P-256') return ECDSA_P256_SHA256;
-  if (algorithm.name === 'ECDSA' && algorithm.namedCurve === 'P-384') return ECDSA_P384_SHA384;
-  if (algorithm.name === 'RSASSA-PKCS1-v1_5') return RSA_SHA256;
+  const found = BY_KEY.find(
+    ({ webcrypto }) => webcrypto.name === algorithm.name && matches(webcrypto, algorithm.namedCurve),
+  );
+  if (found) return found.algorithm;
   throw new TypeError(
     `No signature algorithm for a ${algorithm.name} ${algorithm.namedCurve ?? ''} key`.trim(),
   );
@@ -83,8 +103,7 @@ export function signatureAlgorithmFromDer(der: Uint8Array): SignatureAlgorithm {
 export function signatureAlgorithmOfCertificate(certificateDer: Uint8Array): SignatureAlgorithm {
   const key = new X509Certificate(Buffer.from(certificateDer)).publicKey;
   const curve = key.asymmetricKeyDetails?.namedCurve;
-  if (key.asymmetricKeyType === 'rsa') return RSA_SHA256;
-  if (key.asymmetricKeyType === 'ec' && curve === 'prime256v1') return ECDSA_P256_SHA256;
-  if (key.asymmetricKeyType === 'ec' && curve === 'secp384r1') return ECDSA_P384_SHA384;
+  const found = BY_KEY.find(({ node }) => node.type === key.asymmetricKeyType && matches(node, curve));
+  if (found) return found.algorithm;
   throw new PkiFormatError(`No signature algorithm for a ${key.asymmetricKeyType} ${curve ?? ''} key`.trim());
 }

@@ -59,6 +59,58 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     recovery:
       "The tenant's issuing CA was revoked by an operator; no certificate is issued until a new issuing CA exists.",
   },
+  [ErrorCode.IssuingCaPending]: {
+    status: 409,
+    path: 'ca-manager/issuing-ca-pending',
+    title: 'Issuing CA pending',
+    recovery:
+      "The tenant's issuing CA waits for its certificate from your corporate root: have the CSR signed and upload it with PUT /v2/ca/{caId}/certificate.",
+  },
+  [ErrorCode.CaCertificateInvalid]: {
+    status: 400,
+    path: 'ca-manager/ca-certificate-invalid',
+    title: 'CA certificate unreadable',
+    recovery:
+      'Send certificatePem as one PEM certificate and chainPem as the PEM certificates of its issuers, up to and including the root.',
+  },
+  [ErrorCode.CaCertificateKeyMismatch]: {
+    status: 400,
+    path: 'ca-manager/ca-certificate-key-mismatch',
+    title: 'CA certificate for another key',
+    recovery: "Have the pending CA's own CSR (csrPem of GET /v2/ca) signed, and upload that certificate.",
+  },
+  [ErrorCode.CaCertificateNotCa]: {
+    status: 400,
+    path: 'ca-manager/ca-certificate-not-ca',
+    title: 'Not a CA certificate',
+    recovery:
+      "Sign the CSR as a CA: basicConstraints critical,CA:TRUE and keyUsage keyCertSign, cRLSign (the CSR's requested extensions).",
+  },
+  [ErrorCode.CaCertificateNotValidNow]: {
+    status: 400,
+    path: 'ca-manager/ca-certificate-not-valid-now',
+    title: 'Certificate not valid now',
+    recovery: 'Every certificate uploaded must be valid now: sign a new one, or renew the expired issuer.',
+  },
+  [ErrorCode.CaChainSignatureInvalid]: {
+    status: 400,
+    path: 'ca-manager/ca-chain-signature-invalid',
+    title: 'Chain does not verify',
+    recovery:
+      'List in chainPem the issuer of the certificate first, then its issuer, and so on, ending with the self-signed root.',
+  },
+  [ErrorCode.CaChainPathLengthExceeded]: {
+    status: 400,
+    path: 'ca-manager/ca-chain-path-length-exceeded',
+    title: 'Path length constraint exceeded',
+    recovery: 'Sign with a CA whose pathLenConstraint allows one more CA below it (pathlen:0 forbids any).',
+  },
+  [ErrorCode.CaChainIssuerNotCa]: {
+    status: 400,
+    path: 'ca-manager/ca-chain-issuer-not-ca',
+    title: 'Issuer is not a CA',
+    recovery: 'Every issuer in chainPem must be a CA certificate (CA:TRUE) with keyUsage keyCertSign.',
+  },
   [ErrorCode.CertificateNotOnHold]: {
     status: 409,
     path: 'ca-manager/certificate-not-on-hold',
@@ -81,6 +133,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     title: 'Name not allowed by the issuance policy',
     recovery:
       "Ask only for names under the tenant's allowed DNS suffixes (GET /v2/policy), or have a tenant admin extend the policy.",
+  },
+  [ErrorCode.UsageNotAllowedByPolicy]: {
+    status: 400,
+    path: 'ca-manager/usage-not-allowed-by-policy',
+    title: 'Usage not allowed by the issuance policy',
+    recovery:
+      "Ask for a usage among the tenant's allowedUsages (GET /v2/policy; ClientAndServer needs both), or have a tenant admin allow it.",
   },
   [ErrorCode.CsrInvalid]: {
     status: 400,

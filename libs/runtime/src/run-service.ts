@@ -5,11 +5,18 @@ import {
   loadConfig,
   loadNatsClientSettings,
 } from '@ca/config';
-import { DAY_MS, openMessaging } from '@ca/messaging';
+import cluster from 'node:cluster';
+import { MessagingOptions, openMessaging } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
 import { NestPinoLogger, createLogger, flushTracing, installTracing } from '@ca/observability';
 import { startHealthServer } from './health.server';
 import { configureMetricsAccess } from './metrics.endpoint';
+import {
+  WORKER_STARTED,
+  WORKER_STOP,
+  resolveWorkerCount,
+  runClusterPrimary,
+} from './cluster/service-cluster';
 import { RunningService, ServiceRuntime } from './service-runtime';
 
 export interface ServiceDefinition {
@@ -17,6 +24,13 @@ export interface ServiceDefinition {
   /** Health port used when HEALTH_PORT is unset; omit for services with their own HTTP surface. */
   defaultHealthPort?: number;
   start(runtime: ServiceRuntime): Promise<RunningService>;
+  /**
+   * Processes to run the service in (node:cluster), from its settings; unset or 1: this process
+   * alone. Each worker is the whole service, a replica sharing the ports (cluster/service-cluster.ts).
+   */
+  workers?(config: CaManagerConfig): number | 'auto';
+  /** Stream and subject names, so that a benchmark's services share a NATS with no one else. */
+  messaging?: Pick<MessagingOptions, 'streamName' | 'subjectPrefix' | 'rpcSubjectPrefix'>;
 }
 
 /**
@@ -45,6 +59,20 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
   }
   configureMetricsAccess({ token: config.metricsToken });
   const logger = createLogger({ level: config.logLevel, service: definition.name });
+  const workers = definition.workers ? resolveWorkerCount(definition.workers(config)) : 1;
+  if (workers > 1 && cluster.isPrimary) {
+    // The settings were checked here once; each worker runs this function again as the service.
+    runClusterPrimary({ name: definition.name, workers, logger });
+    return;
+  }
+  let stopWorker: (() => void) | undefined;
+  if (cluster.isWorker) {
+    // The primary stops its workers by message; before its service started, a worker has nothing to drain.
+    process.on('SIGINT', () => undefined);
+    process.on('message', (message: { type?: string } | null) => {
+      if (message?.type === WORKER_STOP) (stopWorker ?? (() => process.exit(0)))();
+    });
+  }
   // Before anything starts, so every span and log line of the service finds the tracer.
   installTracing({ serviceName: definition.name });
   // Classes log through Nest's shared Logger; route it to this service's JSON logger (with the
@@ -54,8 +82,10 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
     const messaging = await openMessaging({
       natsUrl: config.natsUrl,
       name: definition.name,
-      eventRetentionMs: config.eventRetentionDays * DAY_MS,
+      eventRetentionMs: config.eventRetentionMs,
+      blobTtlMs: config.blobTtlMs,
       ...nats,
+      ...definition.messaging,
     });
     const service = await definition.start({ config, databaseUrl: config.databaseUrl, messaging, logger });
     Logger.overrideLogger(new NestPinoLogger(logger));
@@ -64,13 +94,22 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
       ? await startHealthServer(config.host, healthPort, () => service.ready())
       : undefined;
     logger.info({ healthPort }, `${definition.name} started`);
-    onShutdownSignal(async () => {
-      logger.info(`${definition.name} stopping`);
-      health?.close();
-      await service.close();
-      await messaging.close();
-      await flushTracing().catch(() => undefined);
-    });
+    const stop = onShutdownSignal(
+      async () => {
+        logger.info(`${definition.name} stopping`);
+        health?.close();
+        await service.close();
+        await messaging.close();
+        await flushTracing().catch(() => undefined);
+      },
+      // A worker stops when its primary says so (below); Ctrl-C reaches the primary and every worker.
+      cluster.isWorker ? [] : ['SIGTERM', 'SIGINT'],
+    );
+    stopWorker = stop;
+    // Its own SIGTERM too, once: systemd signals every process of the unit, the primary included,
+    // which then sends its stop message as well.
+    if (cluster.isWorker) process.on('SIGTERM', stop);
+    if (cluster.isWorker) process.send?.({ type: WORKER_STARTED });
   } catch (error) {
     exitOnStartupError(error, logger);
   }
@@ -87,11 +126,17 @@ export function exitOnStartupError(error: unknown, logger?: { fatal(o: object, m
   process.exit(1);
 }
 
-/** Runs `stop` once on SIGTERM or SIGINT, then exits; a second signal exits at once. */
-export function onShutdownSignal(stop: () => Promise<void>): void {
+/**
+ * Runs `stop` once on SIGTERM or SIGINT (or `signals`), then exits; a second signal exits at once.
+ * Returns the same stop for other triggers (a cluster primary's message), which a second time does nothing.
+ */
+export function onShutdownSignal(
+  stop: () => Promise<void>,
+  signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT'],
+): () => void {
   let stopping = false;
-  const handler = () => {
-    if (stopping) process.exit(1);
+  const begin = () => {
+    if (stopping) return;
     stopping = true;
     const deadline = setTimeout(() => process.exit(1), 15_000);
     deadline.unref();
@@ -100,6 +145,10 @@ export function onShutdownSignal(stop: () => Promise<void>): void {
       () => process.exit(1),
     );
   };
-  process.on('SIGTERM', handler);
-  process.on('SIGINT', handler);
+  const handler = () => {
+    if (stopping) process.exit(1);
+    begin();
+  };
+  for (const signal of signals) process.on(signal, handler);
+  return begin;
 }

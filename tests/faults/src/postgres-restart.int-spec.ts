@@ -1,20 +1,14 @@
 import { Client } from 'pg';
+import { mapPool } from '@ca/test-support';
 import { sleep, waitFor } from './support/child-process';
 import { DistributedSystem } from './support/distributed-system';
 import { OwnNatsServer } from './support/nats-server';
 import { OwnPostgresCluster, postgresServerInstalled } from './support/postgres-cluster';
 import { LogDir, describeWithRealServices, reportFigures } from './support/real-services';
-import {
-  Answer,
-  FaultTenant,
-  describeFailure,
-  inPool,
-  isClearServerError,
-  request,
-} from './support/tenant-client';
+import { Answer, FaultTenant, describeFailure, isClearServerError, request } from './support/tenant-client';
 
 /**
- * Postgres crashed under issuance load (issue 9): the services run as their own processes on a
+ * Postgres crashed under issuance load: the services run as their own processes on a
  * throwaway PostgreSQL cluster and NATS server of this suite (the machine's shared Postgres is
  * never restarted). Promise held: every issue request either succeeded, and then its certificate
  * exists, is listed and is good in OCSP, or got a clear 5xx Problem Details; no certificate
@@ -54,7 +48,7 @@ const describeFaults = describeWithRealServices('postgres restart fault');
       let crash: Promise<void> | undefined;
       let downMs = 0;
       const started = Date.now();
-      const answers: Answer[] = await inPool(
+      const answers: Answer[] = await mapPool(
         Array.from({ length: REQUESTS }, (_, i) => i),
         8,
         async (i) => {

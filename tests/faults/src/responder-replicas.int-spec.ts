@@ -4,7 +4,8 @@ import { OwnNatsServer } from './support/nats-server';
 import { DistributedSystem } from './support/distributed-system';
 import { startOnOwnServices, stopOwnServices } from './support/own-services';
 import { LogDir, describeWithRealServices, reportFigures } from './support/real-services';
-import { FaultTenant, inPool } from './support/tenant-client';
+import { FaultTenant } from './support/tenant-client';
+import { mapPool } from '@ca/test-support';
 
 const ISSUED = 60;
 
@@ -37,14 +38,14 @@ describeWithRealServices('responder replicas')('distributed mode: two responders
     for (const pkiUrl of system.pkiUrls) {
       await waitFor(
         async () =>
-          (await inPool(serials, 8, (s) => tenant.ocspStatus(s, pkiUrl))).every((s) => s.kind === 'good'),
+          (await mapPool(serials, 8, (s) => tenant.ocspStatus(s, pkiUrl))).every((s) => s.kind === 'good'),
         30_000,
         `every serial good on ${pkiUrl}`,
       );
     }
 
     let revoking = true;
-    const revocations = inPool(certificates, 2, (c) => tenant.revokeWithRetry(c.certificateId)).finally(
+    const revocations = mapPool(certificates, 2, (c) => tenant.revokeWithRetry(c.certificateId)).finally(
       () => (revoking = false),
     );
     let polls = 0;

@@ -4,10 +4,11 @@ import { DistributedSystem } from './support/distributed-system';
 import { startOnOwnServices, stopOwnServices } from './support/own-services';
 import { OwnNatsServer } from './support/nats-server';
 import { LogDir, describeWithRealServices, reportFigures } from './support/real-services';
-import { FailedAnswer, FaultTenant, Issued, inPool, request } from './support/tenant-client';
+import { FailedAnswer, FaultTenant, Issued, request } from './support/tenant-client';
+import { mapPool } from '@ca/test-support';
 
 /**
- * Distributed mode under faults (issue 9): each service its own process on a fresh database of
+ * Distributed mode under faults: each service its own process on a fresh database of
  * DATABASE_URL's server and on a NATS server of the suite's own (the machine's shared NATS is
  * never restarted). Promises held: a revocation the API accepted always reaches the CRL (once)
  * and OCSP, across a NATS crash and across crashes of the consumers; and the public surface
@@ -49,7 +50,7 @@ describeWithRealServices('revocation stream faults')(
       const failures: FailedAnswer[] = [];
       const firing: Promise<void>[] = [];
       let answered = 0;
-      await inPool(certificates, 8, async (certificate) => {
+      await mapPool(certificates, 8, async (certificate) => {
         failures.push(...(await tenant.revokeWithRetry(certificate.certificateId)));
         answered++;
         for (const f of faults) if (answered === f.at) firing.push(f.fault());
@@ -134,7 +135,7 @@ describeWithRealServices('revocation stream faults')(
       const certificates = await tenant.issueMany(20);
       const revoked = certificates.slice(0, 10).map((c) => c.serialNumber);
       const good = certificates.slice(10).map((c) => c.serialNumber);
-      await inPool(certificates.slice(0, 10), 4, (c) => tenant.revokeWithRetry(c.certificateId));
+      await mapPool(certificates.slice(0, 10), 4, (c) => tenant.revokeWithRetry(c.certificateId));
       await waitFor(
         async () => (await tenant.crl())?.entries.length === 10,
         30_000,

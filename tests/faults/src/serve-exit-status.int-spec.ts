@@ -1,8 +1,11 @@
 import { spawn } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
+import { freePorts } from '@ca/test-support';
 
 const ROOT = join(__dirname, '../../..');
 
@@ -12,14 +15,18 @@ interface Served {
 }
 
 /**
- * `npx nx serve revocation` as an operator or a process supervisor runs it. `onOutput` sees the
- * output as it comes and may act on the process tree (kill the service under Nx).
+ * `npx nx serve revocation` (or `app`) as an operator or a process supervisor runs it. `onOutput`
+ * sees the output as it comes and may act on the process tree (kill the service under Nx).
  */
-function serve(env: NodeJS.ProcessEnv, onOutput?: (text: string, nxPid: number) => void): Promise<Served> {
+function serve(
+  env: NodeJS.ProcessEnv,
+  onOutput?: (text: string, nxPid: number) => void,
+  app = 'revocation',
+): Promise<Served> {
   return new Promise((resolve) => {
     const child = spawn(
       process.execPath,
-      ['node_modules/nx/dist/bin/nx.js', 'serve', 'revocation', '--outputStyle=stream'],
+      ['node_modules/nx/dist/bin/nx.js', 'serve', app, '--outputStyle=stream'],
       {
         cwd: ROOT,
         env: { ...process.env, NX_DAEMON: 'false', NX_NO_CLOUD: 'true', ...env },
@@ -61,10 +68,7 @@ function servicePids(nxPid: number): number[] {
 }
 
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
+  const [port] = await freePorts(1);
   return port;
 }
 
@@ -116,6 +120,31 @@ describe('nx serve exit status', () => {
         expect(served.code).not.toBe(0);
       } finally {
         blocker.close();
+      }
+    }, 120_000);
+
+    it('is non-zero when every worker of the responder fails at start (OCSP_RESPONDER_WORKERS=2)', async () => {
+      const blocker = createServer();
+      await new Promise<void>((resolve) => blocker.listen(0, '127.0.0.1', resolve));
+      const { port } = blocker.address() as { port: number };
+      const dataDir = mkdtempSync(join(tmpdir(), 'serve-exit-'));
+      try {
+        const served = await serve(
+          {
+            DATABASE_URL: database.url,
+            CA_KEK: randomBytes(32).toString('base64'),
+            DATA_DIR: dataDir,
+            PKI_PORT: String(port),
+            OCSP_RESPONDER_WORKERS: '2',
+          },
+          undefined,
+          'ocsp-responder',
+        );
+        expect(served.output).toContain('Start-up failed: ocsp-responder: every worker failed to start');
+        expect(served.code).not.toBe(0);
+      } finally {
+        blocker.close();
+        rmSync(dataDir, { recursive: true, force: true });
       }
     }, 120_000);
   });

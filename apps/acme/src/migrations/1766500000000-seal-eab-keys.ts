@@ -1,5 +1,5 @@
 import { MigrationInterface, QueryRunner } from 'typeorm';
-import { EabKeySealer } from '../eab/eab-key-sealer';
+import { EabKeyOwner, EabKeySealer } from '../eab/eab-key-sealer';
 
 /**
  * EAB HMAC keys were stored in clear; from here on only sealed under the acme KEK
@@ -11,38 +11,31 @@ export function sealEabKeysMigration(sealer: EabKeySealer): new () => MigrationI
 
     async up(queryRunner: QueryRunner): Promise<void> {
       await queryRunner.query('ALTER TABLE acme.eab_keys RENAME COLUMN hmac_key TO sealed_hmac_key');
-      const rows = (await queryRunner.query(
-        'SELECT key_id, tenant_id, sealed_hmac_key FROM acme.eab_keys',
-      )) as {
-        key_id: string;
-        tenant_id: string;
-        sealed_hmac_key: Buffer;
-      }[];
-      for (const row of rows) {
-        const owner = { tenantId: row.tenant_id, keyId: row.key_id };
-        await queryRunner.query('UPDATE acme.eab_keys SET sealed_hmac_key = $1 WHERE key_id = $2', [
-          sealer.seal(owner, row.sealed_hmac_key),
-          row.key_id,
-        ]);
-      }
+      await rewriteEveryKey(queryRunner, (owner, key) => sealer.seal(owner, key));
     }
 
     async down(queryRunner: QueryRunner): Promise<void> {
-      const rows = (await queryRunner.query(
-        'SELECT key_id, tenant_id, sealed_hmac_key FROM acme.eab_keys',
-      )) as {
-        key_id: string;
-        tenant_id: string;
-        sealed_hmac_key: Buffer;
-      }[];
-      for (const row of rows) {
-        const owner = { tenantId: row.tenant_id, keyId: row.key_id };
-        await queryRunner.query('UPDATE acme.eab_keys SET sealed_hmac_key = $1 WHERE key_id = $2', [
-          sealer.open(owner, row.sealed_hmac_key),
-          row.key_id,
-        ]);
-      }
+      await rewriteEveryKey(queryRunner, (owner, key) => sealer.open(owner, key));
       await queryRunner.query('ALTER TABLE acme.eab_keys RENAME COLUMN sealed_hmac_key TO hmac_key');
     }
   };
+}
+
+/** Replaces each row's `sealed_hmac_key` by `transform` of it (sealing up, opening down). */
+async function rewriteEveryKey(
+  queryRunner: QueryRunner,
+  transform: (owner: EabKeyOwner, key: Buffer) => Buffer,
+): Promise<void> {
+  const rows = (await queryRunner.query('SELECT key_id, tenant_id, sealed_hmac_key FROM acme.eab_keys')) as {
+    key_id: string;
+    tenant_id: string;
+    sealed_hmac_key: Buffer;
+  }[];
+  for (const row of rows) {
+    const owner = { tenantId: row.tenant_id, keyId: row.key_id };
+    await queryRunner.query('UPDATE acme.eab_keys SET sealed_hmac_key = $1 WHERE key_id = $2', [
+      transform(owner, row.sealed_hmac_key),
+      row.key_id,
+    ]);
+  }
 }

@@ -8,6 +8,7 @@ export type AcmeErrorType =
   | 'badRevocationReason'
   | 'badSignatureAlgorithm'
   | 'connection'
+  | 'dns'
   | 'externalAccountRequired'
   | 'incorrectResponse'
   | 'invalidContact'
@@ -24,6 +25,8 @@ export interface AcmeProblemDocument {
   type: string;
   detail: string;
   status: number;
+  /** The admin API's error code (docs/api.md#errors), for a refusal that is not ACME's own. */
+  code?: string;
 }
 
 /** Thrown anywhere in request handling; the router turns it into application/problem+json. */
@@ -34,13 +37,20 @@ export class AcmeProblem extends Error {
     readonly status = 400,
     /** Extra headers: Retry-After for rateLimited, Location for a key already in use. */
     readonly headers: Record<string, string> = {},
+    /** docs/api.md#errors code, an extension member of the problem (RFC 7807 3.2). */
+    readonly code?: string,
   ) {
     super(detail);
     this.name = 'AcmeProblem';
   }
 
   toDocument(): AcmeProblemDocument {
-    return { type: `urn:ietf:params:acme:error:${this.type}`, detail: this.detail, status: this.status };
+    return {
+      type: `urn:ietf:params:acme:error:${this.type}`,
+      detail: this.detail,
+      status: this.status,
+      ...(this.code ? { code: this.code } : {}),
+    };
   }
 }
 

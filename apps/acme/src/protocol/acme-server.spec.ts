@@ -1,6 +1,6 @@
-import { AcmeHttpRequest } from '@ca/contracts';
+import { AcmeHttpRequest, CaError, ErrorCode } from '@ca/contracts';
 import { AcmeRateLimiter } from './acme-rate-limiter';
-import { AcmeServer } from './acme-server';
+import { AcmeServer, asProblem } from './acme-server';
 import { AcmeStore } from './acme-store';
 import { NonceStore } from './nonce-store';
 
@@ -72,5 +72,22 @@ describe('AcmeServer', () => {
     expect(get.status).toBe(405);
     expect((await acme.handle(request({ path: '/no-such-resource' }))).status).toBe(404);
     expect((await acme.handle(request({ tenantId: 'bad tenant' }))).status).toBe(404);
+  });
+});
+
+describe('asProblem', () => {
+  it("answers a usage the tenant's policy leaves out as unauthorized, with the admin API's code", () => {
+    const problem = asProblem(
+      new CaError(
+        ErrorCode.UsageNotAllowedByPolicy,
+        "The tenant's issuance policy allows usage Client only.",
+        [{ field: 'usage', message: 'must be allowed by the issuance policy (Client)' }],
+      ),
+      () => {
+        throw new Error('not an internal error');
+      },
+    );
+    expect(problem).toMatchObject({ type: 'unauthorized', status: 403, code: 'USAGE_NOT_ALLOWED_BY_POLICY' });
+    expect(problem.detail).toContain('Client only');
   });
 });

@@ -182,8 +182,15 @@ export function asProblem(error: unknown, onInternal: () => void): AcmeProblem {
       case ErrorCode.Forbidden:
       case ErrorCode.CertificateLimitReached:
         return new AcmeProblem('unauthorized', detail, 403);
+      case ErrorCode.UsageNotAllowedByPolicy:
+        // RFC 8555 6.7 unauthorized: the tenant, not one identifier, may have no server
+        // certificate (docs/api.md#issuance-policy allowedUsages without Server).
+        return new AcmeProblem('unauthorized', detail, 403, {}, ErrorCode.UsageNotAllowedByPolicy);
       case ErrorCode.RateLimited:
         return new AcmeProblem('rateLimited', detail, 429, { 'retry-after': '60' });
+      case ErrorCode.IssuingCaPending:
+        // docs/api.md#external-root: nothing is signed until the corporate root's certificate is uploaded.
+        return new AcmeProblem('serverInternal', detail, 409, {}, ErrorCode.IssuingCaPending);
       case ErrorCode.ServiceUnavailable:
         return new AcmeProblem('serverInternal', detail, 503, { 'retry-after': '5' });
       default:

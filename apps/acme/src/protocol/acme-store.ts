@@ -52,7 +52,11 @@ export interface Authorization {
 
 /** RFC 8555 7.1.3/7.1.4: how long a client has to complete an order and its authorizations. */
 export const ORDER_LIFETIME_MS = 7 * 24 * 3600 * 1000;
-export const CHALLENGE_TYPES = ['http-01', 'tls-alpn-01'] as const;
+
+/** RFC 8555 7.1.3, 8.4: a wildcard (`*.name`) can be proved through dns-01 only. */
+export function challengeTypesFor(identifier: string): string[] {
+  return identifier.startsWith('*.') ? ['dns-01'] : ['dns-01', 'http-01', 'tls-alpn-01'];
+}
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- rows as the driver returns them */
 const toAccount = (r: any): Account => ({
@@ -167,7 +171,7 @@ export class AcmeStore {
            VALUES ($1, $2, $3, 'pending', $4)`,
           [authorizationId, id, identifier, expiresAt],
         );
-        for (const type of CHALLENGE_TYPES) {
+        for (const type of challengeTypesFor(identifier)) {
           await tx.query(
             `INSERT INTO acme.challenges (id, authorization_id, type, token, status)
              VALUES ($1, $2, $3, $4, 'pending')`,
@@ -327,9 +331,10 @@ export class AcmeStore {
   }
 
   /** Housekeeping: spent nonces, and orders that expired unfinished a day ago (with their authorizations). */
-  async pruneExpiredOrders(): Promise<number> {
+  async pruneExpiredOrders(now = new Date()): Promise<number> {
     const [, count] = (await this.dataSource.query(
-      `DELETE FROM acme.orders WHERE status <> 'valid' AND expires_at < now() - interval '1 day'`,
+      `DELETE FROM acme.orders WHERE status <> 'valid' AND expires_at < $1::timestamptz - interval '1 day'`,
+      [now],
     )) as [unknown[], number];
     return count;
   }

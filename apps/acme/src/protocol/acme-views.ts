@@ -57,11 +57,17 @@ export function challengeView(urls: AcmeUrls, challenge: Challenge) {
   };
 }
 
+/** RFC 8555 7.1.4: a wildcard's authorization names the domain without `*.` and says `wildcard`. */
 export function authorizationView(urls: AcmeUrls, authorization: Authorization) {
+  const wildcard = authorization.identifier.startsWith('*.');
   return {
     status: authorization.status,
     expires: authorization.expiresAt.toISOString(),
-    identifier: { type: 'dns', value: authorization.identifier },
+    identifier: {
+      type: 'dns',
+      value: wildcard ? authorization.identifier.slice(2) : authorization.identifier,
+    },
+    ...(wildcard ? { wildcard: true } : {}),
     challenges: authorization.challenges.map((c) => challengeView(urls, c)),
   };
 }

@@ -1,4 +1,4 @@
-import { CaRole, CaSummary, IssuanceApi, IssuancePattern } from '@ca/contracts';
+import { CaError, CaRole, CaSummary, ErrorCode, IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { parseCertificate, pemToDer } from '@ca/pki';
 import { AcmeProblem } from './acme-problem';
@@ -29,7 +29,16 @@ export async function acmeSubject(
 ): Promise<AcmeSubject> {
   const { cas } = await issuance.send(IssuancePattern.ListCas, command);
   const signer = signingCa(cas);
-  if (!signer) throw new AcmeProblem('serverInternal', 'this tenant has no active CA to sign with', 503);
+  if (!signer?.certificatePem) {
+    // docs/api.md#external-root: the issuing CA waits for its certificate from the corporate root.
+    if (cas.some((ca) => ca.state === 'pending')) {
+      throw CaError.conflict(
+        "this tenant's issuing CA waits for its certificate from the corporate root",
+        ErrorCode.IssuingCaPending,
+      );
+    }
+    throw new AcmeProblem('serverInternal', 'this tenant has no active CA to sign with', 503);
+  }
   const { organization, country } = parseCertificate(pemToDer(signer.certificatePem)).subject;
   if (!organization || !country) {
     throw new AcmeProblem('serverInternal', "the tenant CA's subject names no organization or country", 500);

@@ -23,7 +23,20 @@ describe('ACME identifiers', () => {
     ).toEqual(['app.example.test']);
   });
 
-  it('rejects names outside the policy, wildcards and invalid names as rejectedIdentifier', () => {
+  it('accepts a wildcard as the whole left-most label, inside the policy like any name', () => {
+    const dns = (value: string) => [{ type: 'dns', value }];
+    expect(
+      readIdentifiers([...dns('*.Wild.example.test'), ...dns('wild.example.test')], ['example.test']),
+    ).toEqual(['*.wild.example.test', 'wild.example.test']);
+    expect(problemOf(() => readIdentifiers(dns('*.example.test'), ['a.example.test']))).toBe(
+      'rejectedIdentifier',
+    );
+    for (const bad of ['*.com', '*.co.uk', 'a.*.example.test', '*.*.example.test', 'w*.example.test']) {
+      expect(problemOf(() => readIdentifiers(dns(bad), null))).toBe('rejectedIdentifier');
+    }
+  });
+
+  it('rejects names outside the policy and invalid names as rejectedIdentifier', () => {
     const dns = (value: string) => [{ type: 'dns', value }];
     expect(problemOf(() => readIdentifiers(dns('a.other.test'), ['example.test']))).toBe(
       'rejectedIdentifier',
@@ -31,7 +44,6 @@ describe('ACME identifiers', () => {
     expect(problemOf(() => readIdentifiers(dns('badexample.test'), ['example.test']))).toBe(
       'rejectedIdentifier',
     );
-    expect(problemOf(() => readIdentifiers(dns('*.example.test'), null))).toBe('rejectedIdentifier');
     expect(problemOf(() => readIdentifiers(dns('a..b'), null))).toBe('rejectedIdentifier');
     expect(problemOf(() => readIdentifiers([{ type: 'ip', value: '10.0.0.1' }], null))).toBe(
       'unsupportedIdentifier',

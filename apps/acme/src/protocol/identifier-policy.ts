@@ -11,9 +11,10 @@ export type PolicyLookup = (tenantId: string) => Promise<readonly string[] | nul
 export const nameAllowed = isNameAllowedByPolicy;
 
 /**
- * RFC 8555 7.4: the identifiers of a newOrder, lower-cased and de-duplicated. DNS names only;
- * wildcards need dns-01, which this server does not offer, so they are rejectedIdentifier; so is
- * any name outside the tenant's policy.
+ * RFC 8555 7.4: the identifiers of a newOrder, lower-cased and de-duplicated. DNS names only, by
+ * the admin API's name rules: a wildcard is the whole left-most label (`*.example.com`, RFC 6125
+ * 6.4.3), never directly under a public suffix; its authorization offers dns-01 only. A name
+ * outside the tenant's policy is rejectedIdentifier (a wildcard under an allowed suffix is inside).
  */
 export function readIdentifiers(value: unknown, suffixes: readonly string[] | null): string[] {
   if (!Array.isArray(value) || value.length === 0 || value.length > MAX_IDENTIFIERS) {
@@ -25,12 +26,6 @@ export function readIdentifiers(value: unknown, suffixes: readonly string[] | nu
     if (type !== 'dns') throw new AcmeProblem('unsupportedIdentifier', 'only dns identifiers are supported');
     if (typeof name !== 'string') throw new AcmeProblem('malformed', 'an identifier value must be a string');
     const lower = name.toLowerCase();
-    if (lower.startsWith('*.')) {
-      throw new AcmeProblem(
-        'rejectedIdentifier',
-        `${name}: wildcards need dns-01, which this server does not offer`,
-      );
-    }
     const problem = dnsNameProblem(lower);
     if (problem) throw new AcmeProblem('rejectedIdentifier', `${name} ${problem}`);
     if (!nameAllowed(lower, suffixes)) {

@@ -12,13 +12,15 @@ export class NonceStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly lifetimeMs = NONCE_LIFETIME_MS,
+    /** The clock (tests move it forward). */
+    private readonly now: () => Date = () => new Date(),
   ) {}
 
   async issue(): Promise<string> {
     const value = randomBytes(16).toString('base64url');
     await this.dataSource.query('INSERT INTO acme.nonces (value, expires_at) VALUES ($1, $2)', [
       value,
-      new Date(Date.now() + this.lifetimeMs),
+      new Date(this.now().getTime() + this.lifetimeMs),
     ]);
     return value;
   }
@@ -27,17 +29,16 @@ export class NonceStore {
   async consume(value: string): Promise<boolean> {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) return false;
     const [rows] = (await this.dataSource.query(
-      'DELETE FROM acme.nonces WHERE value = $1 AND expires_at > now() RETURNING value',
-      [value],
+      'DELETE FROM acme.nonces WHERE value = $1 AND expires_at > $2 RETURNING value',
+      [value, this.now()],
     )) as [unknown[], number];
     return rows.length === 1;
   }
 
   async prune(): Promise<number> {
-    const [, count] = (await this.dataSource.query('DELETE FROM acme.nonces WHERE expires_at <= now()')) as [
-      unknown[],
-      number,
-    ];
+    const [, count] = (await this.dataSource.query('DELETE FROM acme.nonces WHERE expires_at <= $1', [
+      this.now(),
+    ])) as [unknown[], number];
     return count;
   }
 }

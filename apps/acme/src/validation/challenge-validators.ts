@@ -4,6 +4,7 @@ import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import * as pkijs from 'pkijs';
 import { AcmeProblem } from '../protocol/acme-problem';
+import { TxtLookup, checkDns01 } from './dns01-validator';
 import { TargetRefused, TargetResolver } from './target-resolver';
 
 /** Limits on every outbound validation connection (docs/security.md, ACME validation). */
@@ -15,7 +16,7 @@ export const MAX_REDIRECTS = 10;
 const ACME_IDENTIFIER_OID = '1.3.6.1.5.5.7.1.31';
 
 export interface ChallengeTarget {
-  /** The DNS identifier being validated. */
+  /** The DNS name being validated (a wildcard authorization's, without `*.`). */
   name: string;
   token: string;
   keyAuthorization: string;
@@ -31,11 +32,14 @@ export class ChallengeValidators {
   constructor(
     private readonly resolver: TargetResolver,
     private readonly ports: ValidatorPorts,
+    private readonly txtLookup: TxtLookup,
   ) {}
 
   validate(type: string, target: ChallengeTarget): Promise<void> {
     if (type === 'http-01') return this.http01(target);
     if (type === 'tls-alpn-01') return this.tlsAlpn01(target);
+    // dns-01 asks the resolver only: it connects to no address of the requester's choosing.
+    if (type === 'dns-01') return checkDns01(this.txtLookup, target);
     return Promise.reject(new AcmeProblem('malformed', `unsupported challenge type ${type}`));
   }
 

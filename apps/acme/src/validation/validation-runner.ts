@@ -34,7 +34,8 @@ export class ValidationRunner {
     const { challenge, authorization } = found;
     try {
       await this.validators.validate(challenge.type, {
-        name: authorization.identifier,
+        // RFC 8555 7.1.3: a wildcard's authorization proves control of the name below `*.`.
+        name: authorization.identifier.replace(/^\*\./, ''),
         token: challenge.token,
         keyAuthorization,
       });

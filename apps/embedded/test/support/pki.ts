@@ -96,13 +96,14 @@ export function eventuallyRevokedInOcsp(
   );
 }
 
-/** The served CRL (`crl`, or the root's `root.crl`; DER and as read), polled (≤ 5 s) until `accept` holds. */
+/** The served CRL (`crl`, the root's `root.crl` or a CA's own; DER and as read), polled (≤ 5 s) until `accept` holds. */
 export function eventuallyCrl(
   pkiUrl: string,
   tenantId: string,
   accept: (crl: CrlInfo) => boolean,
   what = 'CRL condition',
-  file: 'crl' | 'root.crl' = 'crl',
+  /** `crl`, `root.crl`, or one CA's own `ca/{caId}/crl` (docs/api.md#add-an-issuing-ca). */
+  file: 'crl' | 'root.crl' | `ca/${string}/crl` = 'crl',
 ): Promise<{ der: Buffer; crl: CrlInfo; contentType: string | null }> {
   return eventually(
     async () => {

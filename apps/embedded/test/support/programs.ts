@@ -1,4 +1,5 @@
 import { ChildProcess, spawn, spawnSync } from 'node:child_process';
+import { join } from 'node:path';
 
 /**
  * Where `program` is: on the PATH, or in /usr/sbin (nginx lives there, outside a non-root PATH).
@@ -61,6 +62,27 @@ export function runProgram(
       resolve({ status, stdout, stderr });
     });
   });
+}
+
+/** What `npm run ops` answered: its exit code and output. */
+export interface OpsResult {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * `npm run -s ops -- <args>` as an operator runs it (docs/operations.md): another process, from the
+ * repository root, with `env` as its whole environment (which decides embedded or Postgres).
+ */
+export async function runOps(args: readonly string[], env: NodeJS.ProcessEnv): Promise<OpsResult> {
+  const root = join(__dirname, '..', '..', '..', '..');
+  const { status, stdout, stderr } = await runProgram('npm', ['run', '-s', 'ops', '--', ...args], {
+    env,
+    cwd: root,
+    timeoutMs: 120_000,
+  });
+  return { code: status, stdout, stderr };
 }
 
 /** Stops a long-running child and waits for it to be gone. */

@@ -1,12 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { CaManagerConfig, loadConfig } from '@ca/config';
 import { Messaging, openMessaging } from '@ca/messaging';
 import { TestMessaging, createTestMessaging } from '@ca/messaging/testing';
 import { Logger, createLogger } from '@ca/observability';
-import { TestDatabase, createTestDatabase } from '@ca/persistence/testing';
+import { TestDatabase, createTestDatabase, freshEmbeddedDataDir } from '@ca/persistence/testing';
 import { EmbeddedSystem, startEmbeddedSystem } from '../../src/start-embedded';
 import { freePorts } from './http';
 import { ALL_SCOPES, TestTokens } from './tokens';
@@ -67,6 +65,18 @@ export async function startSystemUnderTest(
   mode: Mode,
   options: SystemUnderTestOptions = {},
 ): Promise<SystemUnderTest> {
+  // A port found free may be taken by another process (the other Jest worker) before the system
+  // binds it: the failed start removed its data, so start again on other ports.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(mode, options);
+    } catch (error) {
+      if (attempt >= 3 || !String((error as Error | undefined)?.message).includes('EADDRINUSE')) throw error;
+    }
+  }
+}
+
+async function startOnce(mode: Mode, options: SystemUnderTestOptions): Promise<SystemUnderTest> {
   const tokens = await TestTokens.create(options.tokenScope ?? ALL_SCOPES);
   const serviceLogger =
     options.serviceLogger ?? ((service: string) => createLogger({ level: LOG_LEVEL, service }));
@@ -94,7 +104,7 @@ export async function startSystemUnderTest(
       CA_KEK: randomBytes(32).toString('base64'),
     });
   } else {
-    dataDir = mkdtempSync(join(tmpdir(), 'ca-system-'));
+    dataDir = await freshEmbeddedDataDir('ca-system-');
     env.DATA_DIR = dataDir;
   }
   const config = loadConfig({ ...env, ...options.env });

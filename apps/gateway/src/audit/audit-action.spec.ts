@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { RequestMethod } from '@nestjs/common';
 import { METHOD_METADATA, PATH_METADATA } from '@nestjs/common/constants';
 import { CertificateAuthorityController } from '../certificate-authority/certificate-authority.controller';
+import { CertificateAuthorityV2Controller } from '../certificate-authority/certificate-authority-v2.controller';
 import { CertificatesController } from '../certificates/certificates.controller';
 import { CertificatesV2Controller } from '../certificates/certificates-v2.controller';
 import { EabKeysController } from '../acme/eab-keys.controller';
@@ -14,6 +15,7 @@ const ID = '0b6f8a2e-3c1d-4e5f-8a9b-0c1d2e3f4a5b';
 function controllerRoutes(): { method: string; path: string }[] {
   const controllers = [
     CertificateAuthorityController,
+    CertificateAuthorityV2Controller,
     CertificatesController,
     CertificatesV2Controller,
     IssuancePolicyController,
@@ -47,6 +49,10 @@ describe('audit actions', () => {
   it.each([
     ['POST', '/v1/ca/initialize', 'ca.initialize'],
     ['POST', '/v2/ca/initialize', 'ca.initialize-v2'],
+    ['GET', '/v2/ca', 'ca.list'],
+    ['POST', '/v2/ca/issuing', 'ca.add-issuing'],
+    ['POST', '/v2/ca/root/renew', 'ca.renew-root'],
+    ['POST', `/v2/ca/${ID}/revoke`, 'ca.revoke'],
     ['POST', '/v1/certificates', 'certificate.issue'],
     ['GET', '/v1/certificates', 'certificate.list'],
     ['GET', '/v1/certificates/expiring', 'certificate.list-expiring'],

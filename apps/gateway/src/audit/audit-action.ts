@@ -9,7 +9,11 @@ const SEGMENT = '[^/]+';
 const ACTIONS: { method: string; path: RegExp; action: string }[] = [
   { method: 'POST', path: route('/v1/ca/initialize'), action: 'ca.initialize' },
   { method: 'POST', path: route('/v2/ca/initialize'), action: 'ca.initialize-v2' },
+  { method: 'GET', path: route('/v2/ca'), action: 'ca.list' },
+  { method: 'POST', path: route('/v2/ca/issuing'), action: 'ca.add-issuing' },
+  { method: 'POST', path: route('/v2/ca/root/renew'), action: 'ca.renew-root' },
   { method: 'POST', path: route(`/v2/ca/${SEGMENT}/revoke`), action: 'ca.revoke' },
+  { method: 'PUT', path: route(`/v2/ca/${SEGMENT}/certificate`), action: 'ca.upload-certificate' },
   { method: 'POST', path: route('/v1/certificates'), action: 'certificate.issue' },
   { method: 'GET', path: route('/v1/certificates'), action: 'certificate.list' },
   { method: 'GET', path: route('/v1/certificates/expiring'), action: 'certificate.list-expiring' },

@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { openGatewayDatabase } from '../gateway-database';
 import { GATEWAY_SCHEMA } from '../gateway.schema';
 import { GATEWAY_MIGRATIONS } from '../migrations';
+import { DownloadRepository } from '../downloads/download.repository';
 import { GatewayOperations } from '../operations/gateway-operations';
 import { RateLimiter } from '../rate-limit/rate-limiter';
 import { TenantRepository } from '../tenants/tenant.repository';
@@ -354,5 +355,51 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
       [tenantId],
     );
     expect(n).toBe(0);
+  });
+
+  it('removes rate-limit windows two minutes past and keeps the current and the previous one', async () => {
+    const tenantId = randomUUID();
+    const start = Date.UTC(2031, 0, 1, 0, 0, 10);
+    let now = start;
+    const limiter = new RateLimiter(first, 100, () => now);
+    await limiter.consume(tenantId); // window 00:00
+    now = start + 2 * 60_000;
+    await limiter.consume(tenantId); // window 00:02
+    now = start + 3 * 60_000;
+    await limiter.consume(tenantId); // window 00:03
+    await limiter.removeOldWindows();
+    const rows: { window_start: Date }[] = await first.query(
+      'SELECT window_start FROM gateway.rate_limit_windows WHERE tenant_id = $1 ORDER BY window_start',
+      [tenantId],
+    );
+    expect(rows.map((r) => new Date(r.window_start).toISOString())).toEqual([
+      '2031-01-01T00:02:00.000Z',
+      '2031-01-01T00:03:00.000Z',
+    ]);
+  });
+
+  it('erases download payloads whose link has expired and keeps those still valid', async () => {
+    const downloads = new DownloadRepository(first);
+    const now = new Date(Date.UTC(2031, 0, 1));
+    const row = (expiresAt: Date) => ({
+      lookupHash: Buffer.from(randomUUID().replace(/-/g, '').repeat(2), 'hex'),
+      kind: 'certificate' as const,
+      singleUse: false,
+      fileName: 'c.pem',
+      iv: Buffer.alloc(12),
+      sealed: Buffer.from('sealed'),
+      expiresAt,
+    });
+    const expired = row(new Date(now.getTime() - 1000));
+    const valid = row(new Date(now.getTime() + 1000));
+    await downloads.insert([expired, valid]);
+    expect(await downloads.removeExpired(now)).toBeGreaterThanOrEqual(1);
+    const left: { lookup_hash: Buffer }[] = await first.query(
+      'SELECT lookup_hash FROM gateway.downloads WHERE lookup_hash = ANY($1)',
+      [[expired.lookupHash, valid.lookupHash]],
+    );
+    expect(left.map((r) => Buffer.from(r.lookup_hash).toString('hex'))).toEqual([
+      valid.lookupHash.toString('hex'),
+    ]);
   });
 });

@@ -1,23 +1,50 @@
-import { Body, Controller, Get, HttpCode, Param, Post, Req } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, HttpCode, Param, Post, Put, Req } from '@nestjs/common';
 import {
+  ApiBearerAuth,
+  ApiCreatedResponse,
+  ApiExtraModels,
+  ApiOkResponse,
+  ApiOperation,
+  ApiTags,
+  getSchemaPath,
+} from '@nestjs/swagger';
+import {
+  AddIssuingCaRequest,
+  AddIssuingCaResult,
   CaSummary,
   InitializeCaV2Request,
   InitializeCaV2Result,
+  InitializeExternalRootResult,
   IssuanceApi,
   IssuancePattern,
+  RenewRootRequest,
+  RenewRootResult,
   RevokeCaRequest,
   RevokeCaResult,
+  UploadCaCertificateRequest,
+  UploadCaCertificateResult,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
-import { CaListResponse, InitializeCaV2Response, RevokeCaResponse } from './initialize-ca.response';
+import {
+  AddIssuingCaResponse,
+  CaListResponse,
+  InitializeCaV2Response,
+  InitializeExternalRootResponse,
+  RenewRootResponse,
+  RevokeCaResponse,
+  UploadCaCertificateResponse,
+} from './initialize-ca.response';
 
-/** docs/api.md#initialize-the-ca-v2, docs/api.md#list-the-cas and docs/api.md#revoke-an-issuing-ca. */
+/**
+ * docs/api.md#initialize-the-ca-v2, docs/api.md#add-an-issuing-ca, docs/api.md#renew-the-root,
+ * docs/api.md#list-the-cas, docs/api.md#revoke-an-issuing-ca and docs/api.md#external-root.
+ */
 @ApiTags('Certificate authority')
+@ApiExtraModels(InitializeCaV2Response, InitializeExternalRootResponse)
 @ApiBearerAuth()
 @Controller('v2/ca')
 export class CertificateAuthorityV2Controller {
@@ -27,20 +54,74 @@ export class CertificateAuthorityV2Controller {
   @HttpCode(200)
   @RequireScope(Scope.CaAdmin)
   @ApiOperation({
-    summary: "Initialize the tenant's CAs: a root and an issuing CA (default), or a root only",
+    summary:
+      "Initialize the tenant's CAs: a root and an issuing CA (default), a root only, or an issuing CA for your corporate root (ExternalRoot: answers its CSR)",
     operationId: 'initializeCaV2',
   })
-  @ApiOkResponse({ type: InitializeCaV2Response })
+  @ApiOkResponse({
+    description:
+      'RootAndIssuing and RootOnly: our root (and issuing CA). ExternalRoot: the pending issuing CA and its CSR.',
+    schema: {
+      oneOf: [
+        { $ref: getSchemaPath(InitializeCaV2Response) },
+        { $ref: getSchemaPath(InitializeExternalRootResponse) },
+      ],
+    },
+  })
   initialize(
     @Body() body: InitializeCaV2Request,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
-  ): Promise<InitializeCaV2Result> {
+  ): Promise<InitializeCaV2Result | InitializeExternalRootResult> {
     return this.issuance.send(IssuancePattern.InitializeCaV2, {
       tenantId: principal.tenantId,
       principal: principal.subject,
       requestId: req.requestId,
       request: body,
+    });
+  }
+
+  @Post('issuing')
+  @HttpCode(201)
+  @RequireScope(Scope.CaAdmin)
+  @ApiOperation({
+    summary:
+      'Add an issuing CA under the root: it signs leaves from now on; the previous one is retired but keeps its CRL and OCSP',
+    operationId: 'addIssuingCa',
+  })
+  @ApiCreatedResponse({ type: AddIssuingCaResponse })
+  addIssuing(
+    @Body() body: AddIssuingCaRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<AddIssuingCaResult> {
+    return this.issuance.send(IssuancePattern.AddIssuingCa, {
+      tenantId: principal.tenantId,
+      principal: principal.subject,
+      requestId: req.requestId,
+      request: body ?? {},
+    });
+  }
+
+  @Post('root/renew')
+  @HttpCode(201)
+  @RequireScope(Scope.CaAdmin)
+  @ApiOperation({
+    summary:
+      'Renew the root: a new root, a cross certificate signed by the old root, a new issuing CA under the new root; the old ones are retired',
+    operationId: 'renewRoot',
+  })
+  @ApiCreatedResponse({ type: RenewRootResponse })
+  renewRoot(
+    @Body() body: RenewRootRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<RenewRootResult> {
+    return this.issuance.send(IssuancePattern.RenewRoot, {
+      tenantId: principal.tenantId,
+      principal: principal.subject,
+      requestId: req.requestId,
+      request: body ?? {},
     });
   }
 
@@ -56,6 +137,30 @@ export class CertificateAuthorityV2Controller {
       tenantId: principal.tenantId,
       principal: principal.subject,
       requestId: req.requestId,
+    });
+  }
+
+  @Put(':caId/certificate')
+  @HttpCode(200)
+  @RequireScope(Scope.CaAdmin)
+  @ApiOperation({
+    summary:
+      "Upload the certificate your corporate root made from a pending issuing CA's CSR, with its chain up to the root: the CA becomes active",
+    operationId: 'uploadCaCertificate',
+  })
+  @ApiOkResponse({ type: UploadCaCertificateResponse })
+  uploadCertificate(
+    @Param('caId', new UuidParamPipe()) caId: string,
+    @Body() body: UploadCaCertificateRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<UploadCaCertificateResult> {
+    return this.issuance.send(IssuancePattern.UploadCaCertificate, {
+      tenantId: principal.tenantId,
+      principal: principal.subject,
+      requestId: req.requestId,
+      caId,
+      request: body,
     });
   }
 

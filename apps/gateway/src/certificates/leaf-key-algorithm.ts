@@ -2,16 +2,24 @@ import { defaultLeafKeyAlgorithm, IssuanceApi, IssuancePattern, KeyAlgorithm } f
 import { RpcClient } from '@ca/messaging';
 
 const MAX_TENANTS = 10_000;
+/**
+ * How long a tenant's answer is kept: a rollover or a root renewal may change the family of the CA
+ * that signs its leaves; a v2 issuance in that first minute still gets a key any CA accepts.
+ */
+const KEEP_MS = 60_000;
 
 /**
  * docs/api.md#key-algorithms: the key the gateway makes for a v2 certificate when the body names
- * none: the family of the CA that signs the tenant's leaves (P-256 under an EC CA, RSA-3072 under
- * an RSA CA). A tenant's CAs do not change once made, so the answer is kept per tenant.
+ * none: the family of the CA that signs the tenant's leaves now (its active issuing CA, else its
+ * active root): P-256 under an EC CA, RSA-3072 under an RSA CA. Kept per tenant for a minute.
  */
 export class LeafKeyAlgorithms {
-  private readonly known = new Map<string, KeyAlgorithm>();
+  private readonly known = new Map<string, { algorithm: KeyAlgorithm; until: number }>();
 
-  constructor(private readonly issuance: RpcClient<IssuanceApi>) {}
+  constructor(
+    private readonly issuance: RpcClient<IssuanceApi>,
+    private readonly now = () => Date.now(),
+  ) {}
 
   async choose(
     requested: KeyAlgorithm | undefined,
@@ -19,14 +27,16 @@ export class LeafKeyAlgorithms {
   ): Promise<KeyAlgorithm> {
     if (requested) return requested;
     const known = this.known.get(command.tenantId);
-    if (known) return known;
+    if (known && known.until > this.now()) return known.algorithm;
     const { cas } = await this.issuance.send(IssuancePattern.ListCas, command);
-    const signing = cas.find(({ role }) => role === 'issuing') ?? cas.find(({ role }) => role === 'root');
-    // No CA yet: issuance answers that (404); the key made meanwhile is the default.
+    const active = cas.filter(({ state }) => state === 'active');
+    const signing =
+      active.find(({ role }) => role === 'issuing') ?? active.find(({ role }) => role === 'root');
+    // No CA that signs yet: issuance answers that (404 or 409); the key made meanwhile is the default.
     if (!signing) return KeyAlgorithm.P256;
     const chosen = defaultLeafKeyAlgorithm(signing.keyAlgorithm);
     if (this.known.size >= MAX_TENANTS) this.known.clear();
-    this.known.set(command.tenantId, chosen);
+    this.known.set(command.tenantId, { algorithm: chosen, until: this.now() + KEEP_MS });
     return chosen;
   }
 }

@@ -3,7 +3,7 @@ import { openPayload, sealPayload } from './download-payload';
 import { DownloadKind, DownloadRepository } from './download.repository';
 import { decodeDownloadToken, encodeDownloadToken, lookupHashOf, newDownloadToken } from './download-token';
 
-/** docs/api.md#limits: pre-signed download URLs are valid one hour. */
+/** docs/api.md#limits: pre-signed download URLs are valid one hour (DOWNLOAD_LINK_TTL). */
 export const DOWNLOAD_LINK_TTL_MS = 60 * 60_000;
 
 /** docs/api.md#expiring-certificates: the private key and the PKCS#12 links work once; the certificate until expiry. */
@@ -43,11 +43,12 @@ export class DownloadLinks {
     private readonly repository: DownloadRepository,
     private readonly publicUrl: string,
     private readonly clock: () => Date = () => new Date(),
+    private readonly ttlMs = DOWNLOAD_LINK_TTL_MS,
   ) {}
 
-  /** One link per file, all expiring together one hour from now. */
+  /** One link per file, all expiring together one TTL (an hour by default) from now. */
   async create(files: DownloadFile[]): Promise<{ urls: string[]; expiresAt: Date }> {
-    const expiresAt = new Date(this.clock().getTime() + DOWNLOAD_LINK_TTL_MS);
+    const expiresAt = new Date(this.clock().getTime() + this.ttlMs);
     const tokens = files.map(() => newDownloadToken());
     await this.repository.insert(
       files.map((file, i) => {
@@ -72,12 +73,13 @@ export class DownloadLinks {
    */
   async download(tokenText: string, options: { peek?: boolean } = {}): Promise<DownloadedFile> {
     const token = decodeDownloadToken(tokenText);
-    if (!token) throw gone();
+    if (!token) throw gone(this.ttlMs);
     const lookupHash = lookupHashOf(token);
     const stored = await this.repository.findLive(lookupHash, this.clock());
     const content = stored && openPayload(token.key, lookupHash, stored);
-    if (!stored || !content) throw gone();
-    if (stored.singleUse && !options.peek && !(await this.repository.consume(lookupHash))) throw gone();
+    if (!stored || !content) throw gone(this.ttlMs);
+    if (stored.singleUse && !options.peek && !(await this.repository.consume(lookupHash)))
+      throw gone(this.ttlMs);
     return {
       kind: stored.kind,
       fileName: stored.fileName,
@@ -92,8 +94,9 @@ export class DownloadLinks {
   }
 }
 
-function gone(): CaError {
+function gone(ttlMs: number): CaError {
+  const lifetime = ttlMs === DOWNLOAD_LINK_TTL_MS ? 'one hour' : `${Math.round(ttlMs / 60_000)} minutes`;
   return CaError.notFound(
-    'This download link is not valid: it is unknown, has expired (links last one hour) or, for a private key or PKCS#12, has already been used.',
+    `This download link is not valid: it is unknown, has expired (links last ${lifetime}) or, for a private key or PKCS#12, has already been used.`,
   );
 }

@@ -76,7 +76,8 @@ const DESCRIPTIONS: Record<string, string> = {
 
 const ISSUANCE_400 =
   "Validation failed (VALIDATION_FAILED; `errors` names each field), a name outside the tenant's issuance " +
-  'policy (NAME_NOT_ALLOWED_BY_POLICY; `errors` names each name), or a pre-signing lint failed ' +
+  'policy (NAME_NOT_ALLOWED_BY_POLICY; `errors` names each name), a usage the policy does not allow ' +
+  '(USAGE_NOT_ALLOWED_BY_POLICY), or a pre-signing lint failed ' +
   '(CERTIFICATE_LINT_FAILED).';
 const ISSUANCE_V2_400 = `${ISSUANCE_400} With csrPem also CSR_INVALID, CSR_SIGNATURE_INVALID or CSR_KEY_NOT_ALLOWED.`;
 

@@ -1,6 +1,6 @@
 import { ExpiryReport, IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
-import { OpsOutput } from './gateway-operations';
+import { OpsOutput } from '@ca/operations';
 
 /** What the report needs: the issuance context, which alone holds the expiry facts. */
 /** Issuance as the operator commands reach it (the expiry report, the CA list). */

@@ -1,4 +1,5 @@
 import { CaError, IssuancePattern, RevokeCaResult } from '@ca/contracts';
+import { OpsOutput } from '@ca/operations';
 import { DataSource } from 'typeorm';
 import { AuditEntry } from '../audit/audit-chain';
 import { AuditRepository, DEFAULT_AUDIT_RETENTION_DAYS } from '../audit/audit.repository';
@@ -6,12 +7,6 @@ import { TENANT_CACHE_TTL_MS } from '../tenants/tenant-directory';
 import { TenantRecord, TenantRepository } from '../tenants/tenant.repository';
 import { ExpiryReportSource, runExpiringReport } from './expiring-report';
 import { OPS_USAGE, OpsCommand } from './ops-command';
-
-/** Where a command's lines go: standard output/error, or frames of the operator endpoint. */
-export interface OpsOutput {
-  out(line: string): void | Promise<void>;
-  err(line: string): void | Promise<void>;
-}
 
 export interface OpsDefaults {
   defaultCertificateLimit: number;
@@ -119,6 +114,65 @@ export class GatewayOperations {
         for (const { certificatePem: _pem, ...ca } of cas) await io.out(JSON.stringify(ca));
         if (cas.length === 0) await io.err(`ops: tenant ${command.tenantId} has no CA`);
         return 0;
+      }
+      case 'ca.add-issuing': {
+        if (!this.issuance) {
+          await io.err('ops: ca add-issuing needs the issuance service, which this process cannot reach');
+          return 1;
+        }
+        // docs/operations.md#issuing-ca-rollover: one JSON line with the new CA (without its PEM).
+        try {
+          const {
+            certificatePem: _pem,
+            chainPem: _chain,
+            ...added
+          } = await this.issuance.send(IssuancePattern.AddIssuingCa, {
+            tenantId: command.tenantId,
+            principal: 'operator',
+            request: command.validityDays ? { validityDays: command.validityDays } : {},
+          });
+          await io.out(JSON.stringify(added));
+          return 0;
+        } catch (error) {
+          if (!(error instanceof CaError)) throw error;
+          const fields = (error.errors ?? []).map(({ field, message }) => ` ${field} ${message}`).join(';');
+          await io.err(`ops: ca add-issuing refused (${error.code}): ${error.message}${fields}`);
+          return 1;
+        }
+      }
+      case 'ca.renew-root': {
+        if (!this.issuance) {
+          await io.err('ops: ca renew-root needs the issuance service, which this process cannot reach');
+          return 1;
+        }
+        // docs/operations.md#renewing-a-tenant-root: one JSON line with the new CAs (without PEMs).
+        try {
+          const { keyAlgorithm, validityYears } = command;
+          const renewed = await this.issuance.send(IssuancePattern.RenewRoot, {
+            tenantId: command.tenantId,
+            principal: 'operator',
+            request: {
+              ...(keyAlgorithm ? { keyAlgorithm } : {}),
+              ...(validityYears ? { validityYears } : {}),
+            },
+          });
+          await io.out(
+            JSON.stringify({
+              caId: renewed.caId,
+              expiresAt: renewed.expiresAt,
+              keyAlgorithm: renewed.keyAlgorithm,
+              retiredRootCaId: renewed.retiredRootCaId,
+              issuingCaId: renewed.issuingCa.caId,
+              ...(renewed.retiredCaId ? { retiredCaId: renewed.retiredCaId } : {}),
+            }),
+          );
+          return 0;
+        } catch (error) {
+          if (!(error instanceof CaError)) throw error;
+          const fields = (error.errors ?? []).map(({ field, message }) => ` ${field} ${message}`).join(';');
+          await io.err(`ops: ca renew-root refused (${error.code}): ${error.message}${fields}`);
+          return 1;
+        }
       }
       case 'ca.revoke': {
         if (!this.issuance) {

@@ -1,202 +1,45 @@
-import { randomBytes, timingSafeEqual } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
-import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
-import { AddressInfo, Socket } from 'node:net';
-import { join } from 'node:path';
 import { IssuanceApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
+import { OperatorEndpoint, OperatorEndpointOptions, listenForOperatorCommands } from '@ca/operations';
 import { DataSource } from 'typeorm';
 import { openGatewayDatabase } from '../gateway-database';
-import { GatewayOperations, OpsDefaults, OpsOutput } from './gateway-operations';
-import { UsageError, parseOpsCommand } from './ops-command';
+import { GatewayOperations, OpsDefaults } from './gateway-operations';
+import { parseOpsCommand } from './ops-command';
 
-/** Written into DATA_DIR while the embedded system runs: where its operator endpoint listens. */
-export const OPERATOR_ENDPOINT_FILE = 'ops.json';
-export const OPERATOR_ENDPOINT_PATH = '/v1/ops';
-const MAX_REQUEST_BYTES = 16 * 1024;
-
-/** Contents of DATA_DIR/ops.json (mode 0600). */
-export interface OperatorEndpointInfo {
-  url: string;
-  /** Bearer secret of the endpoint: whoever can read the file may run operator commands. */
-  secret: string;
-  pid: number;
-}
-
-/** One frame of the endpoint's answer, a JSON object per line. */
-export type OperatorFrame = { out: string } | { err: string } | { exit: number };
-
-interface EndpointLogger {
-  error(object: object, message: string): void;
-}
-
-export interface OperatorEndpointOptions extends OpsDefaults {
-  dataDir: string;
+export interface GatewayOperatorEndpointOptions extends OpsDefaults, Omit<OperatorEndpointOptions, 'run'> {
   /** The embedded database that holds the gateway's schema. */
   databaseUrl: string;
-  logger: EndpointLogger;
   /** A client of issuance, for `expiring`; closed with the endpoint. */
   issuance?: RpcClient<IssuanceApi>;
-  /**
-   * Command groups another context of this process answers, by first word: `custody` is run by
-   * issuance, which owns the CA keys and their KEK (the gateway never touches them).
-   */
-  commandGroups?: Record<string, OperatorCommandGroup>;
-}
-
-/** Runs `npm run ops -- <group> <args…>` and returns its exit code. */
-export type OperatorCommandGroup = (args: readonly string[], io: OpsOutput) => Promise<number>;
-
-export interface OperatorEndpoint {
-  url: string;
-  close(): Promise<void>;
 }
 
 /**
- * Embedded mode's way in for `npm run ops` (docs/api.md#operator-commands): the PGlite files belong to the
- * running process, so the CLI cannot open them. This process listens on a random loopback port
- * and writes the URL and a random secret to DATA_DIR/ops.json, readable by its owner only. The CLI
- * sends its arguments; the commands run here on the gateway's schema and their output streams
- * back as JSON lines ending with the exit code.
+ * The embedded operator endpoint (docs/api.md#operator-commands) with the gateway's commands on
+ * its own schema as the default; the other contexts' groups come in `commandGroups`.
  */
-export async function startOperatorEndpoint(options: OperatorEndpointOptions): Promise<OperatorEndpoint> {
+export async function startOperatorEndpoint(
+  options: GatewayOperatorEndpointOptions,
+): Promise<OperatorEndpoint> {
   const dataSource = await openGatewayDatabase(options.databaseUrl, 2);
   const operations = new GatewayOperations(dataSource, options, options.issuance);
-  const secret = randomBytes(32).toString('base64url');
-  const sockets = new Set<Socket>();
-  const server = createServer(
-    (req, res) => void handle(req, res, secret, operations, options.logger, options.commandGroups ?? {}),
-  );
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
+  let endpoint: OperatorEndpoint;
   try {
-    await new Promise<void>((resolve, reject) =>
-      server.once('error', reject).listen(0, '127.0.0.1', resolve),
-    );
+    endpoint = await listenForOperatorCommands({
+      ...options,
+      run: (argv, io) => operations.run(parseOpsCommand(argv), io),
+    });
   } catch (error) {
     await dataSource.destroy();
     throw error;
   }
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  const file = join(options.dataDir, OPERATOR_ENDPOINT_FILE);
-  writeOwnerOnly(file, JSON.stringify({ url, secret, pid: process.pid } satisfies OperatorEndpointInfo));
   return {
-    url,
+    url: endpoint.url,
     close: async () => {
-      removeIfOurs(file, secret);
-      await closeServer(server, sockets);
+      await endpoint.close();
       await destroy(dataSource);
       await options.issuance?.close();
     },
   };
-}
-
-async function handle(
-  req: IncomingMessage,
-  res: ServerResponse,
-  secret: string,
-  operations: GatewayOperations,
-  logger: EndpointLogger,
-  commandGroups: Record<string, OperatorCommandGroup>,
-): Promise<void> {
-  const plain = (status: number, text: string) => {
-    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8', 'cache-control': 'no-store' });
-    res.end(`${text}\n`);
-  };
-  if (req.method !== 'POST' || req.url !== OPERATOR_ENDPOINT_PATH) return plain(404, 'not found');
-  if (!sameSecret(req.headers.authorization, `Bearer ${secret}`)) return plain(401, 'unauthorized');
-  let argv: string[];
-  try {
-    const body = JSON.parse(await readBody(req)) as { argv?: unknown };
-    if (!Array.isArray(body.argv) || !body.argv.every((a) => typeof a === 'string')) throw new Error();
-    argv = body.argv;
-  } catch {
-    return plain(400, 'expected {"argv": [strings]}');
-  }
-  res.writeHead(200, { 'content-type': 'application/x-ndjson', 'cache-control': 'no-store' });
-  const send = (frame: OperatorFrame) => writeLine(res, `${JSON.stringify(frame)}\n`);
-  let exit: number;
-  try {
-    const io: OpsOutput = { out: (line) => send({ out: line }), err: (line) => send({ err: line }) };
-    const group = Object.hasOwn(commandGroups, argv[0] ?? '') ? commandGroups[argv[0]] : undefined;
-    exit = group ? await group(argv.slice(1), io) : await operations.run(parseOpsCommand(argv), io);
-  } catch (error) {
-    if (res.destroyed) return;
-    if (error instanceof UsageError) {
-      await send({ err: `ops: ${error.message}` });
-      exit = 2;
-    } else {
-      logger.error({ err: error }, 'operator command failed');
-      await send({
-        err: `ops: the command failed: ${error instanceof Error ? error.message : String(error)}`,
-      });
-      exit = 1;
-    }
-  }
-  res.end(`${JSON.stringify({ exit } satisfies OperatorFrame)}\n`);
-}
-
-/** Writes with backpressure; throws once the client has gone, which stops a long export. */
-async function writeLine(res: ServerResponse, line: string): Promise<void> {
-  if (res.destroyed) throw new Error('the operator client went away');
-  if (res.write(line)) return;
-  await new Promise<void>((resolve) => {
-    const done = () => {
-      res.off('drain', done);
-      res.off('close', done);
-      resolve();
-    };
-    res.on('drain', done);
-    res.on('close', done);
-  });
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > MAX_REQUEST_BYTES) {
-        reject(new Error('request too large'));
-        req.destroy();
-      } else chunks.push(chunk);
-    });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function sameSecret(given: string | undefined, expected: string): boolean {
-  const a = Buffer.from(given ?? '');
-  const b = Buffer.from(expected);
-  return a.length === b.length && timingSafeEqual(a, b);
-}
-
-function writeOwnerOnly(path: string, content: string): void {
-  mkdirSync(join(path, '..'), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${process.pid}.tmp`;
-  writeFileSync(temp, content, { mode: 0o600 });
-  renameSync(temp, path);
-}
-
-/** A newer process on the same DATA_DIR may have replaced the file: leave that one alone. */
-function removeIfOurs(path: string, secret: string): void {
-  try {
-    const info = JSON.parse(readFileSync(path, 'utf8')) as Partial<OperatorEndpointInfo>;
-    if (info.secret === secret) rmSync(path, { force: true });
-  } catch {
-    // already gone or unreadable: nothing of ours to remove
-  }
-}
-
-function closeServer(server: Server, sockets: Set<Socket>): Promise<void> {
-  return new Promise((resolve) => {
-    server.close(() => resolve());
-    for (const socket of sockets) socket.destroy();
-  });
 }
 
 async function destroy(dataSource: DataSource): Promise<void> {

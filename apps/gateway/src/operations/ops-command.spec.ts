@@ -1,4 +1,5 @@
-import { UsageError, parseOpsCommand } from './ops-command';
+import { UsageError } from '@ca/operations';
+import { parseOpsCommand } from './ops-command';
 
 const TENANT = '6F1C2F4E-8A43-4C4F-9F0E-2F7B8B1D9A10';
 const tenant = TENANT.toLowerCase();
@@ -27,6 +28,16 @@ describe('npm run ops -- … arguments', () => {
     [
       ['ca', 'list', 'AAAAAAAA-1111-4222-8333-444444444444'],
       { kind: 'ca.list', tenantId: 'aaaaaaaa-1111-4222-8333-444444444444' },
+    ],
+    [['ca', 'add-issuing', tenant], { kind: 'ca.add-issuing', tenantId: tenant }],
+    [
+      ['ca', 'add-issuing', tenant, '--validity-days=365'],
+      { kind: 'ca.add-issuing', tenantId: tenant, validityDays: 365 },
+    ],
+    [['ca', 'renew-root', tenant], { kind: 'ca.renew-root', tenantId: tenant }],
+    [
+      ['ca', 'renew-root', tenant, '--key-algorithm', 'P-384', '--validity-years=20'],
+      { kind: 'ca.renew-root', tenantId: tenant, keyAlgorithm: 'P-384', validityYears: 20 },
     ],
     [
       ['ca', 'revoke', tenant, 'BBBBBBBB-1111-4222-8333-444444444444', '--reason', 'keyCompromise'],
@@ -69,7 +80,13 @@ describe('npm run ops -- … arguments', () => {
     [['ca', 'revoke', tenant, tenant], /ca revoke needs --reason/],
     [['ca', 'revoke', tenant, 'nope', '--reason', 'keyCompromise'], /caId must be a UUID/],
     [['ca', 'revoke', tenant, tenant, '--reason', 'certificateHold'], /--reason must be one of/],
-    [['ca', 'revoke', tenant], /usage: ca list <tenantId> \| ca revoke/],
+    [['ca', 'revoke', tenant], /usage: ca list <tenantId> \| ca add-issuing .* \| ca revoke/],
+    [['ca', 'add-issuing'], /usage: ca add-issuing <tenantId>/],
+    [['ca', 'renew-root'], /usage: ca renew-root <tenantId>/],
+    [['ca', 'renew-root', tenant, '--key-algorithm', 'P-521'], /--key-algorithm must be one of/],
+    [['ca', 'renew-root', tenant, '--validity-years', '31'], /from 1 to 30/],
+    [['ca', 'renew-root', tenant, '--force'], /usage: ca renew-root/],
+    [['ca', 'add-issuing', tenant, '--validity-days', '0'], /whole number of days/],
     [['audit'], /audit needs a command/],
     [['audit', 'verify', '--fix'], /takes no arguments/],
     [['audit', 'export', '--tenant'], /--tenant needs a value/],

@@ -1,4 +1,11 @@
-import { CA_REVOCATION_REASON_CODES, RevocationReasonCode } from '@ca/contracts';
+import {
+  CA_REVOCATION_REASON_CODES,
+  KEY_ALGORITHMS,
+  KeyAlgorithm,
+  MAX_ROOT_VALIDITY_YEARS,
+  RevocationReasonCode,
+} from '@ca/contracts';
+import { UsageError } from '@ca/operations';
 
 /** A command line of `npm run ops -- …` (docs/api.md#operator-commands), parsed and checked. */
 export type OpsCommand =
@@ -12,15 +19,9 @@ export type OpsCommand =
   | { kind: 'audit.verify' }
   | { kind: 'expiring'; days: number; json: boolean }
   | { kind: 'ca.list'; tenantId: string }
+  | { kind: 'ca.add-issuing'; tenantId: string; validityDays?: number }
+  | { kind: 'ca.renew-root'; tenantId: string; keyAlgorithm?: KeyAlgorithm; validityYears?: number }
   | { kind: 'ca.revoke'; tenantId: string; caId: string; reasonCode: RevocationReasonCode; note: string };
-
-/** Bad arguments: one line to standard error, exit code 2. */
-export class UsageError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'UsageError';
-  }
-}
 
 export const OPS_USAGE = `usage: npm run ops -- <command>
   tenant suspend <tenantId>             403 on every admin call of the tenant (CRL, OCSP, CA certificate stay served)
@@ -32,6 +33,8 @@ export const OPS_USAGE = `usage: npm run ops -- <command>
   audit verify                          check the audit log's hash chain
   expiring [--days <n>] [--json]        per tenant, Active certificates expiring within n days (default 30)
   ca list <tenantId>                    the tenant's CAs (root, issuing) with their state, one JSON line each
+  ca add-issuing <tenantId> [--validity-days <n>]   a new issuing CA under the root signs leaves from now on (rollover)
+  ca renew-root <tenantId> [--key-algorithm <alg>] [--validity-years <n>]   a new root, cross-signed by the old one, and a new issuing CA under it
   ca revoke <tenantId> <caId> --reason <keyCompromise|…> [--note <text>]   revoke an issuing CA (root.crl, OCSP; no more leaves)
   custody rotate-kek [--new-kek-file FILE]       re-wrap every CA key under a new KEK (npm run ops -- custody help)
   events dead-letters list|replay <id>|drop <id> events a consumer set aside (npm run ops -- events help)`;
@@ -146,13 +149,17 @@ function parseExpiringCommand(args: string[]): OpsCommand {
   return command;
 }
 
-const CA_USAGE = 'usage: ca list <tenantId> | ca revoke <tenantId> <caId> --reason <reason> [--note <text>]';
+const CA_USAGE =
+  'usage: ca list <tenantId> | ca add-issuing <tenantId> [--validity-days <n>] | ca renew-root <tenantId> [--key-algorithm <alg>] [--validity-years <n>] | ca revoke <tenantId> <caId> --reason <reason> [--note <text>]';
+const ADD_ISSUING_USAGE = 'usage: ca add-issuing <tenantId> [--validity-days <n>]';
 
 function parseCaCommand(action: string | undefined, args: string[]): OpsCommand {
   if (action === 'list') {
     if (args.length !== 1) throw new UsageError('usage: ca list <tenantId>');
     return { kind: 'ca.list', tenantId: tenantIdOf(args[0]) };
   }
+  if (action === 'add-issuing') return parseAddIssuing(args);
+  if (action === 'renew-root') return parseRenewRoot(args);
   if (action !== 'revoke') throw new UsageError(CA_USAGE);
   const [tenantId, caId, ...options] = args;
   if (tenantId === undefined || caId === undefined) throw new UsageError(CA_USAGE);
@@ -172,6 +179,49 @@ function parseCaCommand(action: string | undefined, args: string[]): OpsCommand 
   if (!reasonCode)
     throw new UsageError(`ca revoke needs --reason (${CA_REVOCATION_REASON_CODES.join(', ')})`);
   return { kind: 'ca.revoke', tenantId: tenantIdOf(tenantId), caId: uuidOf(caId, 'caId'), reasonCode, note };
+}
+
+/** docs/operations.md#issuing-ca-rollover */
+function parseAddIssuing(args: string[]): OpsCommand {
+  const [tenantId, ...options] = args;
+  if (tenantId === undefined) throw new UsageError(ADD_ISSUING_USAGE);
+  if (options.length === 0) return { kind: 'ca.add-issuing', tenantId: tenantIdOf(tenantId) };
+  const [flag, value] = options[0].includes('=') ? options[0].split('=', 2) : options;
+  if (flag !== '--validity-days' || options.length > (options[0].includes('=') ? 1 : 2))
+    throw new UsageError(ADD_ISSUING_USAGE);
+  if (value === undefined || !/^[1-9][0-9]{0,5}$/.test(value))
+    throw new UsageError('--validity-days needs a whole number of days');
+  return { kind: 'ca.add-issuing', tenantId: tenantIdOf(tenantId), validityDays: Number(value) };
+}
+
+const RENEW_ROOT_USAGE = 'usage: ca renew-root <tenantId> [--key-algorithm <alg>] [--validity-years <n>]';
+
+/** docs/operations.md#renewing-a-tenant-root */
+function parseRenewRoot(args: string[]): OpsCommand {
+  const [tenantId, ...options] = args;
+  if (tenantId === undefined || tenantId.startsWith('--')) throw new UsageError(RENEW_ROOT_USAGE);
+  const command: Extract<OpsCommand, { kind: 'ca.renew-root' }> = {
+    kind: 'ca.renew-root',
+    tenantId: tenantIdOf(tenantId),
+  };
+  for (let i = 0; i < options.length; i++) {
+    const arg = options[i];
+    const equals = arg.indexOf('=');
+    const flag = equals >= 0 ? arg.slice(0, equals) : arg;
+    const value = equals >= 0 ? arg.slice(equals + 1) : options[++i];
+    if (flag === '--key-algorithm') {
+      const found = KEY_ALGORITHMS.find((algorithm) => algorithm === value);
+      if (!found) throw new UsageError(`--key-algorithm must be one of ${KEY_ALGORITHMS.join(', ')}`);
+      command.keyAlgorithm = found;
+    } else if (flag === '--validity-years') {
+      if (value === undefined || !/^[1-9][0-9]?$/.test(value) || Number(value) > MAX_ROOT_VALIDITY_YEARS)
+        throw new UsageError(`--validity-years must be a whole number from 1 to ${MAX_ROOT_VALIDITY_YEARS}`);
+      command.validityYears = Number(value);
+    } else {
+      throw new UsageError(RENEW_ROOT_USAGE);
+    }
+  }
+  return command;
 }
 
 /** `keyCompromise` (RFC 5280's spelling) or `KeyCompromise` (the API's). */

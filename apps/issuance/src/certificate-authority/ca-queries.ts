@@ -1,18 +1,19 @@
 import { X509Certificate } from 'node:crypto';
-import { assertCommandFields, CaSummary, KeyAlgorithm, TenantCommand } from '@ca/contracts';
+import { assertCommandFields, CaState, CaSummary, KeyAlgorithm, TenantCommand } from '@ca/contracts';
 import { derToPem } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
+import { EXTERNAL_KEY_CUSTODY, PendingCaEntity } from './pending-ca.entity';
 
 /** Custody's algorithm names, as docs/api.md#key-algorithms names them. */
-const KEY_ALGORITHM: Record<string, KeyAlgorithm> = {
+export const KEY_ALGORITHM: Record<string, KeyAlgorithm> = {
   'ECDSA-P256': 'P-256',
   'ECDSA-P384': 'P-384',
   'RSA-3072': 'RSA-3072',
   'RSA-4096': 'RSA-4096',
 };
 
-/** docs/api.md#list-the-cas: a tenant's CAs, root first. */
+/** docs/api.md#list-the-cas: a tenant's CAs, root first; a pending one (docs/api.md#external-root) last. */
 export class CaQueries {
   constructor(private readonly dataSource: DataSource) {}
 
@@ -31,10 +32,39 @@ export class CaQueries {
         subject: new X509Certificate(row.certificateDer).subject.split('\n').reverse().join(', '),
         notBefore: row.notBefore.toISOString(),
         notAfter: row.notAfter.toISOString(),
-        keyAlgorithm: KEY_ALGORITHM[row.keyAlgorithm] ?? 'P-256',
-        state: row.revokedAt ? 'revoked' : row.notAfter.getTime() <= now ? 'expired' : 'active',
+        // A corporate root's key is named as read (e.g. RSA-2048) when it is none of ours.
+        keyAlgorithm:
+          KEY_ALGORITHM[row.keyAlgorithm] ??
+          (row.keyCustody === EXTERNAL_KEY_CUSTODY ? (row.keyAlgorithm as KeyAlgorithm) : 'P-256'),
+        state: stateOf(row, now),
         certificatePem: derToPem(new Uint8Array(row.certificateDer)),
+        ...(row.keyCustody === EXTERNAL_KEY_CUSTODY ? { external: true as const } : {}),
+        // docs/api.md#renew-the-root: the cross certificate is listed with the root it certifies.
+        ...(row.crossCertificateDer
+          ? { crossCertificatePem: derToPem(new Uint8Array(row.crossCertificateDer)) }
+          : {}),
       }));
+    const pending = await this.dataSource.getRepository(PendingCaEntity).findBy({ tenantId: query.tenantId });
+    for (const row of pending) {
+      cas.push({
+        caId: row.id,
+        role: 'issuing',
+        subject: `CN=${row.commonName}, O=${row.organization}, C=${row.country}`, // as the rows' subjects read
+        keyAlgorithm: KEY_ALGORITHM[row.keyAlgorithm] ?? 'P-256',
+        state: 'pending',
+        csrPem: derToPem(new Uint8Array(row.csrDer), 'CERTIFICATE REQUEST'),
+      });
+    }
     return { cas };
   }
+}
+
+/** docs/api.md#list-the-cas: revoked, else expired, else retired (replaced by a newer issuing CA or root), else active. */
+export function stateOf(
+  row: Pick<CertificateAuthorityEntity, 'revokedAt' | 'notAfter' | 'retiredAt'>,
+  now: number,
+): CaState {
+  if (row.revokedAt) return 'revoked';
+  if (row.notAfter.getTime() <= now) return 'expired';
+  return row.retiredAt ? 'retired' : 'active';
 }

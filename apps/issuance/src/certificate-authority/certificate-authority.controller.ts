@@ -1,18 +1,29 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
+  AddIssuingCaCommand,
+  AddIssuingCaResult,
+  CaHierarchy,
   CaSummary,
   InitializeCaCommand,
   InitializeCaResult,
   InitializeCaV2Command,
   InitializeCaV2Result,
+  InitializeExternalRootResult,
+  RenewRootCommand,
+  RenewRootResult,
   IssuancePattern,
   RevokeCaCommand,
   RevokeCaResult,
   TenantCommand,
+  UploadCaCertificateCommand,
+  UploadCaCertificateResult,
 } from '@ca/contracts';
+import { AddIssuingCaHandler } from './add-issuing-ca.handler';
 import { CaQueries } from './ca-queries';
+import { ExternalRootHandler } from './external-root.handler';
 import { InitializeCaHandler } from './initialize-ca.handler';
+import { RenewRootHandler } from './renew-root.handler';
 import { RevokeCaHandler } from './revoke-ca.handler';
 
 /** The request/reply surface of the certificate-authority aggregate. */
@@ -22,6 +33,9 @@ export class CertificateAuthorityController {
     private readonly initializeCa: InitializeCaHandler,
     private readonly queries: CaQueries,
     private readonly revokeCa: RevokeCaHandler,
+    private readonly addIssuingCa: AddIssuingCaHandler,
+    private readonly externalRoot: ExternalRootHandler,
+    private readonly renewRootHandler: RenewRootHandler,
   ) {}
 
   @MessagePattern(IssuancePattern.InitializeCa)
@@ -30,13 +44,33 @@ export class CertificateAuthorityController {
   }
 
   @MessagePattern(IssuancePattern.InitializeCaV2)
-  initializeV2(@Payload() command: InitializeCaV2Command): Promise<InitializeCaV2Result> {
+  initializeV2(
+    @Payload() command: InitializeCaV2Command,
+  ): Promise<InitializeCaV2Result | InitializeExternalRootResult> {
+    // docs/api.md#external-root: a CSR to have signed instead of a root of ours.
+    if (command?.request?.hierarchy === CaHierarchy.ExternalRoot)
+      return this.externalRoot.initialize(command);
     return this.initializeCa.executeV2(command);
+  }
+
+  @MessagePattern(IssuancePattern.UploadCaCertificate)
+  uploadCertificate(@Payload() command: UploadCaCertificateCommand): Promise<UploadCaCertificateResult> {
+    return this.externalRoot.upload(command);
   }
 
   @MessagePattern(IssuancePattern.ListCas)
   list(@Payload() query: TenantCommand): Promise<{ cas: CaSummary[] }> {
     return this.queries.list(query);
+  }
+
+  @MessagePattern(IssuancePattern.AddIssuingCa)
+  addIssuing(@Payload() command: AddIssuingCaCommand): Promise<AddIssuingCaResult> {
+    return this.addIssuingCa.execute(command);
+  }
+
+  @MessagePattern(IssuancePattern.RenewRoot)
+  renewRoot(@Payload() command: RenewRootCommand): Promise<RenewRootResult> {
+    return this.renewRootHandler.execute(command);
   }
 
   @MessagePattern(IssuancePattern.RevokeCa)

@@ -70,6 +70,34 @@ export class CertificateAuthorityEntity {
   @Column('text', { name: 'revoked_by', nullable: true })
   revokedBy!: string | null;
 
+  /**
+   * Set when a newer issuing CA replaced this one (docs/api.md#add-an-issuing-ca): it signs no new
+   * leaf, but still its CRL and OCSP signers for the leaves it signed.
+   */
+  @Column('timestamptz', { name: 'retired_at', nullable: true })
+  retiredAt!: Date | null;
+
+  /**
+   * Whether leaves point at this CA's own CRL and certificate paths (a CA added by
+   * POST /v2/ca/issuing) rather than the tenant's `/crl` (docs/api.md#distribution-points).
+   */
+  @Column('boolean', { name: 'own_distribution_points', default: false })
+  ownDistributionPoints!: boolean;
+
+  /**
+   * PEM of the CAs between this issuing CA and a corporate root (docs/api.md#external-root), its
+   * issuer first; null when the root signed it directly or is ours.
+   */
+  @Column('text', { name: 'external_intermediates_pem', nullable: true })
+  externalIntermediatesPem!: string | null;
+  /** On a root made by renewal (docs/api.md#renew-the-root): the root it replaced. */
+  @Column('uuid', { name: 'previous_root_ca_id', nullable: true })
+  previousRootCaId!: string | null;
+
+  /** With `previousRootCaId`: this root's subject and key signed by that root (the cross certificate). */
+  @Column('bytea', { name: 'cross_certificate_der', nullable: true })
+  crossCertificateDer!: Buffer | null;
+
   /** The principal whose command created the CA; null on older rows. */
   @Column('text', { name: 'created_by', nullable: true })
   createdBy!: string | null;

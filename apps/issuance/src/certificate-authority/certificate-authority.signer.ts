@@ -1,16 +1,20 @@
 import type { webcrypto } from 'node:crypto';
-import { CaError, CaRole, CrlIssuer, ErrorCode, ROOT_CRL_ISSUER } from '@ca/contracts';
-import { CustodiedKey, KeyCustody } from '@ca/custody';
+import { CaError, CrlIssuer, ErrorCode, ROOT_CRL_ISSUER } from '@ca/contracts';
+import { CustodiedKey } from '@ca/custody';
 import { useProviderForKey } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
+import { EXTERNAL_KEY_CUSTODY } from './pending-ca.entity';
+import { chainOf } from './cross-chain';
+import { CaKeyCustodies } from '../custody/ca-key-custodies';
 
 export interface OpenedAuthority {
   authority: CertificateAuthorityEntity;
   privateKey: webcrypto.CryptoKey;
   /**
    * DER of the CA certificates between `authority` and the root, `authority` first, the root
-   * excluded (docs/api.md#chains): empty when `authority` is the root.
+   * excluded (docs/api.md#chains): empty when `authority` is the root; under a renewed root, the
+   * cross certificates follow (docs/api.md#renew-the-root).
    */
   chain: Buffer[];
 }
@@ -26,99 +30,151 @@ export class CertificateAuthoritySigner {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly custody: KeyCustody,
+    private readonly custodies: CaKeyCustodies,
   ) {}
 
   /**
-   * The tenant's CA that signs leaves, its CRL and its OCSP signer, with its key ready to sign: the
-   * issuing CA when the tenant has one, else its root. NOT_FOUND when the tenant has no CA.
+   * The tenant's CA that signs leaves now, with its key ready to sign: the issuing CA that is not
+   * retired when the tenant has one, else its root. NOT_FOUND when the tenant has no CA. Which CA
+   * that is is read from the database every time (one indexed query), so a rollover or revocation
+   * made through any replica takes effect on every replica at once; only opened keys are cached.
    */
   async forTenant(tenantId: string): Promise<OpenedAuthority> {
-    return this.cachedOpen(`leaves:${tenantId}`, async () => {
-      const authorities = await this.dataSource
-        .getRepository(CertificateAuthorityEntity)
-        .find({ where: { tenantId } });
-      const issuing = authorities.find(({ role }) => role === CaRole.Issuing);
-      const authority = issuing ?? authorities.find(({ role }) => role === CaRole.Root);
-      if (!authority) throw CaError.notFound(NO_CA);
-      return authority;
-    });
+    return this.openById((await this.currentRow(tenantId)).id);
   }
 
   /**
    * forTenant for a new leaf: CONFLICT ISSUING_CA_REVOKED once the issuing CA is revoked
-   * (docs/api.md#revoke-an-issuing-ca). Read from the database every time, not from the opened key
-   * kept in memory, so a revocation made through any replica stops every replica at once.
+   * (docs/api.md#revoke-an-issuing-ca) until a new one is added (docs/api.md#add-an-issuing-ca).
    */
   async forLeaves(tenantId: string): Promise<OpenedAuthority> {
-    const opened = await this.forTenant(tenantId);
-    if (opened.authority.role !== CaRole.Issuing) return opened;
-    const [row]: { revoked_at: Date | null }[] = await this.dataSource.query(
-      'SELECT revoked_at FROM issuance.certificate_authorities WHERE id = $1',
-      [opened.authority.id],
-    );
-    if (row?.revoked_at) {
+    const current = await this.currentRow(tenantId);
+    if (current.revoked_at) {
       throw CaError.conflict(
-        "This tenant's issuing CA is revoked: no certificate is signed with it until a new issuing CA exists.",
+        "This tenant's issuing CA is revoked: no certificate is signed with it until a new issuing CA exists (POST /v2/ca/issuing).",
         ErrorCode.IssuingCaRevoked,
       );
     }
-    return opened;
+    return this.openById(current.id);
   }
 
   /**
-   * The CA that signs a CRL or OCSP signer: the one that signs leaves (`/crl`, leaves' OCSP), or,
-   * for `root`, the root (root.crl, OCSP for the issuing CA; docs/api.md#distribution-points). A
-   * root that signs leaves itself has nothing of its own to sign: FORBIDDEN, so a forged request
-   * cannot use up the numbers of `/crl` or certify a second signer.
+   * The CA that signs a CRL or OCSP signer: the one that signs leaves now (`/crl`, leaves' OCSP);
+   * with `caId`, that CA of the tenant, current or retired, for the leaves it signed
+   * (docs/api.md#add-an-issuing-ca); with `root`, the root (root.crl, OCSP for the issuing CA;
+   * docs/api.md#distribution-points). A root that signs leaves itself has nothing of its own to
+   * sign as `root`: FORBIDDEN, so a forged request cannot use up the numbers of its CRL or certify
+   * a second signer.
    */
-  async forIssuer(tenantId: string, issuer?: CrlIssuer): Promise<OpenedAuthority> {
+  async forIssuer(tenantId: string, issuer?: CrlIssuer, caId?: string): Promise<OpenedAuthority> {
+    if (caId !== undefined && issuer !== ROOT_CRL_ISSUER) {
+      const opened = await this.openById(caId);
+      if (opened.authority.tenantId !== tenantId) throw CaError.notFound('No CA of this tenant has this id.');
+      return opened;
+    }
     const leaves = await this.forTenant(tenantId);
     if (issuer !== ROOT_CRL_ISSUER) return leaves;
-    const root = await this.rootOf(tenantId);
-    if (root.authority.id === leaves.authority.id) {
+    // root.crl is the tenant's first root's, also after a renewal (docs/api.md#renew-the-root).
+    const root = await this.openById(await this.rootId(tenantId, 'first'));
+    if (root.authority.id === leaves.authority.id || (await this.rootSignedLeaves(root.authority.id))) {
       throw new CaError(
         ErrorCode.Forbidden,
-        'This tenant has no issuing CA: its root signs for leaves only.',
+        'This tenant has no root CRL: its root signs one CRL, for the leaves and issuing CAs it signed.',
       );
     }
     return root;
   }
 
-  /** The tenant's root with its key: it signs only issuing CAs and the root CRL. */
+  /**
+   * The tenant's current root with its key: it signs only issuing CAs and its CRL. After a renewal
+   * (docs/api.md#renew-the-root) the newest root; the retired ones by id (`forIssuer` with `caId`).
+   */
   async rootOf(tenantId: string): Promise<OpenedAuthority> {
-    return this.cachedOpen(`root:${tenantId}`, async () => {
-      const root = await this.dataSource
-        .getRepository(CertificateAuthorityEntity)
-        .findOneBy({ tenantId, role: CaRole.Root });
-      if (!root) throw CaError.notFound(NO_CA);
-      return root;
-    });
+    return this.openById(await this.rootId(tenantId, 'current'));
   }
 
-  private cachedOpen(key: string, find: () => Promise<CertificateAuthorityEntity>): Promise<OpenedAuthority> {
-    const cached = this.opened.get(key);
+  /** The id of the root not retired (`current`), or of the tenant's first root (`first`). */
+  private async rootId(tenantId: string, which: 'current' | 'first'): Promise<string> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM issuance.certificate_authorities WHERE tenant_id = $1 AND role = 'root'
+        ORDER BY ${which === 'current' ? '(retired_at IS NULL) DESC, created_at DESC' : 'created_at ASC'} LIMIT 1`,
+      [tenantId],
+    );
+    if (rows.length === 0) throw CaError.notFound(NO_CA);
+    return rows[0].id;
+  }
+
+  /**
+   * Whether a root signed leaves before an issuing CA was added under it: its one CRL (its own path,
+   * docs/api.md#add-an-issuing-ca) then lists both, and there is no separate root.crl. Read fresh:
+   * an issuing CA added through another replica changes it.
+   */
+  private async rootSignedLeaves(rootId: string): Promise<boolean> {
+    const rows: { own_distribution_points: boolean }[] = await this.dataSource.query(
+      'SELECT own_distribution_points FROM issuance.certificate_authorities WHERE id = $1',
+      [rootId],
+    );
+    return rows[0]?.own_distribution_points === true;
+  }
+
+  /** The CA that signs leaves now: the issuing CA not retired, else the root. */
+  private async currentRow(tenantId: string): Promise<{ id: string; revoked_at: Date | null }> {
+    const rows: { id: string; revoked_at: Date | null }[] = await this.dataSource.query(
+      `SELECT id, revoked_at FROM issuance.certificate_authorities
+        WHERE tenant_id = $1 AND retired_at IS NULL ORDER BY (role = 'issuing') DESC LIMIT 1`,
+      [tenantId],
+    );
+    if (rows.length === 0) {
+      // docs/api.md#external-root: a CA made, waiting for its certificate from the corporate root.
+      const pending: unknown[] = await this.dataSource.query(
+        'SELECT 1 FROM issuance.pending_cas WHERE tenant_id = $1',
+        [tenantId],
+      );
+      if (pending.length > 0) {
+        throw CaError.conflict(
+          "This tenant's issuing CA waits for its certificate from the corporate root: nothing is signed until it is uploaded (PUT /v2/ca/{caId}/certificate).",
+          ErrorCode.IssuingCaPending,
+        );
+      }
+      throw CaError.notFound(NO_CA);
+    }
+    return rows[0];
+  }
+
+  private openById(caId: string): Promise<OpenedAuthority> {
+    const cached = this.opened.get(caId);
     if (cached) return cached;
-    const opening = find().then((authority) => this.open(authority));
-    this.opened.set(key, opening);
-    opening.catch(() => this.opened.delete(key));
+    const opening = this.dataSource
+      .getRepository(CertificateAuthorityEntity)
+      .findOneBy({ id: caId })
+      .then((authority) => {
+        if (!authority) throw CaError.notFound('No CA of this tenant has this id.');
+        return this.open(authority);
+      });
+    this.opened.set(caId, opening);
+    opening.catch(() => this.opened.delete(caId));
     return opening;
   }
 
   private async open(authority: CertificateAuthorityEntity): Promise<OpenedAuthority> {
+    if (authority.keyCustody === EXTERNAL_KEY_CUSTODY) {
+      throw CaError.conflict(
+        "This tenant's root is its corporate root (docs/api.md#external-root): no key of it is held here, so it signs nothing here.",
+      );
+    }
     const key: CustodiedKey = {
       keyId: authority.id,
       algorithm: authority.keyAlgorithm as CustodiedKey['algorithm'],
       publicKeySpki: new Uint8Array(authority.publicKeySpki),
       wrapped: new Uint8Array(authority.wrappedKey),
     };
-    const { privateKey, crypto } = await this.custody.openSigningKey(
-      { tenantId: authority.tenantId, keyId: authority.id },
-      key,
-    );
+    // A root key may be in a token of its own (docs/operations.md#key-custody).
+    const { privateKey, crypto } = await this.custodies
+      .forRole(authority.role)
+      .openSigningKey({ tenantId: authority.tenantId, keyId: authority.id }, key);
     useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
-    // One level today: an issuing CA is signed by the root (docs/api.md#initialize-the-ca-v2).
-    const chain = authority.role === CaRole.Root ? [] : [authority.certificateDer];
+    // The issuing CA, then intermediates up to a corporate root or cross certificates (cross-chain.ts).
+    const chain = await chainOf(this.dataSource, authority);
     return { authority, privateKey, chain };
   }
 }

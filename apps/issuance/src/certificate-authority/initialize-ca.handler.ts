@@ -15,7 +15,7 @@ import {
   KeyAlgorithm,
   validateDto,
 } from '@ca/contracts';
-import { CustodiedKey, CustodyKeyAlgorithm, KeyCustody } from '@ca/custody';
+import { CustodiedKey, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import {
   buildCaCertificate,
@@ -31,17 +31,12 @@ import { DataSource } from 'typeorm';
 import { distributionPointsFor } from '../certificates/distribution-points';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
+import { PendingCaEntity } from './pending-ca.entity';
 import { issuingCaSubjectName } from './issuing-ca-name';
-
-const ALREADY_EXISTS = 'This tenant already has a certificate authority; a tenant has at most one.';
-
-/** docs/api.md#key-algorithms names, as custody names them. */
-const CUSTODY_ALGORITHM: Record<KeyAlgorithm, CustodyKeyAlgorithm> = {
-  'P-256': 'ECDSA-P256',
-  'P-384': 'ECDSA-P384',
-  'RSA-3072': 'RSA-3072',
-  'RSA-4096': 'RSA-4096',
-};
+import { ALREADY_EXISTS, lockCaInitialization } from './ca-initialization-lock';
+import { issuingCaProfile } from './issuing-ca-profile';
+import { IssuancePolicies } from '../policy/issuance-policies';
+import { CaKeyCustodies } from '../custody/ca-key-custodies';
 
 /** One CA made but not yet stored: its row and the custody key to destroy if storing fails. */
 interface MadeCa {
@@ -60,10 +55,11 @@ interface MadeCa {
 export class InitializeCaHandler {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly custody: KeyCustody,
+    private readonly custodies: CaKeyCustodies,
     private readonly custodyKind: string,
     private readonly onEventsRecorded: () => void,
     private readonly pkiPublicUrl = '',
+    private readonly policies = new IssuancePolicies(dataSource),
   ) {}
 
   /** /v1/ca/initialize: a P-256 root only, exactly as before CA hierarchies existed. */
@@ -100,6 +96,8 @@ export class InitializeCaHandler {
     const { tenantId, principal } = command;
     if (await this.dataSource.getRepository(CertificateAuthorityEntity).exists({ where: { tenantId } }))
       throw CaError.conflict(ALREADY_EXISTS);
+    if (await this.dataSource.getRepository(PendingCaEntity).exists({ where: { tenantId } }))
+      throw CaError.conflict(ALREADY_EXISTS);
 
     // Backdated a minute like every certificate, exactly validityYears long (docs/certificate-profile.md).
     const { notBefore, notAfter } = validityOfYears(request.validityYears, new Date());
@@ -121,23 +119,20 @@ export class InitializeCaHandler {
       });
       made.push(root);
       if (hierarchy === CaHierarchy.RootAndIssuing) {
-        const urls = distributionPointsFor(this.pkiPublicUrl, tenantId);
+        // EKU and name constraints from the policy set before initialization (docs/api.md#issuance-policy).
+        const policy = await this.policies.policyOf(tenantId);
         made.push(
           await this.makeCa(
             tenantId,
             principal,
             keyAlgorithm,
             CaRole.Issuing,
-            {
+            issuingCaProfile(this.pkiPublicUrl, tenantId, policy, {
               subject: { ...subject, commonName: issuingCaSubjectName(request.commonName) },
               notBefore,
               notAfter, // within the root's; a leaf never outlives the CA that signs it
-              serialNumber: randomSerialNumber(),
-              pathLenConstraint: 0,
-              crlDistributionPointUrl: urls.rootCrlUrl,
-              ocspUrl: urls.ocspUrl,
-              caIssuersUrl: urls.caIssuersUrl,
-            },
+              crlDistributionPointUrl: distributionPointsFor(this.pkiPublicUrl, tenantId).rootCrlUrl,
+            }),
             root,
           ),
         );
@@ -146,7 +141,10 @@ export class InitializeCaHandler {
     } catch (error) {
       // Not stored, so never to be used: a token key would otherwise stay in the token for good.
       for (const { row, key } of made) {
-        await this.custody.destroySigningKey({ tenantId, keyId: row.id }, key).catch(() => undefined);
+        await this.custodies
+          .forRole(row.role)
+          .destroySigningKey({ tenantId, keyId: row.id }, key)
+          .catch(() => undefined);
       }
       if (isUniqueViolation(error)) throw CaError.conflict(ALREADY_EXISTS);
       throw error;
@@ -182,13 +180,17 @@ export class InitializeCaHandler {
   ): Promise<MadeCa> {
     const caId = randomUUID();
     const ctx = { tenantId, keyId: caId };
-    const { key, publicKey } = await this.custody.generateSigningKey(ctx, CUSTODY_ALGORITHM[keyAlgorithm]);
+    const custody = this.custodies.forRole(role);
+    const { key, publicKey } = await custody.generateSigningKey(ctx, CUSTODY_ALGORITHM[keyAlgorithm]);
     const made: MadeCa = { key, certificateDer: new Uint8Array(0), row: undefined as never };
     try {
-      const { privateKey, crypto } = await this.custody.openSigningKey(ctx, key);
+      const { privateKey, crypto } = await custody.openSigningKey(ctx, key);
       useProviderForKey(privateKey, crypto);
       const issuerKey =
-        issuer && (await this.custody.openSigningKey({ tenantId, keyId: issuer.row.id }, issuer.key));
+        issuer &&
+        (await this.custodies
+          .forRole(issuer.row.role)
+          .openSigningKey({ tenantId, keyId: issuer.row.id }, issuer.key));
       if (issuerKey) useProviderForKey(issuerKey.privateKey, issuerKey.crypto);
       made.certificateDer = await buildCaCertificate(
         profile,
@@ -198,7 +200,7 @@ export class InitializeCaHandler {
           : undefined,
       );
     } catch (error) {
-      await this.custody.destroySigningKey(ctx, key).catch(() => undefined);
+      await custody.destroySigningKey(ctx, key).catch(() => undefined);
       throw error;
     }
     made.row = Object.assign(new CertificateAuthorityEntity(), {
@@ -231,6 +233,7 @@ export class InitializeCaHandler {
   ): Promise<void> {
     const [root, issuing] = made;
     await this.dataSource.transaction(async (manager) => {
+      await lockCaInitialization(manager, tenantId);
       for (const { row } of made) await manager.insert(CertificateAuthorityEntity, row);
       await recordEvent<CaInitializedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaInitialized, {
         tenantId,

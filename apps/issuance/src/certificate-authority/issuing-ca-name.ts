@@ -3,16 +3,20 @@ import { UB_NAME_ATTRIBUTE } from '@ca/contracts';
 const SUFFIX = ' Issuing CA';
 
 /**
- * The commonName of a tenant's issuing CA: the root's with " Issuing CA" after it, so the two
+ * The commonName of a tenant's issuing CA: the root's with " Issuing CA" (and, from the second
+ * on, its number) after it, so the
  * subjects differ (RFC 5280 6.1: a subject equal to its issuer's would read as self-issued). A long
  * root name is shortened by whole characters to keep within ub-common-name (RFC 5280 appendix A).
  */
-export function issuingCaSubjectName(rootCommonName: string): string {
+export function issuingCaSubjectName(rootCommonName: string, generation = 1): string {
+  // Each later issuing CA gets its number, so no two of a tenant's CAs share a subject (a CRL or
+  // OCSP CertID names its issuer by subject; RFC 5280 5.1.2.3, RFC 6960 4.1.1).
+  const suffix = generation > 1 ? `${SUFFIX} ${generation}` : SUFFIX;
   const characters = Array.from(rootCommonName);
   return (
     characters
-      .slice(0, UB_NAME_ATTRIBUTE - SUFFIX.length)
+      .slice(0, UB_NAME_ATTRIBUTE - suffix.length)
       .join('')
-      .trimEnd() + SUFFIX
+      .trimEnd() + suffix
   );
 }

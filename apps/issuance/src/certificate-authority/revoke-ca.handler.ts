@@ -13,6 +13,7 @@ import {
 import { recordEvent } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { revocationEventFields, revocationNow } from '../revocation-record';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
 
 /**
@@ -31,8 +32,11 @@ export class RevokeCaHandler {
   async execute(command: RevokeCaCommand): Promise<RevokeCaResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', caId: 'uuid' });
     const request = await validateDto(RevokeCaRequest, command.request);
-    const reasonCode = RevocationReasonCodes[request.reasonCode];
-    const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const revocation = revocationNow(
+      request.reason,
+      RevocationReasonCodes[request.reasonCode],
+      command.principal,
+    );
     const result = await this.dataSource.transaction(async (manager) => {
       const ca = await manager.getRepository(CertificateAuthorityEntity).findOne({
         where: { id: command.caId, tenantId: command.tenantId },
@@ -49,26 +53,15 @@ export class RevokeCaHandler {
         ]);
       }
       if (ca.revokedAt) throw CaError.conflict('This issuing CA is already revoked.');
-      await manager.update(
-        CertificateAuthorityEntity,
-        { id: ca.id, tenantId: command.tenantId },
-        {
-          revokedAt,
-          revocationReason: request.reason,
-          revocationReasonCode: reasonCode,
-          revokedBy: command.principal,
-        },
-      );
+      await manager.update(CertificateAuthorityEntity, { id: ca.id, tenantId: command.tenantId }, revocation);
       await recordEvent<CaRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaRevoked, {
         tenantId: ca.tenantId,
         caId: ca.id,
         issuerCaId: ca.issuerCaId,
         serialNumber: ca.serialNumber,
-        revokedAt: revokedAt.toISOString(),
-        reasonCode,
-        revokedBy: command.principal,
+        ...revocationEventFields(revocation),
       });
-      return { caId: ca.id, serialNumber: ca.serialNumber, revokedAt: revokedAt.toISOString() };
+      return { caId: ca.id, serialNumber: ca.serialNumber, revokedAt: revocation.revokedAt.toISOString() };
     });
     this.onEventsRecorded();
     return result;

@@ -9,6 +9,7 @@ import {
 } from '@ca/contracts';
 import { derToPem } from '@ca/pki';
 import { DataSource } from 'typeorm';
+import { chainOf } from '../certificate-authority/cross-chain';
 import { daysUntilExpiration, statusOf } from './certificate-lifecycle';
 import { findTenantCertificate } from './certificate.repository';
 import { EXPIRING_COLUMNS, ExpiringRow, expiringSummary, expiringWindow } from './expiring-certificates';
@@ -53,13 +54,28 @@ export class CertificateQueries {
     };
   }
 
-  /** docs/api.md#chains: the certificate's issuer when that is an issuing CA, else ''. */
+  /**
+   * docs/api.md#chains: the certificate's issuer when that is an issuing CA, with the intermediates
+   * up to a corporate root or the cross certificates of a renewed root (cross-chain.ts), else ''.
+   */
   private async chainPemOf(caId: string): Promise<string> {
-    const rows: { certificate_der: Buffer }[] = await this.dataSource.query(
-      `SELECT certificate_der FROM issuance.certificate_authorities WHERE id = $1 AND role = 'issuing'`,
+    const rows: {
+      certificate_der: Buffer;
+      issuer_ca_id: string | null;
+      external_intermediates_pem: string | null;
+    }[] = await this.dataSource.query(
+      `SELECT certificate_der, issuer_ca_id, external_intermediates_pem FROM issuance.certificate_authorities
+        WHERE id = $1 AND role = 'issuing'`,
       [caId],
     );
-    return rows.map(({ certificate_der }) => derToPem(new Uint8Array(certificate_der))).join('');
+    if (rows.length === 0) return '';
+    const chain = await chainOf(this.dataSource, {
+      role: 'issuing',
+      certificateDer: rows[0].certificate_der,
+      issuerCaId: rows[0].issuer_ca_id,
+      externalIntermediatesPem: rows[0].external_intermediates_pem,
+    });
+    return chain.map((der) => derToPem(new Uint8Array(der))).join('');
   }
 
   /** Newest first; only summary columns are read (no DER), in one query. */

@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
-import { CaError, CaRole, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
+import { CaError, CertificateIssuedPayload, EventType, IssuedCertificate } from '@ca/contracts';
 import { newEvent } from '@ca/messaging';
 import { isUniqueViolation } from '@ca/persistence';
 import { buildLeafCertificate, derToPem, randomSerialNumber, serialToHex, validityOfDays } from '@ca/pki';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 import { CertificateGroupCommit } from './certificate-group-commit';
-import { distributionPointsFor } from './distribution-points';
+import { leafDistributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
 import { CustomExtensionArcs } from './custom-extension-arcs';
 import { IssuancePolicies } from '../policy/issuance-policies';
@@ -59,7 +59,7 @@ export class CertificateMinter {
     }
     // Tenant status and plan limit are checked once, locked, inside the transaction below: an
     // unlocked read up front as well would cost every issuance a query to spare a refused one a signature.
-    const urls = distributionPointsFor(this.pkiPublicUrl, request.tenantId);
+    const urls = leafDistributionPointsFor(this.pkiPublicUrl, authority);
     const { profile } = request;
     const customExtensions = customExtensionsOf(
       profile,
@@ -92,7 +92,7 @@ export class CertificateMinter {
           // RFC 5246 7.4.7.1: a TLS server's RSA key may also encipher (RSA key transport).
           keyEncipherment:
             request.subjectKey.publicKey.algorithm.name === 'RSASSA-PKCS1-v1_5' && profile.usage !== 'Client',
-          caIssuersUrl: authority.role === CaRole.Issuing ? urls.issuingCaIssuersUrl : urls.caIssuersUrl,
+          caIssuersUrl: urls.caIssuersUrl,
         },
         request.subjectKey.publicKey,
         { certificateDer: authority.certificateDer, privateKey: caKey },

@@ -13,6 +13,7 @@ import {
 import { recordEvent } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { revocationEventFields, revocationNow } from '../revocation-record';
 import { CertificateEntity } from './certificate.entity';
 import { findTenantCertificate } from './certificate.repository';
 
@@ -40,8 +41,11 @@ export class RevokeCertificateHandler {
         },
       ]);
     }
-    const reasonCode = RevocationReasonCodes[request.reasonCode ?? 'Unspecified'];
-    const revokedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+    const revocation = revocationNow(
+      request.reason,
+      RevocationReasonCodes[request.reasonCode ?? 'Unspecified'],
+      command.principal,
+    );
     const result = await this.dataSource.transaction(async (manager) => {
       const certificate = await findTenantCertificate(manager, command.tenantId, command.certificateId, {
         lock: true,
@@ -51,23 +55,16 @@ export class RevokeCertificateHandler {
         CertificateEntity,
         // Filtered by tenant too, although the row was read (and locked) for this tenant: defence in depth.
         { id: certificate.id, tenantId: command.tenantId },
-        {
-          revokedAt,
-          revocationReason: request.reason,
-          revocationReasonCode: reasonCode,
-          revokedBy: command.principal,
-        },
+        revocation,
       );
       await recordEvent<CertificateRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CertificateRevoked, {
         tenantId: certificate.tenantId,
         certificateId: certificate.id,
         caId: certificate.caId,
         serialNumber: certificate.serialNumber,
-        revokedAt: revokedAt.toISOString(),
-        reasonCode,
-        revokedBy: command.principal,
+        ...revocationEventFields(revocation),
       });
-      return { certificateId: certificate.id, revokedAt: revokedAt.toISOString() };
+      return { certificateId: certificate.id, revokedAt: revocation.revokedAt.toISOString() };
     });
     this.onEventsRecorded();
     return result;

@@ -1,8 +1,10 @@
 import type { CaManagerConfig } from '@ca/config';
 import { KeyCustody } from '@ca/custody';
+import { OpsOutput } from '@ca/operations';
 import { openSchemaDataSource } from '@ca/persistence';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
+import { PendingCaEntity } from '../certificate-authority/pending-ca.entity';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
 import { KekRotationUsageError, NewKekSource, rotateKek } from './kek-rotation';
@@ -13,12 +15,6 @@ export const CUSTODY_USAGE = `usage: npm run ops -- custody rotate-kek [--new-ke
   Embedded mode with the KEK in DATA_DIR: a new KEK is generated there unless FILE is given.
   With CA_KEK set: the new KEK comes from FILE or CA_KEK_NEW (base64 of 32 bytes); then restart
   issuance with CA_KEK set to it. See docs/operations.md, "Key custody".`;
-
-/** Where a command's lines go (the same shape as the gateway's operator commands). */
-export interface CustodyCommandOutput {
-  out(line: string): void | Promise<void>;
-  err(line: string): void | Promise<void>;
-}
 
 /** `custody …` arguments, checked: a usage error is thrown as `KekRotationUsageError`. */
 export function parseCustodyCommand(args: readonly string[]): NewKekSource | 'help' {
@@ -45,7 +41,7 @@ export function parseCustodyCommand(args: readonly string[]): NewKekSource | 'he
  */
 export async function runCustodyCommand(
   args: readonly string[],
-  io: CustodyCommandOutput,
+  io: OpsOutput,
   deps: { config: CaManagerConfig; dataSource: DataSource; custody: KeyCustody; newKekBase64?: string },
 ): Promise<number> {
   try {
@@ -83,22 +79,23 @@ export async function runCustodyCommand(
 export async function runCustodyCommandOnDatabase(
   config: CaManagerConfig,
   args: readonly string[],
-  io: CustodyCommandOutput,
+  io: OpsOutput,
   newKekBase64: string | undefined,
 ): Promise<number> {
   if (!config.databaseUrl) throw new Error('runCustodyCommandOnDatabase needs DATABASE_URL');
-  const custody = await openIssuanceCustody(config);
+  const custodies = await openIssuanceCustody(config);
   const dataSource = await openSchemaDataSource({
     url: config.databaseUrl,
     schema: ISSUANCE_SCHEMA,
-    entities: [CertificateAuthorityEntity],
+    entities: [CertificateAuthorityEntity, PendingCaEntity],
     migrations: ISSUANCE_MIGRATIONS,
     poolSize: 2,
   });
   try {
-    return await runCustodyCommand(args, io, { config, dataSource, custody, newKekBase64 });
+    // Only `local` keys have a KEK, and `local` has one custody for both roles.
+    return await runCustodyCommand(args, io, { config, dataSource, custody: custodies.main, newKekBase64 });
   } finally {
     await dataSource.destroy();
-    custody.close();
+    custodies.close();
   }
 }

@@ -7,6 +7,7 @@ import { openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
+import { PendingCaEntity } from '../certificate-authority/pending-ca.entity';
 import { CertificateEntity } from '../certificates/certificate.entity';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
@@ -31,7 +32,7 @@ describe.each(databaseKinds())('KEK rotation on issuance schema (%s)', (kind) =>
     dataSource = await openSchemaDataSource({
       url: database.url,
       schema: ISSUANCE_SCHEMA,
-      entities: [CertificateAuthorityEntity, CertificateEntity],
+      entities: [CertificateAuthorityEntity, CertificateEntity, PendingCaEntity],
       migrations: ISSUANCE_MIGRATIONS,
     });
   });

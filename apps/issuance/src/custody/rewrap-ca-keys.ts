@@ -1,6 +1,7 @@
 import { CustodiedKey, KeyCustodyError, LocalKeyCustody } from '@ca/custody';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
+import { PendingCaEntity } from '../certificate-authority/pending-ca.entity';
 
 export interface RewrapResult {
   /** Keys now wrapped under the new KEK that were not before. */
@@ -10,7 +11,8 @@ export interface RewrapResult {
 }
 
 /**
- * KEK rotation of `KEY_CUSTODY=local`: every CA key of every tenant is re-wrapped under `to`, in
+ * KEK rotation of `KEY_CUSTODY=local`: every CA key of every tenant (pending ones too,
+ * docs/api.md#external-root) is re-wrapped under `to`, in
  * one transaction with the rows locked, so either all keys move to the new KEK or none does.
  * The key pairs stay the same, so certificates, CRLs and OCSP signers remain valid. Idempotent: a
  * key that `to` already opens is left as it is.
@@ -21,32 +23,36 @@ export async function rewrapCaKeys(
   to: LocalKeyCustody,
 ): Promise<RewrapResult> {
   return dataSource.transaction(async (manager) => {
-    const authorities = await manager.find(CertificateAuthorityEntity, {
-      where: { keyCustody: 'local' },
-      lock: { mode: 'pessimistic_write' },
-      order: { id: 'ASC' },
-    });
     const result: RewrapResult = { rewrapped: 0, alreadyCurrent: 0 };
-    for (const authority of authorities) {
-      const ctx = { tenantId: authority.tenantId, keyId: authority.id };
-      const key = custodiedKeyOf(authority);
-      if (await opens(to, ctx, key)) {
-        result.alreadyCurrent += 1;
-        continue;
+    for (const entity of [CertificateAuthorityEntity, PendingCaEntity]) {
+      const authorities: KeyRow[] = await manager.find(entity, {
+        where: { keyCustody: 'local' },
+        lock: { mode: 'pessimistic_write' },
+        order: { id: 'ASC' },
+      });
+      for (const authority of authorities) {
+        const ctx = { tenantId: authority.tenantId, keyId: authority.id };
+        const key = custodiedKeyOf(authority);
+        if (await opens(to, ctx, key)) {
+          result.alreadyCurrent += 1;
+          continue;
+        }
+        const rewrapped = await from.rewrapUnder(to, ctx, key);
+        await manager.update(entity, { id: authority.id }, { wrappedKey: Buffer.from(rewrapped.wrapped) });
+        result.rewrapped += 1;
       }
-      const rewrapped = await from.rewrapUnder(to, ctx, key);
-      await manager.update(
-        CertificateAuthorityEntity,
-        { id: authority.id },
-        { wrappedKey: Buffer.from(rewrapped.wrapped) },
-      );
-      result.rewrapped += 1;
     }
     return result;
   });
 }
 
-function custodiedKeyOf(authority: CertificateAuthorityEntity): CustodiedKey {
+/** What a CA row and a pending CA row share: the key as custody stored it. */
+type KeyRow = Pick<
+  CertificateAuthorityEntity,
+  'id' | 'tenantId' | 'keyAlgorithm' | 'publicKeySpki' | 'wrappedKey'
+>;
+
+function custodiedKeyOf(authority: KeyRow): CustodiedKey {
   return {
     keyId: authority.id,
     algorithm: authority.keyAlgorithm as CustodiedKey['algorithm'],

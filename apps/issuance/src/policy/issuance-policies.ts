@@ -1,5 +1,22 @@
-import { CaError, ErrorCode, FieldError, looksLikeHostName, namesOutsidePolicy } from '@ca/contracts';
-import { DataSource } from 'typeorm';
+import {
+  CaError,
+  CertificateUsage,
+  ErrorCode,
+  FieldError,
+  PolicyUsage,
+  isUsageAllowedByPolicy,
+  looksLikeHostName,
+  mayBeReadAsDnsName,
+  namesOutsidePolicy,
+  normalizedPolicyUsages,
+} from '@ca/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+
+/** A tenant's issuance policy as stored (docs/api.md#issuance-policy), already normalized. */
+export interface TenantPolicy {
+  allowedDnsSuffixes: string[];
+  allowedUsages: PolicyUsage[];
+}
 
 /**
  * The tenants' issuance policies (`issuance.issuance_policies`, docs/api.md#issuance-policy). Read
@@ -9,49 +26,79 @@ import { DataSource } from 'typeorm';
 export class IssuancePolicies {
   constructor(private readonly dataSource: DataSource) {}
 
-  /** The tenant's allowed suffixes, or null when it has no policy. */
-  async suffixesOf(tenantId: string): Promise<string[] | null> {
-    const rows: { allowed_dns_suffixes: string[] }[] = await this.dataSource.query(
-      'SELECT allowed_dns_suffixes FROM issuance.issuance_policies WHERE tenant_id = $1',
+  /** The tenant's policy, or null when it has none. A row from before `allowed_usages`: both usages. */
+  async policyOf(tenantId: string, manager?: EntityManager): Promise<TenantPolicy | null> {
+    const rows: { allowed_dns_suffixes: string[]; allowed_usages: PolicyUsage[] | null }[] = await (
+      manager ?? this.dataSource
+    ).query(
+      'SELECT allowed_dns_suffixes, allowed_usages FROM issuance.issuance_policies WHERE tenant_id = $1',
       [tenantId],
     );
-    return rows.length === 0 ? null : rows[0].allowed_dns_suffixes;
+    if (rows.length === 0) return null;
+    return {
+      allowedDnsSuffixes: rows[0].allowed_dns_suffixes,
+      allowedUsages: normalizedPolicyUsages(rows[0].allowed_usages),
+    };
   }
 
-  /** Replaces the tenant's policy (suffixes already validated and normalized). */
-  async replace(tenantId: string, suffixes: string[], principal: string): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO issuance.issuance_policies (tenant_id, allowed_dns_suffixes, updated_at, updated_by)
-       VALUES ($1, $2::text[], now(), $3)
+  /** Replaces the tenant's policy (already validated and normalized). */
+  async replace(
+    tenantId: string,
+    policy: TenantPolicy,
+    principal: string,
+    manager?: EntityManager,
+  ): Promise<void> {
+    await (manager ?? this.dataSource).query(
+      `INSERT INTO issuance.issuance_policies
+         (tenant_id, allowed_dns_suffixes, allowed_usages, updated_at, updated_by)
+       VALUES ($1, $2::text[], $3::text[], now(), $4)
        ON CONFLICT (tenant_id) DO UPDATE
          SET allowed_dns_suffixes = EXCLUDED.allowed_dns_suffixes,
+             allowed_usages = EXCLUDED.allowed_usages,
              updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
-      [tenantId, suffixes, principal],
+      [tenantId, policy.allowedDnsSuffixes, policy.allowedUsages, principal],
     );
   }
 
-  async remove(tenantId: string): Promise<void> {
-    await this.dataSource.query('DELETE FROM issuance.issuance_policies WHERE tenant_id = $1', [tenantId]);
+  async remove(tenantId: string, manager?: EntityManager): Promise<void> {
+    await (manager ?? this.dataSource).query('DELETE FROM issuance.issuance_policies WHERE tenant_id = $1', [
+      tenantId,
+    ]);
   }
 
   /**
+   * Refuses (400 USAGE_NOT_ALLOWED_BY_POLICY) a certificate whose usage (v1: Client) the policy's
+   * `allowedUsages` leaves out: its issuing CA's EKU would not cover the leaf's.
    * Refuses (400 NAME_NOT_ALLOWED_BY_POLICY, naming each name) a certificate whose DNS SANs, or
-   * whose CN written like a host name, fall outside the tenant's policy. Issue and renew, v1 and
-   * v2, all pass here, so a policy set after issuance also holds for renewals.
+   * whose CN written like a host name, fall outside the tenant's policy; without DNS SANs also a
+   * CN openssl would check as a DNS name against the issuing CA's name constraints (`10.0.0.1`),
+   * so that every leaf verifies under its constrained CA. Issue and renew, v1 and v2, all pass
+   * here, so a policy set after issuance also holds for renewals.
    */
   async assertAllows(
     tenantId: string,
-    names: { commonName: string; dnsNames: readonly string[] },
+    request: { usage: CertificateUsage; commonName: string; dnsNames: readonly string[] },
   ): Promise<void> {
-    const suffixes = await this.suffixesOf(tenantId);
-    if (suffixes === null) return;
-    const refused = namesOutsidePolicy(names.dnsNames, suffixes).map((name) => ({
+    const policy = await this.policyOf(tenantId);
+    if (policy === null) return;
+    if (!isUsageAllowedByPolicy(request.usage, policy.allowedUsages)) {
+      const allowed = policy.allowedUsages.join(' and ');
+      throw new CaError(
+        ErrorCode.UsageNotAllowedByPolicy,
+        `The tenant's issuance policy allows usage ${allowed} only, not ${request.usage}.`,
+        [{ field: 'usage', message: `must be allowed by the issuance policy (${allowed})` }],
+      );
+    }
+    const suffixes = policy.allowedDnsSuffixes;
+    const refused = namesOutsidePolicy(request.dnsNames, suffixes).map((name) => ({
       field: 'subjectAlternativeNames',
       name,
     }));
-    const cn = names.commonName;
-    const cnIsSan = names.dnsNames.some((name) => name.toLowerCase() === cn.toLowerCase());
-    if (looksLikeHostName(cn) && !cnIsSan && namesOutsidePolicy([cn], suffixes).length > 0) {
+    const cn = request.commonName;
+    const cnIsSan = request.dnsNames.some((name) => name.toLowerCase() === cn.toLowerCase());
+    const cnIsChecked =
+      (looksLikeHostName(cn) && !cnIsSan) || (request.dnsNames.length === 0 && mayBeReadAsDnsName(cn));
+    if (cnIsChecked && namesOutsidePolicy([cn], suffixes).length > 0) {
       refused.unshift({ field: 'commonName', name: cn });
     }
     if (refused.length === 0) return;

@@ -1,7 +1,9 @@
 import { CaError, IssueOcspSignerCommand, IssueOcspSignerResult, validateDto } from '@ca/contracts';
+import { X509Certificate, type webcrypto } from 'node:crypto';
 import {
   buildLeafCertificate,
-  importEcPublicKey,
+  importLeafPublicKey,
+  leafKeyAlgorithmOfSpki,
   parseCertificate,
   randomSerialNumber,
   validityOfDays,
@@ -23,13 +25,26 @@ export class IssueOcspSignerHandler {
 
   async execute(input: IssueOcspSignerCommand): Promise<IssueOcspSignerResult> {
     const command = await validateDto(IssueOcspSignerCommand, input);
-    const { authority, privateKey } = await this.signer.forIssuer(command.tenantId, command.issuer);
-    let publicKey: Awaited<ReturnType<typeof importEcPublicKey>>;
+    const { authority, privateKey } = await this.signer.forIssuer(
+      command.tenantId,
+      command.issuer,
+      command.caId,
+    );
+    // The signer's key is of the certifying CA's type and size (docs/api.md#key-algorithms); a
+    // responder made before that rule sends P-256, which stays certifiable.
+    const caKey = leafKeyAlgorithmOfSpki(
+      new X509Certificate(authority.certificateDer).publicKey.export({ type: 'spki', format: 'der' }),
+    );
+    const allowed = caKey && caKey !== 'P-256' ? ['P-256', caKey] : ['P-256'];
+    let publicKey: webcrypto.CryptoKey;
     try {
-      publicKey = await importEcPublicKey(Buffer.from(command.publicKeySpki, 'base64'));
+      ({ publicKey } = await importLeafPublicKey(Buffer.from(command.publicKeySpki, 'base64'), allowed));
     } catch {
       throw CaError.validation([
-        { field: 'publicKeySpki', message: 'must be a DER SubjectPublicKeyInfo of a P-256 key' },
+        {
+          field: 'publicKeySpki',
+          message: `must be a DER SubjectPublicKeyInfo of a ${allowed.join(' or ')} key`,
+        },
       ]);
     }
     const ca = parseCertificate(new Uint8Array(authority.certificateDer));

@@ -30,7 +30,11 @@ export class SignCrlHandler {
 
   async execute(input: SignCrlCommand): Promise<SignCrlResult> {
     const command = await validateDto(SignCrlCommand, input);
-    const { authority, privateKey } = await this.signer.forIssuer(command.tenantId, command.issuer);
+    const { authority, privateKey } = await this.signer.forIssuer(
+      command.tenantId,
+      command.issuer,
+      command.caId,
+    );
     const tbs = await this.blobs.get(command.tbsBlobRef);
     if (!tbs)
       throw CaError.validation([{ field: 'tbsBlobRef', message: 'no TBSCertList under this reference' }]);

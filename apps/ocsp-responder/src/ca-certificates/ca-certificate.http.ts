@@ -15,8 +15,12 @@ const CONTENT_TYPE: Record<CaCertificateFormat, string> = {
   der: 'application/pkix-cert',
 };
 
-/** `ca.*` is the root; `issuing-ca.*` the issuing CA under it (docs/api.md#chains). */
-export type CaCertificateRole = 'root' | 'issuing';
+/**
+ * `ca.*` is the root; `issuing-ca.*` the issuing CA that signs leaves now (docs/api.md#chains);
+ * `ca/{caId}.*` one CA of the tenant by id, current or retired (docs/api.md#add-an-issuing-ca);
+ * with `cross`, a renewed root's cross certificate (docs/api.md#renew-the-root).
+ */
+export type CaCertificateRole = 'root' | 'issuing' | { caId: string; cross?: boolean };
 
 /**
  * A tenant CA certificate, as PEM (`ca.pem`, a trust root to install; `issuing-ca.pem`) and
@@ -31,14 +35,20 @@ export async function serveCaCertificate(
   res: ServerResponse,
   role: CaCertificateRole = 'root',
 ): Promise<void> {
-  const found = await store.find(tenantId);
-  const ca = role === 'root' ? found?.root : found?.issuing;
+  const ca =
+    typeof role === 'object'
+      ? await store.certificateOf(tenantId, role.caId, role.cross)
+      : (await store.find(tenantId))?.[role];
   if (!ca)
     return notFoundProblem(
       res,
       role === 'root'
         ? 'No certificate authority is published for this tenant.'
-        : 'No issuing CA is published for this tenant.',
+        : role === 'issuing'
+          ? 'No issuing CA is published for this tenant.'
+          : role.cross
+            ? 'No root of this tenant made by renewal has this id.'
+            : 'No CA of this tenant has this id.',
     );
   // The two representations differ, so their validators must too (RFC 9110 8.8.3).
   const etag = `${ca.etag.slice(0, -1)}-${format}"`;

@@ -1,8 +1,16 @@
 import { createHash } from 'node:crypto';
-import { CaInitializedPayload, CaRevokedPayload, EventEnvelope } from '@ca/contracts';
+import {
+  CaInitializedPayload,
+  CaRevokedPayload,
+  EventEnvelope,
+  IssuingCaAddedPayload,
+  RootRenewedPayload,
+} from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
+import { parseCertificate } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
+import { applyRootRenewed } from './renewed-root.apply';
 
 /** One published CA certificate with its HTTP validators. */
 export interface PublishedCertificate {
@@ -11,37 +19,85 @@ export interface PublishedCertificate {
   lastModified: Date;
 }
 
+/** An issuing CA added after initialization (docs/api.md#add-an-issuing-ca). */
+export interface AddedCa {
+  caId: string;
+  /** Hex, as the certificate carries it: OCSP for the CA itself. */
+  serialNumberHex: string;
+  certificate: PublishedCertificate;
+  /** The root that signed it, when known (docs/api.md#renew-the-root: there may be several). */
+  issuerCaId?: string;
+}
+
+/** A root made by renewal (docs/api.md#renew-the-root), with the cross certificate its predecessor signed. */
+export interface RenewedRoot {
+  caId: string;
+  certificate: PublishedCertificate;
+  cross: PublishedCertificate;
+}
+
 export interface ServedCaCertificate {
   tenantId: string;
-  /** The CA that signs leaves, CRLs and the OCSP signer: the issuing CA when there is one. */
+  /**
+   * The CA made at initialization that signs (or signed) leaves pointing at `/crl`: the issuing CA
+   * when there is one, else the root. Its CRL is `ocsp.crls`, its OCSP signer `ocsp.signers`.
+   */
+  caId: string;
   der: Buffer;
+  /** The root's id, when known (docs/api.md#add-an-issuing-ca: its own path). */
+  rootCaId?: string;
   /** ca.pem / ca.crt: the root, the trust anchor partners install. */
   root: PublishedCertificate;
-  /** issuing-ca.pem / issuing-ca.crt; absent when the root signs leaves itself. */
+  /** Whether the root is another CA than `der`: it then has root.crl and a signer of its own. */
+  separateRoot: boolean;
+  /**
+   * The root is the tenant's corporate root (docs/api.md#external-root): no key of it is held, so
+   * it has no root.crl and no signer here, and OCSP about the issuing CA is `unauthorized`.
+   */
+  externalRoot: boolean;
+  /** issuing-ca.pem / issuing-ca.crt: the issuing CA that signs leaves now; absent when the root does. */
   issuing?: PublishedCertificate;
+  /** Issuing CAs added later, oldest first: the last one signs leaves now. */
+  added: AddedCa[];
+  /** Roots made by renewal, oldest first; `root` stays the first one (ca.pem). */
+  renewedRoots: RenewedRoot[];
 }
+
+/**
+ * How long a replica serves what it read of a tenant's CAs before reading again: an issuing CA
+ * added through another replica's events is served everywhere within this time.
+ */
+export const CA_CACHE_MS = 5_000;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The responder's own copy of every tenant's CA certificates, fed by `ca.initialized`, so the
- * public surface answers without the issuance service. Reads are cached in memory: a CA
- * certificate never changes once published. The row's `ca_id` and `certificate_der` are the CA
+ * public surface answers without the issuance service. Reads are cached in memory for
+ * CA_CACHE_MS: a CA certificate never changes once published, but a tenant may get a new issuing CA. The row's `ca_id` and `certificate_der` are the CA
  * that signs leaves (docs/api.md#chains); `root_certificate_der` the root when that is another CA.
  */
 export class CaCertificateStore {
-  private readonly cache = new Map<string, ServedCaCertificate>();
+  private readonly cache = new Map<string, { served: ServedCaCertificate; readAt: number }>();
 
   constructor(private readonly dataSource: DataSource) {}
 
   async apply(event: EventEnvelope<CaInitializedPayload>): Promise<void> {
-    const { tenantId, caId, certificateDer, notAfter, issuingCaId, issuingCertificateDer, issuingNotAfter } =
-      event.payload;
+    const {
+      tenantId,
+      caId,
+      certificateDer,
+      notAfter,
+      issuingCaId,
+      issuingCertificateDer,
+      issuingNotAfter,
+      externalRoot,
+    } = event.payload;
     const issuing = issuingCaId && issuingCertificateDer && issuingNotAfter;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
       await manager.query(
-        `INSERT INTO ocsp.ca_certificates (tenant_id, ca_id, certificate_der, not_after, published_at, root_certificate_der)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant_id) DO NOTHING`,
+        `INSERT INTO ocsp.ca_certificates (tenant_id, ca_id, certificate_der, not_after, published_at, root_certificate_der, root_ca_id, external_root)
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant_id) DO NOTHING`,
         issuing
           ? [
               tenantId,
@@ -50,10 +106,45 @@ export class CaCertificateStore {
               issuingNotAfter,
               event.occurredAt,
               Buffer.from(certificateDer, 'base64'),
+              caId,
+              externalRoot === true,
             ]
-          : [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter, event.occurredAt, null],
+          : [
+              tenantId,
+              caId,
+              Buffer.from(certificateDer, 'base64'),
+              notAfter,
+              event.occurredAt,
+              null,
+              caId,
+              false,
+            ],
       );
     });
+  }
+
+  /**
+   * Records an issuing CA added under the tenant's root (docs/api.md#add-an-issuing-ca): from now
+   * on `/crl` and `issuing-ca.*` are its. Refused when envelope and payload name different tenants.
+   */
+  async applyIssuingAdded(event: EventEnvelope<IssuingCaAddedPayload>): Promise<void> {
+    const { tenantId, caId, certificateDer, notAfter, issuerCaId } = event.payload;
+    await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
+      if (event.tenantId !== tenantId) return;
+      await manager.query(
+        `INSERT INTO ocsp.added_cas (ca_id, tenant_id, certificate_der, not_after, published_at, issuer_ca_id)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ca_id) DO NOTHING`,
+        [caId, tenantId, Buffer.from(certificateDer, 'base64'), notAfter, event.occurredAt, issuerCaId],
+      );
+    });
+    this.cache.delete(tenantId.toLowerCase());
+  }
+
+  /** docs/api.md#renew-the-root: a new root and its cross certificate, checked (renewed-root.apply.ts). */
+  async applyRootRenewed(event: EventEnvelope<RootRenewedPayload>): Promise<boolean> {
+    const recorded = await applyRootRenewed(this.dataSource, event);
+    this.cache.delete(event.tenantId.toLowerCase());
+    return recorded;
   }
 
   /**
@@ -70,7 +161,35 @@ export class CaCertificateStore {
           WHERE tenant_id = $1 AND ca_id = $2 AND root_certificate_der IS NOT NULL AND issuing_revoked_at IS NULL`,
         [tenantId, caId, revokedAt, reasonCode],
       );
+      await manager.query(
+        `UPDATE ocsp.added_cas SET revoked_at = $3, reason_code = $4
+          WHERE tenant_id = $1 AND ca_id = $2 AND revoked_at IS NULL`,
+        [tenantId, caId, revokedAt, reasonCode],
+      );
     });
+  }
+
+  /**
+   * Whether `caId` is an issuing CA added after initialization or a renewed root (their CRLs are
+   * kept per CA).
+   */
+  async isAdded(caId: string): Promise<boolean> {
+    if (!UUID.test(caId)) return false;
+    const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM ocsp.added_cas WHERE ca_id = $1', [
+      caId.toLowerCase(),
+    ]);
+    return rows.length > 0;
+  }
+
+  /** The revocation of an added issuing CA, read every time like `issuingRevocation`. */
+  async addedRevocation(caId: string): Promise<{ revokedAt: Date; reasonCode: number } | undefined> {
+    const rows: { revoked_at: Date | null; reason_code: number | null }[] = await this.dataSource.query(
+      'SELECT revoked_at, reason_code FROM ocsp.added_cas WHERE ca_id = $1',
+      [caId],
+    );
+    const row = rows[0];
+    if (!row?.revoked_at) return undefined;
+    return { revokedAt: row.revoked_at, reasonCode: row.reason_code ?? 0 };
   }
 
   /**
@@ -88,32 +207,101 @@ export class CaCertificateStore {
     return { revokedAt: row.issuing_revoked_at, reasonCode: row.issuing_reason_code ?? 0 };
   }
 
-  /** The certificates if this replica has already read them (no query). */
+  /** The certificates if this replica has already read them (no query; possibly CA_CACHE_MS old). */
   cached(tenantId: string): ServedCaCertificate | undefined {
-    return this.cache.get(tenantId.toLowerCase());
+    return this.cache.get(tenantId.toLowerCase())?.served;
   }
 
   async find(tenantId: string): Promise<ServedCaCertificate | undefined> {
     if (!UUID.test(tenantId)) return undefined;
     const key = tenantId.toLowerCase();
     const cached = this.cache.get(key);
-    if (cached) return cached;
-    const rows: { certificate_der: Buffer; root_certificate_der: Buffer | null; published_at: Date }[] =
-      await this.dataSource.query(
-        'SELECT certificate_der, root_certificate_der, published_at FROM ocsp.ca_certificates WHERE tenant_id = $1',
-        [key],
-      );
+    if (cached && Date.now() - cached.readAt < CA_CACHE_MS) return cached.served;
+    const readAt = Date.now();
+    const rows: {
+      ca_id: string;
+      certificate_der: Buffer;
+      root_certificate_der: Buffer | null;
+      root_ca_id: string | null;
+      published_at: Date;
+      external_root: boolean;
+    }[] = await this.dataSource.query(
+      'SELECT ca_id, certificate_der, root_certificate_der, root_ca_id, published_at, external_root FROM ocsp.ca_certificates WHERE tenant_id = $1',
+      [key],
+    );
     if (rows.length === 0) return undefined;
-    const { certificate_der: der, root_certificate_der: rootDer, published_at: publishedAt } = rows[0];
-    const root = published(rootDer ?? der, publishedAt);
+    const {
+      ca_id: caId,
+      certificate_der: der,
+      root_certificate_der: rootDer,
+      published_at: publishedAt,
+    } = rows[0];
+    const addedRows: {
+      ca_id: string;
+      certificate_der: Buffer;
+      published_at: Date;
+      role: string;
+      issuer_ca_id: string | null;
+      cross_certificate_der: Buffer | null;
+    }[] = await this.dataSource.query(
+      `SELECT ca_id, certificate_der, published_at, role, issuer_ca_id, cross_certificate_der FROM ocsp.added_cas
+        WHERE tenant_id = $1 ORDER BY published_at, ca_id`,
+      [key],
+    );
+    const added = addedRows
+      .filter((row) => row.role !== 'root')
+      .map((row) => ({
+        caId: row.ca_id,
+        serialNumberHex: parseCertificate(new Uint8Array(row.certificate_der)).serialNumberHex,
+        certificate: published(row.certificate_der, row.published_at),
+        ...(row.issuer_ca_id ? { issuerCaId: row.issuer_ca_id } : {}),
+      }));
+    const renewedRoots = addedRows.flatMap((row) =>
+      row.role === 'root' && row.cross_certificate_der
+        ? [
+            {
+              caId: row.ca_id,
+              certificate: published(row.certificate_der, row.published_at),
+              cross: published(row.cross_certificate_der, row.published_at),
+            },
+          ]
+        : [],
+    );
+    const current = added.at(-1)?.certificate ?? (rootDer ? published(der, publishedAt) : undefined);
     const served: ServedCaCertificate = {
       tenantId: key,
+      caId,
       der,
-      root,
-      ...(rootDer ? { issuing: published(der, publishedAt) } : {}),
+      ...(rows[0].root_ca_id ? { rootCaId: rows[0].root_ca_id } : {}),
+      root: published(rootDer ?? der, publishedAt),
+      separateRoot: rootDer !== null,
+      externalRoot: rows[0].external_root === true,
+      ...(current ? { issuing: current } : {}),
+      added,
+      renewedRoots,
     };
-    this.cache.set(key, served);
+    this.cache.set(key, { served, readAt });
     return served;
+  }
+
+  /**
+   * The certificate of one CA of the tenant, current or retired (docs/api.md#add-an-issuing-ca):
+   * the CA made at initialization, the root, or an added one; undefined for any other id.
+   */
+  async certificateOf(
+    tenantId: string,
+    caId: string,
+    cross = false,
+  ): Promise<PublishedCertificate | undefined> {
+    const ca = await this.find(tenantId);
+    if (!ca || !UUID.test(caId)) return undefined;
+    const id = caId.toLowerCase();
+    // docs/api.md#renew-the-root: a renewed root at `ca/{caId}.*`, its cross certificate at `-cross.*`.
+    const renewed = ca.renewedRoots.find((root) => root.caId === id);
+    if (cross || renewed) return cross ? renewed?.cross : renewed?.certificate;
+    if (id === ca.caId) return ca.separateRoot ? published(ca.der, ca.root.lastModified) : ca.root;
+    if (id === ca.rootCaId) return ca.root;
+    return ca.added.find((added) => added.caId === id)?.certificate;
   }
 }
 

@@ -11,6 +11,8 @@ import { DataSource, EntityManager } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 
 export interface CertificateStatusRow {
+  /** The CA that issued the certificate: a CertID naming another CA does not match it (RFC 6960 4.1.1). */
+  caId: string;
   notAfter: Date;
   revokedAt: Date | null;
   reasonCode: number | null;
@@ -54,13 +56,13 @@ export class CertificateStatusProjection {
   constructor(private readonly dataSource: DataSource) {}
 
   async applyIssued(event: EventEnvelope<CertificateIssuedPayload>): Promise<void> {
-    const { tenantId, serialNumber, notAfter } = event.payload;
+    const { tenantId, caId, serialNumber, notAfter } = event.payload;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
       if (!(await this.isTenantCa(manager, event))) return;
       await manager.query(
-        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after) VALUES ($1, $2, $3)
+        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id) VALUES ($1, $2, $3, $4)
          ON CONFLICT (tenant_id, serial_number) DO NOTHING`,
-        [tenantId, serialNumber, notAfter],
+        [tenantId, serialNumber, notAfter, caId],
       );
     });
   }
@@ -75,30 +77,31 @@ export class CertificateStatusProjection {
       const accepted = await this.tenantCaEvents(manager, fresh);
       if (accepted.length === 0) return;
       await manager.query(
-        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[])
+        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::uuid[])
          ON CONFLICT (tenant_id, serial_number) DO NOTHING`,
         [
           accepted.map((event) => event.payload.tenantId),
           accepted.map((event) => event.payload.serialNumber),
           accepted.map((event) => event.payload.notAfter),
+          accepted.map((event) => event.payload.caId),
         ],
       );
     });
   }
 
   async applyRevoked(event: EventEnvelope<CertificateRevokedPayload>): Promise<void> {
-    const { tenantId, serialNumber, revokedAt, reasonCode } = event.payload;
+    const { tenantId, caId, serialNumber, revokedAt, reasonCode } = event.payload;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
       if (!(await this.isTenantCa(manager, event))) return;
       // Upsert: a revocation must be answered even if the issue event were ever missing.
       await manager.query(
-        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, revoked_at, reason_code, status_changed_at)
-         VALUES ($1, $2, 'infinity', $3, $4, now())
+        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, revoked_at, reason_code, status_changed_at, ca_id)
+         VALUES ($1, $2, 'infinity', $3, $4, now(), $5)
          ON CONFLICT (tenant_id, serial_number) DO UPDATE SET revoked_at = EXCLUDED.revoked_at,
            reason_code = EXCLUDED.reason_code, status_changed_at = EXCLUDED.status_changed_at
          WHERE ocsp.certificate_status.revoked_at IS NULL`,
-        [tenantId, serialNumber, revokedAt, reasonCode],
+        [tenantId, serialNumber, revokedAt, reasonCode, caId],
       );
       await this.notifyChange(manager, tenantId, serialNumber);
     });
@@ -147,18 +150,20 @@ export class CertificateStatusProjection {
     const forgetsBefore = this.forgets;
     const rows: {
       serial_number: string;
+      ca_id: string;
       not_after: Date;
       revoked_at: Date | null;
       reason_code: number | null;
       status_changed_at: Date | null;
     }[] = await this.dataSource.query(
-      `SELECT serial_number, not_after, revoked_at, reason_code, status_changed_at FROM ocsp.certificate_status
+      `SELECT serial_number, ca_id, not_after, revoked_at, reason_code, status_changed_at FROM ocsp.certificate_status
           WHERE tenant_id = $1 AND serial_number = ANY($2)`,
       [tenantId, missing],
     );
     const current = forgetsBefore === this.forgets;
     for (const r of rows) {
       const row = {
+        caId: r.ca_id,
         notAfter: r.not_after,
         revokedAt: r.revoked_at,
         reasonCode: r.reason_code,
@@ -239,10 +244,11 @@ export class CertificateStatusProjection {
     const { tenantId, caId } = event.payload;
     const rows: unknown[] =
       event.tenantId === tenantId
-        ? await manager.query('SELECT 1 FROM ocsp.ca_certificates WHERE tenant_id = $1 AND ca_id = $2', [
-            tenantId,
-            caId,
-          ])
+        ? await manager.query(
+            `SELECT 1 FROM ocsp.ca_certificates WHERE tenant_id = $1 AND ca_id = $2
+             UNION ALL SELECT 1 FROM ocsp.added_cas WHERE tenant_id = $1 AND ca_id = $2`,
+            [tenantId, caId],
+          )
         : [];
     if (rows.length === 0) {
       this.logger.warn(
@@ -264,15 +270,17 @@ export class CertificateStatusProjection {
       tenants.length === 0
         ? []
         : await manager.query(
-            'SELECT tenant_id, ca_id FROM ocsp.ca_certificates WHERE tenant_id = ANY($1::uuid[])',
+            `SELECT tenant_id, ca_id FROM ocsp.ca_certificates WHERE tenant_id = ANY($1::uuid[])
+             UNION ALL SELECT tenant_id, ca_id FROM ocsp.added_cas WHERE tenant_id = ANY($1::uuid[])`,
             [tenants],
           );
-    const caOf = new Map(rows.map((row) => [row.tenant_id.toLowerCase(), row.ca_id.toLowerCase()]));
+    // Every CA of the tenant that signs or signed leaves (docs/api.md#add-an-issuing-ca).
+    const cas = new Set(rows.map((row) => `${row.tenant_id.toLowerCase()}:${row.ca_id.toLowerCase()}`));
     return events.filter((event) => {
       const { tenantId, caId } = event.payload;
       const ok =
         event.tenantId === tenantId &&
-        caOf.get(String(tenantId).toLowerCase()) === String(caId).toLowerCase();
+        cas.has(`${String(tenantId).toLowerCase()}:${String(caId).toLowerCase()}`);
       if (!ok) {
         this.logger.warn(
           { eventId: event.id, type: event.type, tenantId: event.tenantId },

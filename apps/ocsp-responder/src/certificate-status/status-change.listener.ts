@@ -48,6 +48,11 @@ export class StatusChangeListener {
     client.on('end', () => lost());
     try {
       await client.connect();
+      // Stopped while connecting: end() on a client not yet connected may leave its socket open.
+      if (this.client !== client) {
+        await client.end().catch(() => undefined);
+        return;
+      }
       await client.query(`LISTEN ${STATUS_CHANGED_CHANNEL}`);
     } catch (err) {
       lost(err);

@@ -28,30 +28,41 @@ const CRL_NUMBER = /^\d{1,49}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
 
 /**
- * Where one kind of CRL is kept and which CA certificate verifies it: the CRL of the CA that signs
- * leaves (`/crl`) or the root's (`root.crl`, docs/api.md#distribution-points). Table and column
- * names are these constants, never input.
+ * Where one kind of CRL is kept and which CA certificate verifies it: the CRL of the CA made at
+ * initialization that signs leaves (`/crl`), the root's (`root.crl`,
+ * docs/api.md#distribution-points), or that of an issuing CA added later, one per CA
+ * (docs/api.md#add-an-issuing-ca). Table and column names are these constants, never input.
  */
 export interface CrlLine {
-  served: 'ocsp.crls' | 'ocsp.root_crls';
-  pending: 'ocsp.pending_crls' | 'ocsp.pending_root_crls';
-  /** Column of ocsp.ca_certificates holding the CA that signs these CRLs. */
-  caColumn: 'certificate_der' | 'root_certificate_der';
+  served: 'ocsp.crls' | 'ocsp.root_crls' | 'ocsp.ca_crls';
+  pending: 'ocsp.pending_crls' | 'ocsp.pending_root_crls' | 'ocsp.pending_ca_crls';
+  /** Whose CRLs these are: one per tenant, or one per CA (`caId` of the announcement). */
+  key: 'tenant_id' | 'ca_id';
+  /** The certificate of the CA that signs them, by key (`certificate_der`, null when there is none). */
+  caSql: string;
 }
 
 export const LEAF_CRLS: CrlLine = {
   served: 'ocsp.crls',
   pending: 'ocsp.pending_crls',
-  caColumn: 'certificate_der',
+  key: 'tenant_id',
+  caSql: 'SELECT certificate_der FROM ocsp.ca_certificates WHERE tenant_id = $1',
 };
 export const ROOT_CRLS: CrlLine = {
   served: 'ocsp.root_crls',
   pending: 'ocsp.pending_root_crls',
-  caColumn: 'root_certificate_der',
+  key: 'tenant_id',
+  caSql: 'SELECT root_certificate_der AS certificate_der FROM ocsp.ca_certificates WHERE tenant_id = $1',
+};
+export const ADDED_CA_CRLS: CrlLine = {
+  served: 'ocsp.ca_crls',
+  pending: 'ocsp.pending_ca_crls',
+  key: 'ca_id',
+  caSql: 'SELECT certificate_der FROM ocsp.added_cas WHERE ca_id = $1',
 };
 
 interface PendingCrl {
-  tenant_id: string;
+  owner: string;
   crl_number: string;
   blob_ref: string;
   sha256: string;
@@ -100,17 +111,20 @@ export class CrlStore {
    * Pending rows are durable: a copy cut short by a crash is done after the restart.
    */
   async apply(event: EventEnvelope<CrlPublishedPayload>): Promise<void> {
-    const { tenantId, crlNumber, thisUpdate, nextUpdate, blobRef, sha256 } = event.payload;
-    const malformed = malformedAnnouncement(event.payload);
+    const { tenantId, caId, crlNumber, thisUpdate, nextUpdate, blobRef, sha256 } = event.payload;
+    const perCa = this.line.key === 'ca_id';
+    const malformed =
+      malformedAnnouncement(event.payload) ??
+      (perCa && !(typeof caId === 'string' && UUID.test(caId)) ? 'caId is not a UUID' : undefined);
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
       if (malformed) {
         this.logger.warn({ tenantId, eventId: event.id, reason: malformed }, 'CRL announcement refused');
         return;
       }
       await manager.query(
-        `INSERT INTO ${this.line.pending} (tenant_id, crl_number, this_update, next_update, blob_ref, sha256)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (tenant_id, crl_number, sha256) DO NOTHING`,
-        [tenantId.toLowerCase(), crlNumber, thisUpdate, nextUpdate, blobRef, sha256],
+        `INSERT INTO ${this.line.pending} (${this.line.key}, crl_number, this_update, next_update, blob_ref, sha256)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (${this.line.key}, crl_number, sha256) DO NOTHING`,
+        [(perCa && caId ? caId : tenantId).toLowerCase(), crlNumber, thisUpdate, nextUpdate, blobRef, sha256],
       );
     });
     this.copyPending();
@@ -150,22 +164,22 @@ export class CrlStore {
    */
   private async copyRound(): Promise<void> {
     const pending: PendingCrl[] = await this.dataSource.query(
-      `SELECT tenant_id, crl_number, blob_ref, sha256 FROM ${this.line.pending} ORDER BY tenant_id, crl_number DESC`,
+      `SELECT ${this.line.key} AS owner, crl_number, blob_ref, sha256 FROM ${this.line.pending}
+        ORDER BY ${this.line.key}, crl_number DESC`,
     );
     let waitingForCa = false;
     for (const [tenantId, crls] of groupByTenant(pending)) {
       if (this.stopped) return;
-      const ca: { certificate_der: Buffer | null }[] = await this.dataSource.query(
-        `SELECT ${this.line.caColumn} AS certificate_der FROM ocsp.ca_certificates WHERE tenant_id = $1`,
-        [tenantId],
-      );
+      const ca: { certificate_der: Buffer | null }[] = await this.dataSource.query(this.line.caSql, [
+        tenantId,
+      ]);
       if (ca.length === 0) {
         waitingForCa = true;
         continue;
       }
       const caDer = ca[0].certificate_der;
       const served: { crl_number: string }[] = await this.dataSource.query(
-        `SELECT crl_number FROM ${this.line.served} WHERE tenant_id = $1`,
+        `SELECT crl_number FROM ${this.line.served} WHERE ${this.line.key} = $1`,
         [tenantId],
       );
       const servedNumber = served.length > 0 ? BigInt(served[0].crl_number) : -1n;
@@ -178,7 +192,7 @@ export class CrlStore {
         if (typeof checked === 'string') {
           this.logger.warn({ tenantId, crlNumber: crl.crl_number, reason: checked }, 'published CRL refused');
           await this.dataSource.query(
-            `DELETE FROM ${this.line.pending} WHERE tenant_id = $1 AND crl_number = $2 AND sha256 = $3`,
+            `DELETE FROM ${this.line.pending} WHERE ${this.line.key} = $1 AND crl_number = $2 AND sha256 = $3`,
             [tenantId, crl.crl_number, crl.sha256],
           );
           continue;
@@ -218,18 +232,18 @@ export class CrlStore {
     const sha256 = crl.sha256.toLowerCase();
     const stored = await this.dataSource.transaction(async (manager) => {
       const newest: unknown[] = await manager.query(
-        `INSERT INTO ${this.line.served} AS s (tenant_id, crl_number, this_update, next_update, der, sha256) VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (tenant_id) DO UPDATE SET crl_number = EXCLUDED.crl_number, this_update = EXCLUDED.this_update,
+        `INSERT INTO ${this.line.served} AS s (${this.line.key}, crl_number, this_update, next_update, der, sha256) VALUES ($1, $2, $3, $4, $5, $6)
+         ON CONFLICT (${this.line.key}) DO UPDATE SET crl_number = EXCLUDED.crl_number, this_update = EXCLUDED.this_update,
            next_update = EXCLUDED.next_update, der = EXCLUDED.der, sha256 = EXCLUDED.sha256
          WHERE s.crl_number < EXCLUDED.crl_number
          RETURNING crl_number`,
         [tenantId, checked.crlNumber.toString(), checked.thisUpdate, checked.nextUpdate, checked.der, sha256],
       );
       // Only up to this one: a newer CRL announced meanwhile stays pending for the next round.
-      await manager.query(`DELETE FROM ${this.line.pending} WHERE tenant_id = $1 AND crl_number <= $2`, [
-        tenantId,
-        crl.crl_number,
-      ]);
+      await manager.query(
+        `DELETE FROM ${this.line.pending} WHERE ${this.line.key} = $1 AND crl_number <= $2`,
+        [tenantId, crl.crl_number],
+      );
       return newest.length > 0;
     });
     const key = tenantId.toLowerCase();
@@ -253,14 +267,14 @@ export class CrlStore {
     const cached = this.cache.get(key);
     if (cached) {
       const current: { sha256: string }[] = await this.dataSource.query(
-        `SELECT sha256 FROM ${this.line.served} WHERE tenant_id = $1`,
+        `SELECT sha256 FROM ${this.line.served} WHERE ${this.line.key} = $1`,
         [key],
       );
       if (current[0]?.sha256 === cached.sha256) return cached.crl;
     }
     const rows: { der: Buffer; sha256: string; this_update: Date; next_update: Date }[] =
       await this.dataSource.query(
-        `SELECT der, sha256, this_update, next_update FROM ${this.line.served} WHERE tenant_id = $1`,
+        `SELECT der, sha256, this_update, next_update FROM ${this.line.served} WHERE ${this.line.key} = $1`,
         [key],
       );
     if (rows.length === 0) return undefined;
@@ -296,9 +310,9 @@ function malformedAnnouncement(payload: CrlPublishedPayload): string | undefined
 function groupByTenant(rows: PendingCrl[]): Map<string, PendingCrl[]> {
   const groups = new Map<string, PendingCrl[]>();
   for (const row of rows) {
-    const group = groups.get(row.tenant_id);
+    const group = groups.get(row.owner);
     if (group) group.push(row);
-    else groups.set(row.tenant_id, [row]);
+    else groups.set(row.owner, [row]);
   }
   return groups;
 }

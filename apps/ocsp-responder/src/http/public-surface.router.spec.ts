@@ -31,6 +31,7 @@ describe('public surface router', () => {
       caCertificates: { find: down } as unknown as CaCertificateStore,
       crls: { find: down } as unknown as CrlStore,
       rootCrls: { find: down } as unknown as CrlStore,
+      addedCaCrls: { find: down } as unknown as CrlStore,
       ocsp: new OcspHttp(responder),
     });
     server = createServer((req, res) => {

@@ -3,7 +3,7 @@ import { Logger } from '@nestjs/common';
 import { isDatabaseUnavailable } from '@ca/persistence';
 import { serveCaCertificate } from '../ca-certificates/ca-certificate.http';
 import { CaCertificateStore } from '../ca-certificates/ca-certificate.store';
-import { serveCrl } from '../crls/crl.http';
+import { serveCrl, serveTenantCrl } from '../crls/crl.http';
 import { CrlStore } from '../crls/crl.store';
 import { OcspHttp } from '../ocsp/ocsp.http';
 import { methodNotAllowed } from './method-not-allowed';
@@ -15,6 +15,8 @@ export interface PublicSurfaceDependencies {
   crls: CrlStore;
   /** root.crl: the root's CRL of a tenant with an issuing CA. */
   rootCrls: CrlStore;
+  /** The CRLs of issuing CAs added later, one per CA (docs/api.md#add-an-issuing-ca). */
+  addedCaCrls: CrlStore;
   ocsp: OcspHttp;
 }
 
@@ -22,6 +24,11 @@ export interface PublicSurfaceDependencies {
 export type PublicSurfaceRouter = (req: IncomingMessage, res: ServerResponse) => boolean;
 
 const PREFIX = '/v1/tenants/';
+/**
+ * `ca/{caId}.crt`, `ca/{caId}.pem`, `ca/{caId}/crl` (docs/api.md#add-an-issuing-ca); a renewed
+ * root's cross certificate at `ca/{caId}-cross.crt` and `-cross.pem` (docs/api.md#renew-the-root).
+ */
+const CA_BY_ID = /^ca\/([0-9a-fA-F-]{36})(-cross\.crt|-cross\.pem|\.crt|\.pem|\/crl)$/;
 /** A restart or failover of the database takes seconds. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 
@@ -30,6 +37,8 @@ const DATABASE_RETRY_AFTER_SECONDS = 5;
  * in the way: it is what relying parties call at high rates (OCSP above all).
  *
  *     GET|HEAD /v1/tenants/{tenantId}/ca.pem | ca.crt | issuing-ca.pem | issuing-ca.crt | crl | root.crl
+ *     GET|HEAD /v1/tenants/{tenantId}/ca/{caId}.crt | ca/{caId}.pem | ca/{caId}/crl
+ *     GET|HEAD /v1/tenants/{tenantId}/ca/{caId}-cross.crt | ca/{caId}-cross.pem
  *     POST     /v1/tenants/{tenantId}/ocsp                      (other methods but GET/HEAD: 405)
  *     GET|HEAD /v1/tenants/{tenantId}/ocsp/{base64 request}    (other methods: 405)
  *
@@ -80,9 +89,23 @@ export function publicSurfaceRouter(deps: PublicSurfaceDependencies): PublicSurf
       return true;
     }
     if (!read) return false;
-    switch (rest.endsWith('/') ? rest.slice(0, -1) : rest) {
+    const resource = rest.endsWith('/') ? rest.slice(0, -1) : rest;
+    const byId = CA_BY_ID.exec(resource);
+    if (byId) {
+      const [, caId, kind] = byId;
+      if (kind === '/crl') serveTenantCrl(deps, tenantId, caId, req, res).catch(failed(res));
+      else {
+        const format = kind.endsWith('.pem') ? 'pem' : 'der';
+        const cross = kind.startsWith('-cross');
+        serveCaCertificate(deps.caCertificates, format, tenantId, req, res, { caId, cross }).catch(
+          failed(res),
+        );
+      }
+      return true;
+    }
+    switch (resource) {
       case 'crl':
-        serveCrl(deps.crls, tenantId, req, res).catch(failed(res));
+        serveTenantCrl(deps, tenantId, undefined, req, res).catch(failed(res));
         return true;
       case 'root.crl':
         serveCrl(deps.rootCrls, tenantId, req, res).catch(failed(res));

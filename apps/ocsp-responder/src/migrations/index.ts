@@ -5,6 +5,10 @@ import { PendingCrls1763785000000 } from './1763785000000-pending-crls';
 import { PendingCrlsPerNumber1764201600000 } from './1764201600000-pending-crls-per-number';
 import { AddIssuingCaCertificates1766410000000 } from './1766410000000-add-issuing-ca-certificates';
 import { RootCrlsAndIssuingCaStatus1766700000000 } from './1766700000000-root-crls-and-issuing-ca-status';
+import { AddedIssuingCas1766900000000 } from './1766900000000-added-issuing-cas';
+import { CertificateStatusCa1767000000000 } from './1767000000000-certificate-status-ca';
+import { ExternalRoots1767100000001 } from './1767100000001-external-roots';
+import { RenewedRoots1767300000000 } from './1767300000000-renewed-roots';
 
 export const OCSP_MIGRATIONS = [
   CreateCaCertificates1763769600000,
@@ -14,4 +18,8 @@ export const OCSP_MIGRATIONS = [
   PendingCrlsPerNumber1764201600000,
   AddIssuingCaCertificates1766410000000,
   RootCrlsAndIssuingCaStatus1766700000000,
+  AddedIssuingCas1766900000000,
+  CertificateStatusCa1767000000000,
+  ExternalRoots1767100000001,
+  RenewedRoots1767300000000,
 ];

@@ -12,6 +12,7 @@ import {
 import { ocspMetrics } from '@ca/observability';
 import { CaCertificateStore, ServedCaCertificate } from '../ca-certificates/ca-certificate.store';
 import { OcspSigner, OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
+import { issuingCasOfFirstRoot } from './renewed-root-answers';
 import { signedOcspResponse } from './signed-ocsp-response';
 
 /** What answering for the issuing CA yields: an answer, or `tryLater` while no root signer exists. */
@@ -20,10 +21,12 @@ export type IssuingCaAnswer =
   | 'tryLater';
 
 /**
- * OCSP for the tenant's issuing CA itself (docs/api.md#ocsp): CertIDs whose issuer is the root.
- * The issuing CA's serial is `good`, or `revoked` once an operator revoked it; any other serial
- * under the root is `unknown` (never cacheable, RFC 6960 2.4). Answers are signed by a delegated
- * signer the root certified (RFC 6960 4.2.2.2), kept apart from the leaves' signer. These requests
+ * OCSP for the tenant's issuing CAs themselves (docs/api.md#ocsp): CertIDs whose issuer is the root.
+ * An issuing CA's serial (the one made at initialization, or one added later,
+ * docs/api.md#add-an-issuing-ca) is `good`, or `revoked` once an operator revoked it; any other
+ * serial under the root is `unknown` (never cacheable, RFC 6960 2.4). Answers are signed by a
+ * delegated signer the root certified (RFC 6960 4.2.2.2): kept apart from the leaves' signer, or,
+ * for a root that signed leaves itself, that root's one signer. These requests
  * are rare (once per chain a relying party checks, then HTTP-cached), so the revocation is read
  * from the table on every answer and nothing is kept in memory but the root's issuer hashes.
  */
@@ -35,11 +38,24 @@ export class IssuingCaAnswers {
     private readonly cas: CaCertificateStore,
     private readonly rootSigners: OcspSignerKeeper,
     private readonly validitySeconds: number,
+    /** The signers of the CAs made at initialization: for a root-only tenant, the root's. */
+    private readonly leafSigners?: OcspSignerKeeper,
   ) {}
 
-  /** Every CertID names the root of a tenant that has an issuing CA. */
+  /**
+   * Every CertID names the root of a tenant that has an issuing CA. For a root that signed leaves
+   * itself, only a request naming an added issuing CA's serial is this (the rest are its leaves).
+   */
   answersFor(ca: ServedCaCertificate, certIds: OcspCertId[]): boolean {
-    if (!ca.issuing) return false;
+    // A corporate root answers for the CAs it certified itself (docs/api.md#external-root): such
+    // CertIDs name an issuer this responder is not authoritative for, so they are `unauthorized`.
+    if (ca.externalRoot) return false;
+    if (!ca.separateRoot) {
+      const added = issuingCasOfFirstRoot(ca);
+      if (!this.leafSigners || added.length === 0) return false;
+      if (!certIds.some((certId) => added.some((a) => a.serialNumberHex === certId.serialNumberHex)))
+        return false;
+    }
     return certIds.every((certId) => {
       if (!isOcspHashAlgorithm(certId.hashAlgorithm)) return false;
       const expected = this.rootHashesOf(ca, certId.hashAlgorithm);
@@ -51,19 +67,30 @@ export class IssuingCaAnswers {
   }
 
   async answer(ca: ServedCaCertificate, request: OcspRequestInfo): Promise<IssuingCaAnswer> {
-    const signer = await this.rootSigners.signerFor(ca.tenantId);
+    const signers = ca.separateRoot ? this.rootSigners : this.leafSigners;
+    const signer = await signers?.signerFor(ca.tenantId);
     if (!signer) return 'tryLater';
-    const issuingSerial = this.issuingSerialOf(ca);
-    const revocation = await this.cas.issuingRevocation(ca.tenantId);
-    const statuses = request.certIds.map((certId): OcspCertStatus => {
-      if (certId.serialNumberHex !== issuingSerial) return { kind: 'unknown' };
-      if (!revocation) return { kind: 'good' };
-      return {
-        kind: 'revoked',
-        revocationTime: revocation.revokedAt,
-        reasonCode: publishedReasonCode(revocation.reasonCode),
-      };
-    });
+    const issuingSerial = ca.separateRoot ? this.issuingSerialOf(ca) : undefined;
+    const statuses: OcspCertStatus[] = [];
+    for (const certId of request.certIds) {
+      const added = issuingCasOfFirstRoot(ca).find((a) => a.serialNumberHex === certId.serialNumberHex);
+      if (certId.serialNumberHex !== issuingSerial && !added) {
+        statuses.push({ kind: 'unknown' });
+        continue;
+      }
+      const revocation = added
+        ? await this.cas.addedRevocation(added.caId)
+        : await this.cas.issuingRevocation(ca.tenantId);
+      statuses.push(
+        revocation
+          ? {
+              kind: 'revoked',
+              revocationTime: revocation.revokedAt,
+              reasonCode: publishedReasonCode(revocation.reasonCode),
+            }
+          : { kind: 'good' },
+      );
+    }
     const unknown = statuses.some((status) => status.kind === 'unknown');
     ocspMetrics.answer(statuses, undefined);
     return this.sign(request, statuses, signer, unknown);

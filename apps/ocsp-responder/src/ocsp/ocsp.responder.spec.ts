@@ -11,6 +11,10 @@ import { DEFAULT_OCSP_LIMITS, OcspOverloadedError, OcspResponder } from './ocsp.
 
 const TENANT = '3f1c2b4a-0d5e-4f6a-8b7c-9d0e1f2a3b4c';
 const KNOWN = '0A1B2C3D';
+const CA_ID = '5b0d1c2e-3f4a-4b5c-8d6e-7f8091a2b3c4';
+const ADDED_CA_ID = '6c1e2d3f-4a5b-4c6d-9e7f-8091a2b3c4d5';
+/** Issued by the CA added later (docs/api.md#add-an-issuing-ca). */
+const ADDED_KNOWN = '0A1B2C3E';
 
 /** DER of one element, to build OCSP requests directly. */
 function der(tag: number, ...parts: Uint8Array[]): Buffer {
@@ -26,17 +30,31 @@ const request = (certIds: Uint8Array[]) =>
 describe('OcspResponder', () => {
   let pki: TestPki;
   let other: TestPki;
+  let added: TestPki;
 
   beforeAll(async () => {
     pki = await createTestPki('Responder Spec Root');
     other = await createTestPki('Responder Spec Root');
+    added = await createTestPki('Responder Spec Added');
   });
 
   function responder(limits = DEFAULT_OCSP_LIMITS, cache = new OcspResponseCache()) {
-    const ca = { tenantId: TENANT, der: Buffer.from(pki.caDer), etag: '"x"', lastModified: new Date() };
+    const ca = {
+      tenantId: TENANT,
+      caId: CA_ID,
+      der: Buffer.from(pki.caDer),
+      added: [{ caId: ADDED_CA_ID, certificate: { der: Buffer.from(added.caDer) } }],
+    };
     const cas = { find: async () => ca, cached: () => ca } as unknown as CaCertificateStore;
     const rows = new Map<string, CertificateStatusRow>([
-      [KNOWN, { notAfter: new Date(Date.now() + 86_400_000), revokedAt: null, reasonCode: null }],
+      [
+        KNOWN,
+        { caId: CA_ID, notAfter: new Date(Date.now() + 86_400_000), revokedAt: null, reasonCode: null },
+      ],
+      [
+        ADDED_KNOWN,
+        { caId: ADDED_CA_ID, notAfter: new Date(Date.now() + 86_400_000), revokedAt: null, reasonCode: null },
+      ],
     ]);
     const pick = (serials: string[]) =>
       new Map(serials.filter((s) => rows.has(s)).map((s) => [s, rows.get(s)!] as const));
@@ -51,7 +69,11 @@ describe('OcspResponder', () => {
       notAfter: new Date(Date.now() + 30 * 86_400_000),
     };
     const signers = { signerFor: async () => signer } as unknown as OcspSignerKeeper;
-    return { responder: new OcspResponder(cas, statuses, signers, cache, limits), cache, rows };
+    return {
+      responder: new OcspResponder(cas, statuses, signers, cache, limits, undefined, signers),
+      cache,
+      rows,
+    };
   }
 
   const certId = (serialNumberHex: string, issuer = pki) =>
@@ -88,9 +110,10 @@ describe('OcspResponder', () => {
     const notAfter = new Date(Date.now() + 86_400_000);
     const beforeHold = await r.answer(TENANT, request([certId(KNOWN)]));
     const heldAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    rows.set(KNOWN, { notAfter, revokedAt: heldAt, reasonCode: 6, changedAt: heldAt });
+    rows.set(KNOWN, { caId: CA_ID, notAfter, revokedAt: heldAt, reasonCode: 6, changedAt: heldAt });
     const held = await r.answer(TENANT, request([certId(KNOWN)]));
     rows.set(KNOWN, {
+      caId: CA_ID,
       notAfter,
       revokedAt: null,
       reasonCode: null,
@@ -107,6 +130,16 @@ describe('OcspResponder', () => {
     expect(released.der).not.toEqual(beforeHold.der);
     expect(cache.size).toBe(3);
     expect(r.answerFromMemory(TENANT, request([certId(KNOWN)]))?.der).toEqual(released.der);
+  });
+
+  it('answers unknown for a serial that another CA of the tenant issued (RFC 6960 4.1.1)', async () => {
+    const { responder: r } = responder();
+    const kinds = async (ids: Uint8Array[]) => {
+      const info = parseOcspResponse((await r.answer(TENANT, request(ids))).der);
+      return info.responseStatus === 'successful' ? info.responses.map((x) => x.status.kind) : [];
+    };
+    expect(await kinds([certId(KNOWN), certId(ADDED_KNOWN)])).toEqual(['good', 'unknown']);
+    expect(await kinds([certId(ADDED_KNOWN, added), certId(KNOWN, added)])).toEqual(['good', 'unknown']);
   });
 
   it('says unauthorized when any CertID names another issuer, even beside ours', async () => {

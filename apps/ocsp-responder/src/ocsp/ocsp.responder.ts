@@ -11,13 +11,14 @@ import {
   publishedReasonCode,
 } from '@ca/pki';
 import { ocspMetrics } from '@ca/observability';
-import { CaCertificateStore } from '../ca-certificates/ca-certificate.store';
+import { CaCertificateStore, ServedCaCertificate } from '../ca-certificates/ca-certificate.store';
 import {
   CertificateStatusProjection,
   CertificateStatusRow,
 } from '../certificate-status/certificate-status.projection';
-import { OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
+import { OcspSigner, OcspSignerKeeper } from '../signers/ocsp-signer.keeper';
 import { IssuingCaAnswers } from './issuing-ca-answers';
+import { RenewedRootAnswers } from './renewed-root-answers';
 import { signedOcspResponse } from './signed-ocsp-response';
 import { CachedOcspResponse, OcspResponseCache } from './ocsp-response.cache';
 
@@ -47,6 +48,15 @@ const REUSE_MARGIN_SHARE = 1 / 4;
  * are served.
  */
 const SIGNER_REUSE_MS = 5_000;
+
+/** The CA of the tenant a request's CertIDs all name, among those that sign or signed leaves. */
+interface LeafCa {
+  /** The tenant id for the CA made at initialization, else the added CA's id. */
+  key: string;
+  /** The CA itself: only serials it issued match these CertIDs (RFC 6960 4.1.1). */
+  caId: string;
+  signer(): Promise<OcspSigner | undefined>;
+}
 
 /** Thrown when too many answers are being signed already: the caller sheds the request (503). */
 export class OcspOverloadedError extends Error {
@@ -96,6 +106,10 @@ export class OcspResponder {
     private readonly limits: OcspResponderLimits = DEFAULT_OCSP_LIMITS,
     /** CertIDs under the root of a tenant with an issuing CA: OCSP for the issuing CA itself. */
     private readonly issuingCa?: IssuingCaAnswers,
+    /** Signers of issuing CAs added later, one per CA (docs/api.md#add-an-issuing-ca). */
+    private readonly addedSigners?: OcspSignerKeeper,
+    /** CertIDs under a root made by renewal: OCSP for its issuing CAs (docs/api.md#renew-the-root). */
+    private readonly renewedRoots?: RenewedRootAnswers,
   ) {}
 
   /**
@@ -113,18 +127,18 @@ export class OcspResponder {
     }
     if (request.nonce || request.certIds.length > this.limits.maxCertIds) return undefined;
     const ca = this.cas.cached(tenantId);
-    const signer = ca && this.recentSigners.get(ca.tenantId);
-    if (!ca || !signer || signer.until <= Date.now() || signer.notAfter.getTime() <= Date.now())
+    const leafCa = ca && this.leafCaOf(ca, request.certIds);
+    const signer = leafCa && this.recentSigners.get(leafCa.key);
+    if (!ca || !leafCa || !signer || signer.until <= Date.now() || signer.notAfter.getTime() <= Date.now())
       return undefined;
-    if (!this.allOurs(ca.tenantId, ca.der, request.certIds)) return undefined;
     const found = this.statuses.remembered(
       ca.tenantId,
       request.certIds.map((c) => c.serialNumberHex),
     );
     if (!found) return undefined;
-    const statuses = request.certIds.map((certId) => statusOf(certId, found));
+    const statuses = request.certIds.map((certId) => statusOf(certId, found, leafCa.caId));
     const cached = this.cachedAnswer(
-      this.cacheKey(ca.tenantId, request.certIds, statuses, found, signer.notAfter),
+      this.cacheKey(leafCa.key, request.certIds, statuses, found, signer.notAfter),
     );
     if (cached) ocspMetrics.answer(statuses, true);
     return cached && { der: cached.der, cache: cached };
@@ -143,17 +157,24 @@ export class OcspResponder {
     // one that signs leaves, and the root for the issuing CA); one CertID naming another issuer (or
     // a hash it cannot match), or a request mixing the two, makes the whole request unauthorized.
     if (!ca) return errorAnswer('unauthorized');
-    if (!this.allOurs(ca.tenantId, ca.der, request.certIds)) {
-      if (!this.issuingCa?.answersFor(ca, request.certIds)) return errorAnswer('unauthorized');
+    // CertIDs under the root naming an issuing CA: OCSP for that CA itself.
+    if (this.issuingCa?.answersFor(ca, request.certIds)) {
       const answer = await this.issuingCa.answer(ca, request);
       return answer === 'tryLater' ? errorAnswer('tryLater') : answer;
     }
-    const signer = await this.signers.signerFor(ca.tenantId);
+    const renewedRoot = this.renewedRoots?.rootFor(ca, request.certIds);
+    if (renewedRoot) {
+      const answer = await this.renewedRoots!.answer(ca, renewedRoot, request);
+      return answer === 'tryLater' ? errorAnswer('tryLater') : answer;
+    }
+    const leafCa = this.leafCaOf(ca, request.certIds);
+    if (!leafCa) return errorAnswer('unauthorized');
+    const signer = await leafCa.signer();
     if (!signer) {
-      this.recentSigners.delete(ca.tenantId);
+      this.recentSigners.delete(leafCa.key);
       return errorAnswer('tryLater');
     }
-    this.recentSigners.set(ca.tenantId, {
+    this.recentSigners.set(leafCa.key, {
       notAfter: signer.notAfter,
       until: Date.now() + SIGNER_REUSE_MS,
     });
@@ -162,13 +183,13 @@ export class OcspResponder {
       ca.tenantId,
       request.certIds.map((c) => c.serialNumberHex),
     );
-    const statuses = request.certIds.map((certId) => statusOf(certId, found));
+    const statuses = request.certIds.map((certId) => statusOf(certId, found, leafCa.caId));
     const unknown = statuses.some((status) => status.kind === 'unknown');
     // Only answers every cache may keep are cached here too: no nonce (per request), no unknown.
     const cacheKey =
       request.nonce || unknown
         ? undefined
-        : this.cacheKey(ca.tenantId, request.certIds, statuses, found, signer.notAfter);
+        : this.cacheKey(leafCa.key, request.certIds, statuses, found, signer.notAfter);
     const cached = cacheKey ? this.cachedAnswer(cacheKey) : undefined;
     // Counted here, once per answer of this path: a hit, a miss, or not cacheable.
     ocspMetrics.answer(statuses, cacheKey ? cached !== undefined : undefined);
@@ -202,11 +223,29 @@ export class OcspResponder {
     return this.cache.get(key);
   }
 
-  /** Every CertID names the tenant CA, with a hash algorithm this responder matches. */
-  private allOurs(tenantId: string, caDer: Buffer, certIds: OcspCertId[]): boolean {
+  /**
+   * The CA every CertID names, among the tenant's CAs that sign or signed leaves: the one made at
+   * initialization, or one added later (its leaves keep their answers after a rollover).
+   */
+  private leafCaOf(ca: ServedCaCertificate, certIds: OcspCertId[]): LeafCa | undefined {
+    if (this.allOurs(ca.tenantId, ca.der, certIds)) {
+      return { key: ca.tenantId, caId: ca.caId, signer: () => this.signers.signerFor(ca.tenantId) };
+    }
+    const signers = this.addedSigners;
+    if (!signers) return undefined;
+    for (const added of ca.added) {
+      if (this.allOurs(added.caId, added.certificate.der, certIds)) {
+        return { key: added.caId, caId: added.caId, signer: () => signers.signerFor(added.caId) };
+      }
+    }
+    return undefined;
+  }
+
+  /** Every CertID names this CA, with a hash algorithm this responder matches. */
+  private allOurs(caKey: string, caDer: Buffer, certIds: OcspCertId[]): boolean {
     return certIds.every((certId) => {
       if (!isOcspHashAlgorithm(certId.hashAlgorithm)) return false;
-      const expected = this.issuerHashesOf(tenantId, caDer, certId.hashAlgorithm);
+      const expected = this.issuerHashesOf(caKey, caDer, certId.hashAlgorithm);
       return (
         Buffer.from(expected.issuerNameHash).equals(Buffer.from(certId.issuerNameHash)) &&
         Buffer.from(expected.issuerKeyHash).equals(Buffer.from(certId.issuerKeyHash))
@@ -214,8 +253,8 @@ export class OcspResponder {
     });
   }
 
-  private issuerHashesOf(tenantId: string, caDer: Buffer, algorithm: OcspHashAlgorithm) {
-    const key = `${tenantId}:${algorithm}`;
+  private issuerHashesOf(caKey: string, caDer: Buffer, algorithm: OcspHashAlgorithm) {
+    const key = `${caKey}:${algorithm}`;
     let hashes = this.issuerHashCache.get(key);
     if (!hashes) {
       hashes = issuerHashes(new Uint8Array(caDer), algorithm);
@@ -231,13 +270,13 @@ export class OcspResponder {
    * CertID DER is self-delimiting, so the parts cannot run into each other.
    */
   private cacheKey(
-    tenantId: string,
+    caKey: string,
     certIds: OcspCertId[],
     statuses: OcspCertStatus[],
     rows: ReadonlyMap<string, CertificateStatusRow>,
     signerNotAfter: Date,
   ): string {
-    let key = `${tenantId}|${signerNotAfter.getTime()}`;
+    let key = `${caKey}|${signerNotAfter.getTime()}`;
     certIds.forEach((certId, i) => {
       const status = statuses[i];
       key += `|${Buffer.from(certId.der.buffer, certId.der.byteOffset, certId.der.byteLength).toString('base64')}:${status.kind}`;
@@ -251,10 +290,17 @@ export class OcspResponder {
   }
 }
 
-/** The status of one CertID already known to name the tenant CA. */
-function statusOf(certId: OcspCertId, found: Map<string, CertificateStatusRow>): OcspCertStatus {
+/**
+ * The status of one CertID already known to name `caId`, a CA of the tenant. A serial that another
+ * CA of the tenant issued is not this CertID's certificate (RFC 6960 4.1.1: issuer and serial).
+ */
+function statusOf(
+  certId: OcspCertId,
+  found: Map<string, CertificateStatusRow>,
+  caId: string,
+): OcspCertStatus {
   const row = found.get(certId.serialNumberHex);
-  if (!row) return { kind: 'unknown' };
+  if (!row || row.caId !== caId) return { kind: 'unknown' };
   if (row.revokedAt) {
     const reasonCode = row.reasonCode === null ? undefined : publishedReasonCode(row.reasonCode);
     return { kind: 'revoked', revocationTime: row.revokedAt, reasonCode };

@@ -1,9 +1,10 @@
 import type { webcrypto } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { randomUUID } from 'node:crypto';
+import { X509Certificate, randomUUID } from 'node:crypto';
 import { CrlIssuer, IssuanceApi, IssuancePattern, ROOT_CRL_ISSUER } from '@ca/contracts';
-import { CustodiedKey, KeyCustody } from '@ca/custody';
+import { CUSTODY_ALGORITHM, CustodiedKey, KeyCustody } from '@ca/custody';
 import { RpcClient } from '@ca/messaging';
+import { leafKeyAlgorithmOfSpki } from '@ca/pki';
 import { ocspMetrics } from '@ca/observability';
 import { DataSource } from 'typeorm';
 
@@ -23,16 +24,49 @@ interface SignerRow {
 }
 
 /**
- * Which signers a keeper keeps: those certified by the CA that signs leaves (answers for leaves),
- * or by the root (answers for the issuing CA, only for tenants that have one). Table names are
- * these constants, never input.
+ * Which signers a keeper keeps: those certified by the tenant's CA made at initialization that
+ * signs leaves (answers for its leaves), by the root (answers for the issuing CAs, only for tenants
+ * whose root signs no leaves), or by each issuing CA added later (one per CA, for its leaves;
+ * docs/api.md#add-an-issuing-ca). Table and column names and queries are these constants, never input.
  */
 export interface SignerLine {
-  table: 'ocsp.signers' | 'ocsp.root_signers';
+  table: 'ocsp.signers' | 'ocsp.root_signers' | 'ocsp.ca_signers';
+  /** Whose signers these are: one per tenant, or one per CA. */
+  key: 'tenant_id' | 'ca_id';
   issuer?: CrlIssuer;
+  /**
+   * By key: the tenant, the CA issuance is asked to certify with (none: `issuer`) and that CA's
+   * certificate (`issuer_der`), whose key type and size the signer's key takes.
+   */
+  subjectSql: string;
+  /** The keys whose signer is missing or expires before $1. */
+  dueSql: string;
 }
-export const LEAF_SIGNERS: SignerLine = { table: 'ocsp.signers' };
-export const ROOT_SIGNERS: SignerLine = { table: 'ocsp.root_signers', issuer: ROOT_CRL_ISSUER };
+export const LEAF_SIGNERS: SignerLine = {
+  table: 'ocsp.signers',
+  key: 'tenant_id',
+  // Named, not "whichever signs leaves now": after a rollover this CA still answers for its leaves.
+  subjectSql:
+    'SELECT tenant_id, ca_id, certificate_der AS issuer_der FROM ocsp.ca_certificates WHERE tenant_id = $1',
+  dueSql: `SELECT c.tenant_id AS key FROM ocsp.ca_certificates c LEFT JOIN ocsp.signers s ON s.tenant_id = c.tenant_id
+            WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1)`,
+};
+export const ROOT_SIGNERS: SignerLine = {
+  table: 'ocsp.root_signers',
+  key: 'tenant_id',
+  issuer: ROOT_CRL_ISSUER,
+  subjectSql:
+    'SELECT tenant_id, NULL AS ca_id, root_certificate_der AS issuer_der FROM ocsp.ca_certificates WHERE tenant_id = $1',
+  dueSql: `SELECT c.tenant_id AS key FROM ocsp.ca_certificates c LEFT JOIN ocsp.root_signers s ON s.tenant_id = c.tenant_id
+            WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1) AND c.root_certificate_der IS NOT NULL`,
+};
+export const ADDED_CA_SIGNERS: SignerLine = {
+  table: 'ocsp.ca_signers',
+  key: 'ca_id',
+  subjectSql: 'SELECT tenant_id, ca_id, certificate_der AS issuer_der FROM ocsp.added_cas WHERE ca_id = $1',
+  dueSql: `SELECT c.ca_id AS key FROM ocsp.added_cas c LEFT JOIN ocsp.ca_signers s ON s.ca_id = c.ca_id
+            WHERE c.not_after > now() AND (s.ca_id IS NULL OR s.not_after < $1)`,
+};
 
 /** A new signer is obtained this long before the current one expires. */
 export const SIGNER_RENEW_BEFORE_MS = 7 * 24 * 60 * 60_000;
@@ -100,38 +134,47 @@ export class OcspSignerKeeper {
 
   /** One sweep; never rejects (ensure() logs its own failures). */
   private async ensureAll(): Promise<void> {
-    let due: { tenant_id: string }[];
+    let due: { key: string }[];
     try {
-      due = await this.dataSource.query(
-        `SELECT c.tenant_id FROM ocsp.ca_certificates c LEFT JOIN ${this.line.table} s ON s.tenant_id = c.tenant_id
-          WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1)
-            ${this.line.issuer ? 'AND c.root_certificate_der IS NOT NULL' : ''}`,
-        [new Date(Date.now() + SIGNER_RENEW_BEFORE_MS)],
-      );
+      due = await this.dataSource.query(this.line.dueSql, [new Date(Date.now() + SIGNER_RENEW_BEFORE_MS)]);
     } catch (err) {
       // The next sweep retries; meanwhile a tenant without a signer is answered `tryLater`.
       ocspMetrics.signerSweepFailuresTotal.inc();
       this.logger.warn({ err }, 'could not list tenants whose OCSP signer is due; the next sweep retries');
       return;
     }
-    for (const { tenant_id } of due) await this.ensure(tenant_id);
+    for (const { key } of due) await this.ensure(key);
   }
 
   private async renewIfNeeded(tenantId: string): Promise<void> {
     const existing = await this.row(tenantId);
     const current = existing && existing.not_after.getTime() - Date.now() >= SIGNER_RENEW_BEFORE_MS;
     if (current && !this.unusable.has(tenantId)) return;
+    const subjects: { tenant_id: string; ca_id: string | null; issuer_der: Buffer | null }[] =
+      await this.dataSource.query(this.line.subjectSql, [tenantId]);
+    if (subjects.length === 0) return;
+    const { tenant_id: owner, ca_id: caId, issuer_der: issuerDer } = subjects[0];
     const keyId = randomUUID();
-    const { key } = await this.custody.generateSigningKey({ tenantId, keyId });
+    // The signer's key is of the certifying CA's type and size (docs/api.md#key-algorithms), so a
+    // relying party that accepts the CA's algorithm accepts the answers; custody's default otherwise.
+    const issuerKey = issuerDer
+      ? leafKeyAlgorithmOfSpki(
+          new X509Certificate(issuerDer).publicKey.export({ type: 'spki', format: 'der' }),
+        )
+      : undefined;
+    const algorithm = issuerKey ? CUSTODY_ALGORITHM[issuerKey] : undefined;
+    // Custody binds the key to the keeper's key (tenant or CA id), with which it is opened again.
+    const { key } = await this.custody.generateSigningKey({ tenantId, keyId }, algorithm);
     const issued = await this.issuance.send(IssuancePattern.IssueOcspSigner, {
-      tenantId,
+      tenantId: owner,
       publicKeySpki: Buffer.from(key.publicKeySpki).toString('base64'),
       ...(this.line.issuer ? { issuer: this.line.issuer } : {}),
+      ...(caId ? { caId } : {}),
     });
     await this.dataSource.query(
-      `INSERT INTO ${this.line.table} (tenant_id, key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after)
+      `INSERT INTO ${this.line.table} (${this.line.key}, key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after)
        VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (tenant_id) DO UPDATE SET key_id = EXCLUDED.key_id, key_algorithm = EXCLUDED.key_algorithm,
+       ON CONFLICT (${this.line.key}) DO UPDATE SET key_id = EXCLUDED.key_id, key_algorithm = EXCLUDED.key_algorithm,
          public_key_spki = EXCLUDED.public_key_spki, wrapped_key = EXCLUDED.wrapped_key,
          certificate_der = EXCLUDED.certificate_der, not_after = EXCLUDED.not_after, created_at = now()`,
       [
@@ -171,7 +214,7 @@ export class OcspSignerKeeper {
 
   private async row(tenantId: string): Promise<SignerRow | undefined> {
     const rows: SignerRow[] = await this.dataSource.query(
-      `SELECT key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after FROM ${this.line.table} WHERE tenant_id = $1`,
+      `SELECT key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after FROM ${this.line.table} WHERE ${this.line.key} = $1`,
       [tenantId],
     );
     return rows[0];

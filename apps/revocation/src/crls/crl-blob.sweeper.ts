@@ -5,7 +5,7 @@ import { DataSource } from 'typeorm';
 
 /**
  * A superseded CRL's blob is deleted once its successor has been out this long. The only reader,
- * the ocsp-responder, copies the newest announced CRL per tenant (an older one it has not copied
+ * the ocsp-responder, copies the newest announced CRL per CA (an older one it has not copied
  * yet is replaced by the newer, or read as missing and skipped), so by then nothing needs it.
  */
 export const SUPERSEDED_CRL_BLOB_GRACE_MS = 2 * 60_000;
@@ -15,9 +15,9 @@ export const CRL_BLOB_SWEEP_INTERVAL_MS = 60_000;
 
 /**
  * Deletes the hand-over blobs of superseded CRLs, found through revocation's own outbox
- * (`crl.published` rows: tenant, blobRef, when published), instead of keeping each for the blob
+ * (`crl.published` rows: tenant, CA, blobRef, when published), instead of keeping each for the blob
  * store's 24 h TTL: a busy tenant's megabyte CRLs would otherwise pile up to gigabytes. The
- * newest CRL's blob of each tenant stays until the TTL, for a responder that is down meanwhile.
+ * newest CRL's blob of each CA stays until the TTL, for a responder that is down meanwhile.
  */
 export class CrlBlobSweeper {
   private readonly logger = new Logger('CrlBlobSweeper');
@@ -60,6 +60,7 @@ export class CrlBlobSweeper {
          JOIN LATERAL (SELECT n.published_at FROM revocation.outbox n
                         WHERE n.type = $1 AND n.tenant_id = o.tenant_id AND n.seq > o.seq
                           AND n.payload->>'issuer' IS NOT DISTINCT FROM o.payload->>'issuer'
+                          AND n.payload->>'caId' IS NOT DISTINCT FROM o.payload->>'caId'
                         ORDER BY n.seq LIMIT 1) successor ON true
         WHERE o.type = $1 AND successor.published_at > $2 AND successor.published_at <= $3`,
       [EventType.CrlPublished, from, to],

@@ -33,7 +33,7 @@ class MemoryBlobs extends BlobStore {
 
 jest.setTimeout(60_000);
 
-/** Two revocation replicas on one schema: one CRL build per tenant at a time, none wasted. */
+/** Two revocation replicas on one schema: one CRL build per CA at a time, none wasted. */
 describe.each(databaseKinds())('CRL builds of two replicas (%s database)', (kind) => {
   let database: TestDatabase;
   let dataSource: DataSource;
@@ -56,78 +56,81 @@ describe.each(databaseKinds())('CRL builds of two replicas (%s database)', (kind
   });
 
   async function addIssuer(): Promise<string> {
-    const tenantId = randomUUID();
+    const caId = randomUUID();
     await dataSource.query(
       `INSERT INTO revocation.crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after)
        VALUES ($1, $2, $3, now() + interval '1 year')`,
-      [tenantId, randomUUID(), Buffer.from(pki.caDer)],
+      [randomUUID(), caId, Buffer.from(pki.caDer)],
     );
-    return tenantId;
+    return caId;
   }
 
   /** A replica: its own publisher; issuance signs slowly, so two builds would overlap. */
   function replica(blobs: BlobStore, signed: string[]): CrlPublisher {
     const issuance = {
-      send: async (_pattern: string, command: { tenantId: string; tbsBlobRef: string }) => {
-        signed.push(command.tenantId);
+      send: async (_pattern: string, command: { caId: string; tbsBlobRef: string }) => {
+        signed.push(command.caId);
         await sleep(200);
         const tbs = (await blobs.get(command.tbsBlobRef))!;
         return { signature: Buffer.from(await signTbs(tbs, pki.caKeys.privateKey)).toString('base64') };
       },
     } as unknown as RpcClient<IssuanceApi>;
-    return new CrlPublisher(dataSource, issuance, blobs, {
-      nudge: () => undefined,
-    } as unknown as OutboxRelay);
+    return new CrlPublisher({
+      dataSource,
+      issuance,
+      blobs,
+      relay: { nudge: () => undefined } as unknown as OutboxRelay,
+    });
   }
 
   it('builds one after the other, each signed CRL stored under the next number', async () => {
-    const tenantId = await addIssuer();
+    const caId = await addIssuer();
     const blobs = new MemoryBlobs();
     const signed: string[] = [];
     const [a, b] = [replica(blobs, signed), replica(blobs, signed)];
     // Both see the same revocation at the same moment.
-    await Promise.all([a.request(tenantId), b.request(tenantId)]);
+    await Promise.all([a.request(caId), b.request(caId)]);
     await Promise.all([a.idle(), b.idle()]);
     const crls: { crl_number: string }[] = await dataSource.query(
-      'SELECT crl_number FROM revocation.crls WHERE tenant_id = $1 ORDER BY crl_number',
-      [tenantId],
+      'SELECT crl_number FROM revocation.crls WHERE ca_id = $1 ORDER BY crl_number',
+      [caId],
     );
     expect(crls.map((crl) => crl.crl_number)).toEqual(['1', '2']);
     // No build lost its number and was thrown away.
     expect(signed).toHaveLength(2);
     const [issuer]: { build_lease_owner: string | null }[] = await dataSource.query(
-      'SELECT build_lease_owner FROM revocation.crl_issuers WHERE tenant_id = $1',
-      [tenantId],
+      'SELECT build_lease_owner FROM revocation.crl_issuers WHERE ca_id = $1',
+      [caId],
     );
     expect(issuer.build_lease_owner).toBeNull();
   });
 
-  it('takes over a tenant whose builder died once its lease lapses', async () => {
-    const tenantId = await addIssuer();
+  it('takes over a CA whose builder died once its lease lapses', async () => {
+    const caId = await addIssuer();
     await dataSource.query(
       `UPDATE revocation.crl_issuers SET build_lease_owner = $2, build_lease_until = now() + interval '1 second'
-        WHERE tenant_id = $1`,
-      [tenantId, randomUUID()],
+        WHERE ca_id = $1`,
+      [caId, randomUUID()],
     );
     const signed: string[] = [];
     const started = Date.now();
-    await replica(new MemoryBlobs(), signed).request(tenantId);
+    await replica(new MemoryBlobs(), signed).request(caId);
     expect(Date.now() - started).toBeGreaterThanOrEqual(800);
     expect(signed).toHaveLength(1);
   });
 
   it('keeps the lease of a build that runs longer than the lease by renewing it', async () => {
-    const tenantId = await addIssuer();
+    const caId = await addIssuer();
     const holder = new CrlBuildLease(dataSource, 300);
     const other = new CrlBuildLease(dataSource, 300);
-    await expect(holder.acquire(tenantId)).resolves.toBe(true);
+    await expect(holder.acquire(caId)).resolves.toBe(true);
     // Three lease lengths later the holder still has it: the other is still waiting.
-    const waiting = other.acquire(tenantId);
+    const waiting = other.acquire(caId);
     await expect(Promise.race([waiting, sleep(900).then(() => 'still waiting')])).resolves.toBe(
       'still waiting',
     );
-    await holder.release(tenantId);
+    await holder.release(caId);
     await expect(waiting).resolves.toBe(true);
-    await other.release(tenantId);
+    await other.release(caId);
   });
 });

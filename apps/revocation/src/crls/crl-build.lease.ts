@@ -3,9 +3,9 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { DataSource } from 'typeorm';
 
 /**
- * How long a tenant's build lease lasts unless renewed. The holder renews it every
+ * How long a CA's build lease lasts unless renewed. The holder renews it every
  * CRL_BUILD_LEASE_MS / 3 while it builds (builds of 100,000 entries take seconds), so a replica
- * that crashed mid-build holds up the tenant's next CRL for at most this long. A holder that
+ * that crashed mid-build holds up the CA's next CRL for at most this long. A holder that
  * could not renew in time stays correct: the CRL number is still taken under the row lock
  * (CrlPublisher); its build only loses the number and is retried.
  */
@@ -15,14 +15,14 @@ export const CRL_BUILD_LEASE_MS = 6_000;
 const RETRY_MS = 100;
 
 /**
- * One CRL builder per tenant across the replicas of revocation: a lease on the tenant's
+ * One CRL builder per CA across the replicas of revocation: a lease on the CA's
  * `crl_issuers` row (owner and expiry, on the database clock). Without it two replicas that both
  * see a revocation build, have signed and store the same CRL number; one loses and builds again.
  */
 export class CrlBuildLease {
   /** This replica in `build_lease_owner`. */
   private readonly owner = randomUUID();
-  /** Renewal timers of the leases this replica holds, per tenant. */
+  /** Renewal timers of the leases this replica holds, per CA. */
   private readonly renewals = new Map<string, NodeJS.Timeout>();
 
   constructor(
@@ -31,53 +31,53 @@ export class CrlBuildLease {
   ) {}
 
   /**
-   * Waits until this replica holds the tenant's lease. Returns false when the tenant has no CRL
+   * Waits until this replica holds the CA's lease. Returns false when the CA is no CRL
    * issuer (nothing to build). A build that starts after another replica's sees its changes too.
    */
-  async acquire(tenantId: string): Promise<boolean> {
+  async acquire(caId: string): Promise<boolean> {
     for (;;) {
       const taken: [unknown[], number] = await this.dataSource.query(
         `UPDATE revocation.crl_issuers
             SET build_lease_owner = $2, build_lease_until = now() + $3 * interval '1 millisecond'
-          WHERE tenant_id = $1
+          WHERE ca_id = $1
             AND (build_lease_until IS NULL OR build_lease_until < now() OR build_lease_owner = $2)`,
-        [tenantId, this.owner, this.leaseMs],
+        [caId, this.owner, this.leaseMs],
       );
       if (taken[1] === 1) {
-        this.keepRenewing(tenantId);
+        this.keepRenewing(caId);
         return true;
       }
       const exists: unknown[] = await this.dataSource.query(
-        'SELECT 1 FROM revocation.crl_issuers WHERE tenant_id = $1',
-        [tenantId],
+        'SELECT 1 FROM revocation.crl_issuers WHERE ca_id = $1',
+        [caId],
       );
       if (exists.length === 0) return false;
       await sleep(RETRY_MS);
     }
   }
 
-  async release(tenantId: string): Promise<void> {
-    clearInterval(this.renewals.get(tenantId));
-    this.renewals.delete(tenantId);
+  async release(caId: string): Promise<void> {
+    clearInterval(this.renewals.get(caId));
+    this.renewals.delete(caId);
     await this.dataSource.query(
       `UPDATE revocation.crl_issuers SET build_lease_owner = NULL, build_lease_until = NULL
-        WHERE tenant_id = $1 AND build_lease_owner = $2`,
-      [tenantId, this.owner],
+        WHERE ca_id = $1 AND build_lease_owner = $2`,
+      [caId, this.owner],
     );
   }
 
-  private keepRenewing(tenantId: string): void {
-    clearInterval(this.renewals.get(tenantId));
+  private keepRenewing(caId: string): void {
+    clearInterval(this.renewals.get(caId));
     const timer = setInterval(() => {
       this.dataSource
         .query(
           `UPDATE revocation.crl_issuers SET build_lease_until = now() + $3 * interval '1 millisecond'
-            WHERE tenant_id = $1 AND build_lease_owner = $2`,
-          [tenantId, this.owner, this.leaseMs],
+            WHERE ca_id = $1 AND build_lease_owner = $2`,
+          [caId, this.owner, this.leaseMs],
         )
         .catch(() => undefined); // the next renewal tries again; a lapse is safe (see above)
     }, this.leaseMs / 3);
     timer.unref();
-    this.renewals.set(tenantId, timer);
+    this.renewals.set(caId, timer);
   }
 }

@@ -51,24 +51,24 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
     rowsRead = [];
   });
 
-  async function newTenant(): Promise<string> {
-    const tenantId = randomUUID();
+  async function newIssuer(): Promise<string> {
+    const caId = randomUUID();
     await dataSource.query(
       `INSERT INTO revocation.crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after)
        VALUES ($1, $2, $3, now() + interval '1 year')`,
-      [tenantId, randomUUID(), Buffer.from(pki.caDer)],
+      [randomUUID(), caId, Buffer.from(pki.caDer)],
     );
-    return tenantId;
+    return caId;
   }
 
   /** Revokes `serials`, recorded `agoSeconds` before now (an old revocation or a late commit). */
-  async function revoke(tenantId: string, serials: string[], agoSeconds = 0): Promise<void> {
+  async function revoke(caId: string, serials: string[], agoSeconds = 0): Promise<void> {
     await dataSource.query(
       `INSERT INTO revocation.revoked_certificates
-         (tenant_id, serial_number, certificate_id, revocation_date, reason_code, recorded_at)
-       SELECT $1, s, gen_random_uuid(), now(), 1, now() - make_interval(secs => $3::int)
-         FROM unnest($2::text[]) AS s`,
-      [tenantId, serials, agoSeconds],
+         (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code, recorded_at)
+       SELECT i.tenant_id, $1, s, gen_random_uuid(), now(), 1, now() - make_interval(secs => $3::int)
+         FROM unnest($2::text[]) AS s, revocation.crl_issuers i WHERE i.ca_id = $1`,
+      [caId, serials, agoSeconds],
     );
   }
 
@@ -90,16 +90,16 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
     Array.from({ length: n }, (_, i) => `${prefix}${i.toString(16).padStart(4, '0')}`.toUpperCase());
 
   it('lists every revocation once, reading only the newest rows after the first build', async () => {
-    const tenantId = await newTenant();
+    const caId = await newIssuer();
     const cache = new CrlEntriesCache(dataSource);
     // 200 revocations recorded an hour and more ago, one a minute apart.
-    for (const [i, serial] of serials('A1', 200).entries()) await revoke(tenantId, [serial], 3600 + i * 60);
-    expect(await listed(await cache.read(tenantId))).toEqual(serials('A1', 200));
+    for (const [i, serial] of serials('A1', 200).entries()) await revoke(caId, [serial], 3600 + i * 60);
+    expect(await listed(await cache.read(caId))).toEqual(serials('A1', 200));
 
-    await revoke(tenantId, ['B100']);
-    expect(await listed(await cache.read(tenantId))).toEqual([...serials('A1', 200), 'B100'].sort());
-    await revoke(tenantId, ['B200', 'B300']);
-    const entries = await cache.read(tenantId);
+    await revoke(caId, ['B100']);
+    expect(await listed(await cache.read(caId))).toEqual([...serials('A1', 200), 'B100'].sort());
+    await revoke(caId, ['B200', 'B300']);
+    const entries = await cache.read(caId);
     expect(entries.count).toBe(203);
     expect(await listed(entries)).toEqual([...serials('A1', 200), 'B100', 'B200', 'B300'].sort());
     // The full read, then only rows recorded since shortly before the newest one seen (the newest
@@ -108,64 +108,64 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
   });
 
   it('still lists a revocation that committed after newer ones, older than the overlap reaches', async () => {
-    const tenantId = await newTenant();
+    const caId = await newIssuer();
     const cache = new CrlEntriesCache(dataSource);
-    await revoke(tenantId, ['C1', 'C2']);
-    await cache.read(tenantId);
-    await revoke(tenantId, ['C3'], 60);
-    await revoke(tenantId, ['C4']);
-    expect(await listed(await cache.read(tenantId))).toEqual(['C1', 'C2', 'C3', 'C4']);
+    await revoke(caId, ['C1', 'C2']);
+    await cache.read(caId);
+    await revoke(caId, ['C3'], 60);
+    await revoke(caId, ['C4']);
+    expect(await listed(await cache.read(caId))).toEqual(['C1', 'C2', 'C3', 'C4']);
     // C3 is before the window: 2 kept + C4 ≠ 4 in the ledger, so it read everything again.
     expect(rowsRead.slice(1, 3)).toEqual([3, 4]);
-    await revoke(tenantId, ['C5']);
-    expect(await listed(await cache.read(tenantId))).toEqual(['C1', 'C2', 'C3', 'C4', 'C5']);
+    await revoke(caId, ['C5']);
+    expect(await listed(await cache.read(caId))).toEqual(['C1', 'C2', 'C3', 'C4', 'C5']);
   });
 
   it('keeps each replica right on its own: another cache that read earlier catches up', async () => {
-    const tenantId = await newTenant();
+    const caId = await newIssuer();
     const replicaA = new CrlEntriesCache(dataSource);
     const replicaB = new CrlEntriesCache(dataSource);
-    await revoke(tenantId, ['D1']);
-    await replicaA.read(tenantId);
-    await replicaB.read(tenantId);
-    await revoke(tenantId, ['D2']);
-    expect(await listed(await replicaA.read(tenantId))).toEqual(['D1', 'D2']);
-    await revoke(tenantId, ['D3']);
-    expect(await listed(await replicaB.read(tenantId))).toEqual(['D1', 'D2', 'D3']);
-    expect(await listed(await replicaA.read(tenantId))).toEqual(['D1', 'D2', 'D3']);
+    await revoke(caId, ['D1']);
+    await replicaA.read(caId);
+    await replicaB.read(caId);
+    await revoke(caId, ['D2']);
+    expect(await listed(await replicaA.read(caId))).toEqual(['D1', 'D2']);
+    await revoke(caId, ['D3']);
+    expect(await listed(await replicaB.read(caId))).toEqual(['D1', 'D2', 'D3']);
+    expect(await listed(await replicaA.read(caId))).toEqual(['D1', 'D2', 'D3']);
   });
 
   it('drops a released hold and lists the same serial again with its new revocation', async () => {
-    const tenantId = await newTenant();
+    const caId = await newIssuer();
     const replicaA = new CrlEntriesCache(dataSource);
     const replicaB = new CrlEntriesCache(dataSource);
-    await revoke(tenantId, ['F1', 'F2']);
+    await revoke(caId, ['F1', 'F2']);
     await dataSource.query(
       `UPDATE revocation.revoked_certificates SET reason_code = 6, revocation_date = now() - interval '1 hour'
-        WHERE tenant_id = $1 AND serial_number = 'F1'`,
-      [tenantId],
+        WHERE ca_id = $1 AND serial_number = 'F1'`,
+      [caId],
     );
-    await replicaA.read(tenantId);
-    await replicaB.read(tenantId);
+    await replicaA.read(caId);
+    await replicaB.read(caId);
     // What RevocationLedger.releaseHold does, in one transaction: the entry goes, the count rises.
     const release = () =>
       dataSource.transaction(async (manager) => {
         await manager.query(
-          `DELETE FROM revocation.revoked_certificates WHERE tenant_id = $1 AND serial_number = 'F1'`,
-          [tenantId],
+          `DELETE FROM revocation.revoked_certificates WHERE ca_id = $1 AND serial_number = 'F1'`,
+          [caId],
         );
         await manager.query(
-          'UPDATE revocation.crl_issuers SET entries_removed = entries_removed + 1 WHERE tenant_id = $1',
-          [tenantId],
+          'UPDATE revocation.crl_issuers SET entries_removed = entries_removed + 1 WHERE ca_id = $1',
+          [caId],
         );
       });
     await release();
-    expect(await listed(await replicaA.read(tenantId))).toEqual(['F2']);
+    expect(await listed(await replicaA.read(caId))).toEqual(['F2']);
     // Released, then revoked again for good (keyCompromise, now): same serial, same count as the
     // replica kept, but the hold entry it kept must not be listed.
-    await revoke(tenantId, ['F1']);
+    await revoke(caId, ['F1']);
     for (const replica of [replicaB, replicaA]) {
-      const entries = await replica.read(tenantId);
+      const entries = await replica.read(caId);
       expect(await listed(entries)).toEqual(['F1', 'F2']);
       const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
       const tbs = encodeTbsCertList({
@@ -180,11 +180,11 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
     }
   });
 
-  it('gives none for a tenant without revocations, then its first one', async () => {
-    const tenantId = await newTenant();
+  it('gives none for a CA without revocations, then its first one', async () => {
+    const caId = await newIssuer();
     const cache = new CrlEntriesCache(dataSource);
-    expect((await cache.read(tenantId)).count).toBe(0);
-    await revoke(tenantId, ['E1']);
-    expect(await listed(await cache.read(tenantId))).toEqual(['E1']);
+    expect((await cache.read(caId)).count).toBe(0);
+    await revoke(caId, ['E1']);
+    expect(await listed(await cache.read(caId))).toEqual(['E1']);
   });
 });

@@ -14,7 +14,7 @@ interface LedgerRow {
   recorded_at: Date;
 }
 
-/** What each row of the ledger read also carries: the tenant's entry count and removal count. */
+/** What each row of the ledger read also carries: the CA's entry count and removal count. */
 interface LedgerCounts {
   total: number;
   removals: string | null;
@@ -23,14 +23,14 @@ interface LedgerCounts {
 interface Kept {
   entries: EncodedCrlEntries;
   serials: Set<string>;
-  /** The newest `recorded_at` read; undefined while the tenant has no entries. */
+  /** The newest `recorded_at` read; undefined while the CA has no entries. */
   recordedUpTo?: Date;
   /** The issuer's `entries_removed` when these entries were read. */
   removals: string;
 }
 
 /**
- * Every revoked entry of a tenant, DER-encoded and kept between CRL builds, so a build after one
+ * Every revoked entry of a CA (its CRL's scope), DER-encoded and kept between CRL builds, so a build after one
  * more revocation reads and encodes that one, not all 100,000. Each read takes the
  * entries recorded since a little before the newest one seen, skips serials already kept, and
  * checks the result against the ledger's count in the same statement (one snapshot): entries are
@@ -47,22 +47,22 @@ export class CrlEntriesCache {
 
   constructor(private readonly dataSource: DataSource) {}
 
-  async read(tenantId: string): Promise<EncodedCrlEntries> {
-    const kept = this.kept.get(tenantId);
+  async read(caId: string): Promise<EncodedCrlEntries> {
+    const kept = this.kept.get(caId);
     if (kept?.recordedUpTo) {
       const since = new Date(kept.recordedUpTo.getTime() - RECORDED_AT_OVERLAP_MS);
-      const { total, removals, rows } = await this.query(tenantId, since);
+      const { total, removals, rows } = await this.query(caId, since);
       const fresh = rows.filter((row) => !kept.serials.has(row.serial_number));
       if (removals === kept.removals && kept.serials.size + fresh.length === total) {
-        return this.keep(tenantId, kept, fresh, removals);
+        return this.keep(caId, kept, fresh, removals);
       }
     }
-    const { removals, rows } = await this.query(tenantId);
+    const { removals, rows } = await this.query(caId);
     const empty = { entries: EncodedCrlEntries.none, serials: new Set<string>(), removals };
-    return this.keep(tenantId, empty, rows, removals);
+    return this.keep(caId, empty, rows, removals);
   }
 
-  private keep(tenantId: string, kept: Kept, rows: LedgerRow[], removals: string): EncodedCrlEntries {
+  private keep(caId: string, kept: Kept, rows: LedgerRow[], removals: string): EncodedCrlEntries {
     // Encoded before anything is changed: an invalid entry leaves the kept ones as they were.
     const entries = kept.entries.append(
       EncodedCrlEntries.encode(
@@ -78,25 +78,25 @@ export class CrlEntriesCache {
       kept.serials.add(row.serial_number);
       if (!recordedUpTo || row.recorded_at > recordedUpTo) recordedUpTo = row.recorded_at;
     }
-    this.kept.set(tenantId, { entries, serials: kept.serials, recordedUpTo, removals });
+    this.kept.set(caId, { entries, serials: kept.serials, recordedUpTo, removals });
     return entries;
   }
 
   /**
-   * The entries recorded at or after `since` (all without it), the tenant's total and its issuer's
+   * The entries recorded at or after `since` (all without it), the CA's total and its issuer's
    * removal count, in one snapshot.
    */
   private async query(
-    tenantId: string,
+    caId: string,
     since?: Date,
   ): Promise<{ total: number; removals: string; rows: LedgerRow[] }> {
     const rows: (Partial<LedgerRow> & LedgerCounts)[] = await this.dataSource.query(
-      `WITH total AS (SELECT count(*)::int AS n FROM revocation.revoked_certificates WHERE tenant_id = $1),
-            issuer AS (SELECT (SELECT entries_removed::text FROM revocation.crl_issuers WHERE tenant_id = $1) AS removals)
+      `WITH total AS (SELECT count(*)::int AS n FROM revocation.revoked_certificates WHERE ca_id = $1),
+            issuer AS (SELECT (SELECT entries_removed::text FROM revocation.crl_issuers WHERE ca_id = $1) AS removals)
        SELECT total.n AS total, issuer.removals, r.serial_number, r.revocation_date, r.reason_code, r.recorded_at
          FROM total CROSS JOIN issuer LEFT JOIN revocation.revoked_certificates r
-           ON r.tenant_id = $1${since ? ' AND r.recorded_at >= $2' : ''}`,
-      since ? [tenantId, since] : [tenantId],
+           ON r.ca_id = $1${since ? ' AND r.recorded_at >= $2' : ''}`,
+      since ? [caId, since] : [caId],
     );
     return {
       total: Number(rows[0]?.total ?? 0),

@@ -1,10 +1,11 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { CRL_VALIDITY_MS, CrlPublisher } from './crl.publisher';
+import { CrlPublisher } from './crl.publisher';
+import { CRL_VALIDITY_MS } from './crl-signing';
 import { RootCrlPublisher } from './root-crl.publisher';
 
 /**
- * Re-signs every tenant's CRL before it goes stale (RFC 5280 5.1.2.5: a new CRL is issued at or
+ * Re-signs every CA's CRL before it goes stale (RFC 5280 5.1.2.5: a new CRL is issued at or
  * before nextUpdate), at half its validity, even when nothing changed. Also publishes the first
  * CRL of an issuer that has none yet (an empty CRL as soon as a CA exists), and retries a CRL
  * whose build after a revocation failed (its entry count differs from the ledger's).
@@ -31,16 +32,17 @@ export class CrlRefreshScheduler {
 
   async tick(): Promise<void> {
     try {
-      const due: { tenant_id: string }[] = await this.dataSource.query(
-        `SELECT i.tenant_id FROM revocation.crl_issuers i
+      // Every CA that signs or signed leaves, retired ones too, until it expires.
+      const due: { ca_id: string }[] = await this.dataSource.query(
+        `SELECT i.ca_id FROM revocation.crl_issuers i
           LEFT JOIN LATERAL (SELECT next_update, entry_count FROM revocation.crls c
-                              WHERE c.tenant_id = i.tenant_id ORDER BY crl_number DESC LIMIT 1) latest ON true
+                              WHERE c.ca_id = i.ca_id ORDER BY crl_number DESC LIMIT 1) latest ON true
           WHERE i.ca_not_after > now()
             AND (latest.next_update IS NULL OR latest.next_update < $1
-                 OR latest.entry_count <> (SELECT count(*) FROM revocation.revoked_certificates r WHERE r.tenant_id = i.tenant_id))`,
+                 OR latest.entry_count <> (SELECT count(*) FROM revocation.revoked_certificates r WHERE r.ca_id = i.ca_id))`,
         [new Date(Date.now() + CRL_VALIDITY_MS / 2)],
       );
-      for (const { tenant_id } of due) await this.publisher.request(tenant_id);
+      for (const { ca_id } of due) await this.publisher.request(ca_id);
       if (this.rootPublisher) {
         // root.crl: never published, due for re-signing, or missing a revoked issuing CA.
         const dueRoots: { tenant_id: string }[] = await this.dataSource.query(

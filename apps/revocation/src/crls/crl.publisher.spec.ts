@@ -15,7 +15,8 @@ import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
 import { derToPem, parseCrl, signTbs } from '@ca/pki';
 import { TestPki, createTestPki, describeIfOpenssl, spawnOpenssl } from '@ca/pki/testing';
 import { DataSource } from 'typeorm';
-import { CRL_VALIDITY_MS, CrlPacing, CrlPublisher } from './crl.publisher';
+import { CrlPacing, CrlPublisher } from './crl.publisher';
+import { CRL_VALIDITY_MS } from './crl-signing';
 
 class MemoryBlobs extends BlobStore {
   readonly blobs = new Map<string, Uint8Array>();
@@ -43,15 +44,17 @@ interface LedgerRow {
 }
 
 interface StoredCrl {
+  caId: string;
   tenantId: string;
   crlNumber: string;
   entryCount: number;
   der: Buffer;
 }
 
-/** The revocation schema as the publisher uses it: issuers, ledger, CRLs and the outbox. */
+/** The revocation schema as the publisher uses it: issuers (one per CA), ledger, CRLs and the outbox. */
 class FakeRevocationDatabase {
   readonly nextCrlNumber = new Map<string, bigint>();
+  readonly tenantOf = new Map<string, string>();
   readonly ledger = new Map<string, LedgerRow[]>();
   readonly crls: StoredCrl[] = [];
   readonly outbox: { type: string; payload: CrlPublishedPayload }[] = [];
@@ -60,13 +63,14 @@ class FakeRevocationDatabase {
 
   constructor(private readonly caDer: Uint8Array) {}
 
-  addIssuer(tenantId: string, nextCrlNumber = 1n): void {
-    this.nextCrlNumber.set(tenantId, nextCrlNumber);
-    this.ledger.set(tenantId, []);
+  addIssuer(caId: string, tenantId: string, nextCrlNumber = 1n): void {
+    this.nextCrlNumber.set(caId, nextCrlNumber);
+    this.tenantOf.set(caId, tenantId);
+    this.ledger.set(caId, []);
   }
 
-  revoke(tenantId: string, serial: string, reasonCode = 1): void {
-    this.ledger.get(tenantId)!.push({
+  revoke(caId: string, serial: string, reasonCode = 1): void {
+    this.ledger.get(caId)!.push({
       serial_number: serial,
       revocation_date: new Date('2030-01-01T00:00:00Z'),
       reason_code: reasonCode,
@@ -76,23 +80,24 @@ class FakeRevocationDatabase {
 
   readonly dataSource = {
     query: async (sql: string, params: unknown[]) => {
-      const tenantId = params[0] as string;
+      const caId = params[0] as string; // every statement here is keyed by the CA
       if (sql.includes('build_lease_owner')) return [[], 1]; // the build lease, always free here
       if (sql.includes('SET next_crl_number = $3')) {
         // Moving past a number issuance already signed (crlNumberUsedError).
         const [, expected, next] = params as [string, string, string];
-        if (String(this.nextCrlNumber.get(tenantId)) !== expected) return [[], 0];
-        this.nextCrlNumber.set(tenantId, BigInt(next));
+        if (String(this.nextCrlNumber.get(caId)) !== expected) return [[], 0];
+        this.nextCrlNumber.set(caId, BigInt(next));
         return [[], 1];
       }
       // The entries read names crl_issuers too (its removal count), answered below.
       if (sql.includes('FROM revocation.crl_issuers') && !sql.includes('WITH total')) {
-        const next = this.nextCrlNumber.get(tenantId);
+        const next = this.nextCrlNumber.get(caId);
         return next === undefined
           ? []
           : [
               {
-                tenant_id: tenantId,
+                tenant_id: this.tenantOf.get(caId),
+                ca_id: caId,
                 ca_certificate_der: Buffer.from(this.caDer),
                 next_crl_number: String(next),
               },
@@ -100,7 +105,7 @@ class FakeRevocationDatabase {
       }
       if (sql.includes('FROM revocation.revoked_certificates')) {
         const since = params[1] as Date | undefined;
-        const all = this.ledger.get(tenantId) ?? [];
+        const all = this.ledger.get(caId) ?? [];
         const rows = all.filter((r) => !since || r.recorded_at >= since);
         return rows.length === 0 ? [{ total: all.length }] : rows.map((r) => ({ total: all.length, ...r }));
       }
@@ -112,25 +117,26 @@ class FakeRevocationDatabase {
 
   private async inTransaction(sql: string, params: unknown[]): Promise<unknown> {
     if (sql.startsWith('UPDATE revocation.crl_issuers')) {
-      const [tenantId, expected] = params as [string, string];
+      const [caId, expected] = params as [string, string];
       if (this.loseNextRace) {
         this.loseNextRace = false;
-        this.nextCrlNumber.set(tenantId, this.nextCrlNumber.get(tenantId)! + 1n);
+        this.nextCrlNumber.set(caId, this.nextCrlNumber.get(caId)! + 1n);
       }
-      if (String(this.nextCrlNumber.get(tenantId)) !== expected) return [[], 0];
-      this.nextCrlNumber.set(tenantId, BigInt(expected) + 1n);
+      if (String(this.nextCrlNumber.get(caId)) !== expected) return [[], 0];
+      this.nextCrlNumber.set(caId, BigInt(expected) + 1n);
       return [[], 1];
     }
     if (sql.includes('INSERT INTO revocation.crls')) {
-      const [tenantId, crlNumber, , , entryCount, der] = params as [
+      const [caId, crlNumber, , , entryCount, der, tenantId] = params as [
         string,
         string,
         Date,
         Date,
         number,
         Buffer,
+        string,
       ];
-      this.crls.push({ tenantId, crlNumber, entryCount, der });
+      this.crls.push({ caId, tenantId, crlNumber, entryCount, der });
       return [];
     }
     if (sql.startsWith('DELETE FROM revocation.crls')) return [[], 0];
@@ -164,6 +170,7 @@ describe('CrlPublisher', () => {
   let gate: Deferred | undefined;
   let publisher: CrlPublisher;
   const tenant = '6f1c1f9e-2f55-4a53-9a39-0c7f3d0a9b11';
+  const ca = '3c9e4f1a-7b2d-4e8f-9a1c-5d6e7f8a9b0c';
 
   beforeAll(async () => {
     pki = await createTestPki('Publisher Test Root');
@@ -171,7 +178,7 @@ describe('CrlPublisher', () => {
 
   beforeEach(() => {
     db = new FakeRevocationDatabase(pki.caDer);
-    db.addIssuer(tenant);
+    db.addIssuer(ca, tenant);
     blobs = new MemoryBlobs();
     relay = { nudge: jest.fn() };
     gate = undefined;
@@ -187,23 +194,25 @@ describe('CrlPublisher', () => {
 
   function publisherWith(pacing?: CrlPacing): CrlPublisher {
     return new CrlPublisher(
-      db.dataSource,
-      { send } as unknown as RpcClient<IssuanceApi>,
-      blobs,
-      relay as unknown as OutboxRelay,
+      {
+        dataSource: db.dataSource,
+        issuance: { send } as unknown as RpcClient<IssuanceApi>,
+        blobs,
+        relay: relay as unknown as OutboxRelay,
+      },
       pacing,
     );
   }
 
   it('publishes the next CRL number with the ledger entries, hands the DER over and records crl.published', async () => {
-    db.revoke(tenant, '0A0B0C', 1);
-    db.revoke(tenant, '7F0102', 0);
+    db.revoke(ca, '0A0B0C', 1);
+    db.revoke(ca, '7F0102', 0);
     const before = Date.now();
-    await publisher.request(tenant);
+    await publisher.request(ca);
 
     expect(db.crls).toHaveLength(1);
     const [stored] = db.crls;
-    expect(stored).toMatchObject({ tenantId: tenant, crlNumber: '1', entryCount: 2 });
+    expect(stored).toMatchObject({ caId: ca, tenantId: tenant, crlNumber: '1', entryCount: 2 });
     const crl = parseCrl(new Uint8Array(stored.der));
     expect(crl.crlNumber).toBe(1n);
     expect(crl.entries.map((e) => [e.serialNumberHex, e.reasonCode])).toEqual([
@@ -214,12 +223,17 @@ describe('CrlPublisher', () => {
     // Backdated 60 s (whole seconds), nextUpdate still a full validity after it.
     expect(crl.thisUpdate.getTime()).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000 - 60_000);
     expect(crl.thisUpdate.getTime()).toBeLessThanOrEqual(Date.now() - 60_000);
-    expect(db.nextCrlNumber.get(tenant)).toBe(2n);
+    expect(db.nextCrlNumber.get(ca)).toBe(2n);
 
     expect(db.outbox).toHaveLength(1);
     const { type, payload } = db.outbox[0];
     expect(type).toBe('crl.published');
-    expect(payload).toMatchObject({ tenantId: tenant, crlNumber: '1' });
+    expect(payload).toMatchObject({ tenantId: tenant, caId: ca, crlNumber: '1' });
+    // Signed by that CA, named to issuance (not whichever signs leaves now).
+    expect(send).toHaveBeenCalledWith(
+      IssuancePattern.SignCrl,
+      expect.objectContaining({ tenantId: tenant, caId: ca }),
+    );
     expect(payload.sha256).toBe(createHash('sha256').update(stored.der).digest('hex'));
     // The CRL stays in the blob store for the responder; the TBSCertList handed to issuance does not.
     expect([...blobs.blobs.keys()]).toEqual([payload.blobRef]);
@@ -230,7 +244,7 @@ describe('CrlPublisher', () => {
   describeIfOpenssl('read by openssl', () => {
     it('verifies a fresh CRL at a clock 30 s behind (openssl verify -crl_check -attime)', async () => {
       const leaf = await pki.issueLeaf();
-      await publisher.request(tenant);
+      await publisher.request(ca);
       const dir = mkdtempSync(join(tmpdir(), 'crl-publisher-'));
       try {
         writeFileSync(join(dir, 'ca.pem'), derToPem(pki.caDer));
@@ -251,8 +265,8 @@ describe('CrlPublisher', () => {
   });
 
   it('publishes a removeFromCRL (8) entry without a reason (RFC 5280 5.3.1: delta CRLs only)', async () => {
-    db.revoke(tenant, '0A0B0C', 8);
-    await publisher.request(tenant);
+    db.revoke(ca, '0A0B0C', 8);
+    await publisher.request(ca);
     expect(parseCrl(new Uint8Array(db.crls[0].der)).entries).toEqual([
       expect.objectContaining({ serialNumberHex: '0A0B0C', reasonCode: 0 }),
     ]);
@@ -260,14 +274,14 @@ describe('CrlPublisher', () => {
 
   it('coalesces requests made during a build into one more build that includes them all', async () => {
     gate = deferred();
-    const first = publisher.request(tenant);
+    const first = publisher.request(ca);
     await new Promise((resolve) => setImmediate(resolve));
     expect(send).toHaveBeenCalledTimes(1);
     // Revocations recorded while the first CRL is being signed.
     const later: Promise<void>[] = [];
     for (let i = 1; i <= 5; i++) {
-      db.revoke(tenant, `0${i}`);
-      later.push(publisher.request(tenant));
+      db.revoke(ca, `0${i}`);
+      later.push(publisher.request(ca));
     }
     expect(later.slice(1).every((p) => p === later[0])).toBe(true);
     const signing = gate;
@@ -293,16 +307,16 @@ describe('CrlPublisher', () => {
       return sign(...args);
     });
     gate = deferred();
-    const first = publisher.request(tenant);
+    const first = publisher.request(ca);
     await new Promise((resolve) => setImmediate(resolve));
-    db.revoke(tenant, '01');
-    const second = publisher.request(tenant);
+    db.revoke(ca, '01');
+    const second = publisher.request(ca);
     const signing = gate;
     gate = undefined;
     setTimeout(() => signing.resolve(), 200);
     await first;
-    db.revoke(tenant, '02'); // while the second build waits: it is included, no third build
-    expect(publisher.request(tenant)).toBe(second);
+    db.revoke(ca, '02'); // while the second build waits: it is included, no third build
+    expect(publisher.request(ca)).toBe(second);
     await second;
 
     expect(sentAt).toHaveLength(2);
@@ -316,17 +330,17 @@ describe('CrlPublisher', () => {
 
   it('builds a small CRL again at once after a slow build', async () => {
     gate = deferred();
-    const first = publisher.request(tenant);
+    const first = publisher.request(ca);
     const signing = gate;
     gate = undefined;
     setTimeout(() => signing.resolve(), 200);
     await first;
     const query = jest.spyOn(db.dataSource, 'query');
-    void publisher.request(tenant);
+    void publisher.request(ca);
     // The build starts at once: its first statement, taking the build lease, is already sent.
     expect(query).toHaveBeenCalledWith(
       expect.stringContaining('build_lease_owner'),
-      expect.arrayContaining([tenant]),
+      expect.arrayContaining([ca]),
     );
     await publisher.idle();
     expect(db.crls.map((c) => c.crlNumber)).toEqual(['1', '2']);
@@ -334,34 +348,34 @@ describe('CrlPublisher', () => {
 
   it('builds a large CRL at once when the last build is as long ago as it took', async () => {
     publisher = publisherWith({ pauseFactor: 1, fromEntries: 0 });
-    await publisher.request(tenant);
+    await publisher.request(ca);
     await new Promise((resolve) => setTimeout(resolve, 50));
     const query = jest.spyOn(db.dataSource, 'query');
-    void publisher.request(tenant);
+    void publisher.request(ca);
     // Started within the call: the issuer is being read already.
     // The build starts at once: its first statement, taking the build lease, is already sent.
     expect(query).toHaveBeenCalledWith(
       expect.stringContaining('build_lease_owner'),
-      expect.arrayContaining([tenant]),
+      expect.arrayContaining([ca]),
     );
     await publisher.idle();
     expect(send).toHaveBeenCalledTimes(2);
     expect(db.crls.map((c) => c.crlNumber)).toEqual(['1', '2']);
   });
 
-  it('builds for different tenants independently', async () => {
+  it('builds for different CAs of a tenant independently, each with its own numbers', async () => {
     const other = '0b4d3c2a-1e0f-4a9b-8c7d-6e5f4a3b2c1d';
-    db.addIssuer(other, 41n);
+    db.addIssuer(other, tenant, 41n);
     gate = deferred();
-    const a = publisher.request(tenant);
+    const a = publisher.request(ca);
     const b = publisher.request(other);
     await new Promise((resolve) => setImmediate(resolve));
     expect(send).toHaveBeenCalledTimes(2);
     gate.resolve();
     await Promise.all([a, b]);
-    expect(db.crls.map((c) => [c.tenantId, c.crlNumber]).sort()).toEqual(
+    expect(db.crls.map((c) => [c.caId, c.crlNumber]).sort()).toEqual(
       [
-        [tenant, '1'],
+        [ca, '1'],
         [other, '41'],
       ].sort(),
     );
@@ -369,7 +383,7 @@ describe('CrlPublisher', () => {
 
   it('makes a newer CRL when another replica took the number first, discarding its own', async () => {
     db.loseNextRace = true;
-    await publisher.request(tenant);
+    await publisher.request(ca);
     await publisher.idle();
     // Number 1 went to the other replica; this one published 2, and only 2.
     expect(db.crls.map((c) => c.crlNumber)).toEqual(['2']);
@@ -382,29 +396,29 @@ describe('CrlPublisher', () => {
     send.mockRejectedValueOnce(
       new CaError(ErrorCode.Forbidden, 'CRL number 1 is not higher', [crlNumberUsedError(4n)]),
     );
-    await publisher.request(tenant);
+    await publisher.request(ca);
     await publisher.idle();
     expect(db.crls.map((crl) => crl.crlNumber)).toEqual(['5']);
-    expect(db.nextCrlNumber.get(tenant)).toBe(6n);
+    expect(db.nextCrlNumber.get(ca)).toBe(6n);
   });
 
   it('survives a failed signing: the request settles, nothing is stored, the next request builds again', async () => {
     const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
     send.mockRejectedValueOnce(new CaError(ErrorCode.ServiceUnavailable, 'issuance is down'));
-    await expect(publisher.request(tenant)).resolves.toBeUndefined();
+    await expect(publisher.request(ca)).resolves.toBeUndefined();
     expect(db.crls).toHaveLength(0);
-    expect(db.nextCrlNumber.get(tenant)).toBe(1n);
+    expect(db.nextCrlNumber.get(ca)).toBe(1n);
     expect(relay.nudge).not.toHaveBeenCalled();
     // The TBSCertList handed over is cleaned up whatever the outcome.
     expect(blobs.blobs.size).toBe(0);
     expect(warn).toHaveBeenCalledTimes(1);
     warn.mockRestore();
 
-    await publisher.request(tenant);
+    await publisher.request(ca);
     expect(db.crls.map((c) => c.crlNumber)).toEqual(['1']);
   });
 
-  it('does nothing for a tenant that is not a CRL issuer', async () => {
+  it('does nothing for a CA that is not a CRL issuer', async () => {
     await publisher.request('00000000-0000-4000-8000-000000000000');
     expect(send).not.toHaveBeenCalled();
     expect(db.crls).toHaveLength(0);

@@ -1,20 +1,10 @@
-import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import {
-  CrlPublishedPayload,
-  EventType,
-  IssuanceApi,
-  IssuancePattern,
-  lastSignedCrlNumber,
-} from '@ca/contracts';
-import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
-import { assembleCertificateList, backdatedStart, encodeTbsCertList } from '@ca/pki';
 import { DataSource } from 'typeorm';
-import { REVOCATION_SCHEMA } from '../revocation.schema';
 import { CrlBuildLease } from './crl-build.lease';
 import { CrlEntriesCache } from './crl-entries.cache';
+import { CrlPublishing, signAndPublishCrl } from './crl-signing';
 
-/** How a tenant's CRL builds are spaced (see CrlPublisher). */
+/** How a CA's CRL builds are spaced (see CrlPublisher). */
 export interface CrlPacing {
   /** Pause after a build, as a multiple of the time it took. */
   pauseFactor: number;
@@ -24,19 +14,18 @@ export interface CrlPacing {
 
 const DEFAULT_PACING: CrlPacing = { pauseFactor: 1, fromEntries: 10_000 };
 
-/** How long a CRL is valid (nextUpdate − thisUpdate); it is re-signed at half of that. */
-export const CRL_VALIDITY_MS = 24 * 60 * 60_000;
-
 interface IssuerRow {
   tenant_id: string;
+  ca_id: string;
   ca_certificate_der: Buffer;
   next_crl_number: string;
 }
 
 /**
- * Builds, has signed and publishes a tenant's next CRL (RFC 5280 5): entries from the ledger,
+ * Builds, has signed and publishes the next CRL of one of a tenant's CAs that sign (or signed)
+ * leaves (RFC 5280 5; each its own issuer, docs/api.md#add-an-issuing-ca): entries from the ledger,
  * the next CRLNumber, the signature from issuance (the CA key never comes here). Requests for
- * a tenant are coalesced: while one build runs, further requests share one queued build, so a
+ * a CA are coalesced: while one build runs, further requests share one queued build, so a
  * burst of revocations costs two CRLs, not one each. For a large CRL the queued build also waits
  * until the previous one has been over for as long as it took (`CrlPacing`): a steady stream of
  * revocations into a CRL of 100,000 entries (megabytes to hash, hand over and store each time)
@@ -48,34 +37,33 @@ export class CrlPublisher {
   private readonly running = new Map<string, Promise<void>>();
   private readonly queued = new Map<string, Promise<void>>();
   private readonly entries: CrlEntriesCache;
-  /** One builder per tenant across replicas. */
+  /** One builder per CA across replicas. */
   private readonly lease: CrlBuildLease;
-  /** When each tenant's last build ended and how long it took. */
+  /** When each CA's last build ended and how long it took. */
   private readonly lastBuild = new Map<string, { endedAt: number; tookMs: number }>();
-  /** How many entries each tenant's last CRL had. */
+  /** How many entries each CA's last CRL had. */
   private readonly lastEntries = new Map<string, number>();
+  private readonly dataSource: DataSource;
 
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly issuance: RpcClient<IssuanceApi>,
-    private readonly blobs: BlobStore,
-    private readonly relay: OutboxRelay,
+    private readonly publishing: CrlPublishing,
     private readonly pacing: CrlPacing = DEFAULT_PACING,
   ) {
-    this.entries = new CrlEntriesCache(dataSource);
-    this.lease = new CrlBuildLease(dataSource);
+    this.dataSource = publishing.dataSource;
+    this.entries = new CrlEntriesCache(this.dataSource);
+    this.lease = new CrlBuildLease(this.dataSource);
   }
 
-  /** Resolves when a CRL that includes everything recorded before the call is published. */
-  request(tenantId: string): Promise<void> {
-    const queued = this.queued.get(tenantId);
+  /** Resolves when a CRL of the CA that includes everything recorded before the call is published. */
+  request(caId: string): Promise<void> {
+    const queued = this.queued.get(caId);
     if (queued) return queued; // a build that has not started yet will include this change
-    const running = this.running.get(tenantId);
-    if (!running && this.pauseMs(tenantId) === 0) return this.start(tenantId);
+    const running = this.running.get(caId);
+    if (!running && this.pauseMs(caId) === 0) return this.start(caId);
     const next = (running ?? Promise.resolve())
-      .then(() => new Promise((resolve) => setTimeout(resolve, this.pauseMs(tenantId))))
-      .then(() => this.start(tenantId));
-    this.queued.set(tenantId, next);
+      .then(() => new Promise((resolve) => setTimeout(resolve, this.pauseMs(caId))))
+      .then(() => this.start(caId));
+    this.queued.set(caId, next);
     return next;
   }
 
@@ -85,115 +73,78 @@ export class CrlPublisher {
     }
   }
 
-  private pauseMs(tenantId: string): number {
-    const last = this.lastBuild.get(tenantId);
-    if (!last || (this.lastEntries.get(tenantId) ?? 0) < this.pacing.fromEntries) return 0;
+  private pauseMs(caId: string): number {
+    const last = this.lastBuild.get(caId);
+    if (!last || (this.lastEntries.get(caId) ?? 0) < this.pacing.fromEntries) return 0;
     return Math.max(0, Math.ceil(last.endedAt + last.tookMs * this.pacing.pauseFactor - Date.now()));
   }
 
-  private start(tenantId: string): Promise<void> {
-    this.queued.delete(tenantId);
+  private start(caId: string): Promise<void> {
+    this.queued.delete(caId);
     const startedAt = Date.now();
-    const build: Promise<void> = this.publish(tenantId)
+    const build: Promise<void> = this.publish(caId)
       .then((published) => {
         // Another replica published this number first: make a newer one.
-        if (!published) void this.request(tenantId);
+        if (!published) void this.request(caId);
       })
       .catch((err: unknown) =>
-        this.logger.warn({ err, tenantId }, 'CRL publication failed; the scheduler retries'),
+        this.logger.warn({ err, caId }, 'CRL publication failed; the scheduler retries'),
       )
       .finally(() => {
         const endedAt = Date.now();
-        this.lastBuild.set(tenantId, { endedAt, tookMs: endedAt - startedAt });
-        if (this.running.get(tenantId) === build) this.running.delete(tenantId);
+        this.lastBuild.set(caId, { endedAt, tookMs: endedAt - startedAt });
+        if (this.running.get(caId) === build) this.running.delete(caId);
       });
-    this.running.set(tenantId, build);
+    this.running.set(caId, build);
     return build;
   }
 
   /** Returns false when another replica took this CRL number first. */
-  private async publish(tenantId: string): Promise<boolean> {
-    if (!(await this.lease.acquire(tenantId))) return true;
+  private async publish(caId: string): Promise<boolean> {
+    if (!(await this.lease.acquire(caId))) return true;
     try {
-      return await this.publishHoldingLease(tenantId);
+      return await this.publishHoldingLease(caId);
     } finally {
-      await this.lease.release(tenantId).catch(() => undefined); // else it lapses
+      await this.lease.release(caId).catch(() => undefined); // else it lapses
     }
   }
 
-  private async publishHoldingLease(tenantId: string): Promise<boolean> {
+  private async publishHoldingLease(caId: string): Promise<boolean> {
     const issuers: IssuerRow[] = await this.dataSource.query(
-      'SELECT tenant_id, ca_certificate_der, next_crl_number FROM revocation.crl_issuers WHERE tenant_id = $1',
-      [tenantId],
+      'SELECT tenant_id, ca_id, ca_certificate_der, next_crl_number FROM revocation.crl_issuers WHERE ca_id = $1',
+      [caId],
     );
     if (issuers.length === 0) return true;
-    const issuer = issuers[0];
-    const crlNumber = BigInt(issuer.next_crl_number);
-    // Backdated a minute, as certificates are: a relying party whose clock runs behind would
-    // otherwise refuse a fresh CRL whose thisUpdate (RFC 5280 5.1.2.4) is in its future.
-    const thisUpdate = backdatedStart(new Date());
-    const nextUpdate = new Date(thisUpdate.getTime() + CRL_VALIDITY_MS);
-    const entries = await this.entries.read(tenantId);
-    this.lastEntries.set(tenantId, entries.count);
-    const tbs = encodeTbsCertList({
-      issuerCertificateDer: new Uint8Array(issuer.ca_certificate_der),
+    const tenantId = issuers[0].tenant_id;
+    const crlNumber = BigInt(issuers[0].next_crl_number);
+    const entries = await this.entries.read(caId);
+    this.lastEntries.set(caId, entries.count);
+    return signAndPublishCrl(this.publishing, {
+      tenantId,
+      caId,
+      issuerCertificateDer: new Uint8Array(issuers[0].ca_certificate_der),
       crlNumber,
-      thisUpdate,
-      nextUpdate,
       entries,
+      issuerRow: { table: 'revocation.crl_issuers', key: 'ca_id', id: caId },
+      store: async (manager, { der, thisUpdate, nextUpdate }) => {
+        // The number is taken under the row lock, so two replicas can never publish the same one.
+        const updated: [unknown[], number] = await manager.query(
+          `UPDATE revocation.crl_issuers SET next_crl_number = next_crl_number + 1
+            WHERE ca_id = $1 AND next_crl_number = $2`,
+          [caId, crlNumber.toString()],
+        );
+        if (updated[1] !== 1) return false;
+        await manager.query(
+          `INSERT INTO revocation.crls (ca_id, crl_number, this_update, next_update, entry_count, der, tenant_id)
+           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+          [caId, crlNumber.toString(), thisUpdate, nextUpdate, entries.count, Buffer.from(der), tenantId],
+        );
+        await manager.query(`DELETE FROM revocation.crls WHERE ca_id = $1 AND crl_number < $2`, [
+          caId,
+          (crlNumber - 2n).toString(),
+        ]);
+        return true;
+      },
     });
-    const tbsBlobRef = await this.blobs.put(tbs);
-    let signature: string;
-    try {
-      ({ signature } = await this.issuance
-        .send(IssuancePattern.SignCrl, { tenantId, tbsBlobRef })
-        .finally(() => this.blobs.delete(tbsBlobRef)));
-    } catch (error) {
-      // Issuance signed this number before, for a CRL never stored here (a crash between its
-      // signature and our commit): move past it and build again at once (RFC 5280 5.2.3 allows gaps).
-      const lastSigned = lastSignedCrlNumber(error);
-      if (lastSigned === undefined || lastSigned < crlNumber) throw error;
-      await this.dataSource.query(
-        `UPDATE revocation.crl_issuers SET next_crl_number = $3
-          WHERE tenant_id = $1 AND next_crl_number = $2`,
-        [tenantId, crlNumber.toString(), (lastSigned + 1n).toString()],
-      );
-      return false;
-    }
-    const der = assembleCertificateList(tbs, Buffer.from(signature, 'base64'));
-    const blobRef = await this.blobs.put(der);
-    const stored = await this.dataSource.transaction(async (manager) => {
-      // The number is taken under the row lock, so two replicas can never publish the same one.
-      const updated: [unknown[], number] = await manager.query(
-        `UPDATE revocation.crl_issuers SET next_crl_number = next_crl_number + 1
-          WHERE tenant_id = $1 AND next_crl_number = $2`,
-        [tenantId, crlNumber.toString()],
-      );
-      if (updated[1] !== 1) return false;
-      await manager.query(
-        `INSERT INTO revocation.crls (tenant_id, crl_number, this_update, next_update, entry_count, der)
-         VALUES ($1, $2, $3, $4, $5, $6)`,
-        [tenantId, crlNumber.toString(), thisUpdate, nextUpdate, entries.count, Buffer.from(der)],
-      );
-      await manager.query(`DELETE FROM revocation.crls WHERE tenant_id = $1 AND crl_number < $2`, [
-        tenantId,
-        (crlNumber - 2n).toString(),
-      ]);
-      await recordEvent<CrlPublishedPayload>(manager, REVOCATION_SCHEMA, EventType.CrlPublished, {
-        tenantId,
-        crlNumber: crlNumber.toString(),
-        thisUpdate: thisUpdate.toISOString(),
-        nextUpdate: nextUpdate.toISOString(),
-        blobRef,
-        sha256: createHash('sha256').update(der).digest('hex'),
-      });
-      return true;
-    });
-    if (!stored) {
-      await this.blobs.delete(blobRef);
-      return false;
-    }
-    this.relay.nudge();
-    return true;
   }
 }

@@ -1,18 +1,7 @@
-import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import {
-  CrlPublishedPayload,
-  EventType,
-  IssuanceApi,
-  IssuancePattern,
-  ROOT_CRL_ISSUER,
-  lastSignedCrlNumber,
-} from '@ca/contracts';
-import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
-import { assembleCertificateList, backdatedStart, encodeTbsCertList, publishedReasonCode } from '@ca/pki';
-import { DataSource } from 'typeorm';
-import { REVOCATION_SCHEMA } from '../revocation.schema';
-import { CRL_VALIDITY_MS } from './crl.publisher';
+import { ROOT_CRL_ISSUER } from '@ca/contracts';
+import { publishedReasonCode } from '@ca/pki';
+import { CrlPublishing, signAndPublishCrl } from './crl-signing';
 
 interface RootIssuerRow {
   ca_certificate_der: Buffer;
@@ -40,12 +29,7 @@ export class RootCrlPublisher {
   private readonly logger = new Logger('RootCrlPublisher');
   private readonly chains = new Map<string, Promise<void>>();
 
-  constructor(
-    private readonly dataSource: DataSource,
-    private readonly issuance: RpcClient<IssuanceApi>,
-    private readonly blobs: BlobStore,
-    private readonly relay: OutboxRelay,
-  ) {}
+  constructor(private readonly publishing: CrlPublishing) {}
 
   /** Resolves when a root CRL including everything recorded before the call is published. */
   request(tenantId: string): Promise<void> {
@@ -74,70 +58,35 @@ export class RootCrlPublisher {
 
   /** Returns false when the number was taken elsewhere (then the next attempt uses a higher one). */
   private async publishOnce(tenantId: string): Promise<boolean> {
-    const issuers: RootIssuerRow[] = await this.dataSource.query(
+    const issuers: RootIssuerRow[] = await this.publishing.dataSource.query(
       'SELECT ca_certificate_der, next_crl_number FROM revocation.root_crl_issuers WHERE tenant_id = $1',
       [tenantId],
     );
     if (issuers.length === 0) return true;
     const crlNumber = BigInt(issuers[0].next_crl_number);
-    const revoked: RevokedCaRow[] = await this.dataSource.query(
+    const revoked: RevokedCaRow[] = await this.publishing.dataSource.query(
       'SELECT serial_number, revocation_date, reason_code FROM revocation.revoked_cas WHERE tenant_id = $1',
       [tenantId],
     );
-    const thisUpdate = backdatedStart(new Date()); // as /crl: a relying party's clock may lag
-    const nextUpdate = new Date(thisUpdate.getTime() + CRL_VALIDITY_MS);
-    const tbs = encodeTbsCertList({
+    return signAndPublishCrl(this.publishing, {
+      tenantId,
       issuerCertificateDer: new Uint8Array(issuers[0].ca_certificate_der),
       crlNumber,
-      thisUpdate,
-      nextUpdate,
       entries: revoked.map((row) => ({
         serialNumberHex: row.serial_number,
         revocationDate: row.revocation_date,
         reasonCode: publishedReasonCode(row.reason_code) ?? 0,
       })),
+      issuer: ROOT_CRL_ISSUER,
+      issuerRow: { table: 'revocation.root_crl_issuers', key: 'tenant_id', id: tenantId },
+      store: async (manager, { nextUpdate }) => {
+        const updated: [unknown[], number] = await manager.query(
+          `UPDATE revocation.root_crl_issuers SET next_crl_number = next_crl_number + 1, next_update = $3, entry_count = $4
+            WHERE tenant_id = $1 AND next_crl_number = $2`,
+          [tenantId, crlNumber.toString(), nextUpdate, revoked.length],
+        );
+        return updated[1] === 1;
+      },
     });
-    const tbsBlobRef = await this.blobs.put(tbs);
-    let signature: string;
-    try {
-      ({ signature } = await this.issuance
-        .send(IssuancePattern.SignCrl, { tenantId, tbsBlobRef, issuer: ROOT_CRL_ISSUER })
-        .finally(() => this.blobs.delete(tbsBlobRef)));
-    } catch (error) {
-      // Signed before for a CRL never stored here: move past it (RFC 5280 5.2.3 allows gaps).
-      const lastSigned = lastSignedCrlNumber(error);
-      if (lastSigned === undefined || lastSigned < crlNumber) throw error;
-      await this.dataSource.query(
-        'UPDATE revocation.root_crl_issuers SET next_crl_number = $3 WHERE tenant_id = $1 AND next_crl_number = $2',
-        [tenantId, crlNumber.toString(), (lastSigned + 1n).toString()],
-      );
-      return false;
-    }
-    const der = assembleCertificateList(tbs, Buffer.from(signature, 'base64'));
-    const blobRef = await this.blobs.put(der);
-    const stored = await this.dataSource.transaction(async (manager) => {
-      const updated: [unknown[], number] = await manager.query(
-        `UPDATE revocation.root_crl_issuers SET next_crl_number = next_crl_number + 1, next_update = $3, entry_count = $4
-          WHERE tenant_id = $1 AND next_crl_number = $2`,
-        [tenantId, crlNumber.toString(), nextUpdate, revoked.length],
-      );
-      if (updated[1] !== 1) return false;
-      await recordEvent<CrlPublishedPayload>(manager, REVOCATION_SCHEMA, EventType.CrlPublished, {
-        tenantId,
-        crlNumber: crlNumber.toString(),
-        thisUpdate: thisUpdate.toISOString(),
-        nextUpdate: nextUpdate.toISOString(),
-        blobRef,
-        sha256: createHash('sha256').update(der).digest('hex'),
-        issuer: ROOT_CRL_ISSUER,
-      });
-      return true;
-    });
-    if (!stored) {
-      await this.blobs.delete(blobRef);
-      return false;
-    }
-    this.relay.nudge();
-    return true;
   }
 }

@@ -4,6 +4,7 @@ import {
   CertificateHoldReleasedPayload,
   CertificateRevokedPayload,
   EventEnvelope,
+  IssuingCaAddedPayload,
   RevocationReasonCodes,
 } from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
@@ -12,9 +13,16 @@ import { DataSource } from 'typeorm';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
 
 /**
- * The revocation context's facts, fed by events: every tenant CA as a CRL issuer (from
- * `ca.initialized`) and every revoked serial (from `certificate.revoked`). Each event is applied
- * once; the caller then asks for a fresh CRL.
+ * Which CRL a recorded `ca.revoked` changed: the separate root CRL (root.crl), or the one CRL of a
+ * root that signed leaves before an issuing CA was added under it.
+ */
+export type CaRevocationRecorded = { rootCrl: true } | { rootCrl: false; caId: string };
+
+/**
+ * The revocation context's facts, fed by events: every tenant CA that signs or signed leaves as a
+ * CRL issuer (from `ca.initialized` and `ca.issuing-added`) and every revoked serial under the CA
+ * that issued it (from `certificate.revoked`). Each event is applied once; the caller then asks
+ * for a fresh CRL of that CA.
  */
 export class RevocationLedger {
   private readonly logger = new Logger('RevocationLedger');
@@ -23,19 +31,20 @@ export class RevocationLedger {
 
   /**
    * Registers the tenant's CA that signs leaves, whose CRL `/crl` serves (docs/api.md#chains): the
-   * issuing CA when the tenant has one, else its root.
+   * issuing CA when the tenant has one, else its root. Returns that CA's id.
    */
-  async registerIssuer(event: EventEnvelope<CaInitializedPayload>): Promise<void> {
+  async registerIssuer(event: EventEnvelope<CaInitializedPayload>): Promise<string> {
     const { tenantId, caId, certificateDer, notAfter } = leafSigningCaOf(event.payload);
     await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
       await manager.query(
         `INSERT INTO revocation.crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (tenant_id) DO NOTHING`,
+         ON CONFLICT (ca_id) DO NOTHING`,
         [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter],
       );
-      // With an issuing CA, the root issues a CRL of its own: root.crl (docs/api.md#distribution-points).
+      // With an issuing CA, the root issues a CRL of its own: root.crl (docs/api.md#distribution-points);
+      // not a corporate root, whose key is not here (docs/api.md#external-root).
       const { payload } = event;
-      if (payload.issuingCaId && payload.caId !== caId) {
+      if (payload.issuingCaId && payload.caId !== caId && !payload.externalRoot) {
         await manager.query(
           `INSERT INTO revocation.root_crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after)
            VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id) DO NOTHING`,
@@ -43,10 +52,32 @@ export class RevocationLedger {
         );
       }
     });
+    return caId;
   }
 
   /**
-   * Records a revoked serial under its tenant. Tenant isolation is checked here, in the service that
+   * Registers an issuing CA added later (docs/api.md#add-an-issuing-ca) as a CRL issuer of its own;
+   * the CA it replaces stays one, for the leaves it signed. Returns whether it is registered (an
+   * event whose envelope and payload name different tenants is refused).
+   */
+  async registerAddedIssuer(event: EventEnvelope<IssuingCaAddedPayload>): Promise<boolean> {
+    const { tenantId, caId, certificateDer, notAfter } = event.payload;
+    if (event.tenantId !== tenantId) {
+      this.logger.warn({ eventId: event.id, tenantId: event.tenantId, caId }, 'ca.issuing-added refused');
+      return false;
+    }
+    await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
+      await manager.query(
+        `INSERT INTO revocation.crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after) VALUES ($1, $2, $3, $4)
+         ON CONFLICT (ca_id) DO NOTHING`,
+        [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter],
+      );
+    });
+    return true;
+  }
+
+  /**
+   * Records a revoked serial under the CA that issued it (its CRL, RFC 5280 5.1.2.3). Tenant isolation is checked here, in the service that
    * owns the entries (docs/architecture.md#bounded-contexts), not trusted to the producer: an event whose envelope
    * and payload name different tenants, or whose CA is not the tenant's CA (another tenant's
    * certificate under this tenant's id), is refused and changes no CRL. Returns whether it added an
@@ -65,9 +96,9 @@ export class RevocationLedger {
       if (issuer.length === 0) return;
       matched = true;
       const inserted: unknown[] = await manager.query(
-        `INSERT INTO revocation.revoked_certificates (tenant_id, serial_number, certificate_id, revocation_date, reason_code)
-         VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, serial_number) DO NOTHING RETURNING 1`,
-        [tenantId, serialNumber, certificateId, revokedAt, reasonCode],
+        `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
+         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ca_id, serial_number) DO NOTHING RETURNING 1`,
+        [tenantId, caId, serialNumber, certificateId, revokedAt, reasonCode],
       );
       recorded = inserted.length > 0;
     });
@@ -81,28 +112,47 @@ export class RevocationLedger {
   }
 
   /**
-   * Records a revoked issuing CA for its root's CRL (root.crl, docs/api.md#revoke-an-issuing-ca).
-   * Checked like a leaf's revocation: envelope and payload name one tenant, and the issuer named is
-   * that tenant's root. Returns whether it added an entry.
+   * Records a revoked issuing CA on its root's CRL (docs/api.md#revoke-an-issuing-ca): root.crl,
+   * or, for a root that signed leaves before an issuing CA was added under it, that root's one CRL
+   * (RFC 5280 5.2/5.3: a CA issues one complete CRL for everything it certified). Checked like a
+   * leaf's revocation: envelope and payload name one tenant, and the issuer named is that tenant's
+   * root. Returns which CRL got a new entry, if any.
    */
-  async recordCaRevocation(event: EventEnvelope<CaRevokedPayload>): Promise<boolean> {
+  async recordCaRevocation(
+    event: EventEnvelope<CaRevokedPayload>,
+  ): Promise<CaRevocationRecorded | undefined> {
     const { tenantId, caId, issuerCaId, serialNumber, revokedAt, reasonCode } = event.payload;
     let matched = false;
-    let recorded = false;
+    let recorded: CaRevocationRecorded | undefined;
     const fresh = await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
       if (event.tenantId !== tenantId) return;
-      const inserted: unknown[] = await manager.query(
-        `INSERT INTO revocation.revoked_cas (tenant_id, serial_number, ca_id, revocation_date, reason_code)
-         SELECT tenant_id, $3, $4, $5, $6 FROM revocation.root_crl_issuers WHERE tenant_id = $1 AND ca_id = $2
-         ON CONFLICT (tenant_id, serial_number) DO NOTHING RETURNING 1`,
-        [tenantId, issuerCaId, serialNumber, caId, revokedAt, reasonCode],
-      );
       const root: unknown[] = await manager.query(
         'SELECT 1 FROM revocation.root_crl_issuers WHERE tenant_id = $1 AND ca_id = $2',
         [tenantId, issuerCaId],
       );
-      matched = root.length > 0;
-      recorded = inserted.length > 0;
+      if (root.length > 0) {
+        matched = true;
+        const inserted: unknown[] = await manager.query(
+          `INSERT INTO revocation.revoked_cas (tenant_id, serial_number, ca_id, revocation_date, reason_code)
+           VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, serial_number) DO NOTHING RETURNING 1`,
+          [tenantId, serialNumber, caId, revokedAt, reasonCode],
+        );
+        if (inserted.length > 0) recorded = { rootCrl: true };
+        return;
+      }
+      // A root that signs its leaves' CRL: the issuing CA is one more entry of it.
+      const inserted: unknown[] = await manager.query(
+        `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
+         SELECT tenant_id, ca_id, $3, $4, $5, $6 FROM revocation.crl_issuers WHERE tenant_id = $1 AND ca_id = $2
+         ON CONFLICT (ca_id, serial_number) DO NOTHING RETURNING 1`,
+        [tenantId, issuerCaId, serialNumber, caId, revokedAt, reasonCode],
+      );
+      const issuer: unknown[] = await manager.query(
+        'SELECT 1 FROM revocation.crl_issuers WHERE tenant_id = $1 AND ca_id = $2',
+        [tenantId, issuerCaId],
+      );
+      matched = issuer.length > 0;
+      if (inserted.length > 0) recorded = { rootCrl: false, caId: issuerCaId };
     });
     if (fresh && !matched) {
       this.logger.warn(
@@ -118,7 +168,7 @@ export class RevocationLedger {
    * 5.3.1). Only the hold itself goes (same tenant CA, certificate, reason 6 and revocation date),
    * so a late or forged event cannot remove any other revocation. Counting the removal in
    * `crl_issuers.entries_removed`, in the same transaction, makes every replica's CrlEntriesCache
-   * read the tenant's entries again. Returns whether an entry was removed.
+   * read the CA's entries again. Returns whether an entry was removed.
    */
   async releaseHold(event: EventEnvelope<CertificateHoldReleasedPayload>): Promise<boolean> {
     const { tenantId, caId, serialNumber, certificateId, heldSince } = event.payload;
@@ -126,15 +176,15 @@ export class RevocationLedger {
     const fresh = await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
       if (event.tenantId !== tenantId) return;
       const deleted: [unknown[], number] = await manager.query(
-        `DELETE FROM revocation.revoked_certificates r USING revocation.crl_issuers i
-          WHERE r.tenant_id = $1 AND r.serial_number = $2 AND r.certificate_id = $3
-            AND r.reason_code = $4 AND r.revocation_date = $5 AND i.tenant_id = r.tenant_id AND i.ca_id = $6`,
+        `DELETE FROM revocation.revoked_certificates
+          WHERE tenant_id = $1 AND serial_number = $2 AND certificate_id = $3
+            AND reason_code = $4 AND revocation_date = $5 AND ca_id = $6`,
         [tenantId, serialNumber, certificateId, RevocationReasonCodes.CertificateHold, heldSince, caId],
       );
       if (deleted[1] === 0) return;
       await manager.query(
-        'UPDATE revocation.crl_issuers SET entries_removed = entries_removed + 1 WHERE tenant_id = $1',
-        [tenantId],
+        'UPDATE revocation.crl_issuers SET entries_removed = entries_removed + 1 WHERE ca_id = $1',
+        [caId],
       );
       removed = true;
     });

@@ -6,6 +6,7 @@ import { AddEntriesRemovedToCrlIssuers1766000000000 } from './1766000000000-add-
 import { AddClaimsAndRetentionToOutbox1766300000000 } from './1766300000000-add-claims-and-retention-to-outbox';
 import { AddBuildLeaseToCrlIssuers1766300100000 } from './1766300100000-add-build-lease-to-crl-issuers';
 import { CreateRootCrlIssuers1766700000000 } from './1766700000000-create-root-crl-issuers';
+import { CrlIssuersPerCa1766900000000 } from './1766900000000-crl-issuers-per-ca';
 
 export const REVOCATION_MIGRATIONS = [
   CreateCrlIssuers1763769600000,
@@ -16,4 +17,5 @@ export const REVOCATION_MIGRATIONS = [
   AddClaimsAndRetentionToOutbox1766300000000,
   AddBuildLeaseToCrlIssuers1766300100000,
   CreateRootCrlIssuers1766700000000,
+  CrlIssuersPerCa1766900000000,
 ];

@@ -11,10 +11,28 @@ export const ErrorCode = {
   CertificateNotOnHold: 'CERTIFICATE_NOT_ON_HOLD',
   /** The tenant's issuing CA is revoked: nothing is signed with it (docs/api.md#revoke-an-issuing-ca). */
   IssuingCaRevoked: 'ISSUING_CA_REVOKED',
+  /** The issuing CA waits for its certificate from the corporate root (docs/api.md#external-root). */
+  IssuingCaPending: 'ISSUING_CA_PENDING',
+  /** docs/api.md#external-root upload: `certificatePem` or `chainPem` is not PEM X.509 certificates. */
+  CaCertificateInvalid: 'CA_CERTIFICATE_INVALID',
+  /** The uploaded certificate certifies another key than the pending CA's (the one of its CSR). */
+  CaCertificateKeyMismatch: 'CA_CERTIFICATE_KEY_MISMATCH',
+  /** The uploaded certificate is no CA certificate (basicConstraints cA, keyUsage keyCertSign). */
+  CaCertificateNotCa: 'CA_CERTIFICATE_NOT_CA',
+  /** A certificate of the upload is expired or not valid yet. */
+  CaCertificateNotValidNow: 'CA_CERTIFICATE_NOT_VALID_NOW',
+  /** A certificate of the upload is not signed by the next one, or the last is not self-signed. */
+  CaChainSignatureInvalid: 'CA_CHAIN_SIGNATURE_INVALID',
+  /** An issuer's pathLenConstraint allows no CA as deep as ours (RFC 5280 4.2.1.9). */
+  CaChainPathLengthExceeded: 'CA_CHAIN_PATH_LENGTH_EXCEEDED',
+  /** A certificate of `chainPem` may not certify CAs (basicConstraints cA, keyUsage keyCertSign). */
+  CaChainIssuerNotCa: 'CA_CHAIN_ISSUER_NOT_CA',
   /** The certificate, CRL or OCSP response to be signed broke a pre-signing lint; nothing was signed. */
   CertificateLintFailed: 'CERTIFICATE_LINT_FAILED',
   /** A DNS name of the request is outside the tenant's issuance policy (docs/api.md#issuance-policy). */
   NameNotAllowedByPolicy: 'NAME_NOT_ALLOWED_BY_POLICY',
+  /** The request's usage (v1: Client) is not among the policy's `allowedUsages` (docs/api.md#issuance-policy). */
+  UsageNotAllowedByPolicy: 'USAGE_NOT_ALLOWED_BY_POLICY',
   /** `csrPem` is not one PEM PKCS#10 request, or is too large (docs/api.md#csr-issuance). */
   CsrInvalid: 'CSR_INVALID',
   /** The CSR's self-signature does not verify with its own key (RFC 2986 section 3). */

@@ -2,6 +2,8 @@ import { EventEnvelope } from '../common/event-envelope';
 import { TenantUpdatedPayload } from '../gateway/tenant-updated.event';
 import { CaInitializedPayload } from '../issuance/ca-initialized.event';
 import { CaRevokedPayload } from '../issuance/ca-revoked.event';
+import { IssuingCaAddedPayload } from '../issuance/issuing-ca-added.event';
+import { RootRenewedPayload } from '../issuance/root-renewed.event';
 import {
   CertificateHoldReleasedPayload,
   CertificateIssuedPayload,
@@ -18,6 +20,8 @@ import { EventType } from './event-types';
 export interface EventPayloads {
   [EventType.CaInitialized]: CaInitializedPayload;
   [EventType.CaRevoked]: CaRevokedPayload;
+  [EventType.IssuingCaAdded]: IssuingCaAddedPayload;
+  [EventType.RootRenewed]: RootRenewedPayload;
   [EventType.CertificateIssued]: CertificateIssuedPayload;
   [EventType.CertificateRevoked]: CertificateRevokedPayload;
   [EventType.CertificateHoldReleased]: CertificateHoldReleasedPayload;

@@ -57,6 +57,9 @@ const oneOf =
   (value) =>
     typeof value === 'string' && values.includes(value) ? undefined : `not one of ${values.join(', ')}`;
 
+/** A flag only ever sent as `true` (absent otherwise). */
+const isTrue: FieldCheck = (value) => (value === true ? undefined : 'not true');
+
 const required = (check: FieldCheck) => ({ check });
 const optional = (check: FieldCheck) => ({ check, optional: true });
 
@@ -74,7 +77,30 @@ const SHAPES: Record<string, PayloadShape> = {
     issuingCaId: optional(uuid),
     issuingCertificateDer: optional(base64),
     issuingNotAfter: optional(instant),
+    externalRoot: optional(isTrue),
     initializedBy: optional(text),
+  },
+  [EventType.IssuingCaAdded]: {
+    tenantId: required(uuid),
+    caId: required(uuid),
+    certificateDer: required(base64),
+    notBefore: required(instant),
+    notAfter: required(instant),
+    issuerCaId: required(uuid),
+    rootCertificateDer: required(base64),
+    previousCaId: required(uuid),
+    addedBy: optional(text),
+  },
+  [EventType.RootRenewed]: {
+    tenantId: required(uuid),
+    caId: required(uuid),
+    certificateDer: required(base64),
+    notBefore: required(instant),
+    notAfter: required(instant),
+    keyAlgorithm: required(oneOf(KEY_ALGORITHMS)),
+    previousRootCaId: required(uuid),
+    crossCertificateDer: required(base64),
+    renewedBy: optional(text),
   },
   [EventType.CertificateIssued]: {
     tenantId: required(uuid),
@@ -121,6 +147,7 @@ const SHAPES: Record<string, PayloadShape> = {
     blobRef: required(text),
     sha256: required(sha256Hex),
     issuer: optional(oneOf(['root'])),
+    caId: optional(uuid),
   },
   [EventType.TenantUpdated]: {
     tenantId: required(uuid),

@@ -2,6 +2,8 @@
 export const EventType = {
   CaInitialized: 'ca.initialized',
   CaRevoked: 'ca.revoked',
+  IssuingCaAdded: 'ca.issuing-added',
+  RootRenewed: 'ca.root-renewed',
   CertificateIssued: 'certificate.issued',
   CertificateRevoked: 'certificate.revoked',
   CertificateHoldReleased: 'certificate.hold-released',

@@ -13,6 +13,12 @@ export interface CaInitializedPayload {
   /** DER of the issuing CA certificate, base64; present with `issuingCaId`. */
   issuingCertificateDer?: string;
   issuingNotAfter?: string;
+  /**
+   * The root (`caId`, `certificateDer`) is the tenant's own, uploaded with the issuing CA it
+   * certified (docs/api.md#external-root): no key of it is held, so it has no root.crl and no OCSP
+   * signer here. Absent: the root is ours.
+   */
+  externalRoot?: true;
   /** The principal (token subject) whose command created the CA; absent in older events. */
   initializedBy?: string;
 }

@@ -1,4 +1,4 @@
-import { dnsNameProblem, isDnsHostName, looksLikeHostName } from './dns-name.rules';
+import { dnsNameProblem, isDnsHostName, looksLikeHostName, mayBeReadAsDnsName } from './dns-name.rules';
 
 describe('dnsNameProblem', () => {
   it.each([
@@ -55,4 +55,17 @@ describe('dnsNameProblem', () => {
     expect(isDnsHostName('payments client')).toBe(false);
     expect(isDnsHostName('svc')).toBe(false);
   });
+});
+
+describe('mayBeReadAsDnsName (what openssl checks against name constraints in a CN)', () => {
+  it.each(['device.example.com', '10.0.0.1', 'svc_a.corp', 'a--b.example'])('%s: yes', (name) => {
+    expect(mayBeReadAsDnsName(name)).toBe(true);
+  });
+
+  it.each(['payments-client', 'Alice Smith', '*.example.com', 'a..b', '-a.b', 'a.b-', 'a-.b', 'é.example'])(
+    '%s: no',
+    (name) => {
+      expect(mayBeReadAsDnsName(name)).toBe(false);
+    },
+  );
 });

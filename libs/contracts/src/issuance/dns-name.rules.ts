@@ -78,3 +78,17 @@ export function looksLikeHostName(name: string): boolean {
 export function isDnsHostName(name: string): boolean {
   return looksLikeHostName(name) && dnsNameProblem(name) === undefined;
 }
+
+// Labels of letters, digits, underscores and inner hyphens, at least two of them: the shape
+// openssl takes a common name for a DNS name in (`10.0.0.1` and `svc_a.corp` included).
+const TLS_DNS_ID_LABEL = '[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?';
+const TLS_DNS_ID = new RegExp(`^${TLS_DNS_ID_LABEL}(\\.${TLS_DNS_ID_LABEL})+$`);
+
+/**
+ * Whether a TLS library may read a common name as a DNS name: openssl checks such a CN against
+ * its CAs' name constraints (RFC 5280 4.2.1.10) when the certificate has no dNSName SAN, so under
+ * a constrained issuing CA it must fit the tenant's policy like a SAN (docs/api.md#issuance-policy).
+ */
+export function mayBeReadAsDnsName(commonName: string): boolean {
+  return commonName.length <= 253 && TLS_DNS_ID.test(commonName);
+}

@@ -1,30 +1,21 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsInt, IsOptional, IsString, Max, Min } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
 import { CaHierarchy, CaRole, KEY_ALGORITHMS, KeyAlgorithm } from './key-algorithm';
-import { IsCountryCode, IsSubjectField, UB_NAME_ATTRIBUTE } from './subject-field.rules';
+import { CountryField, SubjectNameField, ValidityField } from './request-fields';
 
 /** docs/api.md#initialize-the-ca: body of POST /v1/ca/initialize. */
 export class InitializeCaRequest {
-  @ApiProperty({ minLength: 1, maxLength: 64, example: 'Acme Partner Root' })
-  @IsString()
-  @IsSubjectField(UB_NAME_ATTRIBUTE)
+  @SubjectNameField('Acme Partner Root')
   commonName!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 64, example: 'Acme' })
-  @IsString()
-  @IsSubjectField(UB_NAME_ATTRIBUTE)
+  @SubjectNameField('Acme')
   organization!: string;
 
-  @ApiProperty({ minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', example: 'US' })
-  @IsString()
-  @IsCountryCode()
+  @CountryField()
   country!: string;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 30, example: 10 })
-  @IsInt()
-  @Min(1)
-  @Max(30)
+  @ValidityField(30, 10)
   validityYears!: number;
 }
 
@@ -64,16 +55,33 @@ export interface InitializeCaV2Result extends InitializeCaResult {
   issuingCa?: { caId: string; certificatePem: string; expiresAt: string };
 }
 
+export type CaState = 'active' | 'retired' | 'expired' | 'revoked' | 'pending';
+
 /** docs/api.md#list-the-cas: one of a tenant's CAs. */
 export interface CaSummary {
   caId: string;
   role: CaRole;
-  serialNumber: string;
+  /** Absent while `pending` (no certificate yet), as are notBefore, notAfter and certificatePem. */
+  serialNumber?: string;
   subject: string;
-  notBefore: string;
-  notAfter: string;
+  notBefore?: string;
+  notAfter?: string;
   keyAlgorithm: KeyAlgorithm;
-  /** `active`, or `expired` once notAfter has passed. */
-  state: 'active' | 'expired' | 'revoked';
-  certificatePem: string;
+  /**
+   * `active`: the root, or the issuing CA that signs leaves now; `retired`: an issuing CA a newer
+   * one replaced, still answering CRL and OCSP for its certificates; `expired` once notAfter has
+   * passed; `revoked`; `pending`: an issuing CA waiting for its certificate from the corporate
+   * root (docs/api.md#external-root).
+   */
+  state: CaState;
+  certificatePem?: string;
+  /** The CSR to have signed, while `pending`. */
+  csrPem?: string;
+  /** Set on a root held outside (docs/api.md#external-root): no key of it is here. */
+  external?: true;
+  /**
+   * On a root made by renewal (docs/api.md#renew-the-root): the cross certificate, this root's
+   * subject and key signed by the root it replaced.
+   */
+  crossCertificatePem?: string;
 }

@@ -1,7 +1,12 @@
 import 'reflect-metadata';
 import { CaError } from '../common/ca-error';
 import { validateDto } from '../common/validate-dto';
-import { IssuancePolicyRequest, MAX_POLICY_SUFFIXES, normalizedPolicySuffixes } from './issuance-policy.dto';
+import {
+  IssuancePolicyRequest,
+  MAX_POLICY_SUFFIXES,
+  normalizedPolicySuffixes,
+  normalizedPolicyUsages,
+} from './issuance-policy.dto';
 
 async function fieldsRefused(body: unknown): Promise<string[]> {
   try {
@@ -41,6 +46,34 @@ describe('IssuancePolicyRequest', () => {
     const many = Array.from({ length: MAX_POLICY_SUFFIXES + 1 }, (_, i) => `s${i}.example`);
     expect(await fieldsRefused({ allowedDnsSuffixes: many })).toContain('allowedDnsSuffixes');
     expect(await fieldsRefused({ allowedDnsSuffixes: [], allowedIpRanges: [] })).toContain('allowedIpRanges');
+  });
+});
+
+describe('IssuancePolicyRequest allowedUsages', () => {
+  const withUsages = (allowedUsages: unknown) => fieldsRefused({ allowedDnsSuffixes: [], allowedUsages });
+
+  it('accepts Client, Server, both, duplicates, and no field at all', async () => {
+    expect(await withUsages(['Client'])).toEqual([]);
+    expect(await withUsages(['Server'])).toEqual([]);
+    expect(await withUsages(['Server', 'Client', 'Client'])).toEqual([]);
+    expect(await fieldsRefused({ allowedDnsSuffixes: [] })).toEqual([]);
+  });
+
+  it('refuses an empty list, an unknown or miscased usage and a non-list', async () => {
+    expect(await withUsages([])).toEqual(['allowedUsages']);
+    expect(await withUsages(['ClientAndServer'])).toEqual(['allowedUsages']);
+    expect(await withUsages(['client'])).toEqual(['allowedUsages']);
+    expect(await withUsages(['Client', 42])).toEqual(['allowedUsages']);
+    expect(await withUsages('Client')).toContain('allowedUsages');
+  });
+});
+
+describe('normalizedPolicyUsages', () => {
+  it('keeps each usage once, Client first; no list means both', () => {
+    expect(normalizedPolicyUsages(['Server', 'Client', 'Server'])).toEqual(['Client', 'Server']);
+    expect(normalizedPolicyUsages(['Server'])).toEqual(['Server']);
+    expect(normalizedPolicyUsages(undefined)).toEqual(['Client', 'Server']);
+    expect(normalizedPolicyUsages(null)).toEqual(['Client', 'Server']);
   });
 });
 

@@ -1,11 +1,24 @@
-import { ApiProperty } from '@nestjs/swagger';
-import { ArrayMaxSize, IsArray, IsString } from 'class-validator';
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
 import { FieldError } from '../common/ca-error';
 import { TenantCommand } from '../common/tenant-command';
 import { dnsNameProblem } from './dns-name.rules';
 
 /** docs/api.md#issuance-policy: the most suffixes one policy may list. */
 export const MAX_POLICY_SUFFIXES = 100;
+
+/**
+ * docs/api.md#issuance-policy `allowedUsages`: the leaf usages a tenant's certificates may have
+ * (a leaf of usage ClientAndServer needs both). The issuing CA's EKU lists the same purposes.
+ */
+export const PolicyUsage = {
+  Client: 'Client',
+  Server: 'Server',
+} as const;
+export type PolicyUsage = (typeof PolicyUsage)[keyof typeof PolicyUsage];
+
+/** Every usage, in the order a policy is stored and answered: what a policy without the field allows. */
+export const ALL_POLICY_USAGES: readonly PolicyUsage[] = [PolicyUsage.Client, PolicyUsage.Server];
 
 /** docs/api.md#issuance-policy: body of PUT /v2/policy. */
 export class IssuancePolicyRequest {
@@ -22,6 +35,22 @@ export class IssuancePolicyRequest {
   @ArrayMaxSize(MAX_POLICY_SUFFIXES)
   @IsString({ each: true })
   allowedDnsSuffixes!: string[];
+
+  @ApiPropertyOptional({
+    enum: ALL_POLICY_USAGES,
+    isArray: true,
+    minItems: 1,
+    example: ['Client'],
+    description:
+      'The leaf usages the tenant may issue: Client (EKU clientAuth), Server (serverAuth); a ' +
+      'ClientAndServer leaf needs both. The issuing CA carries the same EKU. Absent (also on a PUT ' +
+      'that replaces a policy which had it): both. Stored without duplicates, Client first.',
+  })
+  @IsOptional()
+  @IsArray()
+  @ArrayNotEmpty({ message: 'must list at least one usage: Client, Server or both' })
+  @IsIn(ALL_POLICY_USAGES, { each: true, message: 'each usage must be Client or Server' })
+  allowedUsages?: PolicyUsage[];
 
   /** Run by validateDto, in the gateway and again in issuance, once the per-field rules passed. */
   static crossFieldErrors(request: IssuancePolicyRequest): FieldError[] {
@@ -43,14 +72,32 @@ export function normalizedPolicySuffixes(suffixes: readonly string[]): string[] 
   return [...new Set(suffixes.map((suffix) => suffix.toLowerCase()))];
 }
 
+/** The usages a policy allows, without duplicates and in ALL_POLICY_USAGES order; absent: every usage. */
+export function normalizedPolicyUsages(usages: readonly PolicyUsage[] | null | undefined): PolicyUsage[] {
+  return ALL_POLICY_USAGES.filter((usage) => !usages || usages.includes(usage));
+}
+
 /** docs/api.md#issuance-policy: the answer of GET and PUT /v2/policy; `null` when the tenant has no policy. */
 export interface IssuancePolicy {
   allowedDnsSuffixes: string[] | null;
+  /** The usages allowed (both when the PUT had none); `null` with `allowedDnsSuffixes`: no policy. */
+  allowedUsages: PolicyUsage[] | null;
+  /**
+   * PUT and DELETE only, when the change made a new issuing CA with the policy's name constraints
+   * (docs/api.md#issuance-policy): the new CA, which signs leaves from now on.
+   */
+  issuingCaId?: string;
+  /** With `issuingCaId`: the issuing CA it replaced, now retired. */
+  retiredIssuingCaId?: string;
 }
 
-/** `issuance.policy.set`: a list replaces the tenant's policy, `null` removes it. */
+/**
+ * `issuance.policy.set`: a list replaces the tenant's policy, `null` removes it. `allowedUsages`
+ * goes with a list only; absent or null: both usages.
+ */
 export interface SetIssuancePolicyCommand extends TenantCommand {
   allowedDnsSuffixes: string[] | null;
+  allowedUsages?: PolicyUsage[] | null;
 }
 
 /** `issuance.policy.get`. */

@@ -1,4 +1,4 @@
-import { isNameAllowedByPolicy, namesOutsidePolicy } from './issuance-policy.rules';
+import { isNameAllowedByPolicy, isUsageAllowedByPolicy, namesOutsidePolicy } from './issuance-policy.rules';
 
 describe('isNameAllowedByPolicy', () => {
   const policy = ['example.com', 'corp'];
@@ -52,5 +52,20 @@ describe('namesOutsidePolicy', () => {
 
   it('lists none without a policy', () => {
     expect(namesOutsidePolicy(['b.test'], null)).toEqual([]);
+  });
+});
+
+describe('isUsageAllowedByPolicy', () => {
+  it('allows a Client or Server leaf when its own usage is listed', () => {
+    expect(isUsageAllowedByPolicy('Client', ['Client'])).toBe(true);
+    expect(isUsageAllowedByPolicy('Server', ['Client'])).toBe(false);
+    expect(isUsageAllowedByPolicy('Server', ['Server'])).toBe(true);
+    expect(isUsageAllowedByPolicy('Client', ['Server'])).toBe(false);
+  });
+
+  it('allows ClientAndServer only when both are listed', () => {
+    expect(isUsageAllowedByPolicy('ClientAndServer', ['Client', 'Server'])).toBe(true);
+    expect(isUsageAllowedByPolicy('ClientAndServer', ['Client'])).toBe(false);
+    expect(isUsageAllowedByPolicy('ClientAndServer', ['Server'])).toBe(false);
   });
 });

@@ -1,3 +1,6 @@
+import type { PolicyUsage } from './issuance-policy.dto';
+import type { CertificateUsage } from './issue-certificate-v2.dto';
+
 /**
  * Whether a tenant's issuance policy (docs/api.md#issuance-policy) allows a name: with no policy
  * (`null`) every name the name rules accept; otherwise a DNS name, or a wildcard `*.x`, that
@@ -27,4 +30,18 @@ export function namesOutsidePolicy(
 /** IPv4 dotted quad, IPv6 (has a colon), or either in brackets. */
 function isIpLiteral(name: string): boolean {
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(name) || name.includes(':') || name.startsWith('[');
+}
+
+/**
+ * Whether a policy's `allowedUsages` (docs/api.md#issuance-policy) allows a leaf usage: Client and
+ * Server each need their own, ClientAndServer needs both (its EKU lists both purposes, and each
+ * must be among the issuing CA's: CA/B BR 7.1.2.10.6).
+ */
+export function isUsageAllowedByPolicy(
+  usage: CertificateUsage,
+  allowedUsages: readonly PolicyUsage[],
+): boolean {
+  if (usage === 'ClientAndServer')
+    return allowedUsages.includes('Client') && allowedUsages.includes('Server');
+  return allowedUsages.includes(usage);
 }

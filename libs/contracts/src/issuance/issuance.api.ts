@@ -23,14 +23,27 @@ import { RenewCertificateCommand } from './renew-certificate.dto';
 import { RevokeCertificateCommand, RevokeCertificateResult } from './revoke-certificate.dto';
 import { ReleaseHoldCommand, ReleaseHoldResult } from './release-hold.dto';
 import { RevokeCaCommand, RevokeCaResult } from './revoke-ca.dto';
+import { AddIssuingCaCommand, AddIssuingCaResult } from './add-issuing-ca.dto';
+import {
+  InitializeExternalRootResult,
+  UploadCaCertificateCommand,
+  UploadCaCertificateResult,
+} from './external-root.dto';
+import { RenewRootCommand, RenewRootResult } from './renew-root.dto';
 import { IssueOcspSignerCommand, IssueOcspSignerResult, SignCrlCommand, SignCrlResult } from './signing.dto';
 
 /** Request and reply type of every pattern the issuance context answers (for a typed RpcClient). */
 export type IssuanceApi = {
   [IssuancePattern.InitializeCa]: [InitializeCaCommand, InitializeCaResult];
-  [IssuancePattern.InitializeCaV2]: [InitializeCaV2Command, InitializeCaV2Result];
+  [IssuancePattern.InitializeCaV2]: [
+    InitializeCaV2Command,
+    InitializeCaV2Result | InitializeExternalRootResult,
+  ];
   [IssuancePattern.ListCas]: [TenantCommand, { cas: CaSummary[] }];
   [IssuancePattern.RevokeCa]: [RevokeCaCommand, RevokeCaResult];
+  [IssuancePattern.AddIssuingCa]: [AddIssuingCaCommand, AddIssuingCaResult];
+  [IssuancePattern.UploadCaCertificate]: [UploadCaCertificateCommand, UploadCaCertificateResult];
+  [IssuancePattern.RenewRoot]: [RenewRootCommand, RenewRootResult];
   [IssuancePattern.IssueCertificate]: [IssueCertificateCommand, IssuedCertificate];
   [IssuancePattern.RenewCertificate]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.IssueCertificateV2]: [IssueCertificateV2Command, IssuedCertificate];

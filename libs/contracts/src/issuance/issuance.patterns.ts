@@ -5,6 +5,12 @@ export const IssuancePattern = {
   ListCas: 'issuance.ca.list',
   /** docs/api.md#revoke-an-issuing-ca */
   RevokeCa: 'issuance.ca.revoke',
+  /** docs/api.md#add-an-issuing-ca */
+  AddIssuingCa: 'issuance.ca.add-issuing',
+  /** docs/api.md#external-root: the corporate root's certificate for a pending issuing CA. */
+  UploadCaCertificate: 'issuance.ca.upload-certificate',
+  /** docs/api.md#renew-the-root */
+  RenewRoot: 'issuance.ca.renew-root',
   IssueCertificate: 'issuance.certificate.issue',
   RenewCertificate: 'issuance.certificate.renew',
   IssueCertificateV2: 'issuance.certificate.issue-v2',

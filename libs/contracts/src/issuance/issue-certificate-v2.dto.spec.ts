@@ -82,4 +82,13 @@ describe('custom extensions', () => {
       { field: 'customExtensions', message: 'at most 10 entries' },
     ]);
   });
+
+  it('counts keys and values in characters (code points), so 255 emoji fit and 256 do not', async () => {
+    const emoji = (n: number) => '😀'.repeat(n);
+    expect(await errorsOf({ ...server, customExtensions: { [emoji(255)]: emoji(255) } })).toEqual([]);
+    expect(await errorsOf({ ...server, customExtensions: { [emoji(256)]: 'v', k: emoji(256) } })).toEqual([
+      { field: 'customExtensions', message: 'keys must be 1 to 255 characters' },
+      { field: 'customExtensions.k', message: 'values must be at most 255 characters' },
+    ]);
+  });
 });

@@ -1,12 +1,15 @@
-import { ALLOWED_LEAF_KEY_ALGORITHMS, KeyAlgorithm, LEAF_KEY_ALGORITHM_PROPERTY } from './key-algorithm';
+import { KeyAlgorithm } from './key-algorithm';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
 import { FieldError } from '../common/ca-error';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
-import { CSR_PEM_PROPERTY, csrDeliveryErrors } from './csr.rules';
+import { csrDeliveryErrors } from './csr.rules';
+import { Pkcs12Profile } from './pkcs12-profile';
+import { CsrPemField, LeafKeyAlgorithmField, Pkcs12ProfileField } from './request-fields';
 import { dnsNameProblem, looksLikeHostName } from './dns-name.rules';
 import { IssueCertificateRequest } from './issue-certificate.dto';
+import { countCharacters } from './subject-field.rules';
 
 /** docs/api.md#issue-a-certificate-v2 usage and the extended key usages it stands for (RFC 5280 4.2.1.12). */
 export const CertificateUsage = {
@@ -16,24 +19,6 @@ export const CertificateUsage = {
 } as const;
 export type CertificateUsage = (typeof CertificateUsage)[keyof typeof CertificateUsage];
 
-/**
- * How the PKCS#12 of a passwordProtected answer is encrypted: `modern` (PBES2, AES-256-CBC, HMAC-SHA256
- * MAC) or `legacy` (3DES and a SHA-1 MAC, for key stores that predate PBES2); docs/certificate-profile.md.
- */
-export const Pkcs12Profile = { Modern: 'modern', Legacy: 'legacy' } as const;
-export type Pkcs12Profile = (typeof Pkcs12Profile)[keyof typeof Pkcs12Profile];
-
-/** The OpenAPI description of `pkcs12Profile`, shared by the v2 issue and renew bodies. */
-export const PKCS12_PROFILE_PROPERTY = {
-  enum: Object.values(Pkcs12Profile),
-  default: Pkcs12Profile.Modern,
-  description:
-    'Encryption of the PKCS#12 when passwordProtected is true (ignored otherwise). modern: PBES2 with ' +
-    'PBKDF2-HMAC-SHA256 and AES-256-CBC, HMAC-SHA256 MAC (OpenSSL 3, GnuTLS, current Windows and Java). ' +
-    'legacy: pbeWithSHAAnd3-KeyTripleDES-CBC and a SHA-1 MAC, for older Windows, the macOS Keychain ' +
-    'and Java before 8u301.',
-};
-
 export const MAX_SANS = 50;
 export const MAX_CUSTOM_EXTENSIONS = 10;
 export const MAX_CUSTOM_EXTENSION_TEXT = 255;
@@ -42,9 +27,7 @@ export const MAX_SERVER_VALIDITY_DAYS = 825;
 
 /** docs/api.md#issue-a-certificate-v2: body of POST /v2/certificates — all v1 fields plus usage, SANs, must-staple, custom extensions. */
 export class IssueCertificateV2Request extends IssueCertificateRequest {
-  @ApiPropertyOptional(LEAF_KEY_ALGORITHM_PROPERTY)
-  @IsOptional()
-  @IsIn(ALLOWED_LEAF_KEY_ALGORITHMS)
+  @LeafKeyAlgorithmField()
   keyAlgorithm?: KeyAlgorithm;
 
   @ApiPropertyOptional({ enum: Object.values(CertificateUsage), default: CertificateUsage.Client })
@@ -87,16 +70,10 @@ export class IssueCertificateV2Request extends IssueCertificateRequest {
   @Transform(({ obj }) => (obj as { customExtensions?: unknown }).customExtensions)
   customExtensions?: Record<string, string>;
 
-  @ApiPropertyOptional(PKCS12_PROFILE_PROPERTY)
-  @IsOptional()
-  @IsIn(Object.values(Pkcs12Profile))
+  @Pkcs12ProfileField()
   pkcs12Profile?: Pkcs12Profile;
 
-  // Read by the gateway only (docs/api.md#csr-issuance): issuance receives the request as the
-  // command's subjectPublicKey, never in this body.
-  @ApiPropertyOptional(CSR_PEM_PROPERTY)
-  @IsOptional()
-  @IsString()
+  @CsrPemField()
   csrPem?: string;
 
   /** Run by validateDto, in the gateway and again in issuance, once the per-field rules passed. */
@@ -173,14 +150,14 @@ function customExtensionErrors(extensions: Record<string, unknown> | undefined):
   }
   for (const [key, value] of entries) {
     const field = `customExtensions.${key}`;
-    if (key.length === 0 || key.length > MAX_CUSTOM_EXTENSION_TEXT) {
+    if (key.length === 0 || countCharacters(key) > MAX_CUSTOM_EXTENSION_TEXT) {
       errors.push({
         field: 'customExtensions',
         message: `keys must be 1 to ${MAX_CUSTOM_EXTENSION_TEXT} characters`,
       });
     }
     if (typeof value !== 'string') errors.push({ field, message: 'values must be strings' });
-    else if (value.length > MAX_CUSTOM_EXTENSION_TEXT) {
+    else if (countCharacters(value) > MAX_CUSTOM_EXTENSION_TEXT) {
       errors.push({ field, message: `values must be at most ${MAX_CUSTOM_EXTENSION_TEXT} characters` });
     }
   }

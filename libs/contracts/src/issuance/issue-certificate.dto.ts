@@ -1,8 +1,14 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
+import { ApiProperty } from '@nestjs/swagger';
+import { IsNotEmpty, IsString, Length } from 'class-validator';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
-import { IsCountryCode, IsSubjectField, UB_NAME_ATTRIBUTE } from './subject-field.rules';
+import {
+  CountryField,
+  PasswordProtectedField,
+  ResponseFormatField,
+  SubjectNameField,
+  ValidityField,
+} from './request-fields';
 
 /** docs/api.md#issue-a-certificate-v1: body of POST /v1/certificates. */
 export class IssueCertificateRequest {
@@ -16,40 +22,25 @@ export class IssueCertificateRequest {
   @Length(1, 100)
   clientId!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 64, example: 'payments-client' })
-  @IsString()
-  @IsSubjectField(UB_NAME_ATTRIBUTE)
+  @SubjectNameField('payments-client')
   commonName!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 64, example: 'Acme' })
-  @IsString()
-  @IsSubjectField(UB_NAME_ATTRIBUTE)
+  @SubjectNameField('Acme')
   organization!: string;
 
-  @ApiProperty({ minLength: 1, maxLength: 64, example: 'Payments' })
-  @IsString()
-  @IsSubjectField(UB_NAME_ATTRIBUTE)
+  @SubjectNameField('Payments')
   organizationalUnit!: string;
 
-  @ApiProperty({ minLength: 2, maxLength: 2, pattern: '^[A-Z]{2}$', example: 'US' })
-  @IsString()
-  @IsCountryCode()
+  @CountryField()
   country!: string;
 
-  @ApiProperty({ type: 'integer', format: 'int32', minimum: 1, maximum: 3650, example: 365 })
-  @IsInt()
-  @Min(1)
-  @Max(3650)
+  @ValidityField(3650, 365)
   validityDays!: number;
 
-  @ApiPropertyOptional({ enum: Object.values(ResponseFormat), default: ResponseFormat.Text })
-  @IsOptional()
-  @IsIn(Object.values(ResponseFormat))
+  @ResponseFormatField()
   responseFormat?: ResponseFormat;
 
-  @ApiPropertyOptional({ default: false })
-  @IsOptional()
-  @IsBoolean()
+  @PasswordProtectedField()
   passwordProtected?: boolean;
 }
 

@@ -34,6 +34,11 @@ export const CaHierarchy = {
   RootAndIssuing: 'RootAndIssuing',
   /** A root that signs leaves itself, as /v1/ca/initialize makes. */
   RootOnly: 'RootOnly',
+  /**
+   * An issuing CA whose key we hold, certified by the tenant's own (corporate) root from our CSR
+   * (docs/api.md#external-root): we hold no root key.
+   */
+  ExternalRoot: 'ExternalRoot',
 } as const;
 
 export type CaHierarchy = (typeof CaHierarchy)[keyof typeof CaHierarchy];

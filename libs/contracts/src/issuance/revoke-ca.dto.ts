@@ -1,5 +1,6 @@
 import { ApiProperty } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsString, Length } from 'class-validator';
+import { IsIn } from 'class-validator';
+import { AuditReasonField } from './request-fields';
 import { TenantCommand } from '../common/tenant-command';
 import { RevocationReasonCode } from './certificate-status';
 
@@ -15,14 +16,7 @@ export const CA_REVOCATION_REASON_CODES: readonly RevocationReasonCode[] = [
 
 /** docs/api.md#revoke-an-issuing-ca: body of POST /v2/ca/{caId}/revoke. */
 export class RevokeCaRequest {
-  @ApiProperty({
-    minLength: 1,
-    maxLength: 255,
-    description: 'Free text for the audit log; never in the CRL or OCSP answers.',
-  })
-  @IsString()
-  @IsNotEmpty()
-  @Length(1, 255)
+  @AuditReasonField()
   reason!: string;
 
   @ApiProperty({ enum: CA_REVOCATION_REASON_CODES, description: 'RFC 5280 5.3.1 CRLReason.' })

@@ -1,18 +1,12 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
-import { IsIn, IsNotEmpty, IsOptional, IsString, Length } from 'class-validator';
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsOptional } from 'class-validator';
+import { AuditReasonField } from './request-fields';
 import { TenantCommand } from '../common/tenant-command';
 import { ACCEPTED_REVOCATION_REASON_CODES, RevocationReasonCode } from './certificate-status';
 
 /** docs/api.md#revoke-a-certificate: body of POST /v1/certificates/{id}/revoke. */
 export class RevokeCertificateRequest {
-  @ApiProperty({
-    minLength: 1,
-    maxLength: 255,
-    description: 'Free text for the audit log; never in the CRL or OCSP answers.',
-  })
-  @IsString()
-  @IsNotEmpty()
-  @Length(1, 255)
+  @AuditReasonField()
   reason!: string;
 
   @ApiPropertyOptional({

@@ -20,6 +20,14 @@ export class SignCrlCommand {
   @IsOptional()
   @IsIn(['root'])
   issuer?: CrlIssuer;
+
+  /**
+   * Which of the tenant's leaf-signing CAs (the current one or a retired one,
+   * docs/api.md#add-an-issuing-ca); absent: the one that signs leaves now. Not with `issuer`.
+   */
+  @IsOptional()
+  @IsUUID()
+  caId?: string;
 }
 
 /**
@@ -59,6 +67,14 @@ export class IssueOcspSignerCommand {
   @IsOptional()
   @IsIn(['root'])
   issuer?: CrlIssuer;
+
+  /**
+   * Which of the tenant's leaf-signing CAs (the current one or a retired one,
+   * docs/api.md#add-an-issuing-ca); absent: the one that signs leaves now. Not with `issuer`.
+   */
+  @IsOptional()
+  @IsUUID()
+  caId?: string;
 }
 
 export interface IssueOcspSignerResult {

@@ -14,6 +14,11 @@ export interface CrlPublishedPayload {
    * that signs leaves (`crl`). docs/api.md#distribution-points
    */
   issuer?: CrlIssuer;
+  /**
+   * The CA whose CRL this is, for a CRL of a CA that signs (or signed) leaves; absent in older
+   * events (then: the tenant's CA that signs leaves). docs/api.md#add-an-issuing-ca
+   */
+  caId?: string;
 }
 
 /** Which of a tenant's CAs a CRL is of, when it is not the CA that signs leaves. */

@@ -10,6 +10,7 @@ import {
   writeSync,
 } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { syncDirectory } from './local-kek';
 
 const KEK_FILE = join('keys', 'ca-kek');
 /** The KEK before a rotation, kept until the re-wrapped keys are committed. */
@@ -75,16 +76,4 @@ function writePrivateFileAtomically(file: string, content: string): void {
   }
   renameSync(temporary, file);
   syncDirectory(dirname(file));
-}
-
-function syncDirectory(dir: string): void {
-  let fd: number | undefined;
-  try {
-    fd = openSync(dir, 'r');
-    fsyncSync(fd);
-  } catch {
-    // not every platform can fsync a directory; the files themselves were synced
-  } finally {
-    if (fd !== undefined) closeSync(fd);
-  }
 }

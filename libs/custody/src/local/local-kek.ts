@@ -89,8 +89,8 @@ function createKekFile(file: string): Uint8Array {
   return kek;
 }
 
-/** Makes the new directory entry durable: a KEK lost in a crash would lose every key it wrapped. */
-function syncDirectory(dir: string): void {
+/** Makes a new directory entry durable: a KEK lost in a crash would lose every key it wrapped. */
+export function syncDirectory(dir: string): void {
   let fd: number | undefined;
   try {
     fd = openSync(dir, 'r');

@@ -10,6 +10,7 @@ import {
   type OpenedSigningKey,
 } from '../key-custody.port';
 import { unwrapPrivateKey, WRAPPED_KEY_VERSION, wrappedKeyVersion, wrapPrivateKey } from './aes-gcm-key-wrap';
+import { checkStoredKey, importStoredPublicKey, keyName, newKeyParams } from '../custody-checks';
 import { associatedData } from './associated-data';
 
 const KEK_OCTETS = 32;
@@ -48,8 +49,7 @@ export class LocalKeyCustody extends KeyCustody {
     ctx: CustodyKeyContext,
     algorithm: CustodyKeyAlgorithm = DEFAULT_CUSTODY_KEY_ALGORITHM,
   ): Promise<{ key: CustodiedKey; publicKey: webcrypto.CryptoKey }> {
-    assertContext(ctx);
-    const params = custodyKeyParams(algorithm, `key ${ctx.keyId} of tenant ${ctx.tenantId}`);
+    const params = newKeyParams(ctx, algorithm);
     // Extractable only so that `wrapKey` can export it; the object is dropped right after.
     const pair = (await globalThis.crypto.subtle.generateKey(params.generate, true, [
       'sign',
@@ -73,23 +73,12 @@ export class LocalKeyCustody extends KeyCustody {
   }
 
   async openSigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<OpenedSigningKey> {
-    assertContext(ctx);
-    const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
-    const params = custodyKeyParams(key.algorithm, which);
-    if (key.keyId !== ctx.keyId) {
-      throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the stored key is ${key.keyId}`);
-    }
+    const { which, params } = checkStoredKey(ctx, key);
     const version = wrappedKeyVersion(key.wrapped);
     const aad = associatedData(ctx, { version, algorithm: key.algorithm, publicKeySpki: key.publicKeySpki });
     try {
       const privateKey = await this.unwrap(key.wrapped, aad, params.import, false);
-      const publicKey = await globalThis.crypto.subtle.importKey(
-        'spki',
-        key.publicKeySpki,
-        params.import,
-        true,
-        ['verify'],
-      );
+      const publicKey = await importStoredPublicKey(key, params);
       return { privateKey, publicKey, crypto: globalThis.crypto };
     } catch (error) {
       if (error instanceof KeyCustodyError) throw error;
@@ -136,7 +125,7 @@ export class LocalKeyCustody extends KeyCustody {
     const version = wrappedKeyVersion(key.wrapped);
     const aad = associatedData(ctx, { version, algorithm: key.algorithm, publicKeySpki: key.publicKeySpki });
     // Extractable only so that `wrapKey` can export it again inside native code.
-    const params = custodyKeyParams(key.algorithm, `key ${ctx.keyId} of tenant ${ctx.tenantId}`);
+    const params = custodyKeyParams(key.algorithm, keyName(ctx));
     const extractable = await this.unwrap(key.wrapped, aad, params.import, true);
     const rewrapped: CustodiedKey = {
       ...key,
@@ -156,10 +145,4 @@ function importKek(kek: Uint8Array): Promise<webcrypto.CryptoKey> {
     'wrapKey',
     'unwrapKey',
   ]);
-}
-
-function assertContext(ctx: CustodyKeyContext): void {
-  if (!ctx.tenantId || !ctx.keyId) {
-    throw new KeyCustodyError('invalid-argument', 'A custody context needs a tenantId and a keyId');
-  }
 }

@@ -11,6 +11,7 @@ import {
   type OpenedSigningKey,
 } from '../key-custody.port';
 import { openPkcs11Token, type Pkcs11TokenOptions, type Pkcs11TokenSession } from './pkcs11-token';
+import { checkStoredKey, importStoredPublicKey, keyName, newKeyParams } from '../custody-checks';
 import { decodeTokenReference, encodeTokenReference, tokenKeyLabel } from './token-key-reference';
 
 /**
@@ -38,8 +39,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
     ctx: CustodyKeyContext,
     algorithm: CustodyKeyAlgorithm = DEFAULT_CUSTODY_KEY_ALGORITHM,
   ): Promise<{ key: CustodiedKey; publicKey: webcrypto.CryptoKey }> {
-    assertContext(ctx);
-    const params = custodyKeyParams(algorithm, `key ${ctx.keyId} of tenant ${ctx.tenantId}`);
+    const params = newKeyParams(ctx, algorithm);
     const { id, publicKeySpki } = await this.token.exclusive(async () => {
       const subtle = this.token.rawCrypto.subtle;
       const pair = (await subtle.generateKey(
@@ -69,10 +69,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
 
   async openSigningKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<OpenedSigningKey> {
     const privateKey = await this.token.exclusive(() => this.openOwnedPrivateKey(ctx, key));
-    const { import: params } = custodyKeyParams(key.algorithm, `key ${ctx.keyId} of tenant ${ctx.tenantId}`);
-    const publicKey = await globalThis.crypto.subtle.importKey('spki', key.publicKeySpki, params, true, [
-      'verify',
-    ]);
+    const publicKey = await importStoredPublicKey(key, custodyKeyParams(key.algorithm, keyName(ctx)));
     return { privateKey: privateKey as unknown as webcrypto.CryptoKey, publicKey, crypto: this.crypto };
   }
 
@@ -91,7 +88,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
   /** The token's private key of `key`, after every check; run inside `exclusive`. */
   private async openOwnedPrivateKey(ctx: CustodyKeyContext, key: CustodiedKey): Promise<TokenCryptoKey> {
     const { privateObject, publicObject } = this.findOwnedPair(ctx, key);
-    const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
+    const which = keyName(ctx);
     const secret = privateObject.toType<graphene.PrivateKey>();
     if (secret.get('sensitive') !== true || secret.get('extractable') !== false) {
       throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the token key is exportable`);
@@ -132,7 +129,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
     if (!privateObject || !publicObject) {
       throw new KeyCustodyError(
         'key-unavailable',
-        `Cannot open key ${ctx.keyId} of tenant ${ctx.tenantId}: it is not in the token (destroyed, or another token)`,
+        `Cannot open ${keyName(ctx)}: it is not in the token (destroyed, or another token)`,
       );
     }
     return { privateObject, publicObject };
@@ -140,12 +137,7 @@ export class Pkcs11KeyCustody extends KeyCustody {
 
   /** The token objects `key` refers to, after checking they belong to `ctx`. */
   private findObjects(ctx: CustodyKeyContext, key: CustodiedKey): graphene.SessionObject[] {
-    assertContext(ctx);
-    const which = `key ${ctx.keyId} of tenant ${ctx.tenantId}`;
-    custodyKeyParams(key.algorithm, which); // refuses an algorithm custody does not hold
-    if (key.keyId !== ctx.keyId) {
-      throw new KeyCustodyError('key-unavailable', `Cannot open ${which}: the stored key is ${key.keyId}`);
-    }
+    const { which } = checkStoredKey(ctx, key);
     const id = decodeTokenReference(key.wrapped);
     const objects: graphene.SessionObject[] = [];
     this.token.session.find({ id, token: true }, (object) => {
@@ -159,11 +151,5 @@ export class Pkcs11KeyCustody extends KeyCustody {
       );
     }
     return objects;
-  }
-}
-
-function assertContext(ctx: CustodyKeyContext): void {
-  if (!ctx.tenantId || !ctx.keyId) {
-    throw new KeyCustodyError('invalid-argument', 'A custody context needs a tenantId and a keyId');
   }
 }

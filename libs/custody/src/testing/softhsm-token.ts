@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Pkcs11TokenOptions } from '../pkcs11/pkcs11-token';
@@ -36,7 +36,9 @@ export function describeIfSoftHsm(name: string, suite: () => void): void {
 export interface SoftHsmToken extends Pkcs11TokenOptions {
   /** Environment a child process needs to see the token (SOFTHSM2_CONF). */
   env: { SOFTHSM2_CONF: string };
-  /** Deletes the token directory. */
+  /** SoftHSM's token directory (SOFTHSM2_CONF's `directories.tokendir`). */
+  tokenDir: string;
+  /** Deletes the token (and the directory, when it was made for this token). */
   remove(): void;
 }
 
@@ -44,22 +46,39 @@ export interface SoftHsmToken extends Pkcs11TokenOptions {
  * A fresh token in a temporary directory: a SoftHSM2 configuration pointing there, exported as
  * SOFTHSM2_CONF into this process (SoftHSM reads it when the module is initialized, so call this
  * before the first custody of the process opens), then `softhsm2-util --init-token --free`.
+ * With `besides`, a second token in the same directory, so that one module shows both (as an HSM
+ * shows its partitions); create it before the module is initialized too.
  */
-export function createSoftHsmToken(tokenLabel = 'ca-manager-test'): SoftHsmToken {
+export function createSoftHsmToken(
+  tokenLabel = 'ca-manager-test',
+  options: { besides?: SoftHsmToken } = {},
+): SoftHsmToken {
   const module = softHsmLibrary();
   if (!module) throw new Error('SoftHSM2 is not installed');
-  const dir = mkdtempSync(join(tmpdir(), 'softhsm-'));
-  mkdirSync(join(dir, 'tokens'), { mode: 0o700 });
-  // One configuration file per process, rewritten for each new token: SoftHSM reads it at every
-  // C_Initialize, while the variable naming it can be set only once (see exportToNativeEnvironment).
-  const confDir = join(tmpdir(), `softhsm-conf-${process.pid}`);
-  mkdirSync(confDir, { recursive: true, mode: 0o700 });
-  const conf = join(confDir, 'softhsm2.conf');
-  writeFileSync(
-    conf,
-    `directories.tokendir = ${join(dir, 'tokens')}\nobjectstore.backend = file\nlog.level = ERROR\n`,
-  );
-  exportToNativeEnvironment(confDir, 'SOFTHSM2_CONF', conf);
+  const { besides } = options;
+  let dir: string | undefined;
+  let conf: string;
+  let confDir: string | undefined;
+  let tokenDir: string;
+  if (besides) {
+    conf = besides.env.SOFTHSM2_CONF;
+    tokenDir = besides.tokenDir;
+  } else {
+    dir = mkdtempSync(join(tmpdir(), 'softhsm-'));
+    tokenDir = join(dir, 'tokens');
+    mkdirSync(tokenDir, { mode: 0o700 });
+    // One configuration file per process, rewritten for each new token: SoftHSM reads it at every
+    // C_Initialize, while the variable naming it can be set only once (see exportToNativeEnvironment).
+    confDir = join(tmpdir(), `softhsm-conf-${process.pid}`);
+    mkdirSync(confDir, { recursive: true, mode: 0o700 });
+    conf = join(confDir, 'softhsm2.conf');
+    writeFileSync(
+      conf,
+      `directories.tokendir = ${tokenDir}\nobjectstore.backend = file\nlog.level = ERROR\n`,
+    );
+    exportToNativeEnvironment(confDir, 'SOFTHSM2_CONF', conf);
+  }
+  const before = new Set(readdirSync(tokenDir));
   const pin = randomBytes(6).toString('hex');
   const init = spawnSync(
     'softhsm2-util',
@@ -76,14 +95,18 @@ export function createSoftHsmToken(tokenLabel = 'ca-manager-test'): SoftHsmToken
     { encoding: 'utf8', env: { ...process.env, SOFTHSM2_CONF: conf } },
   );
   if (init.status !== 0) throw new Error(`softhsm2-util --init-token failed: ${init.stderr || init.stdout}`);
+  // SoftHSM keeps each token in a sub-directory of its own.
+  const own = readdirSync(tokenDir).filter((entry) => !before.has(entry));
   return {
     library: module,
     tokenLabel,
     pin,
     env: { SOFTHSM2_CONF: conf },
+    tokenDir,
     remove: () => {
-      rmSync(dir, { recursive: true, force: true });
-      rmSync(confDir, { recursive: true, force: true });
+      if (dir) rmSync(dir, { recursive: true, force: true });
+      if (confDir) rmSync(confDir, { recursive: true, force: true });
+      for (const entry of own) rmSync(join(tokenDir, entry), { recursive: true, force: true });
     },
   };
 }

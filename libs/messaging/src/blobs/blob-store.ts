@@ -14,7 +14,7 @@ export abstract class BlobStore {
   abstract delete(ref: string): Promise<void>;
 }
 
-/** Long enough for a consumer that was down for a while; CRLs are re-published well within it. */
+/** Long enough for a consumer that was down for a while; CRLs are re-published well within it (BLOB_TTL). */
 export const BLOB_TTL_MS = 24 * 60 * 60_000;
 
 /**
@@ -22,24 +22,35 @@ export const BLOB_TTL_MS = 24 * 60 * 60_000;
  * restart as it does in a JetStream object store.
  */
 export class InProcessBlobStore extends BlobStore {
-  private constructor(private readonly pool: Pool) {
+  private constructor(
+    private readonly pool: Pool,
+    private readonly ttlMs: number,
+    private readonly now: () => Date,
+  ) {
     super();
   }
 
-  static async open(pool: Pool): Promise<InProcessBlobStore> {
+  /** `now`: the clock (tests move it forward). */
+  static async open(
+    pool: Pool,
+    ttlMs = BLOB_TTL_MS,
+    now: () => Date = () => new Date(),
+  ): Promise<InProcessBlobStore> {
     await pool.query(`CREATE SCHEMA IF NOT EXISTS messaging`);
     await pool.query(`CREATE TABLE IF NOT EXISTS messaging.blobs (
       ref uuid PRIMARY KEY, bytes bytea NOT NULL, expires_at timestamptz NOT NULL)`);
-    return new InProcessBlobStore(pool);
+    return new InProcessBlobStore(pool, ttlMs, now);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
     const ref = randomUUID();
-    await this.pool.query(`DELETE FROM messaging.blobs WHERE expires_at < now()`);
+    const now = this.now();
+    // Expired blobs go with the next put: nothing reads them any more.
+    await this.pool.query(`DELETE FROM messaging.blobs WHERE expires_at < $1`, [now]);
     await this.pool.query(`INSERT INTO messaging.blobs (ref, bytes, expires_at) VALUES ($1, $2, $3)`, [
       ref,
       Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-      new Date(Date.now() + BLOB_TTL_MS),
+      new Date(now.getTime() + this.ttlMs),
     ]);
     return ref;
   }
@@ -47,8 +58,8 @@ export class InProcessBlobStore extends BlobStore {
   async get(ref: string): Promise<Uint8Array | undefined> {
     if (!UUID.test(ref)) return undefined;
     const { rows } = await this.pool.query<{ bytes: Buffer }>(
-      `SELECT bytes FROM messaging.blobs WHERE ref = $1 AND expires_at >= now()`,
-      [ref],
+      `SELECT bytes FROM messaging.blobs WHERE ref = $1 AND expires_at >= $2`,
+      [ref, this.now()],
     );
     return rows[0] ? new Uint8Array(rows[0].bytes) : undefined;
   }
@@ -75,8 +86,8 @@ export class JetStreamBlobStore extends BlobStore {
     super();
   }
 
-  static async open(nc: NatsConnection, bucket: string): Promise<JetStreamBlobStore> {
-    const store = await nc.jetstream().views.os(bucket, { ttl: nanos(BLOB_TTL_MS) });
+  static async open(nc: NatsConnection, bucket: string, ttlMs = BLOB_TTL_MS): Promise<JetStreamBlobStore> {
+    const store = await nc.jetstream().views.os(bucket, { ttl: nanos(ttlMs) });
     return new JetStreamBlobStore(store, await nc.jetstreamManager(), bucket);
   }
 

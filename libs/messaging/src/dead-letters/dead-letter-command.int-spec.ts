@@ -25,6 +25,24 @@ describe('events dead-letters command', () => {
     await db?.drop();
   });
 
+  it('replicas starting together all create the table (no duplicate-type race)', async () => {
+    await dataSource.query('CREATE SCHEMA replicas_race');
+    const replicas = await Promise.all(
+      Array.from({ length: 4 }, async () => {
+        const own = await new DataSource({ type: 'postgres', url: db.url, poolSize: 1 }).initialize();
+        try {
+          await new DeadLetterStore(own, 'replicas_race').ensure();
+          return 'started';
+        } catch (error) {
+          return (error as Error).message;
+        } finally {
+          await own.destroy();
+        }
+      }),
+    );
+    expect(replicas).toEqual(['started', 'started', 'started', 'started']);
+  });
+
   const run = async (...args: string[]) => {
     const out: string[] = [];
     const err: string[] = [];

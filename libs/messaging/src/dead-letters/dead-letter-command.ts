@@ -1,3 +1,4 @@
+import { OpsOutput } from '@ca/operations';
 import { DataSource } from 'typeorm';
 import { DeadLetterStore } from './dead-letters';
 
@@ -6,11 +7,6 @@ export const DEAD_LETTER_USAGE = `usage: npm run ops -- events dead-letters <com
   replay <id>           have its consumer apply the event again (within seconds; the row goes on success)
   drop <id>             delete it for good
 <id> is as list prints it: <schema>:<number>, e.g. ocsp:12`;
-
-export interface DeadLetterIo {
-  out(line: string): Promise<void> | void;
-  err(line: string): Promise<void> | void;
-}
 
 /** The consuming services' schemas, each with its `event_dead_letters`. */
 export const DEAD_LETTER_SCHEMAS = ['issuance', 'revocation', 'ocsp'] as const;
@@ -23,7 +19,7 @@ export const DEAD_LETTER_SCHEMAS = ['issuance', 'revocation', 'ocsp'] as const;
 export async function runDeadLetterCommand(
   args: readonly string[],
   dataSource: DataSource,
-  io: DeadLetterIo,
+  io: OpsOutput,
 ): Promise<number> {
   const [group, action, id, ...extra] = args;
   if (group !== 'dead-letters' || action === undefined || action === 'help') {

@@ -71,13 +71,20 @@ export class DeadLetterStore implements DeadLetterSink {
     readonly schema: string,
   ) {}
 
-  /** Creates the table if needed (at service start; the table is the service's alone). */
+  /**
+   * Creates the table if needed (at service start; the table is the service's alone). Replicas
+   * starting together would race on IF NOT EXISTS (Postgres then fails one with a duplicate
+   * pg_type key), so the DDL runs under the schema's migration lock, one replica at a time.
+   */
   async ensure(): Promise<this> {
-    await this.dataSource.query(`CREATE TABLE IF NOT EXISTS ${this.schema}.event_dead_letters (
-      id bigserial PRIMARY KEY, consumer text NOT NULL, event_id text NOT NULL, type text NOT NULL,
-      tenant_id text NOT NULL, reason text NOT NULL, detail text NOT NULL, attempts integer NOT NULL,
-      first_seen timestamptz NOT NULL DEFAULT now(), last_seen timestamptz NOT NULL DEFAULT now(),
-      body jsonb NOT NULL, replay_requested_at timestamptz, UNIQUE (consumer, event_id))`);
+    await this.dataSource.transaction(async (manager) => {
+      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema} migrations`]);
+      await manager.query(`CREATE TABLE IF NOT EXISTS ${this.schema}.event_dead_letters (
+        id bigserial PRIMARY KEY, consumer text NOT NULL, event_id text NOT NULL, type text NOT NULL,
+        tenant_id text NOT NULL, reason text NOT NULL, detail text NOT NULL, attempts integer NOT NULL,
+        first_seen timestamptz NOT NULL DEFAULT now(), last_seen timestamptz NOT NULL DEFAULT now(),
+        body jsonb NOT NULL, replay_requested_at timestamptz, UNIQUE (consumer, event_id))`);
+    });
     return this;
   }
 

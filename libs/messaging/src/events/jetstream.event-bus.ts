@@ -55,6 +55,9 @@ export const DEFAULT_ACK_WAIT_MS = 5_000;
 
 const codec = JSONCodec<EventEnvelope>();
 
+/** How long JetStream drops a re-published event id (docs/operations.md, NATS and JetStream). */
+const DUPLICATE_WINDOW_MS = 10 * 60_000;
+
 /** EventBus on NATS JetStream: file storage, de-duplication by event id (Nats-Msg-Id). */
 export class JetStreamEventBus extends EventBus {
   private readonly logger = new Logger('JetStream');
@@ -76,7 +79,8 @@ export class JetStreamEventBus extends EventBus {
       subjects: [`${options.subjectPrefix}.>`],
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
-      duplicate_window: nanos(10 * 60_000),
+      // JetStream refuses a duplicate window longer than max_age (a retention window in minutes).
+      duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, options.maxAgeMs || DUPLICATE_WINDOW_MS)),
       ...(options.maxAgeMs ? { max_age: nanos(options.maxAgeMs) } : {}),
     };
     const existing = await jsm.streams.info(options.streamName).catch(() => undefined);
@@ -97,7 +101,10 @@ export class JetStreamEventBus extends EventBus {
     maxAgeMs: number,
   ): Promise<void> {
     try {
-      await jsm.streams.update(streamName, { max_age: nanos(maxAgeMs) });
+      await jsm.streams.update(streamName, {
+        max_age: nanos(maxAgeMs),
+        duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, maxAgeMs)),
+      });
     } catch (err) {
       new Logger('JetStream').warn(
         { err, streamName, maxAgeMs },
@@ -163,6 +170,11 @@ export class JetStreamEventBus extends EventBus {
         }),
       );
     }
+    // A connection that closes under the consumers (a crash, a shutdown) does not stop their
+    // iterators: their idle-heartbeat checks would fire forever and keep the process alive.
+    void this.nc.closed().then(() => {
+      for (const messages of iterators) void messages.close();
+    });
     const subscription: EventSubscription = {
       stop: async () => {
         this.subscriptions.delete(subscription);

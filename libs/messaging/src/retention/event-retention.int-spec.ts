@@ -137,6 +137,14 @@ withNats('event retention on JetStream', () => {
       const created = await jsm.streams.info(streamName);
       expect(created.config.max_age).toBe(nanos(3 * DAY_MS));
       expect(created.config.duplicate_window).toBe(nanos(10 * 60_000)); // well inside the window
+
+      // A window in minutes (a benchmark run): the duplicate window shrinks to it, new or existing.
+      await JetStreamEventBus.connect(nc, { streamName, subjectPrefix, maxAgeMs: 2 * 60_000 });
+      const short = await jsm.streams.info(streamName);
+      expect([short.config.max_age, short.config.duplicate_window]).toEqual([nanos(120_000), nanos(120_000)]);
+      await jsm.streams.delete(streamName);
+      await JetStreamEventBus.connect(nc, { streamName, subjectPrefix, maxAgeMs: 2 * 60_000 });
+      expect((await jsm.streams.info(streamName)).config.duplicate_window).toBe(nanos(120_000));
     } finally {
       await jsm.streams.delete(streamName).catch(() => undefined);
       await nc.close();

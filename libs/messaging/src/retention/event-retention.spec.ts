@@ -24,4 +24,15 @@ describe('EventRetention schedule', () => {
     await jest.advanceTimersByTimeAsync(2 * DEFAULT_RETENTION_INTERVAL_MS);
     expect(runOnce).toHaveBeenCalledTimes(2);
   });
+
+  it('runs every quarter of a short window (a benchmark), first after that quarter', async () => {
+    const retention = new EventRetention({} as DataSource, { retentionMs: 2 * 60_000 });
+    const runOnce = jest.spyOn(retention, 'runOnce').mockResolvedValue({ outbox: 0, inbox: 0, stream: 0 });
+    retention.start();
+    await jest.advanceTimersByTimeAsync(30_000);
+    expect(runOnce).toHaveBeenCalledTimes(1);
+    await jest.advanceTimersByTimeAsync(90_000);
+    expect(runOnce).toHaveBeenCalledTimes(4);
+    await retention.stop();
+  });
 });

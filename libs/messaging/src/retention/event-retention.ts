@@ -12,8 +12,16 @@ import { EventBus } from '../events/event-bus';
 export const DEFAULT_EVENT_RETENTION_DAYS = 7;
 export const DAY_MS = 24 * 60 * 60_000;
 
-/** How often the job runs. */
+/** How often the job runs at most: hourly for a window of days. */
 export const DEFAULT_RETENTION_INTERVAL_MS = 60 * 60_000;
+
+/**
+ * How often the job runs for a window: a quarter of it, between 10 s and an hour, so a short
+ * window (a benchmark's minutes) is kept to within a quarter too.
+ */
+export function retentionIntervalFor(retentionMs: number): number {
+  return Math.min(DEFAULT_RETENTION_INTERVAL_MS, Math.max(10_000, Math.floor(retentionMs / 4)));
+}
 
 /**
  * The first run comes this long after start: not during start-up, after the redeliveries a restart
@@ -32,6 +40,7 @@ export interface EventRetentionOptions {
   /** The event bus; its in-process stream is pruned behind the slowest durable consumer. */
   events?: EventBus;
   retentionMs: number;
+  /** Default: retentionIntervalFor(retentionMs). */
   intervalMs?: number;
   /** The clock (tests move it forward). */
   now?: () => Date;
@@ -59,12 +68,13 @@ export class EventRetention {
   ) {}
 
   start(): void {
-    this.first = setTimeout(() => void this.runLogged(), FIRST_RETENTION_RUN_MS);
-    this.first.unref();
-    this.timer = setInterval(
-      () => void this.runLogged(),
-      this.options.intervalMs ?? DEFAULT_RETENTION_INTERVAL_MS,
-    );
+    const intervalMs = this.options.intervalMs ?? retentionIntervalFor(this.options.retentionMs);
+    // A short interval is its own first run.
+    if (intervalMs > FIRST_RETENTION_RUN_MS) {
+      this.first = setTimeout(() => void this.runLogged(), FIRST_RETENTION_RUN_MS);
+      this.first.unref();
+    }
+    this.timer = setInterval(() => void this.runLogged(), intervalMs);
     this.timer.unref();
   }
 

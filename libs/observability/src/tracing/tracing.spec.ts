@@ -1,5 +1,5 @@
 import { Writable } from 'node:stream';
-import { context, trace } from '@opentelemetry/api';
+import { ROOT_CONTEXT, TraceFlags, context, propagation, trace } from '@opentelemetry/api';
 import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-node';
 import { createLogger } from '../logger';
 import { currentLogFields, withRequestId } from './request-context';
@@ -31,6 +31,31 @@ describe('tracing and log correlation', () => {
     expect(lines[1]).not.toHaveProperty('requestId');
     expect(lines[1]).not.toHaveProperty('traceId');
     expect(currentLogFields()).toEqual({});
+  });
+
+  it("without an exporter records no span but continues the caller's trace and propagates it", () => {
+    const traceId = '0af7651916cd43dd8448eb211c80319c';
+    const caller = propagation.extract(ROOT_CONTEXT, {
+      traceparent: `00-${traceId}-b7ad6b7169203331-01`,
+    });
+    const span = tracerOf('gateway').startSpan('POST /v1/certificates', {}, caller);
+    expect(span.isRecording()).toBe(false);
+    expect(span.spanContext()).toMatchObject({ traceId, traceFlags: TraceFlags.SAMPLED });
+    expect(span.spanContext().spanId).toMatch(/^[0-9a-f]{16}$/);
+    expect(span.spanContext().spanId).not.toBe('b7ad6b7169203331');
+    const headers: Record<string, string> = {};
+    propagation.inject(trace.setSpan(caller, span), headers);
+    expect(headers.traceparent).toBe(`00-${traceId}-${span.spanContext().spanId}-01`);
+
+    const unsampled = propagation.extract(ROOT_CONTEXT, {
+      traceparent: `00-${traceId}-b7ad6b7169203331-00`,
+    });
+    expect(tracerOf('gateway').startSpan('x', {}, unsampled).spanContext().traceFlags).toBe(TraceFlags.NONE);
+
+    const root = tracerOf('gateway').startSpan('root', {}, ROOT_CONTEXT);
+    expect(trace.isSpanContextValid(root.spanContext())).toBe(true);
+    expect(root.spanContext().traceFlags).toBe(TraceFlags.SAMPLED);
+    expect(root.spanContext().traceId).not.toBe(traceId);
   });
 
   it('hands finished spans to added processors until they are removed', async () => {

@@ -1,1 +1,2 @@
+export * from './embedded-data-dir';
 export * from './test-database';

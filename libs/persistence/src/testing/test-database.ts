@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { startEmbeddedPostgres } from '../embedded-postgres';
+import { seedEmbeddedDataDir } from './embedded-data-dir';
 
 export type DatabaseKind = 'embedded' | 'postgres';
 
@@ -32,6 +33,7 @@ export async function createTestDatabase(kind: DatabaseKind): Promise<TestDataba
   const dataDir = mkdtempSync(join(tmpdir(), 'ca-test-'));
   const removeDir = () => rmSync(dataDir, { recursive: true, force: true });
   if (kind === 'embedded') {
+    await seedEmbeddedDataDir(dataDir);
     const pg = await startEmbeddedPostgres(dataDir);
     return { kind, url: pg.url, dataDir, drop: async () => (await pg.stop(), removeDir()) };
   }

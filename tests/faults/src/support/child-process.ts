@@ -1,5 +1,5 @@
 import { ChildProcess, spawn } from 'node:child_process';
-import { openSync, closeSync } from 'node:fs';
+import { closeSync, openSync, readFileSync, readdirSync } from 'node:fs';
 
 /** Every child still running; SIGKILLed if the test process exits first (a crash, Ctrl-C). */
 const live = new Set<ChildProcess>();
@@ -14,13 +14,19 @@ function killOnExit(child: ChildProcess): void {
   });
 }
 
+/** How a program's process ended. */
+export interface ExitStatus {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
 /**
  * A program of the fault and security suites (a service, nats-server, postgres) run as a child process with
  * its output in a log file, so a failing run can be diagnosed and the test output stays quiet.
  */
 export class ChildProgram {
   private child?: ChildProcess;
-  private exited?: Promise<void>;
+  private exited?: Promise<ExitStatus>;
 
   constructor(
     readonly name: string,
@@ -48,20 +54,49 @@ export class ChildProgram {
     closeSync(log);
     killOnExit(child);
     this.child = child;
-    this.exited = new Promise((resolve) => child.once('exit', () => resolve()));
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
     void this.exited.then(() => {
       if (this.child === child) this.child = undefined;
     });
   }
 
-  /** SIGKILL (a crash) or SIGTERM (an orderly stop); resolves once the process has exited. */
-  async stop(signal: 'SIGKILL' | 'SIGTERM' = 'SIGTERM', timeoutMs = 20_000): Promise<void> {
+  /**
+   * SIGKILL (a crash) or SIGTERM (an orderly stop); resolves once the process has exited, with how
+   * it ended (undefined when it was not running).
+   */
+  async stop(signal: 'SIGKILL' | 'SIGTERM' = 'SIGTERM', timeoutMs = 20_000): Promise<ExitStatus | undefined> {
     const child = this.child;
-    if (!child) return;
+    if (!child) return undefined;
     child.kill(signal);
     const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-    await this.exited;
+    const status = await this.exited;
     clearTimeout(timer);
+    return status;
+  }
+}
+
+/** The pids whose parent is `pid` (from /proc: Linux only, as the suites are). */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const entry of readdirSync('/proc').filter((name) => /^\d+$/.test(name))) {
+    try {
+      // The parent pid is the 4th field of /proc/<pid>/stat, after the command in parentheses.
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) === pid) children.push(Number(entry));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children;
+}
+
+/** Whether a process with this pid exists (a zombie counts as gone). */
+export function processExists(pid: number): boolean {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0] !== 'Z';
+  } catch {
+    return false;
   }
 }
 

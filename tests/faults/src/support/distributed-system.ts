@@ -2,8 +2,9 @@ import { webcrypto } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SignJWT, generateKeyPair } from 'jose';
-import { ChildProgram, waitFor } from './child-process';
+import { generateKeyPair } from 'jose';
+import { ChildProgram, ExitStatus } from './child-process';
+import { adminToken, serviceProgram, startUntilReady } from './service-program';
 import { ServiceName, serviceEnvironment } from './service-environment';
 
 /**
@@ -16,15 +17,18 @@ export type { ServiceName };
 const SERVICES: ServiceName[] = ['issuance', 'revocation', 'ocsp-responder', 'gateway'];
 /**
  * A second replica of a service: issuance and revocation get a health port of their own, the
- * responder a public port of its own (`pkiUrls[1]`), as two responders behind a load balancer.
+ * responder a public port of its own (`pkiUrls[1]`) and the gateway an admin port of its own
+ * (`gatewayUrls[1]`), as two replicas behind a load balancer.
  */
-export type ReplicaName = 'issuance-2' | 'revocation-2' | 'ocsp-responder-2';
-type ReplicatedService = 'issuance' | 'revocation' | 'ocsp-responder';
+export type ReplicaName = 'issuance-2' | 'revocation-2' | 'ocsp-responder-2' | 'gateway-2';
+type ReplicatedService = 'issuance' | 'revocation' | 'ocsp-responder' | 'gateway';
 type ProgramName = ServiceName | ReplicaName;
 
 export interface SystemOptions {
   /** Services that run a second replica beside the first, on the same database and NATS. */
   secondReplicas?: ReplicatedService[];
+  /** OCSP_RESPONDER_WORKERS of the (first) responder: its processes behind its one port. */
+  responderWorkers?: number;
 }
 
 /** Where a suite's own Postgres database and NATS server are. */
@@ -43,6 +47,8 @@ export class DistributedSystem {
   private readonly healthUrls = new Map<ProgramName, string>();
   /** The responders' public URLs: `pkiUrl` first, then a second replica's if started. */
   readonly pkiUrls: string[];
+  /** The gateways' admin URLs: `gatewayUrl` first, then a second replica's if started. */
+  readonly gatewayUrls: string[];
 
   private constructor(
     readonly gatewayUrl: string,
@@ -51,6 +57,7 @@ export class DistributedSystem {
     private readonly signingKey: webcrypto.CryptoKey,
   ) {
     this.pkiUrls = [pkiUrl];
+    this.gatewayUrls = [gatewayUrl];
   }
 
   static async start(
@@ -78,42 +85,38 @@ export class DistributedSystem {
       DEFAULT_CERTIFICATE_LIMIT: '100000',
     };
     for (const service of SERVICES) system.healthUrls.set(service, layout.healthUrls[service]);
+    if (options.responderWorkers)
+      perService['ocsp-responder'].OCSP_RESPONDER_WORKERS = String(options.responderWorkers);
     for (const service of SERVICES) {
       system.programs.set(
         service,
-        new ChildProgram(
-          service,
-          process.execPath,
-          ['-r', '@swc-node/register', `apps/${service}/src/main.ts`],
-          {
-            cwd: APP_ROOT,
-            env: { ...common, ...perService[service] },
-            logFile: join(logDir, `${service}.log`),
-          },
-        ),
+        serviceProgram(service, service, {
+          appRoot: APP_ROOT,
+          env: { ...common, ...perService[service] },
+          logDir,
+        }),
       );
     }
     // A replica shares its service's settings (its CA_KEK too), with a health port of its own.
     secondReplicas.forEach((service, i) => {
       const name: ReplicaName = `${service}-2`;
+      const port = String(replicaHealth[i]);
       const own =
         service === 'ocsp-responder'
-          ? { PKI_PORT: String(replicaHealth[i]) }
-          : { HEALTH_PORT: String(replicaHealth[i]) };
-      if (service === 'ocsp-responder') system.pkiUrls.push(`http://127.0.0.1:${replicaHealth[i]}`);
-      system.healthUrls.set(name, `http://127.0.0.1:${replicaHealth[i]}/health/ready`);
+          ? { PKI_PORT: port }
+          : service === 'gateway'
+            ? { GATEWAY_PORT: port }
+            : { HEALTH_PORT: port };
+      if (service === 'ocsp-responder') system.pkiUrls.push(`http://127.0.0.1:${port}`);
+      if (service === 'gateway') system.gatewayUrls.push(`http://127.0.0.1:${port}`);
+      system.healthUrls.set(name, `http://127.0.0.1:${port}/health/ready`);
       system.programs.set(
         name,
-        new ChildProgram(
-          name,
-          process.execPath,
-          ['-r', '@swc-node/register', `apps/${service}/src/main.ts`],
-          {
-            cwd: APP_ROOT,
-            env: { ...common, ...perService[service], ...own },
-            logFile: join(logDir, `${name}.log`),
-          },
-        ),
+        serviceProgram(name, service, {
+          appRoot: APP_ROOT,
+          env: { ...common, ...perService[service], ...own },
+          logDir,
+        }),
       );
     });
     system.removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
@@ -129,41 +132,33 @@ export class DistributedSystem {
   private removeDataDir = () => undefined as void;
 
   /** Starts one service (again) and waits until its /health/ready answers 200. */
-  async startService(service: ProgramName, timeoutMs = 90_000): Promise<void> {
-    const program = this.programs.get(service)!;
-    program.start();
-    let exited = false;
-    await waitFor(
-      async () => {
-        exited = !program.running;
-        return exited || (await fetch(this.healthUrls.get(service)!)).status === 200;
-      },
+  startService(service: ProgramName, timeoutMs = 90_000): Promise<void> {
+    return startUntilReady(
+      this.programs.get(service)!,
+      this.healthUrls.get(service)!,
+      this.logDir,
       timeoutMs,
-      `${service} ready`,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message} (log: ${join(this.logDir, `${service}.log`)})`);
-    });
-    if (exited) throw new Error(`${service} exited at start (log: ${join(this.logDir, `${service}.log`)})`);
+    );
   }
 
   /** SIGKILL: the service dies mid-work, as in a crash or an OOM kill. */
-  kill(service: ProgramName): Promise<void> {
-    return this.programs.get(service)!.stop('SIGKILL');
+  async kill(service: ProgramName): Promise<void> {
+    await this.programs.get(service)!.stop('SIGKILL');
   }
 
-  /** SIGTERM: an orderly stop. */
-  stopService(service: ProgramName): Promise<void> {
+  /** SIGTERM: an orderly stop; resolves with how the process ended. */
+  stopService(service: ProgramName): Promise<ExitStatus | undefined> {
     return this.programs.get(service)!.stop('SIGTERM');
+  }
+
+  /** The pid of a running service's process (the cluster primary when it runs workers). */
+  pid(service: ProgramName): number | undefined {
+    return this.programs.get(service)!.pid;
   }
 
   /** An ES256 admin token of the tenant with every scope. */
   token(tenantId: string): Promise<string> {
-    return new SignJWT({ tenantId, scope: 'ca:admin certificates:read certificates:write' })
-      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
-      .setSubject('fault-suite')
-      .setIssuedAt()
-      .setExpirationTime('1h')
-      .sign(this.signingKey);
+    return adminToken(this.signingKey, tenantId, 'fault-suite');
   }
 
   async stop(): Promise<void> {

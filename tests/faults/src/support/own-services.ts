@@ -11,14 +11,22 @@ export interface OwnServices {
 }
 
 export async function startOnOwnServices(logs: LogDir, options: SystemOptions = {}): Promise<OwnServices> {
-  const database = await createTestDatabase('postgres');
-  const nats = await OwnNatsServer.start(logs.path);
-  const system = await DistributedSystem.start(
-    { databaseUrl: database.url, natsUrl: nats.url },
-    logs.path,
-    options,
-  );
-  return { database, nats, system };
+  const started: Partial<OwnServices> = {};
+  try {
+    started.database = await createTestDatabase('postgres');
+    started.nats = await OwnNatsServer.start(logs.path);
+    started.system = await DistributedSystem.start(
+      { databaseUrl: started.database.url, natsUrl: started.nats.url },
+      logs.path,
+      options,
+    );
+    return started as OwnServices;
+  } catch (error) {
+    // The suite's afterAll gets nothing to stop from a start that threw: stop what did start here,
+    // or a NATS server would outlive the suite.
+    await stopOwnServices(logs, started);
+    throw error;
+  }
 }
 
 /** Stops what `startOnOwnServices` started, as far as it got. */

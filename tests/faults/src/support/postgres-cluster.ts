@@ -5,7 +5,7 @@ import { tmpdir, userInfo } from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
 import { waitFor } from './child-process';
-import { freePorts } from './ports';
+import { freePorts } from '@ca/test-support';
 
 /** The newest installed PostgreSQL's binaries (Debian layout), or PG_BIN_DIR. */
 function postgresBinDir(): string {

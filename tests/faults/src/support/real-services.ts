@@ -36,10 +36,12 @@ export class LogDir {
   }
 
   close(): void {
-    if (!this.dir) return;
+    const dir = this.dir;
+    if (!dir) return;
+    this.dir = undefined; // closed once, though a failed start and afterAll may both ask
     if (this.passed === this.expectedTests && !process.env.FAULTS_KEEP_LOGS)
-      rmSync(this.dir, { recursive: true, force: true });
-    else console.warn(`fault suite logs kept in ${this.dir}`);
+      rmSync(dir, { recursive: true, force: true });
+    else console.warn(`fault suite logs kept in ${dir}`);
   }
 }
 

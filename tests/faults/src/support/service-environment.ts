@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { exportSPKI } from 'jose';
 import { webcrypto } from 'node:crypto';
-import { freePorts } from './ports';
+import { freePorts } from '@ca/test-support';
 
 export type ServiceName = 'gateway' | 'issuance' | 'revocation' | 'ocsp-responder' | 'acme';
 

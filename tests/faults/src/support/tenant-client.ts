@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CrlInfo, OcspCertStatus, buildCertId, parseCrl, parseOcspResponse, pemToDer } from '@ca/pki';
+import { mapPool } from '@ca/test-support';
 import { sleep } from './child-process';
 import { DistributedSystem } from './distributed-system';
 
@@ -24,24 +25,6 @@ export interface FailedAnswer {
   code?: string;
 }
 
-/** Runs `work` over `items` with at most `concurrency` in flight; results in input order. */
-export async function inPool<T, R>(
-  items: readonly T[],
-  concurrency: number,
-  work: (item: T, index: number) => Promise<R>,
-): Promise<R[]> {
-  const results = new Array<R>(items.length);
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index], index);
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(concurrency, items.length) }, worker));
-  return results;
-}
-
 /** A network error (the port is closed) reads as status 0. */
 export async function request(url: string, init: RequestInit = {}): Promise<Answer> {
   try {
@@ -52,7 +35,8 @@ export async function request(url: string, init: RequestInit = {}): Promise<Answ
       body: await response.text(),
     };
   } catch (error) {
-    return { status: 0, contentType: '', body: String(error) };
+    const code = (error as { cause?: { code?: string } }).cause?.code;
+    return { status: 0, contentType: '', body: code ? `${String(error)} (${code})` : String(error) };
   }
 }
 
@@ -87,6 +71,9 @@ export function describeFailure(answer: Answer): FailedAnswer {
 
 /** One tenant with a CA, driven over the admin API of a distributed system, checked on its public surface. */
 export class FaultTenant {
+  /** Round-robin over the gateways, as a load balancer in front of replicas. */
+  private nextGateway = 0;
+
   private constructor(
     private readonly system: DistributedSystem,
     readonly tenantId: string,
@@ -112,15 +99,27 @@ export class FaultTenant {
     return new FaultTenant(system, tenantId, bearer, pemToDer(certificatePem));
   }
 
-  admin(method: string, path: string, body?: unknown): Promise<Answer> {
-    return request(`${this.system.gatewayUrl}${path}`, {
-      method,
-      headers: {
-        authorization: `Bearer ${this.bearer}`,
-        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
-      },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
+  /**
+   * One admin call, through the gateways in turn. A gateway that refuses the connection (it is
+   * down) is passed over for the next, as a load balancer's health check would; a request that
+   * reached a gateway is never sent twice here.
+   */
+  async admin(method: string, path: string, body?: unknown): Promise<Answer> {
+    const gateways = this.system.gatewayUrls;
+    let answer: Answer | undefined;
+    for (let tried = 0; tried < gateways.length; tried++) {
+      const gateway = gateways[this.nextGateway++ % gateways.length];
+      answer = await request(`${gateway}${path}`, {
+        method,
+        headers: {
+          authorization: `Bearer ${this.bearer}`,
+          ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        },
+        body: body === undefined ? undefined : JSON.stringify(body),
+      });
+      if (!(answer.status === 0 && answer.body.includes('ECONNREFUSED'))) return answer;
+    }
+    return answer!;
   }
 
   issueOnce(index: number): Promise<Answer> {
@@ -136,7 +135,7 @@ export class FaultTenant {
 
   /** Issues `count` certificates, `concurrency` at a time, with no fault expected. */
   async issueMany(count: number, concurrency = 8): Promise<Issued[]> {
-    return inPool(
+    return mapPool(
       Array.from({ length: count }, (_, i) => i),
       concurrency,
       async (i) => {
@@ -156,9 +155,10 @@ export class FaultTenant {
   }
 
   /**
-   * Revokes as a careful client does: a clear 5xx is retried (after 250 ms) until the answer is
-   * 200, or 409 when an earlier attempt went through although its answer was lost. Returns every
-   * failed answer seen; anything that is neither a clear 5xx nor a final answer throws.
+   * Revokes as a careful client does: a clear 5xx, or a connection lost to a gateway that died
+   * with the request (status 0), is retried (after 250 ms) until the answer is 200, or 409 when an
+   * earlier attempt went through although its answer was lost. Returns every failed answer seen;
+   * anything that is neither of those nor a final answer throws.
    */
   async revokeWithRetry(certificateId: string, deadlineMs = 90_000): Promise<FailedAnswer[]> {
     const failures: FailedAnswer[] = [];
@@ -167,7 +167,7 @@ export class FaultTenant {
       const answer = await this.revokeOnce(certificateId);
       if (answer.status === 200) return failures;
       if (answer.status === 409 && attempt > 0) return failures;
-      if (!isClearServerError(answer))
+      if (!isClearServerError(answer) && answer.status !== 0)
         throw new Error(`revoking ${certificateId}: ${answer.status} ${answer.contentType} ${answer.body}`);
       failures.push(describeFailure(answer));
       if (Date.now() > deadline)
@@ -205,9 +205,10 @@ export class FaultTenant {
     serials: readonly string[],
     expected: OcspCertStatus['kind'],
     concurrency = 8,
+    pkiUrl = this.system.pkiUrl,
   ): Promise<string[]> {
-    const kinds = await inPool(serials, concurrency, (serial) =>
-      this.ocspStatus(serial).then(
+    const kinds = await mapPool(serials, concurrency, (serial) =>
+      this.ocspStatus(serial, pkiUrl).then(
         (s) => s.kind as string,
         (error: Error) => error.message,
       ),

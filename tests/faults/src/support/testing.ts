@@ -1,5 +1,5 @@
-// What other suites (tests/security) borrow from the fault suites' support: child programs and
-// free ports, the services' environment. Reached as `@ca/faults/testing`.
+// What other suites (tests/security) borrow from the fault suites' support: child programs, the
+// services' environment and processes. Reached as `@ca/faults/testing`.
 export * from './child-process';
-export * from './ports';
+export * from './service-program';
 export * from './service-environment';

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { ChildProgram, waitFor, freePorts, listening } from '@ca/faults/testing';
+import { ChildProgram, waitFor } from '@ca/faults/testing';
+import { freePorts, listening } from '@ca/test-support';
 import { NATS_SERVER } from './real-services';
 import { TlsFiles } from './tls-files';
 

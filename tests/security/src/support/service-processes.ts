@@ -2,8 +2,14 @@ import { webcrypto } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { SignJWT, generateKeyPair } from 'jose';
-import { ChildProgram, serviceEnvironment, waitFor } from '@ca/faults/testing';
+import { generateKeyPair } from 'jose';
+import {
+  ChildProgram,
+  adminToken,
+  serviceEnvironment,
+  serviceProgram,
+  startUntilReady,
+} from '@ca/faults/testing';
 import { SecuredNatsServer, ServiceName, passwordVariable } from './secured-nats-server';
 import { SchemaName, ServiceDatabase } from './service-database';
 
@@ -63,19 +69,7 @@ export class ServiceProcesses {
         DATABASE_URL: database.urlFor(SCHEMA_OF[service]),
         [passwordVariable(service)]: nats.passwords[service],
       };
-      system.programs.set(
-        service,
-        new ChildProgram(
-          service,
-          process.execPath,
-          ['-r', '@swc-node/register', `apps/${service}/src/main.ts`],
-          {
-            cwd: APP_ROOT,
-            env,
-            logFile: join(logDir, `${service}.log`),
-          },
-        ),
-      );
+      system.programs.set(service, serviceProgram(service, service, { appRoot: APP_ROOT, env, logDir }));
     }
     try {
       // issuance owns the stream and the object store (deploy/nats/nats-server.conf): it goes first.
@@ -92,32 +86,18 @@ export class ServiceProcesses {
     return system;
   }
 
-  private async startService(service: ServiceName, timeoutMs = 120_000): Promise<void> {
-    const program = this.programs.get(service)!;
-    program.start();
-    let exited = false;
-    const log = join(this.logDir, `${service}.log`);
-    await waitFor(
-      async () => {
-        exited = !program.running;
-        return exited || (await fetch(this.healthUrls.get(service)!)).status === 200;
-      },
+  private startService(service: ServiceName, timeoutMs = 120_000): Promise<void> {
+    return startUntilReady(
+      this.programs.get(service)!,
+      this.healthUrls.get(service)!,
+      this.logDir,
       timeoutMs,
-      `${service} ready`,
-    ).catch((error: Error) => {
-      throw new Error(`${error.message} (log: ${log})`);
-    });
-    if (exited) throw new Error(`${service} exited at start (log: ${log})`);
+    );
   }
 
   /** An ES256 admin token of the tenant with every scope. */
   token(tenantId: string): Promise<string> {
-    return new SignJWT({ tenantId, scope: 'ca:admin certificates:read certificates:write' })
-      .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
-      .setSubject('security-suite')
-      .setIssuedAt()
-      .setExpirationTime('1h')
-      .sign(this.signingKey);
+    return adminToken(this.signingKey, tenantId, 'security-suite');
   }
 
   async stop(): Promise<void> {

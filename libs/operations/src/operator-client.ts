@@ -8,7 +8,7 @@ import {
   OPERATOR_ENDPOINT_PATH,
   OperatorEndpointInfo,
   OperatorFrame,
-} from './operator-endpoint';
+} from './operator-protocol';
 
 export interface OperatorStreams {
   stdout: Writable;

@@ -1,0 +1,455 @@
+import 'reflect-metadata';
+import { X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { connect, createServer } from 'node:tls';
+import { SoftHsmToken, createSoftHsmToken, softHsmLibrary } from '@ca/custody/testing';
+import { parseOcspResponse, pemToDer } from '@ca/pki';
+import { IssuedCertificate, TestTenant, adminRequest, createTenant, issueBody } from './support/admin-api';
+import { eventually, http } from './support/http';
+import {
+  eventuallyCrl,
+  eventuallyRevokedInOcsp,
+  ocspRequestDer,
+  ocspStatus,
+  opensslAsync,
+} from './support/pki';
+import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
+
+/**
+ * docs/api.md#external-root: an issuing CA whose key the service holds, certified by the tenant's
+ * corporate root (made here with openssl) from the CSR `ExternalRoot` answers. Until the upload
+ * nothing is signed; each bad upload is refused with its own code and changes nothing; afterwards
+ * leaves chain to the corporate root for openssl and Node's TLS, and /crl and OCSP answer for them.
+ */
+jest.setTimeout(120_000);
+
+type Issued = IssuedCertificate & { chainPem: string };
+
+const CA_EXTENSIONS = [
+  'basicConstraints=critical,CA:TRUE,pathlen:0',
+  'keyUsage=critical,keyCertSign,cRLSign',
+  'subjectKeyIdentifier=hash',
+  'authorityKeyIdentifier=keyid:always',
+].join('\n');
+
+// Both modes, and the embedded system with the CA key in a PKCS#11 token (SoftHSM2) when there is one:
+// the CSR is then signed inside the token.
+const modes = [
+  ...systemModes('external root suite'),
+  ...(process.env.TEST_REAL_ONLY !== '1' && softHsmLibrary() ? (['embedded, pkcs11'] as const) : []),
+];
+
+describe.each(modes)('External root (%s)', (mode) => {
+  let sut: SystemUnderTest;
+  let token: SoftHsmToken | undefined;
+  let dir: string;
+  const path = (name: string) => join(dir, name);
+  const file = (name: string, content: string | Buffer) => {
+    writeFileSync(path(name), content, { mode: 0o600 });
+    return path(name);
+  };
+  const openssl = async (args: string[]) => {
+    const run = await opensslAsync(args);
+    if (run.status !== 0) throw new Error(`openssl ${args.join(' ')}: ${run.stderr}`);
+    return run;
+  };
+
+  /** A self-signed corporate CA made by openssl (`name`.pem, `name`.key). */
+  async function corporateRoot(name: string, basicConstraints = 'critical,CA:TRUE'): Promise<string> {
+    await openssl([
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path(`${name}.key`),
+      '-out',
+      path(`${name}.pem`),
+      '-days',
+      '365',
+      '-subj',
+      `/C=US/O=Corp/CN=${name}`,
+      '-addext',
+      `basicConstraints=${basicConstraints}`,
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ]);
+    return readFileSync(path(`${name}.pem`), 'utf8');
+  }
+
+  /** `csrPem` signed by the corporate CA `issuer` with `extensions` (openssl x509 -req -extfile). */
+  async function signed(
+    csrPem: string,
+    issuer: string,
+    extensions = CA_EXTENSIONS,
+    days = '30',
+  ): Promise<string> {
+    await openssl([
+      'x509',
+      '-req',
+      '-in',
+      file('request.csr', csrPem),
+      '-CA',
+      path(`${issuer}.pem`),
+      '-CAkey',
+      path(`${issuer}.key`),
+      '-CAcreateserial',
+      '-days',
+      days,
+      '-extfile',
+      file('ext.cnf', extensions),
+      '-out',
+      path('signed.pem'),
+    ]);
+    return readFileSync(path('signed.pem'), 'utf8');
+  }
+
+  async function externalTenant(): Promise<{
+    tenant: TestTenant;
+    caId: string;
+    csrPem: string;
+    answer: Record<string, unknown>;
+  }> {
+    const tenant = await createTenant(sut, { ca: false });
+    const answer = await tenant.post('/v2/ca/initialize', {
+      commonName: 'Acme Partner',
+      organization: 'Acme Corp',
+      country: 'US',
+      validityYears: 5,
+      hierarchy: 'ExternalRoot',
+    });
+    expect(answer.status).toBe(200);
+    const body = answer.json<{ issuingCa: { caId: string; csrPem: string } }>();
+    return { tenant, caId: body.issuingCa.caId, csrPem: body.issuingCa.csrPem, answer: body };
+  }
+
+  const upload = (tenant: TestTenant, caId: string, certificatePem: string, chainPem: string) =>
+    adminRequest(sut, 'PUT', `/v2/ca/${caId}/certificate`, tenant.bearer, { certificatePem, chainPem });
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'external-root-'));
+    if (mode === 'embedded, pkcs11') {
+      token = createSoftHsmToken('external-root');
+      sut = await startSystemUnderTest('embedded', {
+        env: {
+          KEY_CUSTODY: 'pkcs11',
+          PKCS11_LIBRARY: token.library,
+          PKCS11_TOKEN_LABEL: token.tokenLabel,
+          PKCS11_PIN: token.pin,
+        },
+      });
+    } else sut = await startSystemUnderTest(mode);
+    await corporateRoot('corp-root');
+    // A corporate intermediate that may certify one CA below it: ours.
+    await openssl([
+      'req',
+      '-new',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      path('corp-policy.key'),
+      '-out',
+      path('corp-policy.csr'),
+      '-subj',
+      '/C=US/O=Corp/CN=Corp Policy CA',
+    ]);
+    await signed(
+      readFileSync(path('corp-policy.csr'), 'utf8'),
+      'corp-root',
+      CA_EXTENSIONS.replace('pathlen:0', 'pathlen:1'),
+      '200',
+    );
+    writeFileSync(path('corp-policy.pem'), readFileSync(path('signed.pem')));
+  });
+
+  afterAll(async () => {
+    await sut?.stop();
+    token?.remove();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  describe('a tenant whose issuing CA is certified by its corporate root through an intermediate', () => {
+    let tenant: TestTenant;
+    let caId: string;
+    let csrPem: string;
+    let issuingPem: string;
+    let rootPem: string;
+    let policyPem: string;
+    let server: Issued;
+    let client: Issued;
+
+    beforeAll(async () => {
+      let answer: Record<string, unknown>;
+      ({ tenant, caId, csrPem, answer } = await externalTenant());
+      expect(answer).toEqual({
+        hierarchy: 'ExternalRoot',
+        keyAlgorithm: 'P-256',
+        issuingCa: {
+          caId,
+          csrPem: expect.stringContaining('-----BEGIN CERTIFICATE REQUEST-----'),
+          state: 'pending',
+        },
+      });
+      rootPem = readFileSync(path('corp-root.pem'), 'utf8');
+      policyPem = readFileSync(path('corp-policy.pem'), 'utf8');
+    });
+
+    it('answers a CSR signed by the CA key, for the subject of our issuing CAs, asking for CA extensions', async () => {
+      const read = await openssl([
+        'req',
+        '-in',
+        file('ours.csr', csrPem),
+        '-noout',
+        '-verify',
+        '-subject',
+        '-text',
+      ]);
+      expect(`${read.stdout}${read.stderr}`).toMatch(/verify OK/i);
+      expect(read.stdout).toContain('subject=C = US, O = Acme Corp, CN = Acme Partner Issuing CA');
+      expect(read.stdout).toMatch(/CA:TRUE, pathlen:0/);
+      expect(read.stdout).toMatch(/Certificate Sign, CRL Sign/);
+    });
+
+    it('lists the CA as pending, refuses to issue (409 ISSUING_CA_PENDING, nothing stored) and to initialize again', async () => {
+      const { cas } = (await tenant.get('/v2/ca')).json<{
+        cas: { caId: string; state: string; csrPem?: string }[];
+      }>();
+      expect(cas).toEqual([expect.objectContaining({ caId, role: 'issuing', state: 'pending', csrPem })]);
+      for (const route of ['/v1/certificates', '/v2/certificates']) {
+        const refused = await tenant.post(
+          route,
+          issueBody({ clientId: 'too-early', commonName: 'too-early' }),
+        );
+        expect(refused.status).toBe(409);
+        expect(refused.json<{ code: string }>().code).toBe('ISSUING_CA_PENDING');
+      }
+      const listed = (await tenant.get('/v1/certificates')).json<{ certificates: unknown[] }>();
+      expect(listed.certificates).toHaveLength(0);
+      const again = await tenant.post('/v2/ca/initialize', {
+        commonName: 'Acme Partner',
+        organization: 'Acme Corp',
+        country: 'US',
+        validityYears: 5,
+      });
+      expect(again.status).toBe(409);
+    });
+
+    it('refuses bad uploads, each with its own code, and the CA stays pending', async () => {
+      const chain = policyPem + rootPem;
+      const good = await signed(csrPem, 'corp-policy');
+      // A certificate for another key.
+      await openssl([
+        'req',
+        '-new',
+        '-newkey',
+        'ec',
+        '-pkeyopt',
+        'ec_paramgen_curve:P-256',
+        '-nodes',
+        '-keyout',
+        path('other.key'),
+        '-out',
+        path('other.csr'),
+        '-subj',
+        '/CN=Other',
+      ]);
+      const otherKey = await signed(readFileSync(path('other.csr'), 'utf8'), 'corp-policy');
+      const notCa = await signed(
+        csrPem,
+        'corp-policy',
+        'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature',
+      );
+      const expired = await signed(csrPem, 'corp-policy', CA_EXTENSIONS, '-1');
+      const strictRootPem = await corporateRoot('strict-root', 'critical,CA:TRUE,pathlen:0');
+      const underStrict = await signed(csrPem, 'strict-root');
+      const refusals: [string, string, string, string][] = [
+        ['not PEM', 'garbage', chain, 'CA_CERTIFICATE_INVALID'],
+        ['another key', otherKey, chain, 'CA_CERTIFICATE_KEY_MISMATCH'],
+        ['not a CA', notCa, chain, 'CA_CERTIFICATE_NOT_CA'],
+        ['expired', expired, chain, 'CA_CERTIFICATE_NOT_VALID_NOW'],
+        ['root pathlen 0', underStrict, strictRootPem, 'CA_CHAIN_PATH_LENGTH_EXCEEDED'],
+        ['intermediate missing', good, rootPem, 'CA_CHAIN_SIGNATURE_INVALID'],
+        ['another root', good, policyPem + strictRootPem, 'CA_CHAIN_SIGNATURE_INVALID'],
+        ['no root', good, policyPem, 'CA_CHAIN_SIGNATURE_INVALID'],
+      ];
+      for (const [what, certificatePem, chainPem, code] of refusals) {
+        const refused = await upload(tenant, caId, certificatePem, chainPem);
+        expect({ what, status: refused.status, code: refused.json<{ code: string }>().code }).toEqual({
+          what,
+          status: 400,
+          code,
+        });
+        expect(refused.headers.get('content-type')).toMatch(/application\/problem\+json/);
+      }
+      expect((await upload(tenant, '00000000-0000-4000-8000-000000000000', good, chain)).status).toBe(404);
+      const { cas } = (await tenant.get('/v2/ca')).json<{ cas: { state: string }[] }>();
+      expect(cas.map((ca) => ca.state)).toEqual(['pending']);
+      expect((await http(`${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ca.pem`)).status).toBe(404);
+    });
+
+    it('activates the CA on a good upload, once: a second upload is 409', async () => {
+      issuingPem = await signed(csrPem, 'corp-policy');
+      const answer = await upload(tenant, caId, issuingPem, policyPem + rootPem);
+      expect(answer.status).toBe(200);
+      expect(answer.json()).toMatchObject({
+        caId,
+        state: 'active',
+        certificatePem: issuingPem,
+        chainPem: issuingPem + policyPem,
+        rootCertificatePem: rootPem,
+        keyAlgorithm: 'P-256',
+      });
+      expect((await upload(tenant, caId, issuingPem, policyPem + rootPem)).status).toBe(409);
+      const { cas } = (await tenant.get('/v2/ca')).json<{
+        cas: { role: string; state: string; caId: string; external?: boolean }[];
+      }>();
+      expect(cas.map(({ role, state, external }) => ({ role, state, external }))).toEqual([
+        { role: 'root', state: 'active', external: true },
+        { role: 'issuing', state: 'active', external: undefined },
+      ]);
+      expect(cas[1].caId).toBe(caId);
+    });
+
+    it('serves the corporate root as ca.pem and .crt, the uploaded CA as issuing-ca.pem; no root.crl', async () => {
+      const base = `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}`;
+      const caPem = await eventually(
+        async () => {
+          const answer = await http(`${base}/ca.pem`);
+          return answer.status === 200 ? answer.text : undefined;
+        },
+        5_000,
+        'ca.pem',
+      );
+      expect(caPem).toBe(rootPem);
+      expect(Buffer.from((await http(`${base}/ca.crt`)).body)).toEqual(Buffer.from(pemToDer(rootPem)));
+      expect((await http(`${base}/issuing-ca.pem`)).text).toBe(issuingPem);
+      expect((await http(`${base}/root.crl`)).status).toBe(404);
+    });
+
+    it('issues leaves under the uploaded CA with the chain up to the corporate root; openssl verifies them strictly', async () => {
+      server = (await tenant.issue(
+        issueBody({
+          clientId: 'web',
+          commonName: 'localhost',
+          usage: 'ClientAndServer',
+          subjectAlternativeNames: ['localhost'],
+          validityDays: 20,
+        }),
+        '/v2/certificates',
+      )) as Issued;
+      client = (await tenant.issue(
+        issueBody({ clientId: 'client', commonName: 'client', validityDays: 20 }),
+      )) as Issued;
+      expect(server.chainPem).toBe(issuingPem + policyPem);
+      const leaf = new X509Certificate(server.certificatePem);
+      expect(leaf.checkIssued(new X509Certificate(issuingPem))).toBe(true);
+      expect(leaf.infoAccess).toContain(`/v1/tenants/${tenant.tenantId}/issuing-ca.crt`);
+      const verified = await opensslAsync([
+        'verify',
+        '-x509_strict',
+        '-CAfile',
+        path('corp-root.pem'),
+        '-untrusted',
+        file('chain.pem', server.chainPem),
+        file('leaf.pem', server.certificatePem),
+      ]);
+      expect(verified).toMatchObject({ status: 0 });
+      const detail = await tenant.get(`/v1/certificates/${client.certificateId}`);
+      expect(detail.json<{ chainPem: string }>().chainPem).toBe(issuingPem + policyPem);
+    });
+
+    it("Node's TLS client trusting only the corporate root connects to a server with the leaf and chain", async () => {
+      const tlsServer = createServer(
+        { cert: server.certificatePem + server.chainPem, key: server.privateKeyPem },
+        (socket) => socket.end('hello'),
+      );
+      await new Promise<void>((resolve) => tlsServer.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (tlsServer.address() as { port: number }).port;
+        const said = await new Promise<string>((resolve, reject) => {
+          const socket = connect({ host: '127.0.0.1', port, servername: 'localhost', ca: rootPem });
+          let text = '';
+          socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+          socket.once('end', () => resolve(text));
+          socket.once('error', reject);
+        });
+        expect(said).toBe('hello');
+      } finally {
+        await new Promise((resolve) => tlsServer.close(resolve));
+      }
+    });
+
+    it('answers OCSP good then revoked, lists the revoked leaf on /crl signed by the issuing CA; OCSP about the issuing CA is unauthorized', async () => {
+      const issuingDer = pemToDer(issuingPem);
+      expect(
+        await eventually(
+          () =>
+            // `unknown` until the responder has the issue event (docs/api.md#ocsp): wait for good.
+            ocspStatus(sut.pkiUrl, tenant.tenantId, issuingDer, client.serialNumber).then(
+              (status) => (status.kind === 'good' ? status : undefined),
+              () => undefined,
+            ),
+          10_000,
+          'OCSP good',
+        ),
+      ).toMatchObject({ kind: 'good' });
+      const revoked = await tenant.post(`/v1/certificates/${client.certificateId}/revoke`, {
+        reason: 'lost',
+        reasonCode: 'KeyCompromise',
+      });
+      expect(revoked.status).toBe(200);
+      await eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, issuingDer, client.serialNumber);
+      const { der } = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, (crl) =>
+        crl.entries.some((entry) => entry.serialNumberHex === client.serialNumber),
+      );
+      const checked = await opensslAsync([
+        'crl',
+        '-inform',
+        'DER',
+        '-in',
+        file('issuing.crl', der),
+        '-CAfile',
+        file('issuing.pem', issuingPem),
+        '-noout',
+      ]);
+      expect(checked.stderr).toMatch(/verify OK/);
+      // The issuing CA's own status is the corporate CA's to answer (RFC 6960 2.3).
+      const serial = new X509Certificate(issuingPem).serialNumber;
+      const answer = await http(`${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ocsp`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/ocsp-request' },
+        body: ocspRequestDer(pemToDer(policyPem), serial),
+      });
+      expect(parseOcspResponse(new Uint8Array(answer.body)).responseStatus).toBe('unauthorized');
+    });
+
+    it('adds no issuing CA of ours under a corporate root (409)', async () => {
+      expect((await tenant.post('/v2/ca/issuing', {})).status).toBe(409);
+    });
+
+    it('takes an issuance policy without replacing the uploaded CA: the policy binds leaves', async () => {
+      const before = (await tenant.get('/v2/ca')).json<{ cas: { caId: string; state: string }[] }>();
+      const set = await adminRequest(sut, 'PUT', '/v2/policy', tenant.bearer, {
+        allowedDnsSuffixes: ['corp.example'],
+      });
+      expect(set.status).toBe(200);
+      expect(set.json<Record<string, unknown>>()).not.toHaveProperty('issuingCaId');
+      expect((await tenant.get('/v2/ca')).json()).toEqual(before);
+      const outside = await tenant.post(
+        '/v2/certificates',
+        issueBody({ commonName: 'client.elsewhere.test' }),
+      );
+      expect(outside.status).toBe(400);
+      expect(outside.json<{ code: string }>().code).toBe('NAME_NOT_ALLOWED_BY_POLICY');
+      await adminRequest(sut, 'DELETE', '/v2/policy', tenant.bearer);
+    });
+  });
+});

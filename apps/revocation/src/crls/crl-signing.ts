@@ -1,0 +1,110 @@
+import { createHash } from 'node:crypto';
+import {
+  CrlIssuer,
+  CrlPublishedPayload,
+  EventType,
+  IssuanceApi,
+  IssuancePattern,
+  lastSignedCrlNumber,
+} from '@ca/contracts';
+import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
+import { CrlProfile, assembleCertificateList, backdatedStart, encodeTbsCertList } from '@ca/pki';
+import { DataSource, EntityManager } from 'typeorm';
+import { REVOCATION_SCHEMA } from '../revocation.schema';
+
+/** What both publishers (the `/crl` of the CA that signs leaves, the root's `root.crl`) work with. */
+export interface CrlPublishing {
+  dataSource: DataSource;
+  issuance: RpcClient<IssuanceApi>;
+  blobs: BlobStore;
+  relay: OutboxRelay;
+}
+
+/** How long a CRL is valid (nextUpdate − thisUpdate); it is re-signed at half of that. */
+export const CRL_VALIDITY_MS = 24 * 60 * 60_000;
+
+/** A signed CRL as its publisher stores it. */
+export interface SignedCrl {
+  der: Uint8Array;
+  thisUpdate: Date;
+  nextUpdate: Date;
+}
+
+/** The next CRL of one issuer of a tenant and how its publisher keeps its CRL numbers. */
+export interface CrlToPublish extends Pick<CrlProfile, 'issuerCertificateDer' | 'crlNumber' | 'entries'> {
+  tenantId: string;
+  /** The leaf-signing CA whose CRL this is (docs/api.md#add-an-issuing-ca); absent for the root's. */
+  caId?: string;
+  /** Absent for a CA that signs leaves. */
+  issuer?: CrlIssuer;
+  /** The issuer's row in the publisher's table, which holds its next_crl_number. */
+  issuerRow: {
+    table: 'revocation.crl_issuers' | 'revocation.root_crl_issuers';
+    key: 'ca_id' | 'tenant_id';
+    id: string;
+  };
+  /** Takes `crlNumber` (a conditional update) and stores what the publisher keeps; false when another replica took it. */
+  store(manager: EntityManager, crl: SignedCrl): Promise<boolean>;
+}
+
+/**
+ * Builds the TBSCertList of `crl`, has issuance sign it (the CA key never comes here), stores it and its `crl.published` event
+ * in one transaction and nudges the relay. Returns false when the number is gone (signed before or
+ * taken by another replica): the publisher then builds again with a higher one.
+ */
+export async function signAndPublishCrl(publishing: CrlPublishing, crl: CrlToPublish): Promise<boolean> {
+  const { dataSource, issuance, blobs, relay } = publishing;
+  const caId = crl.caId === undefined ? {} : { caId: crl.caId };
+  const issuer = crl.issuer === undefined ? {} : { issuer: crl.issuer };
+  // Backdated a minute, as certificates are: a relying party whose clock runs behind would
+  // otherwise refuse a fresh CRL whose thisUpdate (RFC 5280 5.1.2.4) is in its future.
+  const thisUpdate = backdatedStart(new Date());
+  const nextUpdate = new Date(thisUpdate.getTime() + CRL_VALIDITY_MS);
+  const tbs = encodeTbsCertList({
+    issuerCertificateDer: crl.issuerCertificateDer,
+    crlNumber: crl.crlNumber,
+    thisUpdate,
+    nextUpdate,
+    entries: crl.entries,
+  });
+  const tbsBlobRef = await blobs.put(tbs);
+  let signature: string;
+  try {
+    ({ signature } = await issuance
+      .send(IssuancePattern.SignCrl, { tenantId: crl.tenantId, tbsBlobRef, ...caId, ...issuer })
+      .finally(() => blobs.delete(tbsBlobRef)));
+  } catch (error) {
+    // Issuance signed this number before, for a CRL never stored here (a crash between its
+    // signature and our commit): move past it and build again at once (RFC 5280 5.2.3 allows gaps).
+    const lastSigned = lastSignedCrlNumber(error);
+    if (lastSigned === undefined || lastSigned < crl.crlNumber) throw error;
+    const { table, key, id } = crl.issuerRow;
+    await dataSource.query(
+      `UPDATE ${table} SET next_crl_number = $3 WHERE ${key} = $1 AND next_crl_number = $2`,
+      [id, crl.crlNumber.toString(), (lastSigned + 1n).toString()],
+    );
+    return false;
+  }
+  const der = assembleCertificateList(tbs, Buffer.from(signature, 'base64'));
+  const blobRef = await blobs.put(der);
+  const stored = await dataSource.transaction(async (manager) => {
+    if (!(await crl.store(manager, { der, thisUpdate, nextUpdate }))) return false;
+    await recordEvent<CrlPublishedPayload>(manager, REVOCATION_SCHEMA, EventType.CrlPublished, {
+      tenantId: crl.tenantId,
+      ...caId,
+      crlNumber: crl.crlNumber.toString(),
+      thisUpdate: thisUpdate.toISOString(),
+      nextUpdate: nextUpdate.toISOString(),
+      blobRef,
+      sha256: createHash('sha256').update(der).digest('hex'),
+      ...issuer,
+    });
+    return true;
+  });
+  if (!stored) {
+    await blobs.delete(blobRef);
+    return false;
+  }
+  relay.nudge();
+  return true;
+}

@@ -1,0 +1,46 @@
+import { ApiPropertyOptional } from '@nestjs/swagger';
+import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
+import { TenantCommand } from '../common/tenant-command';
+import { KEY_ALGORITHMS, KeyAlgorithm } from './key-algorithm';
+
+/** The longest an issuing CA may be asked for; it never outlives its root either. */
+export const MAX_ISSUING_CA_VALIDITY_DAYS = 30 * 366;
+
+/**
+ * docs/api.md#add-an-issuing-ca: body of POST /v2/ca/issuing. Every field is optional: the key
+ * algorithm defaults to the root's, the validity to the rest of the root's.
+ */
+export class AddIssuingCaRequest {
+  @ApiPropertyOptional({ enum: KEY_ALGORITHMS, description: "Default: the root's key algorithm." })
+  @IsOptional()
+  @IsIn(KEY_ALGORITHMS)
+  keyAlgorithm?: KeyAlgorithm;
+
+  @ApiPropertyOptional({
+    type: 'integer',
+    minimum: 1,
+    maximum: MAX_ISSUING_CA_VALIDITY_DAYS,
+    description: "Default: until the root expires. Longer than the root's remaining validity: 400.",
+  })
+  @IsOptional()
+  @IsInt()
+  @Min(1)
+  @Max(MAX_ISSUING_CA_VALIDITY_DAYS)
+  validityDays?: number;
+}
+
+export interface AddIssuingCaCommand extends TenantCommand {
+  request: AddIssuingCaRequest;
+}
+
+/** docs/api.md#add-an-issuing-ca response. */
+export interface AddIssuingCaResult {
+  caId: string;
+  certificatePem: string;
+  /** The chain up to (not including) the root: this CA's certificate (docs/api.md#chains). */
+  chainPem: string;
+  expiresAt: string;
+  keyAlgorithm: KeyAlgorithm;
+  /** The issuing CA that signed leaves until now and is now retired; absent when the root did. */
+  retiredCaId?: string;
+}

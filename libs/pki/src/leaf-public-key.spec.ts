@@ -1,0 +1,49 @@
+import { generateKeyPairSync, type webcrypto } from 'node:crypto';
+import { importLeafPublicKey, spkiOfPublicKey } from './leaf-public-key';
+import { PkiFormatError } from './pki-format.error';
+
+const ALLOWED = ['P-256', 'P-384', 'RSA-3072', 'RSA-4096'];
+
+const p256Spki = () =>
+  new Uint8Array(
+    generateKeyPairSync('ec', { namedCurve: 'prime256v1' }).publicKey.export({ type: 'spki', format: 'der' }),
+  );
+
+const exported = async (key: webcrypto.CryptoKey) =>
+  new Uint8Array(await globalThis.crypto.subtle.exportKey('spki', key));
+
+describe('importLeafPublicKey', () => {
+  it('imports an uncompressed P-256 key whose SubjectPublicKeyInfo is the one a certificate gets', async () => {
+    const spki = p256Spki();
+    const { publicKey, algorithm } = await importLeafPublicKey(spki, ALLOWED);
+    expect(algorithm).toBe('P-256');
+    expect(publicKey.algorithm).toMatchObject({ name: 'ECDSA', namedCurve: 'P-256' });
+    expect(await spkiOfPublicKey(publicKey)).toEqual(spki);
+    expect(await spkiOfPublicKey(publicKey)).toEqual(await exported(publicKey));
+  });
+
+  it('refuses a P-256 point that is not on the curve', async () => {
+    const spki = p256Spki();
+    spki[spki.length - 1] ^= 1;
+    await expect(importLeafPublicKey(spki, ALLOWED)).rejects.toBeInstanceOf(PkiFormatError);
+  });
+
+  it('certifies a compressed P-256 point in its uncompressed encoding', async () => {
+    const uncompressed = p256Spki();
+    const x = uncompressed.subarray(27, 59);
+    const yOdd = uncompressed[90] & 1;
+    const compressed = Buffer.concat([
+      Buffer.from('3039301306072a8648ce3d020106082a8648ce3d030107032200', 'hex'),
+      Buffer.of(yOdd ? 0x03 : 0x02),
+      x,
+    ]);
+    const { publicKey } = await importLeafPublicKey(new Uint8Array(compressed), ALLOWED);
+    expect(await spkiOfPublicKey(publicKey)).toEqual(uncompressed);
+  });
+
+  it('refuses a key of an algorithm not allowed (RSA-2048)', async () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
+    const spki = new Uint8Array(rsa.export({ type: 'spki', format: 'der' }));
+    await expect(importLeafPublicKey(spki, ALLOWED)).rejects.toThrow(PkiFormatError);
+  });
+});
