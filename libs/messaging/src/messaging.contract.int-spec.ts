@@ -156,6 +156,44 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       await client.close();
     }, 15_000);
 
+    it('answers a request in flight when its server stops, and the stop waits for that answer only', async () => {
+      // A server of its own (its own names), so the suite's server keeps serving the other tests.
+      const own = createTestMessaging(kind, db.url);
+      const ownMessaging = await own.open('contract-close');
+      const ownServer = await NestFactory.createMicroservice(TestModule, {
+        ...ownMessaging.serverOptions('test'),
+        logger: false,
+      });
+      ownServer.useGlobalInterceptors(new RpcReplyInterceptor(ownMessaging.blobs));
+      await ownServer.listen();
+      const client = ownMessaging.rpcClient<TestApi>();
+      try {
+        const answer = client.send('test.slow', { ms: 600 });
+        await new Promise((resolve) => setTimeout(resolve, 150));
+        const stopping = Date.now();
+        await ownServer.close();
+        const stopMs = Date.now() - stopping;
+        await expect(answer).resolves.toBe('late');
+        // Over NATS the stop waits for the answer before the connection goes; in process the answer
+        // needs no connection, so the stop need not wait.
+        if (kind === 'nats') expect(stopMs).toBeGreaterThanOrEqual(300);
+        // Not a fixed grace period (2 s) whatever is in flight.
+        expect(stopMs).toBeLessThan(1_500);
+        const idle = await NestFactory.createMicroservice(TestModule, {
+          ...ownMessaging.serverOptions('test'),
+          logger: false,
+        });
+        await idle.listen();
+        const idleStopping = Date.now();
+        await idle.close();
+        expect(Date.now() - idleStopping).toBeLessThan(500);
+      } finally {
+        await client.close();
+        await ownMessaging.close();
+        await own.cleanup();
+      }
+    }, 20_000);
+
     it('reports SERVICE_UNAVAILABLE when nobody serves the pattern', async () => {
       const client = messaging.rpcClient<TestApi>();
       const error = (await client.send('test.nobody', {}).catch((e: unknown) => e)) as CaError;
@@ -415,35 +453,59 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
 
     describe('partitions: order per tenant, tenants in parallel', () => {
       it('delivers every tenant its events in publish order, interleaved, to two replicas of a consumer', async () => {
-        const tenants = Array.from({ length: 40 }, () => randomUUID());
+        // Tenants of the first half of the partitions and of the second half: replica 1 takes the
+        // first half's events and holds them until replica 2 has handled one of the second half's,
+        // so both replicas work at once whichever of them polls first.
+        const tenantsIn = (low: boolean) => {
+          const found: string[] = [];
+          while (found.length < 20) {
+            const tenant = randomUUID();
+            if (partitionOf(tenant) < 8 === low) found.push(tenant);
+          }
+          return found;
+        };
+        const [early, late] = [tenantsIn(true), tenantsIn(false)];
         const PER_TENANT = 10;
         // Interleaved: event n of every tenant, then event n + 1 of every tenant.
-        const published = Array.from({ length: PER_TENANT }, (_, n) =>
-          tenants.map((tenant) => newEvent(String(n), tenant)),
-        ).flat();
-        for (let i = 0; i < published.length; i += 50)
-          await messaging.events.publishBatch(published.slice(i, i + 50));
-        const ours = new Set(published.map((e) => e.id));
-        const handled = new Map<string, number[]>(tenants.map((t) => [t, []]));
+        const eventsOf = (tenants: string[]) =>
+          Array.from({ length: PER_TENANT }, (_, n) => tenants.map((tenant) => newEvent(String(n), tenant))).flat();
+        const [earlyEvents, lateEvents] = [eventsOf(early), eventsOf(late)];
+        const publish = async (bus: Messaging, events: EventEnvelope[]) => {
+          for (let i = 0; i < events.length; i += 50) await bus.events.publishBatch(events.slice(i, i + 50));
+        };
+        const ours = new Set([...earlyEvents, ...lateEvents].map((e) => e.id));
+        const earlySet = new Set(early);
+        const handled = new Map<string, number[]>([...early, ...late].map((t) => [t, []]));
         const inFlight = new Set<string>();
         const overlaps: string[] = [];
         const byReplica = [0, 0];
+        let heldByReplica1 = 0;
+        let replica2Handled: () => void = () => undefined;
+        const replica2Working = new Promise<void>((resolve) => (replica2Handled = resolve));
+        let giveUp: NodeJS.Timeout | undefined;
+        const heldAtMost = new Promise((resolve) => (giveUp = setTimeout(resolve, 30_000)));
         const handlerOf = (replica: number) => async (e: EventEnvelope) => {
           if (!ours.has(e.id)) return;
           if (inFlight.has(e.tenantId)) overlaps.push(e.tenantId);
           inFlight.add(e.tenantId);
+          if (replica === 0 && earlySet.has(e.tenantId)) {
+            heldByReplica1++;
+            await Promise.race([replica2Working, heldAtMost]);
+          }
           await new Promise((r) => setTimeout(r, Math.random() * 3));
           inFlight.delete(e.tenantId);
           handled.get(e.tenantId)?.push(Number((e.payload as { label: string }).label));
           byReplica[replica]++;
+          if (replica === 1) replica2Handled();
         };
+        await publish(messaging, earlyEvents);
+        const subscriptions = [await messaging.events.subscribe('ordered-consumer', handlerOf(0))];
+        await waitFor(() => heldByReplica1 > 0);
         const replica2 = await testMessaging.open('contract-test-replica-2');
-        const subscriptions = [
-          await messaging.events.subscribe('ordered-consumer', handlerOf(0)),
-          await replica2.events.subscribe('ordered-consumer', handlerOf(1)),
-        ];
+        subscriptions.push(await replica2.events.subscribe('ordered-consumer', handlerOf(1)));
+        await publish(replica2, lateEvents);
         const distinct = () => [...handled.values()].reduce((sum, ns) => sum + new Set(ns).size, 0);
-        await waitFor(() => distinct() === published.length, 60_000);
+        await waitFor(() => distinct() === ours.size, 60_000).finally(() => clearTimeout(giveUp));
         for (const subscription of subscriptions) await subscription.stop();
         await replica2.close();
         expect(overlaps).toEqual([]);
