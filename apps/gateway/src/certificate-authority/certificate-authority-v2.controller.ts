@@ -23,6 +23,7 @@ import {
   RevokeCaResult,
   UploadCaCertificateRequest,
   UploadCaCertificateResult,
+  KEY_GENERATION_TIMEOUT_MS,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
@@ -73,12 +74,16 @@ export class CertificateAuthorityV2Controller {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<InitializeCaV2Result | InitializeExternalRootResult> {
-    return this.issuance.send(IssuancePattern.InitializeCaV2, {
-      tenantId: principal.tenantId,
-      principal: principal.subject,
-      requestId: req.requestId,
-      request: body,
-    });
+    return this.issuance.send(
+      IssuancePattern.InitializeCaV2,
+      {
+        tenantId: principal.tenantId,
+        principal: principal.subject,
+        requestId: req.requestId,
+        request: body,
+      },
+      { timeoutMs: KEY_GENERATION_TIMEOUT_MS },
+    );
   }
 
   @Post('issuing')
@@ -95,12 +100,16 @@ export class CertificateAuthorityV2Controller {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<AddIssuingCaResult> {
-    return this.issuance.send(IssuancePattern.AddIssuingCa, {
-      tenantId: principal.tenantId,
-      principal: principal.subject,
-      requestId: req.requestId,
-      request: body ?? {},
-    });
+    return this.issuance.send(
+      IssuancePattern.AddIssuingCa,
+      {
+        tenantId: principal.tenantId,
+        principal: principal.subject,
+        requestId: req.requestId,
+        request: body ?? {},
+      },
+      { timeoutMs: KEY_GENERATION_TIMEOUT_MS },
+    );
   }
 
   @Post('root/renew')
@@ -117,12 +126,16 @@ export class CertificateAuthorityV2Controller {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<RenewRootResult> {
-    return this.issuance.send(IssuancePattern.RenewRoot, {
-      tenantId: principal.tenantId,
-      principal: principal.subject,
-      requestId: req.requestId,
-      request: body ?? {},
-    });
+    return this.issuance.send(
+      IssuancePattern.RenewRoot,
+      {
+        tenantId: principal.tenantId,
+        principal: principal.subject,
+        requestId: req.requestId,
+        request: body ?? {},
+      },
+      { timeoutMs: KEY_GENERATION_TIMEOUT_MS },
+    );
   }
 
   @Get()

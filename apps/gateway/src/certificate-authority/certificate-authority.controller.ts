@@ -1,6 +1,12 @@
 import { Body, Controller, HttpCode, Post, Req } from '@nestjs/common';
 import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiTags } from '@nestjs/swagger';
-import { InitializeCaRequest, InitializeCaResult, IssuanceApi, IssuancePattern } from '@ca/contracts';
+import {
+  InitializeCaRequest,
+  InitializeCaResult,
+  IssuanceApi,
+  IssuancePattern,
+  KEY_GENERATION_TIMEOUT_MS,
+} from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
@@ -24,11 +30,15 @@ export class CertificateAuthorityController {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<InitializeCaResult> {
-    return this.issuance.send(IssuancePattern.InitializeCa, {
-      tenantId: principal.tenantId,
-      principal: principal.subject,
-      requestId: req.requestId,
-      request: body,
-    });
+    return this.issuance.send(
+      IssuancePattern.InitializeCa,
+      {
+        tenantId: principal.tenantId,
+        principal: principal.subject,
+        requestId: req.requestId,
+        request: body,
+      },
+      { timeoutMs: KEY_GENERATION_TIMEOUT_MS },
+    );
   }
 }

@@ -1,4 +1,4 @@
-import { CaError, IssuancePattern, RevokeCaResult } from '@ca/contracts';
+import { CaError, IssuancePattern, RevokeCaResult, KEY_GENERATION_TIMEOUT_MS } from '@ca/contracts';
 import { OpsOutput } from '@ca/operations';
 import { DataSource } from 'typeorm';
 import { AuditEntry } from '../audit/audit-chain';
@@ -126,11 +126,15 @@ export class GatewayOperations {
             certificatePem: _pem,
             chainPem: _chain,
             ...added
-          } = await this.issuance.send(IssuancePattern.AddIssuingCa, {
-            tenantId: command.tenantId,
-            principal: 'operator',
-            request: command.validityDays ? { validityDays: command.validityDays } : {},
-          });
+          } = await this.issuance.send(
+            IssuancePattern.AddIssuingCa,
+            {
+              tenantId: command.tenantId,
+              principal: 'operator',
+              request: command.validityDays ? { validityDays: command.validityDays } : {},
+            },
+            { timeoutMs: KEY_GENERATION_TIMEOUT_MS },
+          );
           await io.out(JSON.stringify(added));
           return 0;
         } catch (error) {
@@ -148,14 +152,18 @@ export class GatewayOperations {
         // docs/operations.md#renewing-a-tenant-root: one JSON line with the new CAs (without PEMs).
         try {
           const { keyAlgorithm, validityYears } = command;
-          const renewed = await this.issuance.send(IssuancePattern.RenewRoot, {
-            tenantId: command.tenantId,
-            principal: 'operator',
-            request: {
-              ...(keyAlgorithm ? { keyAlgorithm } : {}),
-              ...(validityYears ? { validityYears } : {}),
+          const renewed = await this.issuance.send(
+            IssuancePattern.RenewRoot,
+            {
+              tenantId: command.tenantId,
+              principal: 'operator',
+              request: {
+                ...(keyAlgorithm ? { keyAlgorithm } : {}),
+                ...(validityYears ? { validityYears } : {}),
+              },
             },
-          });
+            { timeoutMs: KEY_GENERATION_TIMEOUT_MS },
+          );
           await io.out(
             JSON.stringify({
               caId: renewed.caId,

@@ -14,6 +14,7 @@ import {
   IssuancePolicy,
   IssuancePolicyRequest,
   PolicyUsage,
+  KEY_GENERATION_TIMEOUT_MS,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
@@ -90,11 +91,15 @@ export class IssuancePolicyController {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<IssuancePolicy> {
-    return this.issuance.send(IssuancePattern.SetIssuancePolicy, {
-      ...writeCommand(principal, req),
-      allowedDnsSuffixes: body.allowedDnsSuffixes,
-      allowedUsages: body.allowedUsages ?? null,
-    });
+    return this.issuance.send(
+      IssuancePattern.SetIssuancePolicy,
+      {
+        ...writeCommand(principal, req),
+        allowedDnsSuffixes: body.allowedDnsSuffixes,
+        allowedUsages: body.allowedUsages ?? null,
+      },
+      { timeoutMs: KEY_GENERATION_TIMEOUT_MS },
+    );
   }
 
   @Get()
@@ -125,9 +130,13 @@ export class IssuancePolicyController {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<IssuancePolicy> {
-    return this.issuance.send(IssuancePattern.SetIssuancePolicy, {
-      ...writeCommand(principal, req),
-      allowedDnsSuffixes: null,
-    });
+    return this.issuance.send(
+      IssuancePattern.SetIssuancePolicy,
+      {
+        ...writeCommand(principal, req),
+        allowedDnsSuffixes: null,
+      },
+      { timeoutMs: KEY_GENERATION_TIMEOUT_MS },
+    );
   }
 }

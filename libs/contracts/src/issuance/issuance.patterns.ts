@@ -30,3 +30,11 @@ export const IssuancePattern = {
 } as const;
 
 export type IssuancePattern = (typeof IssuancePattern)[keyof typeof IssuancePattern];
+
+/**
+ * How long the gateway waits for a request that makes CA keys (initialize, add an issuing CA,
+ * renew the root, a policy change that makes a new issuing CA): two RSA-4096 key pairs can take
+ * many seconds on a busy machine, and giving up at the default wait would answer 503 while the CA
+ * is created anyway, so the client's retry would meet 409.
+ */
+export const KEY_GENERATION_TIMEOUT_MS = 60_000;

@@ -1,6 +1,6 @@
 import { ClientProxy } from '@nestjs/microservices';
 import { CaError, ErrorCode } from '@ca/contracts';
-import { throwError } from 'rxjs';
+import { of, throwError, delay } from 'rxjs';
 import { RpcClient } from './rpc-client';
 
 /** A proxy whose every request fails the way a transport fails. */
@@ -29,5 +29,17 @@ describe('RpcClient transport failures', () => {
 
   it('keeps anything else internal', async () => {
     expect(await codeOf(new Error('something unexpected'))).toBe(ErrorCode.Internal);
+  });
+});
+
+describe('RpcClient wait', () => {
+  /** A proxy that answers after `ms`, as a service busy generating an RSA key would. */
+  const slowProxy = (ms: number) =>
+    ({ send: () => of({ ok: true, value: { done: true } }).pipe(delay(ms)) }) as unknown as ClientProxy;
+
+  it('gives up after its own wait, and a request given a longer one gets its answer', async () => {
+    const client = new RpcClient<{ 'x.y': [object, { done: boolean }] }>(slowProxy(150), 50);
+    await expect(client.send('x.y', {})).rejects.toMatchObject({ code: ErrorCode.ServiceUnavailable });
+    await expect(client.send('x.y', {}, { timeoutMs: 1_000 })).resolves.toEqual({ done: true });
   });
 });

@@ -30,13 +30,20 @@ export class RpcClient<Api extends RpcApi> {
     return JSON.parse(Buffer.from(json).toString('utf8')) as T;
   }
 
-  async send<P extends keyof Api & string>(pattern: P, payload: Api[P][0]): Promise<Api[P][1]> {
+  /** `timeoutMs` overrides the client's wait for a request known to take longer (key generation). */
+  async send<P extends keyof Api & string>(
+    pattern: P,
+    payload: Api[P][0],
+    options: { timeoutMs?: number } = {},
+  ): Promise<Api[P][1]> {
     let reply: RpcReply<Api[P][1]>;
     // The caller's trace context and request id travel as message headers to the handler.
     const request = withRpcHeaders(pattern, payload);
     try {
       reply = await firstValueFrom(
-        this.proxy.send<RpcReply<Api[P][1]>>(pattern, request.record).pipe(timeout(this.timeoutMs)),
+        this.proxy
+          .send<RpcReply<Api[P][1]>>(pattern, request.record)
+          .pipe(timeout(options.timeoutMs ?? this.timeoutMs)),
       );
       request.end(reply?.ok === false ? reply.error : undefined);
     } catch (error) {
