@@ -122,16 +122,18 @@ export class GatewayOperations {
         }
         // docs/operations.md#issuing-ca-rollover: one JSON line with the new CA (without its PEM).
         try {
-          const {
-            certificatePem: _pem,
-            chainPem: _chain,
-            ...added
-          } = await this.issuance.send(IssuancePattern.AddIssuingCa, {
+          const added = await this.issuance.send(IssuancePattern.AddIssuingCa, {
             tenantId: command.tenantId,
             principal: 'operator',
             request: command.validityDays ? { validityDays: command.validityDays } : {},
           });
-          await io.out(JSON.stringify(added));
+          // Under a corporate root the answer is the pending CA with its CSR, which is to be signed.
+          if ('csrPem' in added) {
+            await io.out(JSON.stringify(added));
+          } else {
+            const { certificatePem: _pem, chainPem: _chain, ...summary } = added;
+            await io.out(JSON.stringify(summary));
+          }
           return 0;
         } catch (error) {
           if (!(error instanceof CaError)) throw error;
