@@ -130,7 +130,7 @@ export class ExternalRootHandler {
         {
           field: 'validityDays',
           message:
-            'the corporate CA sets the validity of the issuing CA it certifies (docs/api.md#external-root); leave it out',
+            'the corporate CA sets the validity of the issuing CA it certifies; leave validityDays out',
         },
       ]);
     }
@@ -163,7 +163,7 @@ export class ExternalRootHandler {
   /**
    * Makes the CA's key in custody and its CSR, and stores both as the tenant's pending CA once
    * `check` passes in the storing transaction. A key not stored is destroyed; a second pending CA
-   * of the tenant (pending_cas_one_per_tenant) is 409 CONFLICT.
+   * of the tenant (pending_cas_one_per_tenant, a concurrent request) is 409 CONFLICT `duplicate`.
    */
   private async makePending(
     tenantId: string,
