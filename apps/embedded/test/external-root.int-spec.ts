@@ -22,6 +22,8 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
  * corporate root (made here with openssl) from the CSR `ExternalRoot` answers. Until the upload
  * nothing is signed; each bad upload is refused with its own code and changes nothing; afterwards
  * leaves chain to the corporate root for openssl and Node's TLS, and /crl and OCSP answer for them.
+ * Then a rollover: a second CSR while the first CA still signs, its upload (only under the same
+ * corporate root), after which old and new leaves both verify, with a CRL and OCSP for each CA.
  */
 jest.setTimeout(120_000);
 
@@ -431,10 +433,6 @@ describe.each(modes)('External root (%s)', (mode) => {
       expect(parseOcspResponse(new Uint8Array(answer.body)).responseStatus).toBe('unauthorized');
     });
 
-    it('adds no issuing CA of ours under a corporate root (409)', async () => {
-      expect((await tenant.post('/v2/ca/issuing', {})).status).toBe(409);
-    });
-
     it('takes an issuance policy without replacing the uploaded CA: the policy binds leaves', async () => {
       const before = (await tenant.get('/v2/ca')).json<{ cas: { caId: string; state: string }[] }>();
       const set = await adminRequest(sut, 'PUT', '/v2/policy', tenant.bearer, {
@@ -450,6 +448,170 @@ describe.each(modes)('External root (%s)', (mode) => {
       expect(outside.status).toBe(400);
       expect(outside.json<{ code: string }>().code).toBe('NAME_NOT_ALLOWED_BY_POLICY');
       await adminRequest(sut, 'DELETE', '/v2/policy', tenant.bearer);
+    });
+
+    // docs/api.md#add-an-issuing-ca under a corporate root: a new CSR while the current CA signs.
+    describe('rollover to a second issuing CA certified by the same corporate root', () => {
+      let nextId: string;
+      let nextCsr: string;
+      let nextPem: string;
+      let oldLeaf: Issued;
+      let newLeaf: Issued;
+      const base = () => `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}`;
+      const verifyStrict = (leaf: Issued) =>
+        opensslAsync([
+          'verify',
+          '-x509_strict',
+          '-CAfile',
+          path('corp-root.pem'),
+          '-untrusted',
+          file('rolled-chain.pem', leaf.chainPem),
+          file('rolled-leaf.pem', leaf.certificatePem),
+        ]);
+
+      it('answers a pending CA and its CSR (one at a time, no validityDays); the active CA keeps issuing', async () => {
+        const withDays = await tenant.post('/v2/ca/issuing', { validityDays: 30 });
+        expect(withDays.status).toBe(400);
+        expect(withDays.json<{ code: string }>().code).toBe('VALIDATION_FAILED');
+        const answer = await tenant.post('/v2/ca/issuing', {});
+        expect(answer.status).toBe(201);
+        const body = answer.json<{ caId: string; csrPem: string }>();
+        ({ caId: nextId, csrPem: nextCsr } = body);
+        expect(body).toEqual({
+          caId: expect.any(String),
+          state: 'pending',
+          csrPem: expect.stringContaining('-----BEGIN CERTIFICATE REQUEST-----'),
+          keyAlgorithm: 'P-256',
+        });
+        const read = await openssl([
+          'req',
+          '-in',
+          file('next.csr', nextCsr),
+          '-noout',
+          '-verify',
+          '-subject',
+        ]);
+        expect(read.stdout).toContain('subject=C = US, O = Acme Corp, CN = Acme Partner Issuing CA 2');
+        const again = await tenant.post('/v2/ca/issuing', {});
+        expect({ status: again.status, code: again.json<{ code: string }>().code }).toEqual({
+          status: 409,
+          code: 'CONFLICT',
+        });
+        const { cas } = (await tenant.get('/v2/ca')).json<{ cas: { caId: string; state: string }[] }>();
+        expect(cas.map(({ caId: id, state }) => ({ id, state }))).toEqual([
+          { id: expect.any(String), state: 'active' },
+          { id: caId, state: 'active' },
+          { id: nextId, state: 'pending' },
+        ]);
+        oldLeaf = (await tenant.issue(
+          issueBody({ clientId: 'old', commonName: 'old', validityDays: 20 }),
+          '/v2/certificates',
+        )) as Issued;
+        expect(new X509Certificate(oldLeaf.certificatePem).checkIssued(new X509Certificate(issuingPem))).toBe(
+          true,
+        );
+      });
+
+      it('refuses a chain ending at another self-signed root (CA_CHAIN_ROOT_MISMATCH) and changes nothing', async () => {
+        const otherRootPem = await corporateRoot('other-root');
+        const before = (await tenant.get('/v2/ca')).json();
+        const refused = await upload(tenant, nextId, await signed(nextCsr, 'other-root'), otherRootPem);
+        expect({ status: refused.status, code: refused.json<{ code: string }>().code }).toEqual({
+          status: 400,
+          code: 'CA_CHAIN_ROOT_MISMATCH',
+        });
+        expect((await tenant.get('/v2/ca')).json()).toEqual(before);
+      });
+
+      it('activates the new CA on upload: it signs new leaves, the old one is retired; both verify strictly', async () => {
+        // Signed by the root directly this time: the intermediates are the upload's own.
+        nextPem = await signed(nextCsr, 'corp-root');
+        const answer = await upload(tenant, nextId, nextPem, rootPem);
+        expect(answer.status).toBe(200);
+        expect(answer.json()).toMatchObject({
+          caId: nextId,
+          state: 'active',
+          certificatePem: nextPem,
+          chainPem: nextPem,
+          rootCertificatePem: rootPem,
+          keyAlgorithm: 'P-256',
+          retiredCaId: caId,
+        });
+        const { cas } = (await tenant.get('/v2/ca')).json<{ cas: { caId: string; state: string }[] }>();
+        expect(cas.map(({ caId: id, state }) => ({ id, state }))).toEqual([
+          { id: expect.any(String), state: 'active' },
+          { id: caId, state: 'retired' },
+          { id: nextId, state: 'active' },
+        ]);
+        newLeaf = (await tenant.issue(
+          issueBody({ clientId: 'new', commonName: 'new', validityDays: 20 }),
+          '/v2/certificates',
+        )) as Issued;
+        expect(newLeaf.chainPem).toBe(nextPem);
+        const der = Buffer.from(pemToDer(newLeaf.certificatePem));
+        expect(new X509Certificate(der).checkIssued(new X509Certificate(nextPem))).toBe(true);
+        // Its own paths (docs/api.md#add-an-issuing-ca), so the old leaves keep theirs.
+        expect(der.includes(`/v1/tenants/${tenant.tenantId}/ca/${nextId}/crl`)).toBe(true);
+        expect(der.includes(`/v1/tenants/${tenant.tenantId}/ca/${nextId}.crt`)).toBe(true);
+        expect(await verifyStrict(oldLeaf)).toMatchObject({ status: 0 });
+        expect(await verifyStrict(newLeaf)).toMatchObject({ status: 0 });
+      });
+
+      it("serves each CA's CRL and certificate and answers OCSP for a leaf of each; an old leaf revoked is on the old CA's CRL", async () => {
+        const cas = [
+          { id: caId, pem: issuingPem, leaf: oldLeaf },
+          { id: nextId, pem: nextPem, leaf: newLeaf },
+        ];
+        for (const { id, pem, leaf } of cas) {
+          const status = await eventually(
+            () =>
+              ocspStatus(sut.pkiUrl, tenant.tenantId, pemToDer(pem), leaf.serialNumber).then(
+                (answer) => (answer.kind === 'good' ? answer : undefined),
+                () => undefined,
+              ),
+            10_000,
+            `OCSP good under ${id}`,
+          );
+          expect(status).toMatchObject({ kind: 'good' });
+          const crt = await http(`${base()}/ca/${id}.crt`);
+          expect(Buffer.from(crt.body)).toEqual(Buffer.from(pemToDer(pem)));
+        }
+        const revoked = await tenant.post(`/v1/certificates/${oldLeaf.certificateId}/revoke`, {
+          reason: 'lost',
+          reasonCode: 'KeyCompromise',
+        });
+        expect(revoked.status).toBe(200);
+        for (const { id, pem } of cas) {
+          const { der, crl } = await eventuallyCrl(
+            sut.pkiUrl,
+            tenant.tenantId,
+            (listed) =>
+              id === nextId || listed.entries.some((entry) => entry.serialNumberHex === oldLeaf.serialNumber),
+            `CRL of ${id}`,
+            `ca/${id}/crl`,
+          );
+          expect(crl.entries.some((entry) => entry.serialNumberHex === oldLeaf.serialNumber)).toBe(
+            id === caId,
+          );
+          const checked = await opensslAsync([
+            'crl',
+            '-inform',
+            'DER',
+            '-in',
+            file(`${id}.crl`, der),
+            '-CAfile',
+            file(`${id}.pem`, pem),
+            '-noout',
+          ]);
+          expect(checked.stderr).toMatch(/verify OK/);
+        }
+        await eventuallyRevokedInOcsp(
+          sut.pkiUrl,
+          tenant.tenantId,
+          pemToDer(issuingPem),
+          oldLeaf.serialNumber,
+        );
+      });
     });
   });
 });

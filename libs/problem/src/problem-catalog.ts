@@ -111,6 +111,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     title: 'Issuer is not a CA',
     recovery: 'Every issuer in chainPem must be a CA certificate (CA:TRUE) with keyUsage keyCertSign.',
   },
+  [ErrorCode.CaChainRootMismatch]: {
+    status: 400,
+    path: 'ca-manager/ca-chain-root-mismatch',
+    title: 'Chain ends at another root',
+    recovery:
+      "End chainPem with the tenant's corporate root (ca.pem) and have the CSR signed under it; a tenant keeps one trust anchor.",
+  },
   [ErrorCode.CertificateNotOnHold]: {
     status: 409,
     path: 'ca-manager/certificate-not-on-hold',

@@ -11,6 +11,7 @@ import {
 import {
   AddIssuingCaRequest,
   AddIssuingCaResult,
+  AddPendingIssuingCaResult,
   CaSummary,
   InitializeCaV2Request,
   InitializeCaV2Result,
@@ -32,6 +33,7 @@ import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import {
   AddIssuingCaResponse,
+  AddPendingIssuingCaResponse,
   CaListResponse,
   InitializeCaV2Response,
   InitializeExternalRootResponse,
@@ -45,7 +47,12 @@ import {
  * docs/api.md#list-the-cas, docs/api.md#revoke-an-issuing-ca and docs/api.md#external-root.
  */
 @ApiTags('Certificate authority')
-@ApiExtraModels(InitializeCaV2Response, InitializeExternalRootResponse)
+@ApiExtraModels(
+  InitializeCaV2Response,
+  InitializeExternalRootResponse,
+  AddIssuingCaResponse,
+  AddPendingIssuingCaResponse,
+)
 @ApiBearerAuth()
 @Controller('v2/ca')
 export class CertificateAuthorityV2Controller {
@@ -91,15 +98,24 @@ export class CertificateAuthorityV2Controller {
   @RequireScope(Scope.CaAdmin)
   @ApiOperation({
     summary:
-      'Add an issuing CA under the root: it signs leaves from now on; the previous one is retired but keeps its CRL and OCSP',
+      'Add an issuing CA under the root: it signs leaves from now on; the previous one is retired but keeps its CRL and OCSP. Under a corporate root (ExternalRoot): a pending CA and its CSR, active once its certificate is uploaded',
     operationId: 'addIssuingCa',
   })
-  @ApiCreatedResponse({ type: AddIssuingCaResponse })
+  @ApiCreatedResponse({
+    description:
+      'Our root: the new issuing CA, already signing. A corporate root: the pending CA and its CSR; the current CA signs until PUT /v2/ca/{caId}/certificate.',
+    schema: {
+      oneOf: [
+        { $ref: getSchemaPath(AddIssuingCaResponse) },
+        { $ref: getSchemaPath(AddPendingIssuingCaResponse) },
+      ],
+    },
+  })
   addIssuing(
     @Body() body: AddIssuingCaRequest,
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
-  ): Promise<AddIssuingCaResult> {
+  ): Promise<AddIssuingCaResult | AddPendingIssuingCaResult> {
     return this.issuance.send(
       IssuancePattern.AddIssuingCa,
       {

@@ -1,6 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import {
   AddIssuingCaResult,
+  AddPendingIssuingCaResult,
   CaHierarchy,
   CaRole,
   CaState,
@@ -78,6 +79,11 @@ export class UploadCaCertificateResponse implements UploadCaCertificateResult {
   rootCertificatePem!: string;
   @ApiProperty({ format: 'date-time' }) expiresAt!: string;
   @ApiProperty({ enum: KEY_ALGORITHMS }) keyAlgorithm!: KeyAlgorithm;
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'A later issuing CA (rollover): the one it replaced, now retired. Absent for the first.',
+  })
+  retiredCaId?: string;
 }
 
 /** docs/api.md#list-the-cas element. */
@@ -131,6 +137,15 @@ export class AddIssuingCaResponse implements AddIssuingCaResult {
   @ApiProperty({ enum: KEY_ALGORITHMS }) keyAlgorithm!: KeyAlgorithm;
   @ApiPropertyOptional({ format: 'uuid', description: 'The issuing CA this one replaced, now retired.' })
   retiredCaId?: string;
+}
+
+/** docs/api.md#add-an-issuing-ca under a corporate root (ExternalRoot): the new CA and its CSR. */
+export class AddPendingIssuingCaResponse implements AddPendingIssuingCaResult {
+  @ApiProperty({ format: 'uuid' }) caId!: string;
+  @ApiProperty({ enum: ['pending'] }) state!: 'pending';
+  @ApiProperty({ description: "PKCS#10 request of the new CA's key, for the corporate CA to sign." })
+  csrPem!: string;
+  @ApiProperty({ enum: KEY_ALGORITHMS }) keyAlgorithm!: KeyAlgorithm;
 }
 
 /** The new issuing CA of docs/api.md#renew-the-root. */

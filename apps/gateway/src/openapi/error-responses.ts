@@ -81,8 +81,16 @@ const ISSUANCE_400 =
   '(CERTIFICATE_LINT_FAILED).';
 const ISSUANCE_V2_400 = `${ISSUANCE_400} With csrPem also CSR_INVALID, CSR_SIGNATURE_INVALID or CSR_KEY_NOT_ALLOWED.`;
 
+/** docs/api.md#external-root: each refused upload has its own code. */
+const UPLOAD_CA_400 =
+  'Validation failed (VALIDATION_FAILED), or the upload is refused, changing nothing: CA_CERTIFICATE_INVALID, ' +
+  'CA_CERTIFICATE_KEY_MISMATCH, CA_CERTIFICATE_NOT_CA, CA_CERTIFICATE_NOT_VALID_NOW, CA_CHAIN_SIGNATURE_INVALID, ' +
+  'CA_CHAIN_ISSUER_NOT_CA, CA_CHAIN_PATH_LENGTH_EXCEEDED, or, for a later issuing CA, CA_CHAIN_ROOT_MISMATCH ' +
+  "(the chain ends at another root than the tenant's corporate root).";
+
 /** The 400 answer of the operations that make a certificate, which has more causes than validation. */
 const OPERATION_400: Record<string, string> = {
+  uploadCaCertificate: UPLOAD_CA_400,
   issueCertificate: ISSUANCE_400,
   issueCertificateV2: ISSUANCE_V2_400,
   renewCertificate: ISSUANCE_400,
@@ -92,6 +100,8 @@ const OPERATION_400: Record<string, string> = {
 /** Which admin operations can answer which error, beyond those every admin operation can. */
 const OPERATION_ERRORS: Record<string, string[]> = {
   initializeCa: ['409'],
+  addIssuingCa: ['404', '409'],
+  uploadCaCertificate: ['404', '409'],
   issueCertificate: ['404', '409'],
   issueCertificateV2: ['404', '409'],
   renewCertificate: ['404', '409'],

@@ -122,11 +122,7 @@ export class GatewayOperations {
         }
         // docs/operations.md#issuing-ca-rollover: one JSON line with the new CA (without its PEM).
         try {
-          const {
-            certificatePem: _pem,
-            chainPem: _chain,
-            ...added
-          } = await this.issuance.send(
+          const added = await this.issuance.send(
             IssuancePattern.AddIssuingCa,
             {
               tenantId: command.tenantId,
@@ -135,7 +131,13 @@ export class GatewayOperations {
             },
             { timeoutMs: KEY_GENERATION_TIMEOUT_MS },
           );
-          await io.out(JSON.stringify(added));
+          // Under a corporate root the answer is the pending CA with its CSR, which is to be signed.
+          if ('csrPem' in added) {
+            await io.out(JSON.stringify(added));
+          } else {
+            const { certificatePem: _pem, chainPem: _chain, ...summary } = added;
+            await io.out(JSON.stringify(summary));
+          }
           return 0;
         } catch (error) {
           if (!(error instanceof CaError)) throw error;

@@ -3,6 +3,8 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   AddIssuingCaCommand,
   AddIssuingCaResult,
+  AddPendingIssuingCaResult,
+  assertCommandFields,
   CaHierarchy,
   CaSummary,
   InitializeCaCommand,
@@ -64,7 +66,13 @@ export class CertificateAuthorityController {
   }
 
   @MessagePattern(IssuancePattern.AddIssuingCa)
-  addIssuing(@Payload() command: AddIssuingCaCommand): Promise<AddIssuingCaResult> {
+  async addIssuing(
+    @Payload() command: AddIssuingCaCommand,
+  ): Promise<AddIssuingCaResult | AddPendingIssuingCaResult> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
+    // docs/api.md#add-an-issuing-ca: under a corporate root the new CA is a CSR for that root to sign.
+    if (await this.externalRoot.rootHeldOutside(command.tenantId))
+      return this.externalRoot.addPending(command);
     return this.addIssuingCa.execute(command);
   }
 

@@ -1,5 +1,8 @@
 import { randomUUID, X509Certificate } from 'node:crypto';
 import {
+  AddIssuingCaCommand,
+  AddIssuingCaRequest,
+  AddPendingIssuingCaResult,
   assertCommandFields,
   CaError,
   CaHierarchy,
@@ -7,6 +10,7 @@ import {
   CaRole,
   ErrorCode,
   EventType,
+  IssuingCaAddedPayload,
   InitializeCaV2Command,
   InitializeCaV2Request,
   InitializeExternalRootResult,
@@ -28,14 +32,17 @@ import {
   UploadedCaChainError,
   useProviderForKey,
 } from '@ca/pki';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ALREADY_EXISTS, lockCaInitialization } from './ca-initialization-lock';
 import { KEY_ALGORITHM } from './ca-queries';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
-import { issuingCaSubjectName } from './issuing-ca-name';
+import { issuingCaBaseName, issuingCaSubjectName } from './issuing-ca-name';
 import { EXTERNAL_KEY_CUSTODY, PendingCaEntity } from './pending-ca.entity';
+
+const SECOND_PENDING =
+  'This tenant has a pending issuing CA already: upload its certificate (PUT /v2/ca/{caId}/certificate) before asking for another.';
 
 /** The error code of each refusal of an upload (docs/api.md#errors). */
 const UPLOAD_REFUSAL: Record<UploadedCaChainProblem, ErrorCode> = {
@@ -57,6 +64,11 @@ const UPLOAD_REFUSAL: Record<UploadedCaChainProblem, ErrorCode> = {
  * becomes an issuing CA like ours (it signs the tenant's leaves, its CRL is `/crl`), the root is
  * stored as the tenant's trust anchor without a key, and `ca.initialized` (with `externalRoot`)
  * lets revocation and the responder serve them — all in one transaction.
+ *
+ * `addPending` is the rollover under that root (docs/api.md#add-an-issuing-ca): a new key and CSR,
+ * pending while the current CA keeps signing. Its upload must end at the root already recorded;
+ * then it is stored like a CA of our rollover (its own CDP/AIA paths), the previous one is retired
+ * (its CRL and OCSP stay, for its leaves) and `ca.issuing-added` tells the distribution surface.
  */
 export class ExternalRootHandler {
   constructor(
@@ -77,22 +89,100 @@ export class ExternalRootHandler {
     const { tenantId, principal } = command;
     const keyAlgorithm = request.keyAlgorithm ?? KeyAlgorithm.P256;
     await this.dataSource.transaction((manager) => lockCaInitialization(manager, tenantId));
-
-    const caId = randomUUID();
-    const ctx = { tenantId, keyId: caId };
-    const { key, publicKey } = await this.custody.generateSigningKey(ctx, CUSTODY_ALGORITHM[keyAlgorithm]);
     const subject = {
       commonName: issuingCaSubjectName(request.commonName),
       organization: request.organization,
       country: request.country,
     };
+    const pending = await this.makePending(
+      tenantId,
+      principal,
+      subject,
+      keyAlgorithm,
+      ALREADY_EXISTS,
+      (manager) => lockCaInitialization(manager, tenantId),
+    );
+    return {
+      hierarchy: CaHierarchy.ExternalRoot,
+      keyAlgorithm,
+      issuingCa: { caId: pending.caId, csrPem: pending.csrPem, state: 'pending' },
+    };
+  }
+
+  /** Whether the tenant's root is a corporate root (no key of it here): POST /v2/ca/issuing is `addPending`. */
+  async rootHeldOutside(tenantId: string): Promise<boolean> {
+    return this.dataSource.getRepository(CertificateAuthorityEntity).exists({
+      where: { tenantId, role: CaRole.Root, keyCustody: EXTERNAL_KEY_CUSTODY },
+    });
+  }
+
+  /**
+   * POST /v2/ca/issuing under a corporate root (docs/api.md#add-an-issuing-ca): a new pending CA
+   * with its CSR, named after the first issuing CA with its number (` Issuing CA N`, N counting the
+   * tenant's issuing CAs, so no two share a subject). Nothing else changes until its upload: the
+   * current CA keeps signing leaves. One pending CA per tenant (409 CONFLICT for a second).
+   */
+  async addPending(command: AddIssuingCaCommand): Promise<AddPendingIssuingCaResult> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
+    const request = await validateDto(AddIssuingCaRequest, command.request ?? {});
+    if (request.validityDays !== undefined) {
+      throw CaError.validation([
+        {
+          field: 'validityDays',
+          message:
+            'the corporate CA sets the validity of the issuing CA it certifies; leave validityDays out',
+        },
+      ]);
+    }
+    const { tenantId, principal } = command;
+    const repository = this.dataSource.getRepository(CertificateAuthorityEntity);
+    const issuing = await repository.find({
+      where: { tenantId, role: CaRole.Issuing },
+      order: { createdAt: 'ASC' },
+    });
+    const current = issuing.find((row) => row.retiredAt === null);
+    if (!current) throw CaError.notFound('This tenant has no issuing CA yet: upload the pending one first.');
+    await this.refuseSecondPending(this.dataSource.manager, tenantId);
+    const keyAlgorithm = request.keyAlgorithm ?? KEY_ALGORITHM[current.keyAlgorithm] ?? KeyAlgorithm.P256;
+    const subject = {
+      commonName: issuingCaSubjectName(issuingCaBaseName(issuing[0].commonName), issuing.length + 1),
+      organization: current.organization,
+      country: current.country,
+    };
+    const pending = await this.makePending(
+      tenantId,
+      principal,
+      subject,
+      keyAlgorithm,
+      SECOND_PENDING,
+      (manager) => this.refuseSecondPending(manager, tenantId),
+    );
+    return { caId: pending.caId, state: 'pending', csrPem: pending.csrPem, keyAlgorithm };
+  }
+
+  /**
+   * Makes the CA's key in custody and its CSR, and stores both as the tenant's pending CA once
+   * `check` passes in the storing transaction. A key not stored is destroyed; a second pending CA
+   * of the tenant (pending_cas_one_per_tenant, a concurrent request) is 409 CONFLICT `duplicate`.
+   */
+  private async makePending(
+    tenantId: string,
+    principal: string,
+    subject: { commonName: string; organization: string; country: string },
+    keyAlgorithm: KeyAlgorithm,
+    duplicate: string,
+    check: (manager: EntityManager) => Promise<void>,
+  ): Promise<{ caId: string; csrPem: string }> {
+    const caId = randomUUID();
+    const ctx = { tenantId, keyId: caId };
+    const { key, publicKey } = await this.custody.generateSigningKey(ctx, CUSTODY_ALGORITHM[keyAlgorithm]);
     let csrDer: Uint8Array;
     try {
       const { privateKey, crypto } = await this.custody.openSigningKey(ctx, key);
       useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
       csrDer = await buildCaCertificationRequest(subject, { publicKey, privateKey });
       await this.dataSource.transaction(async (manager) => {
-        await lockCaInitialization(manager, tenantId);
+        await check(manager);
         await manager.insert(
           PendingCaEntity,
           Object.assign(new PendingCaEntity(), {
@@ -112,14 +202,20 @@ export class ExternalRootHandler {
     } catch (error) {
       // Not stored, so never to be used: a token key would otherwise stay in the token for good.
       await this.custody.destroySigningKey(ctx, key).catch(() => undefined);
-      if (isUniqueViolation(error)) throw CaError.conflict(ALREADY_EXISTS);
+      if (isUniqueViolation(error)) throw CaError.conflict(duplicate);
       throw error;
     }
-    return {
-      hierarchy: CaHierarchy.ExternalRoot,
-      keyAlgorithm,
-      issuingCa: { caId, csrPem: derToPem(csrDer, 'CERTIFICATE REQUEST'), state: 'pending' },
-    };
+    return { caId, csrPem: derToPem(csrDer, 'CERTIFICATE REQUEST') };
+  }
+
+  /** 409 CONFLICT while the tenant has a pending CA: its upload (or nothing) comes first. */
+  private async refuseSecondPending(manager: EntityManager, tenantId: string): Promise<void> {
+    const pending = await manager.findOneBy(PendingCaEntity, { tenantId });
+    if (pending) {
+      throw CaError.conflict(
+        `This tenant has a pending issuing CA already (${pending.id}): upload its certificate (PUT /v2/ca/${pending.id}/certificate) before asking for another.`,
+      );
+    }
   }
 
   async upload(command: UploadCaCertificateCommand): Promise<UploadCaCertificateResult> {
@@ -133,6 +229,12 @@ export class ExternalRootHandler {
       });
       if (!pending) throw await this.notPending(manager, tenantId, caId);
       const chain = this.checked(request, pending);
+      // A later issuing CA (docs/api.md#add-an-issuing-ca): under the root recorded at the first upload.
+      const recordedRoot = await manager.findOne(CertificateAuthorityEntity, {
+        where: { tenantId, role: CaRole.Root },
+        lock: { mode: 'pessimistic_write' },
+      });
+      if (recordedRoot) return this.storeLater(manager, { pending, chain, root: recordedRoot, principal });
       const now = new Date();
       const root = parseCertificate(chain.rootDer);
       const rootNode = new X509Certificate(chain.rootDer);
@@ -207,6 +309,90 @@ export class ExternalRootHandler {
     });
     this.onEventsRecorded();
     return result;
+  }
+
+  /**
+   * The upload of a later issuing CA: its chain must end at the tenant's corporate root (the same
+   * certificate), its trust anchor, else CA_CHAIN_ROOT_MISMATCH and nothing changes. The CA is
+   * stored as our rollover stores one (add-issuing-ca.handler.ts): its leaves get its own CDP and
+   * caIssuers paths (`ownDistributionPoints`), so old and new leaves each name their issuer's CRL
+   * and certificate; the previous CA is retired and keeps its CRL and OCSP for its leaves; and
+   * `ca.issuing-added` makes revocation publish the new CA's CRL and the responder serve it.
+   */
+  private async storeLater(
+    manager: EntityManager,
+    made: {
+      pending: PendingCaEntity;
+      chain: ReturnType<typeof checkUploadedCaChain>;
+      root: CertificateAuthorityEntity;
+      principal: string;
+    },
+  ): Promise<UploadCaCertificateResult> {
+    const { pending, chain, root, principal } = made;
+    const { tenantId } = pending;
+    if (!root.certificateDer.equals(Buffer.from(chain.rootDer))) {
+      const message =
+        "chainPem must end with the tenant's corporate root (ca.pem): this one ends at another self-signed root";
+      throw new CaError(ErrorCode.CaChainRootMismatch, message, [{ field: 'chainPem', message }]);
+    }
+    const previous = await manager.findOneBy(CertificateAuthorityEntity, {
+      tenantId,
+      role: CaRole.Issuing,
+      retiredAt: IsNull(),
+    });
+    const issuing = parseCertificate(chain.certificateDer);
+    const intermediatesPem = chain.intermediatesDer.map((der) => derToPem(der)).join('');
+    const now = new Date();
+    // Retired first: a tenant has one issuing CA not retired at any moment (a unique index).
+    if (previous) await manager.update(CertificateAuthorityEntity, { id: previous.id }, { retiredAt: now });
+    await manager.insert(
+      CertificateAuthorityEntity,
+      Object.assign(new CertificateAuthorityEntity(), {
+        id: pending.id,
+        tenantId,
+        role: CaRole.Issuing,
+        issuerCaId: root.id,
+        commonName: issuing.subject.commonName ?? pending.commonName,
+        organization: issuing.subject.organization ?? pending.organization,
+        country: issuing.subject.country ?? pending.country,
+        serialNumber: issuing.serialNumberHex,
+        certificateDer: Buffer.from(chain.certificateDer),
+        notBefore: issuing.notBefore,
+        notAfter: issuing.notAfter,
+        keyCustody: pending.keyCustody,
+        keyAlgorithm: pending.keyAlgorithm,
+        publicKeySpki: pending.publicKeySpki,
+        wrappedKey: pending.wrappedKey,
+        externalIntermediatesPem: intermediatesPem || null,
+        createdAt: now,
+        createdBy: principal,
+        // Leaves at {base}/ca/{caId}/crl and {base}/ca/{caId}.crt (docs/api.md#add-an-issuing-ca).
+        ownDistributionPoints: true,
+      }),
+    );
+    await manager.delete(PendingCaEntity, { id: pending.id });
+    await recordEvent<IssuingCaAddedPayload>(manager, ISSUANCE_SCHEMA, EventType.IssuingCaAdded, {
+      tenantId,
+      caId: pending.id,
+      certificateDer: Buffer.from(chain.certificateDer).toString('base64'),
+      notBefore: issuing.notBefore.toISOString(),
+      notAfter: issuing.notAfter.toISOString(),
+      issuerCaId: root.id,
+      rootCertificateDer: root.certificateDer.toString('base64'),
+      previousCaId: previous?.id ?? root.id,
+      addedBy: principal,
+    });
+    const certificatePem = derToPem(chain.certificateDer);
+    return {
+      caId: pending.id,
+      state: 'active',
+      certificatePem,
+      chainPem: certificatePem + intermediatesPem,
+      rootCertificatePem: derToPem(chain.rootDer),
+      expiresAt: issuing.notAfter.toISOString(),
+      keyAlgorithm: KEY_ALGORITHM[pending.keyAlgorithm] ?? KeyAlgorithm.P256,
+      ...(previous ? { retiredCaId: previous.id } : {}),
+    };
   }
 
   private checked(request: UploadCaCertificateRequest, pending: PendingCaEntity) {

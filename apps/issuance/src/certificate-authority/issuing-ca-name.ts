@@ -20,3 +20,13 @@ export function issuingCaSubjectName(rootCommonName: string, generation = 1): st
       .trimEnd() + suffix
   );
 }
+
+/**
+ * The name an issuing CA's commonName was made from: without the " Issuing CA" (and number)
+ * `issuingCaSubjectName` put after it, or the whole name when it has none (a corporate CA may
+ * rename what it certifies). A later issuing CA under a corporate root is named from it.
+ */
+export function issuingCaBaseName(issuingCommonName: string): string {
+  const match = new RegExp(`^(.*)${SUFFIX}(?: \\d+)?$`).exec(issuingCommonName);
+  return match && match[1].trim() ? match[1] : issuingCommonName;
+}

@@ -27,6 +27,11 @@ export const ErrorCode = {
   CaChainPathLengthExceeded: 'CA_CHAIN_PATH_LENGTH_EXCEEDED',
   /** A certificate of `chainPem` may not certify CAs (basicConstraints cA, keyUsage keyCertSign). */
   CaChainIssuerNotCa: 'CA_CHAIN_ISSUER_NOT_CA',
+  /**
+   * A later issuing CA's upload ends with another self-signed root than the tenant's corporate root
+   * already recorded (docs/api.md#external-root): one trust anchor per tenant.
+   */
+  CaChainRootMismatch: 'CA_CHAIN_ROOT_MISMATCH',
   /** The certificate, CRL or OCSP response to be signed broke a pre-signing lint; nothing was signed. */
   CertificateLintFailed: 'CERTIFICATE_LINT_FAILED',
   /** A DNS name of the request is outside the tenant's issuance policy (docs/api.md#issuance-policy). */

@@ -8,7 +8,9 @@ export const MAX_ISSUING_CA_VALIDITY_DAYS = 30 * 366;
 
 /**
  * docs/api.md#add-an-issuing-ca: body of POST /v2/ca/issuing. Every field is optional: the key
- * algorithm defaults to the root's, the validity to the rest of the root's.
+ * algorithm defaults to the root's, the validity to the rest of the root's. Under a corporate root
+ * (docs/api.md#external-root) the key algorithm defaults to the current issuing CA's and
+ * `validityDays` is refused: the corporate CA sets the validity.
  */
 export class AddIssuingCaRequest {
   @ApiPropertyOptional({ enum: KEY_ALGORITHMS, description: "Default: the root's key algorithm." })
@@ -20,7 +22,8 @@ export class AddIssuingCaRequest {
     type: 'integer',
     minimum: 1,
     maximum: MAX_ISSUING_CA_VALIDITY_DAYS,
-    description: "Default: until the root expires. Longer than the root's remaining validity: 400.",
+    description:
+      "Default: until the root expires. Longer than the root's remaining validity: 400. Under a corporate root (ExternalRoot): 400, the corporate CA sets it.",
   })
   @IsOptional()
   @IsInt()
@@ -43,4 +46,16 @@ export interface AddIssuingCaResult {
   keyAlgorithm: KeyAlgorithm;
   /** The issuing CA that signed leaves until now and is now retired; absent when the root did. */
   retiredCaId?: string;
+}
+
+/**
+ * docs/api.md#add-an-issuing-ca under a corporate root (docs/api.md#external-root): the new issuing
+ * CA waits for its certificate; the current one keeps signing leaves until it is uploaded.
+ */
+export interface AddPendingIssuingCaResult {
+  caId: string;
+  state: 'pending';
+  /** PKCS#10 request of the new CA's key (RFC 2986), to be signed by the corporate CA. */
+  csrPem: string;
+  keyAlgorithm: KeyAlgorithm;
 }

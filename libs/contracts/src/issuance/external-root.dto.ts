@@ -55,4 +55,6 @@ export interface UploadCaCertificateResult {
   rootCertificatePem: string;
   expiresAt: string;
   keyAlgorithm: KeyAlgorithm;
+  /** A later issuing CA (docs/api.md#add-an-issuing-ca): the one it replaced, now retired. */
+  retiredCaId?: string;
 }

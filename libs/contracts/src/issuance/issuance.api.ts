@@ -23,7 +23,7 @@ import { RenewCertificateCommand } from './renew-certificate.dto';
 import { RevokeCertificateCommand, RevokeCertificateResult } from './revoke-certificate.dto';
 import { ReleaseHoldCommand, ReleaseHoldResult } from './release-hold.dto';
 import { RevokeCaCommand, RevokeCaResult } from './revoke-ca.dto';
-import { AddIssuingCaCommand, AddIssuingCaResult } from './add-issuing-ca.dto';
+import { AddIssuingCaCommand, AddIssuingCaResult, AddPendingIssuingCaResult } from './add-issuing-ca.dto';
 import {
   InitializeExternalRootResult,
   UploadCaCertificateCommand,
@@ -41,7 +41,7 @@ export type IssuanceApi = {
   ];
   [IssuancePattern.ListCas]: [TenantCommand, { cas: CaSummary[] }];
   [IssuancePattern.RevokeCa]: [RevokeCaCommand, RevokeCaResult];
-  [IssuancePattern.AddIssuingCa]: [AddIssuingCaCommand, AddIssuingCaResult];
+  [IssuancePattern.AddIssuingCa]: [AddIssuingCaCommand, AddIssuingCaResult | AddPendingIssuingCaResult];
   [IssuancePattern.UploadCaCertificate]: [UploadCaCertificateCommand, UploadCaCertificateResult];
   [IssuancePattern.RenewRoot]: [RenewRootCommand, RenewRootResult];
   [IssuancePattern.IssueCertificate]: [IssueCertificateCommand, IssuedCertificate];
