@@ -9,6 +9,7 @@ import { EXTERNAL_KEY_CUSTODY, PendingCaEntity } from './pending-ca.entity';
 export const KEY_ALGORITHM: Record<string, KeyAlgorithm> = {
   'ECDSA-P256': 'P-256',
   'ECDSA-P384': 'P-384',
+  'RSA-2048': 'RSA-2048',
   'RSA-3072': 'RSA-3072',
   'RSA-4096': 'RSA-4096',
 };
