@@ -7,7 +7,7 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
 
 /**
  * docs/api.md#key-algorithms: a deployment that chose RSA-2048 (KEY_ALGORITHM,
- * docs/operations.md#settings) makes RSA-2048 CAs and leaves from unchanged v1 requests, signs
+ * docs/operations.md#configuration) makes RSA-2048 CAs and leaves from unchanged v1 requests, signs
  * with sha256WithRSAEncryption, and its CRL and OCSP answers verify with openssl.
  */
 jest.setTimeout(60_000);

@@ -33,7 +33,7 @@ export interface GatewayDependencies {
   authFailures: AuthFailureLimiter;
   downloads: DownloadLinks;
   errorCatalogUrl: string;
-  /** KEY_ALGORITHM (docs/operations.md#settings): the leaf keys the gateway makes follow it. */
+  /** KEY_ALGORITHM (docs/operations.md#configuration): the leaf keys the gateway makes follow it. */
   keyAlgorithm: KeyAlgorithm;
   ready: () => Promise<boolean>;
 }

@@ -16,7 +16,7 @@ import {
 } from './env-readers';
 
 /**
- * KEY_ALGORITHM: the key of every CA made without an explicit choice (docs/operations.md#settings,
+ * KEY_ALGORITHM: the key of every CA made without an explicit choice (docs/operations.md#configuration,
  * docs/api.md#key-algorithms). The names of libs/contracts' KeyAlgorithm, which this library does not import.
  */
 export const DEPLOYMENT_KEY_ALGORITHMS = ['P-256', 'P-384', 'RSA-2048', 'RSA-3072', 'RSA-4096'] as const;

@@ -7,7 +7,7 @@ import { CaError } from '../common/ca-error';
 export const KeyAlgorithm = {
   P256: 'P-256',
   P384: 'P-384',
-  /** Only as a deployment's KEY_ALGORITHM (docs/operations.md#settings): too weak to offer everywhere. */
+  /** Only as a deployment's KEY_ALGORITHM (docs/operations.md#configuration): too weak to offer everywhere. */
   Rsa2048: 'RSA-2048',
   Rsa3072: 'RSA-3072',
   Rsa4096: 'RSA-4096',
