@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { AcmeApi, IssuanceApi } from '@ca/contracts';
+import { AcmeApi, IssuanceApi, KeyAlgorithm } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
 import { ACME_RPC, AcmeEdgeController } from './acme/acme-edge.controller';
@@ -16,6 +16,7 @@ import { CertificateAuthorityV2Controller } from './certificate-authority/certif
 import { CertificatesController } from './certificates/certificates.controller';
 import { CertificatesV2Controller } from './certificates/certificates-v2.controller';
 import { CertificateDeliverer } from './certificates/certificate-delivery';
+import { LeafKeyAlgorithms } from './certificates/leaf-key-algorithm';
 import { DownloadLinks } from './downloads/download-links';
 import { DownloadsController } from './downloads/downloads.controller';
 import { ProblemDetailsFilter } from './http/problem-details.filter';
@@ -32,6 +33,8 @@ export interface GatewayDependencies {
   authFailures: AuthFailureLimiter;
   downloads: DownloadLinks;
   errorCatalogUrl: string;
+  /** KEY_ALGORITHM (docs/operations.md#configuration): the leaf keys the gateway makes follow it. */
+  keyAlgorithm: KeyAlgorithm;
   ready: () => Promise<boolean>;
 }
 
@@ -67,6 +70,10 @@ export class GatewayModule {
         { provide: AuthFailureLimiter, useValue: deps.authFailures },
         { provide: DownloadLinks, useValue: deps.downloads },
         { provide: CertificateDeliverer, useValue: new CertificateDeliverer(deps.downloads) },
+        {
+          provide: LeafKeyAlgorithms,
+          useValue: new LeafKeyAlgorithms(deps.issuance, undefined, deps.keyAlgorithm),
+        },
         JwtStrategy,
         { provide: APP_GUARD, useClass: JwtAuthGuard },
         { provide: APP_FILTER, useValue: new ProblemDetailsFilter(deps.errorCatalogUrl) },

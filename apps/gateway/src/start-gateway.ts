@@ -92,6 +92,7 @@ export async function startGateway(
         authFailures,
         downloads,
         errorCatalogUrl: config.errorCatalogUrl,
+        keyAlgorithm: config.keyAlgorithm,
         ready,
       }),
       { logger: new NestPinoLogger(runtime.logger), bodyParser: false },

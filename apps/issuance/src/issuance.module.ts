@@ -1,5 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { BlobStore, OutboxRelay } from '@ca/messaging';
+import { KeyAlgorithm } from '@ca/contracts';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
 import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
@@ -40,6 +41,8 @@ export interface IssuanceDependencies {
   blobs: BlobStore;
   /** DEFAULT_CERTIFICATE_LIMIT: the plan limit of a tenant issuance has no `tenant.updated` for yet. */
   defaultCertificateLimit: number;
+  /** KEY_ALGORITHM: the key of CAs made without a choice; RSA-2048 is accepted only where it is this. */
+  keyAlgorithm: KeyAlgorithm;
 }
 
 /** The issuance context: CA initialization, the certificate lifecycle (issue, renew, revoke, read) and the tenants' issuance policies. */
@@ -57,6 +60,7 @@ export class IssuanceModule {
       signer,
       nudge,
       deps.pkiPublicUrl,
+      deps.keyAlgorithm,
       policies,
     );
     const minter = new CertificateMinter(
@@ -84,10 +88,17 @@ export class IssuanceModule {
             deps.custodyKind,
             nudge,
             deps.pkiPublicUrl,
+            deps.keyAlgorithm,
           ),
         },
-        { provide: IssueCertificateHandler, useValue: new IssueCertificateHandler(minter) },
-        { provide: RenewCertificateHandler, useValue: new RenewCertificateHandler(deps.dataSource, minter) },
+        {
+          provide: IssueCertificateHandler,
+          useValue: new IssueCertificateHandler(minter, deps.keyAlgorithm),
+        },
+        {
+          provide: RenewCertificateHandler,
+          useValue: new RenewCertificateHandler(deps.dataSource, minter, deps.keyAlgorithm),
+        },
         { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
         {
           provide: ReleaseHoldHandler,
@@ -95,7 +106,13 @@ export class IssuanceModule {
         },
         {
           provide: ExternalRootHandler,
-          useValue: new ExternalRootHandler(deps.dataSource, deps.custodies, deps.custodyKind, nudge),
+          useValue: new ExternalRootHandler(
+            deps.dataSource,
+            deps.custodies,
+            deps.custodyKind,
+            nudge,
+            deps.keyAlgorithm,
+          ),
         },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
         { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge) },
@@ -109,6 +126,7 @@ export class IssuanceModule {
             signer,
             nudge,
             deps.pkiPublicUrl,
+            deps.keyAlgorithm,
           ),
         },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },

@@ -60,6 +60,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       pkiPublicUrl: config.pkiPublicUrl,
       blobs: messaging.blobs,
       defaultCertificateLimit: config.defaultCertificateLimit,
+      keyAlgorithm: config.keyAlgorithm,
     }),
     {
       ...messaging.serverOptions('issuance'),

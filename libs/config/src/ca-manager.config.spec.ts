@@ -14,6 +14,7 @@ describe('loadConfig', () => {
       rateLimitPerMinute: 600,
       errorCatalogUrl: 'https://errors.ca-manager.dev',
       keyCustody: 'local',
+      keyAlgorithm: 'P-256',
       logLevel: 'info',
       embedded: true,
     });
@@ -34,6 +35,9 @@ describe('loadConfig', () => {
     ['NATS_URL', 'http://x'],
     ['LOG_LEVEL', 'loud'],
     ['KEY_CUSTODY', 'cloud'],
+    ['KEY_ALGORITHM', 'RSA-1024'],
+    ['KEY_ALGORITHM', 'p-256'],
+    ['KEY_ALGORITHM', 'Ed25519'],
     ['RATE_LIMIT_PER_MINUTE', '0'],
     ['OCSP_VALIDITY', '8 hours'],
     ['OCSP_VALIDITY', '-1'],
@@ -47,6 +51,17 @@ describe('loadConfig', () => {
   ])('refuses a malformed %s with one line naming it', (name, bad) => {
     expect(() => loadConfig({ [name]: bad })).toThrow(ConfigError);
     expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(`^${name}: `));
+  });
+
+  it.each(['P-256', 'P-384', 'RSA-2048', 'RSA-3072', 'RSA-4096'])('takes KEY_ALGORITHM=%s', (name) => {
+    expect(loadConfig({ KEY_ALGORITHM: name }).keyAlgorithm).toBe(name);
+    expect(loadConfig({ KEY_ALGORITHM: ` ${name} ` }).keyAlgorithm).toBe(name);
+  });
+
+  it('names the values KEY_ALGORITHM takes when it refuses one', () => {
+    expect(() => loadConfig({ KEY_ALGORITHM: 'RSA-1024' })).toThrow(
+      'KEY_ALGORITHM: must be one of P-256, P-384, RSA-2048, RSA-3072, RSA-4096',
+    );
   });
 
   it('requires PKCS11_LIBRARY, PKCS11_TOKEN_LABEL and PKCS11_PIN for KEY_CUSTODY=pkcs11', () => {

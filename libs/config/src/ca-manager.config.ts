@@ -15,6 +15,13 @@ import {
   readUrl,
 } from './env-readers';
 
+/**
+ * KEY_ALGORITHM: the key of every CA made without an explicit choice (docs/operations.md#configuration,
+ * docs/api.md#key-algorithms). The names of libs/contracts' KeyAlgorithm, which this library does not import.
+ */
+export const DEPLOYMENT_KEY_ALGORITHMS = ['P-256', 'P-384', 'RSA-2048', 'RSA-3072', 'RSA-4096'] as const;
+export type DeploymentKeyAlgorithm = (typeof DEPLOYMENT_KEY_ALGORITHMS)[number];
+
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
@@ -47,6 +54,8 @@ export interface CaManagerConfig {
   rateLimitPerMinute: number;
   errorCatalogUrl: string;
   keyCustody: 'local' | 'pkcs11';
+  /** KEY_ALGORITHM: the key algorithm of CAs created without one (and, by family, of their leaves). */
+  keyAlgorithm: DeploymentKeyAlgorithm;
   caKek?: string;
   pkcs11: Pkcs11Settings;
   logLevel: LogLevel;
@@ -115,6 +124,7 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     rateLimitPerMinute: readInt(env, 'RATE_LIMIT_PER_MINUTE', 600, 1, 10_000_000),
     errorCatalogUrl: readBaseUrl(env, 'ERROR_CATALOG_URL', 'https://errors.ca-manager.dev'),
     keyCustody,
+    keyAlgorithm: readEnum(env, 'KEY_ALGORITHM', DEPLOYMENT_KEY_ALGORITHMS, 'P-256'),
     caKek: readString(env, 'CA_KEK'),
     pkcs11,
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),

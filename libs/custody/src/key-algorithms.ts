@@ -28,6 +28,7 @@ const rsa = (modulusLength: number): CustodyKeyParams => ({
 const PARAMS: Record<CustodyKeyAlgorithm, CustodyKeyParams> = {
   'ECDSA-P256': ec('P-256'),
   'ECDSA-P384': ec('P-384'),
+  'RSA-2048': rsa(2048),
   'RSA-3072': rsa(3072),
   'RSA-4096': rsa(4096),
 };
@@ -56,6 +57,7 @@ export function custodyKeyParams(algorithm: string, which: string): CustodyKeyPa
 export const CUSTODY_ALGORITHM = {
   'P-256': 'ECDSA-P256',
   'P-384': 'ECDSA-P384',
+  'RSA-2048': 'RSA-2048',
   'RSA-3072': 'RSA-3072',
   'RSA-4096': 'RSA-4096',
 } as const satisfies Record<string, CustodyKeyAlgorithm>;

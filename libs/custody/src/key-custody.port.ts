@@ -6,7 +6,8 @@ export interface CustodyKeyContext {
   keyId: string;
 }
 
-export type CustodyKeyAlgorithm = 'ECDSA-P256' | 'ECDSA-P384' | 'RSA-3072' | 'RSA-4096';
+/** RSA-2048 only for a deployment that chose it (KEY_ALGORITHM, docs/api.md#key-algorithms). */
+export type CustodyKeyAlgorithm = 'ECDSA-P256' | 'ECDSA-P384' | 'RSA-2048' | 'RSA-3072' | 'RSA-4096';
 
 /** What the owner stores for a key: its public half in the clear, the rest as an opaque blob. */
 export interface CustodiedKey {

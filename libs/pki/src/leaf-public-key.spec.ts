@@ -1,5 +1,5 @@
 import { generateKeyPairSync, type webcrypto } from 'node:crypto';
-import { importLeafPublicKey, spkiOfPublicKey } from './leaf-public-key';
+import { importLeafPublicKey, leafKeyAlgorithmOfSpki, spkiOfPublicKey } from './leaf-public-key';
 import { PkiFormatError } from './pki-format.error';
 
 const ALLOWED = ['P-256', 'P-384', 'RSA-3072', 'RSA-4096'];
@@ -45,5 +45,21 @@ describe('importLeafPublicKey', () => {
     const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
     const spki = new Uint8Array(rsa.export({ type: 'spki', format: 'der' }));
     await expect(importLeafPublicKey(spki, ALLOWED)).rejects.toThrow(PkiFormatError);
+  });
+
+  it('names an RSA-2048 key and imports it where the caller allows it (a deployment that chose it)', async () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 2048 }).publicKey;
+    const spki = new Uint8Array(rsa.export({ type: 'spki', format: 'der' }));
+    expect(leafKeyAlgorithmOfSpki(spki)).toBe('RSA-2048');
+    const { algorithm, publicKey } = await importLeafPublicKey(spki, [...ALLOWED, 'RSA-2048']);
+    expect(algorithm).toBe('RSA-2048');
+    expect(publicKey.algorithm).toMatchObject({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048 });
+  });
+
+  it('names no RSA key of another size', () => {
+    const rsa = generateKeyPairSync('rsa', { modulusLength: 1024 }).publicKey;
+    expect(
+      leafKeyAlgorithmOfSpki(new Uint8Array(rsa.export({ type: 'spki', format: 'der' }))),
+    ).toBeUndefined();
   });
 });

@@ -2,12 +2,16 @@ import { createPublicKey, type webcrypto } from 'node:crypto';
 
 import { PkiFormatError } from './pki-format.error';
 
-/** The leaf key algorithms this CA certifies (docs/api.md#key-algorithms). */
-export type LeafKeyAlgorithm = 'P-256' | 'P-384' | 'RSA-3072' | 'RSA-4096';
+/**
+ * The leaf key algorithms this CA certifies (docs/api.md#key-algorithms); RSA-2048 only where the
+ * caller allows it (a deployment whose key algorithm it is).
+ */
+export type LeafKeyAlgorithm = 'P-256' | 'P-384' | 'RSA-2048' | 'RSA-3072' | 'RSA-4096';
 
 const IMPORT: Record<LeafKeyAlgorithm, webcrypto.EcKeyImportParams | webcrypto.RsaHashedImportParams> = {
   'P-256': { name: 'ECDSA', namedCurve: 'P-256' },
   'P-384': { name: 'ECDSA', namedCurve: 'P-384' },
+  'RSA-2048': { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
   'RSA-3072': { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
   'RSA-4096': { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' },
 };
@@ -40,8 +44,9 @@ export async function spkiOfPublicKey(publicKey: webcrypto.CryptoKey): Promise<U
 
 /**
  * The algorithm of a DER SubjectPublicKeyInfo (RFC 5280 4.1.2.7) by this CA's names: an EC key on
- * P-256 or P-384 (RFC 5480), or an RSA key of exactly 3072 or 4096 bits (RFC 3279 2.3.1) with
- * exponent 65537. Anything else (another curve, RSA-2048, a small exponent) is undefined.
+ * P-256 or P-384 (RFC 5480), or an RSA key of exactly 2048, 3072 or 4096 bits (RFC 3279 2.3.1)
+ * with exponent 65537. Anything else (another curve or size, a small exponent) is undefined.
+ * RSA-2048 is named, not allowed: `importLeafPublicKey` takes only what its caller allows.
  * Throws `PkiFormatError` for octets that are not a SubjectPublicKeyInfo.
  */
 export function leafKeyAlgorithmOfSpki(spkiDer: Uint8Array): LeafKeyAlgorithm | undefined {
@@ -55,6 +60,7 @@ export function leafKeyAlgorithmOfSpki(spkiDer: Uint8Array): LeafKeyAlgorithm | 
   if (details.type === 'ec' && details.namedCurve === 'prime256v1') return 'P-256';
   if (details.type === 'ec' && details.namedCurve === 'secp384r1') return 'P-384';
   if (details.type === 'rsa' && details.publicExponent === 65537n) {
+    if (details.modulusLength === 2048) return 'RSA-2048';
     if (details.modulusLength === 3072) return 'RSA-3072';
     if (details.modulusLength === 4096) return 'RSA-4096';
   }

@@ -97,7 +97,7 @@ export class CaSummaryResponse implements CaSummary {
   @ApiPropertyOptional({ format: 'date-time' }) notAfter?: string;
   @ApiProperty({
     enum: KEY_ALGORITHMS,
-    description: "A corporate root's key is named as read when it is none of these (e.g. RSA-2048).",
+    description: "A corporate root's key is named as read when it is none of these (e.g. EC-secp521r1).",
   })
   keyAlgorithm!: KeyAlgorithm;
   @ApiProperty({

@@ -58,14 +58,11 @@ const CSR_DESCRIPTION = [
 @ApiBearerAuth()
 @Controller('v2/certificates')
 export class CertificatesV2Controller {
-  private readonly keyAlgorithms: LeafKeyAlgorithms;
-
   constructor(
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly deliverer: CertificateDeliverer,
-  ) {
-    this.keyAlgorithms = new LeafKeyAlgorithms(issuance);
-  }
+    private readonly keyAlgorithms: LeafKeyAlgorithms,
+  ) {}
 
   @Post()
   @HttpCode(200)

@@ -18,7 +18,8 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CertificateDeliverer } from './certificate-delivery';
-import { generateLeafKeyPair, withPrivateKey } from './leaf-key-pair';
+import { LeafKeyAlgorithms } from './leaf-key-algorithm';
+import { generateLeafKeyPairOf, withPrivateKey } from './leaf-key-pair';
 import { writeCommand } from './write-command';
 import {
   CertificateDetailDoc,
@@ -39,6 +40,7 @@ export class CertificatesController {
   constructor(
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly deliverer: CertificateDeliverer,
+    private readonly keyAlgorithms: LeafKeyAlgorithms,
   ) {}
 
   @Post()
@@ -51,9 +53,11 @@ export class CertificatesController {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<IssueCertificateResponse> {
-    const keys = generateLeafKeyPair();
+    const command = writeCommand(principal, req);
+    // docs/api.md#key-algorithms: P-256, or the family of the tenant's CA in a deployment that chose another.
+    const keys = await generateLeafKeyPairOf(await this.keyAlgorithms.chooseV1(command));
     const issued = await this.issuance.send(IssuancePattern.IssueCertificate, {
-      ...writeCommand(principal, req),
+      ...command,
       subjectPublicKey: keys.subjectPublicKey,
       request: body,
     });
@@ -116,9 +120,10 @@ export class CertificatesController {
     @CurrentPrincipal() principal: AuthenticatedPrincipal,
     @Req() req: RequestWithId,
   ): Promise<RenewCertificateResponse> {
-    const keys = generateLeafKeyPair();
+    const command = writeCommand(principal, req);
+    const keys = await generateLeafKeyPairOf(await this.keyAlgorithms.chooseV1(command));
     const renewed = await this.issuance.send(IssuancePattern.RenewCertificate, {
-      ...writeCommand(principal, req),
+      ...command,
       subjectPublicKey: keys.subjectPublicKey,
       certificateId,
       request: body,

@@ -11,16 +11,17 @@ describe('LeafKeyAlgorithms', () => {
   let clock: number;
   let asked: number;
   let algorithms: LeafKeyAlgorithms;
-  beforeEach(() => {
-    clock = 0;
-    asked = 0;
-    const issuance = {
+  const issuanceStub = () =>
+    ({
       send: async () => {
         asked++;
         return { cas };
       },
-    } as unknown as RpcClient<IssuanceApi>;
-    algorithms = new LeafKeyAlgorithms(issuance, () => clock);
+    }) as unknown as RpcClient<IssuanceApi>;
+  beforeEach(() => {
+    clock = 0;
+    asked = 0;
+    algorithms = new LeafKeyAlgorithms(issuanceStub(), () => clock);
   });
 
   it('follows the active issuing CA, not a retired one', async () => {
@@ -55,5 +56,30 @@ describe('LeafKeyAlgorithms', () => {
     cas = [];
     expect(await algorithms.choose(KeyAlgorithm.P384, command)).toBe(KeyAlgorithm.P384);
     expect(asked).toBe(0);
+  });
+
+  it('refuses a requested RSA-2048 unless it is the deployment key algorithm', async () => {
+    await expect(algorithms.choose(KeyAlgorithm.Rsa2048, command)).rejects.toMatchObject({
+      code: 'VALIDATION_FAILED',
+      errors: [expect.objectContaining({ field: 'keyAlgorithm' })],
+    });
+    const rsa2048 = new LeafKeyAlgorithms(issuanceStub(), () => clock, KeyAlgorithm.Rsa2048);
+    expect(await rsa2048.choose(KeyAlgorithm.Rsa2048, command)).toBe(KeyAlgorithm.Rsa2048);
+  });
+
+  it('v1 keys: P-256 without asking in the default deployment', async () => {
+    cas = [ca('root', KeyAlgorithm.Rsa3072, 'active')];
+    expect(await algorithms.chooseV1(command)).toBe(KeyAlgorithm.P256);
+    expect(asked).toBe(0);
+  });
+
+  it("v1 keys in a deployment that chose RSA-2048: the tenant CA's default, RSA-2048 under an RSA-2048 CA", async () => {
+    const rsa2048 = new LeafKeyAlgorithms(issuanceStub(), () => clock, KeyAlgorithm.Rsa2048);
+    cas = [ca('root', KeyAlgorithm.Rsa2048, 'active')];
+    expect(await rsa2048.chooseV1(command)).toBe(KeyAlgorithm.Rsa2048);
+    expect(await rsa2048.choose(undefined, { ...command, tenantId: 'other' })).toBe(KeyAlgorithm.Rsa2048);
+    // A tenant that asked for P-256 explicitly keeps P-256 leaves.
+    cas = [ca('root', KeyAlgorithm.P256, 'active')];
+    expect(await rsa2048.chooseV1({ ...command, tenantId: 'p256' })).toBe(KeyAlgorithm.P256);
   });
 });

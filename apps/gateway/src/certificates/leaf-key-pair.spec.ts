@@ -1,5 +1,6 @@
 import { createPrivateKey, createPublicKey, sign, verify } from 'node:crypto';
-import { generateLeafKeyPair } from './leaf-key-pair';
+import { KeyAlgorithm } from '@ca/contracts';
+import { generateLeafKeyPair, generateLeafKeyPairOf } from './leaf-key-pair';
 
 describe('generateLeafKeyPair', () => {
   it('makes a P-256 PKCS#8 private key and the SPKI of its own public key, as OpenSSL reads them', () => {
@@ -22,5 +23,19 @@ describe('generateLeafKeyPair', () => {
   it('never makes the same key twice', () => {
     const keys = new Set(Array.from({ length: 100 }, () => generateLeafKeyPair().subjectPublicKey.der));
     expect(keys.size).toBe(100);
+  });
+});
+
+describe('generateLeafKeyPairOf', () => {
+  it('makes an RSA-2048 pair for a deployment that chose it', async () => {
+    const keys = await generateLeafKeyPairOf(KeyAlgorithm.Rsa2048);
+    const publicKey = createPublicKey({
+      key: Buffer.from(keys.subjectPublicKey.der, 'base64'),
+      format: 'der',
+      type: 'spki',
+    });
+    expect(publicKey.asymmetricKeyType).toBe('rsa');
+    expect(publicKey.asymmetricKeyDetails).toMatchObject({ modulusLength: 2048, publicExponent: 65537n });
+    expect(createPrivateKey(keys.privateKeyPem).asymmetricKeyDetails?.modulusLength).toBe(2048);
   });
 });

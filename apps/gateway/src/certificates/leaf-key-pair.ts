@@ -47,6 +47,12 @@ export function generateLeafKeyPair(): LeafKeyPair {
   };
 }
 
+const RSA_MODULUS_BITS: Record<string, number> = {
+  [KeyAlgorithm.Rsa2048]: 2048,
+  [KeyAlgorithm.Rsa3072]: 3072,
+  [KeyAlgorithm.Rsa4096]: 4096,
+};
+
 /**
  * A fresh key pair of `algorithm` (docs/api.md#key-algorithms): P-256 on the fast path above;
  * P-384 and RSA through OpenSSL's generator, off the event loop (an RSA-3072 key takes tens to
@@ -65,7 +71,7 @@ export async function generateLeafKeyPairOf(algorithm: KeyAlgorithm): Promise<Le
       if (algorithm === KeyAlgorithm.P384)
         generateKeyPair('ec', { namedCurve: 'secp384r1', ...encoding }, done);
       else {
-        const modulusLength = algorithm === KeyAlgorithm.Rsa4096 ? 4096 : 3072;
+        const modulusLength = RSA_MODULUS_BITS[algorithm];
         generateKeyPair('rsa', { modulusLength, publicExponent: 65537, ...encoding }, done);
       }
     },

@@ -8,6 +8,8 @@ import {
   EventType,
   IssuingCaAddedPayload,
   KeyAlgorithm,
+  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
+  assertOfferedKeyAlgorithm,
   assertCommandFields,
   validateDto,
 } from '@ca/contracts';
@@ -58,6 +60,8 @@ export class AddIssuingCaHandler {
     private readonly signer: CertificateAuthoritySigner,
     private readonly onEventsRecorded: () => void,
     private readonly pkiPublicUrl = '',
+    /** KEY_ALGORITHM: what an explicit `keyAlgorithm` may name (RSA-2048 only where it is this). */
+    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
     private readonly policies = new IssuancePolicies(dataSource),
   ) {}
 
@@ -75,7 +79,9 @@ export class AddIssuingCaHandler {
     if (root.notAfter.getTime() <= now.getTime()) {
       throw CaError.conflict("This tenant's root has expired: it can sign no new issuing CA.");
     }
-    const keyAlgorithm = request.keyAlgorithm ?? KEY_ALGORITHM[root.keyAlgorithm] ?? KeyAlgorithm.P256;
+    if (request.keyAlgorithm) assertOfferedKeyAlgorithm(request.keyAlgorithm, this.deploymentKeyAlgorithm);
+    const keyAlgorithm =
+      request.keyAlgorithm ?? KEY_ALGORITHM[root.keyAlgorithm] ?? this.deploymentKeyAlgorithm;
     const days = request.validityDays ?? Math.floor((root.notAfter.getTime() - now.getTime()) / DAY_MS);
     const { notBefore, notAfter: wanted } = validityOfDays(Math.max(days, 1), now, root.notBefore);
     // Without validityDays: up to the root's end; with it: refused past it, like a leaf past its CA.

@@ -9,6 +9,7 @@ import { EXTERNAL_KEY_CUSTODY, PendingCaEntity } from './pending-ca.entity';
 export const KEY_ALGORITHM: Record<string, KeyAlgorithm> = {
   'ECDSA-P256': 'P-256',
   'ECDSA-P384': 'P-384',
+  'RSA-2048': 'RSA-2048',
   'RSA-3072': 'RSA-3072',
   'RSA-4096': 'RSA-4096',
 };
@@ -32,7 +33,7 @@ export class CaQueries {
         subject: new X509Certificate(row.certificateDer).subject.split('\n').reverse().join(', '),
         notBefore: row.notBefore.toISOString(),
         notAfter: row.notAfter.toISOString(),
-        // A corporate root's key is named as read (e.g. RSA-2048) when it is none of ours.
+        // A corporate root's key is named as read (e.g. EC-secp521r1) when it is none of ours.
         keyAlgorithm:
           KEY_ALGORITHM[row.keyAlgorithm] ??
           (row.keyCustody === EXTERNAL_KEY_CUSTODY ? (row.keyAlgorithm as KeyAlgorithm) : 'P-256'),

@@ -15,6 +15,8 @@ import {
   InitializeCaV2Request,
   InitializeExternalRootResult,
   KeyAlgorithm,
+  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
+  caKeyAlgorithmFor,
   UploadCaCertificateCommand,
   UploadCaCertificateRequest,
   UploadCaCertificateResult,
@@ -76,6 +78,8 @@ export class ExternalRootHandler {
     private readonly custodies: CaKeyCustodies,
     private readonly custodyKind: string,
     private readonly onEventsRecorded: () => void,
+    /** KEY_ALGORITHM: the key of the issuing CA made without a choice (docs/api.md#key-algorithms). */
+    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
   ) {}
 
   /** The CA made here is an issuing CA (the root is held outside): the main token's key. */
@@ -87,7 +91,7 @@ export class ExternalRootHandler {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
     const request = await validateDto(InitializeCaV2Request, command.request);
     const { tenantId, principal } = command;
-    const keyAlgorithm = request.keyAlgorithm ?? KeyAlgorithm.P256;
+    const keyAlgorithm = caKeyAlgorithmFor(request.keyAlgorithm, this.deploymentKeyAlgorithm);
     await this.dataSource.transaction((manager) => lockCaInitialization(manager, tenantId));
     const subject = {
       commonName: issuingCaSubjectName(request.commonName),

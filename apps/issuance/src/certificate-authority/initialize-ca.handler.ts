@@ -13,6 +13,8 @@ import {
   InitializeCaV2Request,
   InitializeCaV2Result,
   KeyAlgorithm,
+  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
+  caKeyAlgorithmFor,
   validateDto,
 } from '@ca/contracts';
 import { CustodiedKey, CUSTODY_ALGORITHM } from '@ca/custody';
@@ -59,10 +61,12 @@ export class InitializeCaHandler {
     private readonly custodyKind: string,
     private readonly onEventsRecorded: () => void,
     private readonly pkiPublicUrl = '',
+    /** KEY_ALGORITHM: the key of a CA made without a choice (docs/api.md#key-algorithms). */
+    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
     private readonly policies = new IssuancePolicies(dataSource),
   ) {}
 
-  /** /v1/ca/initialize: a P-256 root only, exactly as before CA hierarchies existed. */
+  /** /v1/ca/initialize: a root only, as before CA hierarchies existed, of the deployment's key algorithm. */
   async execute(command: InitializeCaCommand): Promise<InitializeCaResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
     const request = await validateDto(InitializeCaRequest, command.request);
@@ -70,12 +74,12 @@ export class InitializeCaHandler {
       command,
       request,
       CaHierarchy.RootOnly,
-      KeyAlgorithm.P256,
+      this.deploymentKeyAlgorithm,
     );
     return { caId, certificatePem, expiresAt };
   }
 
-  /** /v2/ca/initialize: RootAndIssuing unless RootOnly is asked for, with the chosen key algorithm. */
+  /** /v2/ca/initialize: RootAndIssuing unless RootOnly is asked for, with the chosen key algorithm or the deployment's. */
   async executeV2(command: InitializeCaV2Command): Promise<InitializeCaV2Result> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
     const request = await validateDto(InitializeCaV2Request, command.request);
@@ -83,7 +87,7 @@ export class InitializeCaHandler {
       command,
       request,
       request.hierarchy ?? CaHierarchy.RootAndIssuing,
-      request.keyAlgorithm ?? KeyAlgorithm.P256,
+      caKeyAlgorithmFor(request.keyAlgorithm, this.deploymentKeyAlgorithm),
     );
   }
 

@@ -5,6 +5,8 @@ import {
   EventType,
   IssuingCaAddedPayload,
   KeyAlgorithm,
+  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
+  assertOfferedKeyAlgorithm,
   RenewRootCommand,
   RenewRootRequest,
   RenewRootResult,
@@ -67,6 +69,8 @@ export class RenewRootHandler {
     private readonly signer: CertificateAuthoritySigner,
     private readonly onEventsRecorded: () => void,
     private readonly pkiPublicUrl = '',
+    /** KEY_ALGORITHM: what an explicit `keyAlgorithm` may name (RSA-2048 only where it is this). */
+    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
     private readonly policies = new IssuancePolicies(dataSource),
   ) {}
 
@@ -86,7 +90,9 @@ export class RenewRootHandler {
       );
     }
     const { authority: oldRoot, privateKey: oldRootKey } = await this.signer.rootOf(tenantId);
-    const keyAlgorithm = request.keyAlgorithm ?? KEY_ALGORITHM[oldRoot.keyAlgorithm] ?? KeyAlgorithm.P256;
+    if (request.keyAlgorithm) assertOfferedKeyAlgorithm(request.keyAlgorithm, this.deploymentKeyAlgorithm);
+    const keyAlgorithm =
+      request.keyAlgorithm ?? KEY_ALGORITHM[oldRoot.keyAlgorithm] ?? this.deploymentKeyAlgorithm;
     const lifetimeYears = Math.round((oldRoot.notAfter.getTime() - oldRoot.notBefore.getTime()) / YEAR_MS);
     const { notBefore, notAfter } = validityOfYears(request.validityYears ?? Math.max(lifetimeYears, 1), now);
 

@@ -9,7 +9,7 @@ import { leafDistributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
 import { CustomExtensionArcs } from './custom-extension-arcs';
 import { IssuancePolicies } from '../policy/issuance-policies';
-import { SubjectKey } from './subject-public-key';
+import { SubjectKey, assertCsrKeyFitsCa } from './subject-public-key';
 
 export interface MintRequest {
   tenantId: string;
@@ -46,6 +46,7 @@ export class CertificateMinter {
     // Before the CA key is touched: a name outside the tenant's policy is never signed.
     await this.policies.assertAllows(request.tenantId, request.profile);
     const { authority, privateKey: caKey, chain } = await this.signer.forLeaves(request.tenantId);
+    assertCsrKeyFitsCa(request.subjectKey, authority.keyAlgorithm);
     // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.
     const { notBefore, notAfter } = validityOfDays(request.validityDays, new Date(), authority.notBefore);
     if (notAfter > authority.notAfter) {

@@ -1,5 +1,7 @@
 import {
   CertificateUsage,
+  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
+  KeyAlgorithm,
   IssueCertificateCommand,
   IssueCertificateRequest,
   IssueCertificateV2Command,
@@ -14,12 +16,16 @@ import { importSubjectPublicKey } from './subject-public-key';
 
 /** docs/api.md#issue-a-certificate-v1 (client certificates) and docs/api.md#issue-a-certificate-v2 (with usage, SANs, extensions). */
 export class IssueCertificateHandler {
-  constructor(private readonly minter: CertificateMinter) {}
+  constructor(
+    private readonly minter: CertificateMinter,
+    /** KEY_ALGORITHM: RSA-2048 keys are certified only where it is this (docs/api.md#key-algorithms). */
+    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
+  ) {}
 
   async execute(command: IssueCertificateCommand): Promise<IssuedCertificate> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     const request = await validateDto(IssueCertificateRequest, command.request);
-    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey);
+    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey, this.deploymentKeyAlgorithm);
     return this.minter.mint({
       tenantId: command.tenantId,
       profile: {
@@ -39,7 +45,7 @@ export class IssueCertificateHandler {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     // validateDto also runs the rules across fields (v2IssuanceRuleErrors).
     const request = await validateDto(IssueCertificateV2Request, command.request);
-    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey);
+    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey, this.deploymentKeyAlgorithm);
     const usage = request.usage ?? CertificateUsage.Client;
     const hostNames = normalizedHostNames(usage, request.commonName, request.subjectAlternativeNames ?? []);
     return this.minter.mint({

@@ -1,6 +1,8 @@
 import {
   CaError,
   CertificateUsage,
+  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
+  KeyAlgorithm,
   IssuedCertificate,
   MAX_SERVER_VALIDITY_DAYS,
   RenewCertificateCommand,
@@ -26,6 +28,8 @@ export class RenewCertificateHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly minter: CertificateMinter,
+    /** KEY_ALGORITHM: RSA-2048 keys are certified only where it is this (docs/api.md#key-algorithms). */
+    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
   ) {}
 
   execute(command: RenewCertificateCommand): Promise<IssuedCertificate> {
@@ -56,7 +60,7 @@ export class RenewCertificateHandler {
     }
     if (original.revokedAt)
       throw CaError.conflict('A revoked certificate cannot be renewed; issue a new one instead.');
-    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey);
+    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey, this.deploymentKeyAlgorithm);
     if (original.keyFromCsr && !subjectKey.fromCsr) {
       // The CA never held the original's key, so it cannot make one for the renewal either.
       throw CaError.validation(

@@ -122,7 +122,7 @@ describe('event payload checkers', () => {
     [EventType.CaInitialized, { certificateDer: 'not base64!' }, 'payload.certificateDer'],
     [EventType.CaInitialized, { issuingCertificateDer: 'not base64!' }, 'payload.issuingCertificateDer'],
     [EventType.CaInitialized, { issuingCaId: 'issuing' }, 'payload.issuingCaId'],
-    [EventType.CaInitialized, { keyAlgorithm: 'RSA-2048' }, 'payload.keyAlgorithm'],
+    [EventType.CaInitialized, { keyAlgorithm: 'RSA-1024' }, 'payload.keyAlgorithm'],
     [EventType.RootRenewed, { crossCertificateDer: undefined }, 'payload.crossCertificateDer: missing'],
     [EventType.RootRenewed, { previousRootCaId: 'root' }, 'payload.previousRootCaId'],
     [EventType.CertificateHoldReleased, { heldSince: undefined }, 'payload.heldSince: missing'],

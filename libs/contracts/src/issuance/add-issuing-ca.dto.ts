@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
-import { KEY_ALGORITHMS, KeyAlgorithm } from './key-algorithm';
+import { KEY_ALGORITHMS, KeyAlgorithm, RSA_2048_NOTE } from './key-algorithm';
 
 /** The longest an issuing CA may be asked for; it never outlives its root either. */
 export const MAX_ISSUING_CA_VALIDITY_DAYS = 30 * 366;
@@ -13,7 +13,10 @@ export const MAX_ISSUING_CA_VALIDITY_DAYS = 30 * 366;
  * `validityDays` is refused: the corporate CA sets the validity.
  */
 export class AddIssuingCaRequest {
-  @ApiPropertyOptional({ enum: KEY_ALGORITHMS, description: "Default: the root's key algorithm." })
+  @ApiPropertyOptional({
+    enum: KEY_ALGORITHMS,
+    description: `Default: the root's key algorithm. ${RSA_2048_NOTE}`,
+  })
   @IsOptional()
   @IsIn(KEY_ALGORITHMS)
   keyAlgorithm?: KeyAlgorithm;

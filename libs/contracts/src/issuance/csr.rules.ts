@@ -7,7 +7,8 @@ export const MAX_CSR_PEM_LENGTH = 16 * 1024;
 
 /**
  * The key algorithms a CSR may carry (named as libs/pki's parser names them): those of any leaf
- * this CA certifies (docs/api.md#key-algorithms); RSA-2048 and Ed25519 are refused.
+ * this CA certifies (docs/api.md#key-algorithms); Ed25519 is refused, and RSA-2048 unless the
+ * deployment's key algorithm is RSA-2048 and the tenant's CA is RSA (issuance decides that).
  */
 export const ALLOWED_CSR_KEY_ALGORITHMS: readonly string[] = ALLOWED_LEAF_KEY_ALGORITHMS;
 
@@ -19,6 +20,7 @@ export const CSR_PEM_PROPERTY = {
     'A PKCS#10 certificate request (RFC 2986) in PEM ("-----BEGIN CERTIFICATE REQUEST-----") whose ' +
     'self-signature verifies; its key must be one of: ' +
     ALLOWED_CSR_KEY_ALGORITHMS.join(', ') +
+    ' (RSA-2048 too in a deployment whose key algorithm is RSA-2048, under an RSA CA)' +
     '. Only its public key is used: subject and SANs come from this request body and the tenant policy, ' +
     'never from the CSR. The answer then has no privateKeyPem; responseFormat must be Text and ' +
     'passwordProtected false.',

@@ -1,7 +1,7 @@
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
-import { CaHierarchy, CaRole, KEY_ALGORITHMS, KeyAlgorithm } from './key-algorithm';
+import { CaHierarchy, CaRole, KEY_ALGORITHMS, KeyAlgorithm, RSA_2048_NOTE } from './key-algorithm';
 import { CountryField, SubjectNameField, ValidityField } from './request-fields';
 
 /** docs/api.md#initialize-the-ca: body of POST /v1/ca/initialize. */
@@ -26,7 +26,10 @@ export class InitializeCaV2Request extends InitializeCaRequest {
   @IsIn(Object.values(CaHierarchy))
   hierarchy?: CaHierarchy;
 
-  @ApiPropertyOptional({ enum: KEY_ALGORITHMS, default: KeyAlgorithm.P256 })
+  @ApiPropertyOptional({
+    enum: KEY_ALGORITHMS,
+    description: `Default: the deployment's key algorithm (KEY_ALGORITHM, P-256 unless set). ${RSA_2048_NOTE}`,
+  })
   @IsOptional()
   @IsIn(KEY_ALGORITHMS)
   keyAlgorithm?: KeyAlgorithm;

@@ -2,7 +2,7 @@ import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ResponseFormat } from './certificate-status';
 import { CSR_PEM_PROPERTY } from './csr.rules';
-import { ALLOWED_LEAF_KEY_ALGORITHMS, LEAF_KEY_ALGORITHM_PROPERTY } from './key-algorithm';
+import { KEY_ALGORITHMS, LEAF_KEY_ALGORITHM_PROPERTY } from './key-algorithm';
 import { PKCS12_PROFILE_PROPERTY, Pkcs12Profile } from './pkcs12-profile';
 import { IsCountryCode, IsSubjectField, UB_NAME_ATTRIBUTE } from './subject-field.rules';
 
@@ -57,9 +57,12 @@ export const ResponseFormatField = () =>
 export const PasswordProtectedField = () =>
   stacked(ApiPropertyOptional({ default: false }), IsOptional(), IsBoolean());
 
-/** The key generated for a v2 leaf (docs/api.md#key-algorithms). */
+/**
+ * The key generated for a v2 leaf (docs/api.md#key-algorithms); RSA-2048 passes here and the
+ * gateway, which knows the deployment's key algorithm, refuses it where it is not that.
+ */
 export const LeafKeyAlgorithmField = () =>
-  stacked(ApiPropertyOptional(LEAF_KEY_ALGORITHM_PROPERTY), IsOptional(), IsIn(ALLOWED_LEAF_KEY_ALGORITHMS));
+  stacked(ApiPropertyOptional(LEAF_KEY_ALGORITHM_PROPERTY), IsOptional(), IsIn(KEY_ALGORITHMS));
 
 /** The encryption of a v2 passwordProtected PKCS#12. */
 export const Pkcs12ProfileField = () =>

@@ -99,7 +99,7 @@ describe('LocalKeyCustody', () => {
   });
 
   it('refuses an algorithm it does not hold', async () => {
-    const rsa = { ...key, algorithm: 'RSA-2048' as unknown as CustodiedKey['algorithm'] };
+    const rsa = { ...key, algorithm: 'RSA-1024' as unknown as CustodiedKey['algorithm'] };
     await expect(custody.openSigningKey(ctx, rsa)).rejects.toMatchObject({ failure: 'unsupported-key' });
   });
 
