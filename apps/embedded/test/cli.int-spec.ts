@@ -12,7 +12,8 @@ import { SystemUnderTest, startSystemUnderTest } from './support/system-under-te
  * embedded system, with the URL and token from the environment as `npm run cli` gets them.
  * Embedded mode only: the CLI speaks HTTP and does not care how the services are wired.
  */
-jest.setTimeout(60_000);
+// Each step is a process of its own (node, swc): about 20 s on a quiet machine, 60+ on a loaded one.
+jest.setTimeout(180_000);
 
 const CLI = join(__dirname, '..', '..', 'cli', 'src', 'main.ts');
 /** Absolute, so the CLI also runs from another working directory (the default file names land there). */

@@ -202,13 +202,15 @@ describeIfPrograms(['openssl'], 'issuing CA rollover', () => {
       expect(Buffer.from((await http(`${base}/ca/${rootId}.crt`)).body)).toEqual(
         Buffer.from(pemToDer(rootPem)),
       );
-      // The old CA's leaves still verify; /crl and issuing-ca.crt are the new CA's now.
+      // The old CA's leaves still verify, and the paths they name (CDP /crl, caIssuers
+      // issuing-ca.crt) still give their own issuer's CRL and certificate, not the new CA's.
       expect((await verify(rootPem, keptOld)).status).toBe(0);
-      const current = await http(`${base}/crl`);
-      expect(current.status).toBe(200);
-      expect((await http(`${base}/ca/${added.caId}/crl`)).body).toEqual(current.body);
+      const named = await http(`${base}/crl`);
+      expect(named.status).toBe(200);
+      expect(named.body).toEqual((await http(`${base}/ca/${issuingCa.caId}/crl`)).body);
+      expect(named.body).not.toEqual((await http(`${base}/ca/${added.caId}/crl`)).body);
       expect(Buffer.from((await http(`${base}/issuing-ca.crt`)).body)).toEqual(
-        Buffer.from(pemToDer(added.certificatePem)),
+        Buffer.from(pemToDer(issuingCa.certificatePem)),
       );
     });
 

@@ -280,7 +280,8 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
         const crossPem = await http(`${base}/ca/${renewed.caId}-cross.pem`);
         expect(crossPem.headers.get('content-type')).toBe('application/x-pem-file');
         expect(Buffer.from(crossPem.body).toString()).toBe(renewed.crossCertificatePem);
-        expect(await der('issuing-ca.crt')).toEqual(Buffer.from(pemToDer(renewed.issuingCa.certificatePem)));
+        // issuing-ca.crt is what the old issuing CA's leaves name as caIssuers: still that CA.
+        expect(await der('issuing-ca.crt')).toEqual(Buffer.from(pemToDer(oldIssuing.certificatePem)));
         // Only a renewed root has a cross certificate.
         expect((await http(`${base}/ca/${oldRootId}-cross.crt`)).status).toBe(404);
         expect((await http(`${base}/ca/${renewed.issuingCa.caId}-cross.pem`)).status).toBe(404);

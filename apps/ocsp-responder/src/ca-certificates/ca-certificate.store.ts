@@ -55,9 +55,12 @@ export interface ServedCaCertificate {
    * it has no root.crl and no signer here, and OCSP about the issuing CA is `unauthorized`.
    */
   externalRoot: boolean;
-  /** issuing-ca.pem / issuing-ca.crt: the issuing CA that signs leaves now; absent when the root does. */
+  /**
+   * issuing-ca.pem / issuing-ca.crt: the issuing CA made at initialization (its leaves name this
+   * path); for a tenant whose root signed leaves, the newest added issuing CA; else absent.
+   */
   issuing?: PublishedCertificate;
-  /** Issuing CAs added later, oldest first: the last one signs leaves now. */
+  /** Issuing CAs added later, oldest first: the last one signs leaves now, at its own paths. */
   added: AddedCa[];
   /** Roots made by renewal, oldest first; `root` stays the first one (ca.pem). */
   renewedRoots: RenewedRoot[];
@@ -124,8 +127,8 @@ export class CaCertificateStore {
   }
 
   /**
-   * Records an issuing CA added under the tenant's root (docs/api.md#add-an-issuing-ca): from now
-   * on `/crl` and `issuing-ca.*` are its. Refused when envelope and payload name different tenants.
+   * Records an issuing CA added under the tenant's root (docs/api.md#add-an-issuing-ca), served at
+   * its own paths. Refused when envelope and payload name different tenants.
    */
   async applyIssuingAdded(event: EventEnvelope<IssuingCaAddedPayload>): Promise<void> {
     const { tenantId, caId, certificateDer, notAfter, issuerCaId } = event.payload;
@@ -267,7 +270,10 @@ export class CaCertificateStore {
           ]
         : [],
     );
-    const current = added.at(-1)?.certificate ?? (rootDer ? published(der, publishedAt) : undefined);
+    // issuing-ca.* is the AIA caIssuers of the leaves of the issuing CA made at initialization, so it
+    // stays that CA after a rollover (RFC 5280 4.2.2.1); only a root-only tenant's first added CA,
+    // which no leaf names there, takes the path.
+    const current = rootDer ? published(der, publishedAt) : added.at(-1)?.certificate;
     const served: ServedCaCertificate = {
       tenantId: key,
       caId,

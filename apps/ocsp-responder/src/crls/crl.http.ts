@@ -39,8 +39,8 @@ export interface TenantCrls {
 }
 
 /**
- * `/crl` (no `caId`): the CRL of the CA that signs leaves now, an added issuing CA once the tenant
- * has one. `/ca/{caId}/crl`: the CRL of that CA of the tenant, current or retired
+ * `/crl` (no `caId`): the CRL of the CA made at initialization, which its leaves name, also after
+ * a rollover. `/ca/{caId}/crl`: the CRL of that CA of the tenant, current or retired
  * (docs/api.md#add-an-issuing-ca), which its leaves name as their CRL distribution point.
  */
 export async function serveTenantCrl(
@@ -51,12 +51,10 @@ export async function serveTenantCrl(
   res: ServerResponse,
 ): Promise<void> {
   const ca = await stores.caCertificates.find(tenantId);
-  if (caId === undefined) {
-    const current = ca?.added.at(-1);
-    return current
-      ? serveCrl(stores.addedCaCrls, current.caId, req, res)
-      : serveCrl(stores.crls, tenantId, req, res);
-  }
+  // `/crl` is the CDP that leaves of the CA made at initialization carry, so it stays that CA's
+  // CRL after a rollover: a CRL at a certificate's distribution point must be its issuer's
+  // (RFC 5280 4.2.1.13, 6.3.3 (b)). Leaves of CAs added later name `ca/{caId}/crl`.
+  if (caId === undefined) return serveCrl(stores.crls, tenantId, req, res);
   const id = caId.toLowerCase();
   if (ca && id === ca.caId) return serveCrl(stores.crls, tenantId, req, res);
   if (ca && id === ca.rootCaId) return serveCrl(stores.rootCrls, tenantId, req, res);
