@@ -1,10 +1,14 @@
 import { Logger } from '@ca/observability';
+import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
 import { AcmeStore } from './protocol/acme-store';
 import { NonceStore } from './protocol/nonce-store';
 
 const EVERY_MS = 60_000;
 
-/** Prunes expired nonces and unfinished orders past their expiry, once a minute. */
+/**
+ * Prunes expired nonces, unfinished orders past their expiry and rate-limit windows that are over,
+ * once a minute. Every replica runs it; the deletes are idempotent.
+ */
 export class AcmeHousekeeping {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
@@ -12,6 +16,7 @@ export class AcmeHousekeeping {
   constructor(
     private readonly nonces: NonceStore,
     private readonly store: AcmeStore,
+    private readonly limiter: Pick<SharedAcmeRateLimiter, 'removeOldWindows'>,
     private readonly logger: Logger,
   ) {}
 
@@ -30,7 +35,8 @@ export class AcmeHousekeeping {
     try {
       const nonces = await this.nonces.prune();
       const orders = await this.store.pruneExpiredOrders();
-      if (nonces + orders > 0) this.logger.debug({ nonces, orders }, 'ACME housekeeping');
+      const windows = await this.limiter.removeOldWindows();
+      if (nonces + orders + windows > 0) this.logger.debug({ nonces, orders, windows }, 'ACME housekeeping');
     } catch (err) {
       this.logger.warn({ err }, 'ACME housekeeping failed; retried in a minute');
     }

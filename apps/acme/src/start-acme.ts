@@ -19,7 +19,7 @@ import {
   keyChangeResource,
   newAccountResource,
 } from './protocol/account-resources';
-import { AcmeRateLimiter } from './protocol/acme-rate-limiter';
+import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
 import { AcmeServer } from './protocol/acme-server';
 import { AcmeStore } from './protocol/acme-store';
 import { tenantPolicyLookup } from './protocol/tenant-policy';
@@ -57,7 +57,9 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     logger.warn({ keyId, tenantId }, 'stored EAB key does not open (altered, moved or another KEK)'),
   );
   const issuance = messaging.rpcClient<IssuanceApi>();
-  const limiter = new AcmeRateLimiter();
+  const limiter = new SharedAcmeRateLimiter(dataSource, (err) =>
+    logger.warn({ err }, 'ACME rate limits not counted, database unavailable; answered 503'),
+  );
   const resolver = new TargetResolver({
     overrides: config.acme.resolve,
     allowPrivateTargets: config.acme.allowPrivateTargets,
@@ -118,8 +120,8 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     throw error;
   }
   const started = app;
-  // Storage stays bounded: expired nonces and orders that expired unfinished.
-  const housekeeping = new AcmeHousekeeping(nonces, store, logger);
+  // Storage stays bounded: expired nonces, orders that expired unfinished, past rate-limit windows.
+  const housekeeping = new AcmeHousekeeping(nonces, store, limiter, logger);
   housekeeping.start();
   return {
     name: 'acme',

@@ -1,15 +1,72 @@
-import { AcmeRateLimiter } from './acme-rate-limiter';
+import { DataSource } from 'typeorm';
+import { AcmeProblem } from './acme-problem';
+import { InMemoryAcmeRateLimiter, SharedAcmeRateLimiter } from './acme-rate-limiter';
 
-describe('AcmeRateLimiter', () => {
-  it('lets `limit` requests of a key through per window, then says how long to wait', () => {
-    let now = 1_000_000;
-    const limiter = new AcmeRateLimiter(60_000, () => now);
-    expect(limiter.take('account:a', 2)).toBeUndefined();
-    expect(limiter.take('account:a', 2)).toBeUndefined();
-    now += 15_000;
-    expect(limiter.take('account:a', 2)).toBe(45);
-    expect(limiter.take('account:b', 2)).toBeUndefined();
-    now += 45_000;
-    expect(limiter.take('account:a', 2)).toBeUndefined();
+const MINUTE = Date.UTC(2031, 0, 1, 10, 30);
+
+describe('InMemoryAcmeRateLimiter', () => {
+  it('lets `limit` requests of a key through per minute window, then says how long to wait', async () => {
+    let now = MINUTE + 5_000;
+    const limiter = new InMemoryAcmeRateLimiter(() => now);
+    expect(await limiter.take('account:a', 2)).toBeUndefined();
+    expect(await limiter.take('account:a', 2)).toBeUndefined();
+    now = MINUTE + 15_000;
+    expect(await limiter.take('account:a', 2)).toBe(45);
+    expect(await limiter.take('account:b', 2)).toBeUndefined();
+    now = MINUTE + 60_000;
+    expect(await limiter.take('account:a', 2)).toBeUndefined();
+  });
+});
+
+/** A DataSource whose upsert adds to a map (as the table would) or fails with `failure`. */
+function fakeDatabase(failure?: Error) {
+  const counts = new Map<string, number>();
+  const statements: unknown[][] = [];
+  const query = jest.fn(async (_sql: string, parameters: unknown[]) => {
+    statements.push(parameters);
+    if (failure) throw failure;
+    const [key, windowStart, amount] = parameters as [string, Date, number];
+    const id = `${key} ${windowStart.toISOString()}`;
+    counts.set(id, (counts.get(id) ?? 0) + amount);
+    return [{ count: counts.get(id) }];
+  });
+  return { dataSource: { query } as unknown as DataSource, statements };
+}
+
+describe('SharedAcmeRateLimiter', () => {
+  it('counts per key and minute window in the database and gives the seconds left past the limit', async () => {
+    let now = MINUTE + 20_000;
+    const { dataSource, statements } = fakeDatabase();
+    const limiter = new SharedAcmeRateLimiter(dataSource, undefined, () => now);
+    expect(await limiter.take('tenant:t', 1)).toBeUndefined();
+    expect(await limiter.take('tenant:t', 1)).toBe(40);
+    expect(statements[0]).toEqual(['tenant:t', new Date(MINUTE), 1]);
+    now = MINUTE + 60_000;
+    expect(await limiter.take('tenant:t', 1)).toBeUndefined();
+  });
+
+  it('adds the concurrent requests of one key in one statement, each getting its own count', async () => {
+    const { dataSource, statements } = fakeDatabase();
+    const limiter = new SharedAcmeRateLimiter(dataSource, undefined, () => MINUTE);
+    const answers = await Promise.all([1, 2, 3, 4].map(() => limiter.take('orders:a', 2)));
+    expect(answers).toEqual([undefined, undefined, 60, 60]);
+    expect(statements.map((parameters) => parameters[2])).toEqual([1, 3]);
+  });
+
+  it('answers 503 serverInternal with Retry-After, and says so, when the database does not answer', async () => {
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    const { dataSource } = fakeDatabase(refused);
+    const told: unknown[] = [];
+    const limiter = new SharedAcmeRateLimiter(dataSource, (error) => told.push(error));
+    const failure = await limiter.take('tenant:t', 10).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(AcmeProblem);
+    expect(failure).toMatchObject({ type: 'serverInternal', status: 503, headers: { 'retry-after': '5' } });
+    expect(told).toEqual([refused]);
+  });
+
+  it('lets any other failure through, to be answered as the internal error it is', async () => {
+    const { dataSource } = fakeDatabase(new Error('relation "acme.rate_limit_windows" does not exist'));
+    const limiter = new SharedAcmeRateLimiter(dataSource);
+    await expect(limiter.take('tenant:t', 10)).rejects.toThrow('does not exist');
   });
 });

@@ -1,5 +1,6 @@
 import { AcmeHttpRequest, CaError, ErrorCode } from '@ca/contracts';
-import { AcmeRateLimiter } from './acme-rate-limiter';
+import { AcmeRateLimiter, InMemoryAcmeRateLimiter } from './acme-rate-limiter';
+import { AcmeProblem } from './acme-problem';
 import { AcmeServer, asProblem } from './acme-server';
 import { AcmeStore } from './acme-store';
 import { NonceStore } from './nonce-store';
@@ -13,7 +14,7 @@ const request = (overrides: Partial<AcmeHttpRequest> = {}): AcmeHttpRequest => (
   ...overrides,
 });
 
-function server(perSource = 100) {
+function server(perSource = 100, limiter: AcmeRateLimiter = new InMemoryAcmeRateLimiter()) {
   let issued = 0;
   const nonces = {
     issue: async () => `nonce-${++issued}`,
@@ -23,7 +24,7 @@ function server(perSource = 100) {
     store: {} as AcmeStore,
     nonces,
     publicUrl: 'https://ca.test',
-    limiter: new AcmeRateLimiter(),
+    limiter,
     limits: { perTenant: 1000, perSource, perAccount: 1000, newOrdersPerAccount: 1000 },
     resources: [[/^\/new-account$/, { key: 'jwk', handle: async () => ({ status: 201 }) }]],
     onInternalError: () => undefined,
@@ -58,6 +59,14 @@ describe('AcmeServer', () => {
     expect(body(limited).type).toBe('urn:ietf:params:acme:error:rateLimited');
     expect(Number(limited.headers['retry-after'])).toBeGreaterThan(0);
     expect((await acme.handle(request({ clientAddress: '192.0.2.2' }))).status).toBe(200);
+  });
+
+  it('answers what the limiter answers when it cannot count (503 serverInternal with Retry-After)', async () => {
+    const unavailable = new AcmeProblem('serverInternal', 'cannot count', 503, { 'retry-after': '5' });
+    const answer = await server(100, { take: () => Promise.reject(unavailable) }).handle(request());
+    expect(answer.status).toBe(503);
+    expect(body(answer).type).toBe('urn:ietf:params:acme:error:serverInternal');
+    expect(answer.headers['retry-after']).toBe('5');
   });
 
   it('refuses a POST that is not application/jose+json, and unknown paths', async () => {

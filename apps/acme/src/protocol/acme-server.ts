@@ -84,8 +84,8 @@ export class AcmeServer {
     signer: { principal?: string },
   ): Promise<AcmeReply> {
     if (!TENANT_ID.test(request.tenantId)) return notFound();
-    this.limit(`tenant:${request.tenantId}`, this.options.limits.perTenant, 'tenant');
-    this.limit(
+    await this.limit(`tenant:${request.tenantId}`, this.options.limits.perTenant, 'tenant');
+    await this.limit(
       `source:${request.tenantId}:${request.clientAddress}`,
       this.options.limits.perSource,
       'client address',
@@ -114,7 +114,7 @@ export class AcmeServer {
       const post = await this.authenticate(ctx, resource.key);
       if (post.account) {
         signer.principal = `acme:${post.account.id}`;
-        this.limit(`account:${post.account.id}`, this.options.limits.perAccount, 'account');
+        await this.limit(`account:${post.account.id}`, this.options.limits.perAccount, 'account');
       }
       return resource.handle(ctx, post, match.slice(1));
     }
@@ -157,8 +157,8 @@ export class AcmeServer {
     return { jws, header, payload, jwk, account };
   }
 
-  private limit(key: string, limit: number, what: string): void {
-    const retryAfter = this.options.limiter.take(key, limit);
+  private async limit(key: string, limit: number, what: string): Promise<void> {
+    const retryAfter = await this.options.limiter.take(key, limit);
     if (retryAfter !== undefined) {
       throw new AcmeProblem('rateLimited', `too many requests for this ${what}; retry later`, 429, {
         'retry-after': String(retryAfter),

@@ -49,7 +49,7 @@ export function newOrderResource(deps: OrderResourceDeps): AcmeResource {
         throw malformed('notBefore and notAfter are not supported; certificates last 90 days');
       }
       const identifiers = readIdentifiers(payload.identifiers, await deps.policy(ctx.tenantId));
-      const retryAfter = deps.limiter.take(`orders:${post.account!.id}`, deps.newOrdersPerAccount);
+      const retryAfter = await deps.limiter.take(`orders:${post.account!.id}`, deps.newOrdersPerAccount);
       if (retryAfter !== undefined) {
         throw new AcmeProblem('rateLimited', 'too many new orders for this account; retry later', 429, {
           'retry-after': String(retryAfter),

@@ -1,11 +1,11 @@
 import { DataSource } from 'typeorm';
 import {
+  IncrementBatcher,
   RATE_LIMIT_WINDOW_MS,
   RateLimitDecision,
   rateLimitDecision,
   windowStartOf,
-} from './rate-limit-window';
-import { IncrementBatcher } from './increment-batcher';
+} from '@ca/persistence';
 
 /** Windows older than this are deleted by the housekeeping job. */
 const KEEP_WINDOWS_MS = 2 * RATE_LIMIT_WINDOW_MS;

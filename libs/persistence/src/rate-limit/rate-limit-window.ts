@@ -1,4 +1,4 @@
-/** Fixed windows of one minute (RATE_LIMIT_PER_MINUTE). */
+/** Fixed windows of one minute, aligned to the minute of the clock (the gateway's and acme's rate limits). */
 export const RATE_LIMIT_WINDOW_MS = 60_000;
 
 export interface RateLimitDecision {
