@@ -99,4 +99,19 @@ describe('asProblem', () => {
     expect(problem).toMatchObject({ type: 'unauthorized', status: 403, code: 'USAGE_NOT_ALLOWED_BY_POLICY' });
     expect(problem.detail).toContain('Client only');
   });
+
+  it('answers the database out of reach as 503 with Retry-After, anything else unexpected as 500, logging both', () => {
+    const logged: string[] = [];
+    const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+    expect(asProblem(refused, () => logged.push('refused'))).toMatchObject({
+      type: 'serverInternal',
+      status: 503,
+      headers: { 'retry-after': '5' },
+    });
+    expect(asProblem(new TypeError('x is undefined'), () => logged.push('bug'))).toMatchObject({
+      type: 'serverInternal',
+      status: 500,
+    });
+    expect(logged).toEqual(['refused', 'bug']);
+  });
 });

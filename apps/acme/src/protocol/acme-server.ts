@@ -1,4 +1,5 @@
 import { AcmeHttpRequest, AcmeHttpResponse, CaError, ErrorCode } from '@ca/contracts';
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { JWK } from 'jose';
 import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { AcmeRateLimiter, AcmeRateLimits } from './acme-rate-limiter';
@@ -198,6 +199,12 @@ export function asProblem(error: unknown, onInternal: () => void): AcmeProblem {
     }
   }
   onInternal();
+  // The acme schema (nonces, accounts, orders) out of reach is an outage to retry, not a fault of
+  // the request: 503 with Retry-After, as the admin API answers (RFC 9110 15.6.4).
+  if (isDatabaseUnavailable(error))
+    return new AcmeProblem('serverInternal', 'the service cannot reach its database; retry later', 503, {
+      'retry-after': '5',
+    });
   return new AcmeProblem('serverInternal', 'an unexpected error occurred', 500);
 }
 
