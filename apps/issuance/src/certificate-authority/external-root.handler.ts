@@ -261,28 +261,7 @@ export class ExternalRootHandler {
         createdAt: now,
         createdBy: principal,
       });
-      const issuing = parseCertificate(chain.certificateDer);
-      const intermediatesPem = chain.intermediatesDer.map((der) => derToPem(der)).join('');
-      const issuingRow = Object.assign(new CertificateAuthorityEntity(), {
-        id: pending.id,
-        tenantId,
-        role: CaRole.Issuing,
-        issuerCaId: rootRow.id,
-        commonName: issuing.subject.commonName ?? pending.commonName,
-        organization: issuing.subject.organization ?? pending.organization,
-        country: issuing.subject.country ?? pending.country,
-        serialNumber: issuing.serialNumberHex,
-        certificateDer: Buffer.from(chain.certificateDer),
-        notBefore: issuing.notBefore,
-        notAfter: issuing.notAfter,
-        keyCustody: pending.keyCustody,
-        keyAlgorithm: pending.keyAlgorithm,
-        publicKeySpki: pending.publicKeySpki,
-        wrappedKey: pending.wrappedKey,
-        externalIntermediatesPem: intermediatesPem || null,
-        createdAt: now,
-        createdBy: principal,
-      });
+      const issuingRow = uploadedIssuingCa(pending, chain, rootRow.id, now, principal);
       await manager.insert(CertificateAuthorityEntity, rootRow);
       await manager.insert(CertificateAuthorityEntity, issuingRow);
       await manager.delete(PendingCaEntity, { id: pending.id });
@@ -296,20 +275,11 @@ export class ExternalRootHandler {
         keyAlgorithm,
         issuingCaId: issuingRow.id,
         issuingCertificateDer: Buffer.from(chain.certificateDer).toString('base64'),
-        issuingNotAfter: issuing.notAfter.toISOString(),
+        issuingNotAfter: issuingRow.notAfter.toISOString(),
         externalRoot: true,
         initializedBy: principal,
       });
-      const certificatePem = derToPem(chain.certificateDer);
-      return {
-        caId: issuingRow.id,
-        state: 'active' as const,
-        certificatePem,
-        chainPem: certificatePem + intermediatesPem,
-        rootCertificatePem: derToPem(chain.rootDer),
-        expiresAt: issuing.notAfter.toISOString(),
-        keyAlgorithm,
-      };
+      return uploadAnswer(issuingRow, chain.rootDer, keyAlgorithm);
     });
     this.onEventsRecorded();
     return result;
@@ -344,57 +314,27 @@ export class ExternalRootHandler {
       role: CaRole.Issuing,
       retiredAt: IsNull(),
     });
-    const issuing = parseCertificate(chain.certificateDer);
-    const intermediatesPem = chain.intermediatesDer.map((der) => derToPem(der)).join('');
     const now = new Date();
     // Retired first: a tenant has one issuing CA not retired at any moment (a unique index).
     if (previous) await manager.update(CertificateAuthorityEntity, { id: previous.id }, { retiredAt: now });
-    await manager.insert(
-      CertificateAuthorityEntity,
-      Object.assign(new CertificateAuthorityEntity(), {
-        id: pending.id,
-        tenantId,
-        role: CaRole.Issuing,
-        issuerCaId: root.id,
-        commonName: issuing.subject.commonName ?? pending.commonName,
-        organization: issuing.subject.organization ?? pending.organization,
-        country: issuing.subject.country ?? pending.country,
-        serialNumber: issuing.serialNumberHex,
-        certificateDer: Buffer.from(chain.certificateDer),
-        notBefore: issuing.notBefore,
-        notAfter: issuing.notAfter,
-        keyCustody: pending.keyCustody,
-        keyAlgorithm: pending.keyAlgorithm,
-        publicKeySpki: pending.publicKeySpki,
-        wrappedKey: pending.wrappedKey,
-        externalIntermediatesPem: intermediatesPem || null,
-        createdAt: now,
-        createdBy: principal,
-        // Leaves at {base}/ca/{caId}/crl and {base}/ca/{caId}.crt (docs/api.md#add-an-issuing-ca).
-        ownDistributionPoints: true,
-      }),
-    );
+    const issuingRow = uploadedIssuingCa(pending, chain, root.id, now, principal);
+    // Leaves at {base}/ca/{caId}/crl and {base}/ca/{caId}.crt (docs/api.md#add-an-issuing-ca).
+    issuingRow.ownDistributionPoints = true;
+    await manager.insert(CertificateAuthorityEntity, issuingRow);
     await manager.delete(PendingCaEntity, { id: pending.id });
     await recordEvent<IssuingCaAddedPayload>(manager, ISSUANCE_SCHEMA, EventType.IssuingCaAdded, {
       tenantId,
       caId: pending.id,
       certificateDer: Buffer.from(chain.certificateDer).toString('base64'),
-      notBefore: issuing.notBefore.toISOString(),
-      notAfter: issuing.notAfter.toISOString(),
+      notBefore: issuingRow.notBefore.toISOString(),
+      notAfter: issuingRow.notAfter.toISOString(),
       issuerCaId: root.id,
       rootCertificateDer: root.certificateDer.toString('base64'),
       previousCaId: previous?.id ?? root.id,
       addedBy: principal,
     });
-    const certificatePem = derToPem(chain.certificateDer);
     return {
-      caId: pending.id,
-      state: 'active',
-      certificatePem,
-      chainPem: certificatePem + intermediatesPem,
-      rootCertificatePem: derToPem(chain.rootDer),
-      expiresAt: issuing.notAfter.toISOString(),
-      keyAlgorithm: KEY_ALGORITHM[pending.keyAlgorithm] ?? KeyAlgorithm.P256,
+      ...uploadAnswer(issuingRow, chain.rootDer, KEY_ALGORITHM[pending.keyAlgorithm] ?? KeyAlgorithm.P256),
       ...(previous ? { retiredCaId: previous.id } : {}),
     };
   }
@@ -426,6 +366,55 @@ export class ExternalRootHandler {
 }
 
 /** The corporate root's key as GET /v2/ca names keys (docs/api.md#key-algorithms), or its own kind. */
+/** The issuing CA row of a pending CA whose certificate (and chain) the corporate CA made. */
+function uploadedIssuingCa(
+  pending: PendingCaEntity,
+  chain: ReturnType<typeof checkUploadedCaChain>,
+  issuerCaId: string,
+  now: Date,
+  principal: string,
+): CertificateAuthorityEntity {
+  const issuing = parseCertificate(chain.certificateDer);
+  return Object.assign(new CertificateAuthorityEntity(), {
+    id: pending.id,
+    tenantId: pending.tenantId,
+    role: CaRole.Issuing,
+    issuerCaId,
+    commonName: issuing.subject.commonName ?? pending.commonName,
+    organization: issuing.subject.organization ?? pending.organization,
+    country: issuing.subject.country ?? pending.country,
+    serialNumber: issuing.serialNumberHex,
+    certificateDer: Buffer.from(chain.certificateDer),
+    notBefore: issuing.notBefore,
+    notAfter: issuing.notAfter,
+    keyCustody: pending.keyCustody,
+    keyAlgorithm: pending.keyAlgorithm,
+    publicKeySpki: pending.publicKeySpki,
+    wrappedKey: pending.wrappedKey,
+    externalIntermediatesPem: chain.intermediatesDer.map((der) => derToPem(der)).join('') || null,
+    createdAt: now,
+    createdBy: principal,
+  });
+}
+
+/** The answer to an upload: the CA, now active, its chain up to the corporate root (excluded). */
+function uploadAnswer(
+  issuingRow: CertificateAuthorityEntity,
+  rootDer: Uint8Array,
+  keyAlgorithm: KeyAlgorithm,
+) {
+  const certificatePem = derToPem(issuingRow.certificateDer);
+  return {
+    caId: issuingRow.id,
+    state: 'active' as const,
+    certificatePem,
+    chainPem: certificatePem + (issuingRow.externalIntermediatesPem ?? ''),
+    rootCertificatePem: derToPem(rootDer),
+    expiresAt: issuingRow.notAfter.toISOString(),
+    keyAlgorithm,
+  };
+}
+
 function externalKeyAlgorithm(certificate: X509Certificate): string {
   const { asymmetricKeyType: type, asymmetricKeyDetails: details } = certificate.publicKey;
   if (type === 'ec') {
