@@ -373,5 +373,87 @@ describe.each(combinations)(
       // ca.pem stays the first root.
       expect((await http(crtUrl(tenantId))).body).toEqual(Buffer.from(old.der));
     });
+
+    it('serves the renewed root as ca.pem and ca.crt once the first root has expired', async () => {
+      const tenantId = randomUUID();
+      const subject = {
+        commonName: 'Responder Expiring Root',
+        organization: 'Responder Test',
+        country: 'DE',
+      };
+      const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+      const make = async (notAfter: Date) => {
+        const keys = await generateEcKeyPair(false);
+        const der = await buildCaCertificate(
+          { subject, notBefore, notAfter, serialNumber: randomSerialNumber(), pathLenConstraint: 1 },
+          keys,
+        );
+        return { keys, der };
+      };
+      // The first root ends in a few seconds; its successor, made by renewal, in a year.
+      const oldNotAfter = new Date(Math.ceil(Date.now() / 1000) * 1000 + 4_000);
+      const old = await make(oldNotAfter);
+      const next = await make(new Date(notBefore.getTime() + 365 * 86_400_000));
+      const oldRootId = randomUUID();
+      await publisher.events.publish({
+        id: randomUUID(),
+        type: EventType.CaInitialized,
+        tenantId,
+        occurredAt: new Date().toISOString(),
+        payload: {
+          tenantId,
+          caId: oldRootId,
+          certificateDer: Buffer.from(old.der).toString('base64'),
+          notBefore: notBefore.toISOString(),
+          notAfter: oldNotAfter.toISOString(),
+        },
+      } satisfies EventEnvelope<CaInitializedPayload>);
+      await served(tenantId);
+      const cross = await buildCrossCertificate(
+        next.der,
+        { serialNumber: randomSerialNumber() },
+        { certificateDer: old.der, privateKey: old.keys.privateKey },
+      );
+      const newRootId = randomUUID();
+      await publisher.events.publish({
+        id: randomUUID(),
+        type: EventType.RootRenewed,
+        tenantId,
+        occurredAt: new Date().toISOString(),
+        payload: {
+          tenantId,
+          caId: newRootId,
+          certificateDer: Buffer.from(next.der).toString('base64'),
+          notBefore: notBefore.toISOString(),
+          notAfter: new Date(notBefore.getTime() + 365 * 86_400_000).toISOString(),
+          keyAlgorithm: 'P-256',
+          previousRootCaId: oldRootId,
+          crossCertificateDer: Buffer.from(cross).toString('base64'),
+        },
+      } satisfies EventEnvelope<RootRenewedPayload>);
+      const base = `${baseUrl}/v1/tenants/${tenantId}`;
+      await eventually(async () => {
+        const answer = await http(`${base}/ca/${newRootId}.crt`);
+        return answer.status === 200 ? answer : undefined;
+      }, 'renewed root served');
+      // While the first root is valid, it is the anchor.
+      if (Date.now() < oldNotAfter.getTime() - 500)
+        expect((await http(crtUrl(tenantId))).body).toEqual(Buffer.from(old.der));
+      // Waits out the first root's remaining seconds, then up to a replica's CA cache (CA_CACHE_MS).
+      const switched = await eventually(
+        async () => {
+          const answer = await http(crtUrl(tenantId));
+          return Buffer.from(answer.body).equals(Buffer.from(next.der)) ? answer : undefined;
+        },
+        'ca.crt the renewed root after the first one expired',
+        15_000,
+      );
+      expect(Date.now()).toBeGreaterThanOrEqual(oldNotAfter.getTime());
+      expect(switched.headers.get('etag')).not.toBeNull();
+      const pem = await http(`${base}/ca.pem`);
+      expect(Buffer.from(pem.body).toString()).toBe(derToPem(next.der));
+      // The expired root stays at its own path, for whoever still follows it.
+      expect((await http(`${base}/ca/${oldRootId}.crt`)).body).toEqual(Buffer.from(old.der));
+    });
   },
 );

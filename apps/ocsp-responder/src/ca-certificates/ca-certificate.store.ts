@@ -48,6 +48,12 @@ export interface ServedCaCertificate {
   rootCaId?: string;
   /** ca.pem / ca.crt: the root, the trust anchor partners install. */
   root: PublishedCertificate;
+  /**
+   * ca.pem / ca.crt, the trust anchor to install: the first root until its notAfter, then the
+   * newest root made by renewal that is still valid (docs/api.md#renew-the-root). Nothing the first
+   * root certified outlives it, so once it has expired no caIssuers that names ca.crt is followed.
+   */
+  anchor: PublishedCertificate;
   /** Whether the root is another CA than `der`: it then has root.crl and a signer of its own. */
   separateRoot: boolean;
   /**
@@ -274,12 +280,14 @@ export class CaCertificateStore {
     // stays that CA after a rollover (RFC 5280 4.2.2.1); only a root-only tenant's first added CA,
     // which no leaf names there, takes the path.
     const current = rootDer ? published(der, publishedAt) : added.at(-1)?.certificate;
+    const first = published(rootDer ?? der, publishedAt);
     const served: ServedCaCertificate = {
       tenantId: key,
       caId,
       der,
       ...(rows[0].root_ca_id ? { rootCaId: rows[0].root_ca_id } : {}),
-      root: published(rootDer ?? der, publishedAt),
+      root: first,
+      anchor: trustAnchor(first, renewedRoots, readAt),
       separateRoot: rootDer !== null,
       externalRoot: rows[0].external_root === true,
       ...(current ? { issuing: current } : {}),
@@ -309,6 +317,19 @@ export class CaCertificateStore {
     if (id === ca.rootCaId) return ca.root;
     return ca.added.find((added) => added.caId === id)?.certificate;
   }
+}
+
+/** The first root while it is valid, else the newest renewed root still valid (else the first). */
+function trustAnchor(first: PublishedCertificate, renewed: RenewedRoot[], now: number): PublishedCertificate {
+  const valid = (certificate: PublishedCertificate) =>
+    parseCertificate(new Uint8Array(certificate.der)).notAfter.getTime() > now;
+  if (valid(first)) return first;
+  return (
+    renewed
+      .map((root) => root.certificate)
+      .filter(valid)
+      .at(-1) ?? first
+  );
 }
 
 function published(der: Buffer, lastModified: Date): PublishedCertificate {
