@@ -233,6 +233,18 @@ describe.each(combinations)(
       }
     });
 
+    it('answers a ca.pem asked for before its ca.initialized arrived with the certificate, not a 404', async () => {
+      const ca = await caInitializedEvent(randomUUID(), 'Responder Asked Early');
+      // The request is in flight first; the event that publishes the CA comes a moment later, as
+      // when a client asks right after its initialize was answered.
+      const asked = http(pemUrl(ca.tenantId));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      await publisher.events.publish(ca.event);
+      const answer = await asked;
+      expect(answer.status).toBe(200);
+      expect(answer.body.toString('ascii')).toBe(derToPem(ca.der));
+    });
+
     it('skips event types it does not handle and keeps consuming', async () => {
       const tenantId = randomUUID();
       await publisher.events.publish({

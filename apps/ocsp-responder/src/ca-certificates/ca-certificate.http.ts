@@ -38,7 +38,7 @@ export async function serveCaCertificate(
   const ca =
     typeof role === 'object'
       ? await store.certificateOf(tenantId, role.caId, role.cross)
-      : (await store.find(tenantId))?.[role === 'root' ? 'anchor' : 'issuing'];
+      : (await store.findOrWait(tenantId))?.[role === 'root' ? 'anchor' : 'issuing'];
   if (!ca)
     return notFoundProblem(
       res,

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { EventEmitter } from 'node:events';
 import {
   CaInitializedPayload,
   CaRevokedPayload,
@@ -78,6 +79,19 @@ export interface ServedCaCertificate {
  */
 export const CA_CACHE_MS = 5_000;
 
+/**
+ * How long a request for a tenant's CA certificate waits for it when none is here yet: a client
+ * that has just initialized a CA asks for ca.pem before `ca.initialized` has reached the responder
+ * (tens of milliseconds on a quiet machine), and should get the certificate, not a 404.
+ */
+export const CA_PUBLICATION_WAIT_MS = 3_000;
+
+/** Tenants waited for at once; a request for another unknown tenant gets its 404 at once. */
+const MAX_TENANTS_WAITED_FOR = 32;
+
+/** How often a wait reads the table, for a CA projected by another replica of the responder. */
+const WAIT_POLL_MS = 100;
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -88,8 +102,53 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  */
 export class CaCertificateStore {
   private readonly cache = new Map<string, { served: ServedCaCertificate; readAt: number }>();
+  /** Emits a tenant's id (lower case) once its `ca.initialized` is recorded by this process. */
+  private readonly recorded = new EventEmitter().setMaxListeners(0);
+  private readonly waits = new Map<string, Promise<ServedCaCertificate | undefined>>();
 
   constructor(private readonly dataSource: DataSource) {}
+
+  /**
+   * The tenant's certificates, waiting up to `ms` for them when it has none yet (see
+   * CA_PUBLICATION_WAIT_MS): woken by this process's projection, else reading again every
+   * WAIT_POLL_MS. Requests for one tenant share one wait; at most MAX_TENANTS_WAITED_FOR tenants
+   * are waited for at once, so requests for made-up tenants cannot keep the database busy.
+   */
+  async findOrWait(tenantId: string, ms = CA_PUBLICATION_WAIT_MS): Promise<ServedCaCertificate | undefined> {
+    const found = await this.find(tenantId);
+    if (found || !UUID.test(tenantId)) return found;
+    const key = tenantId.toLowerCase();
+    const pending = this.waits.get(key);
+    if (pending) return pending;
+    if (this.waits.size >= MAX_TENANTS_WAITED_FOR) return undefined;
+    const wait = this.waitFor(key, ms).finally(() => this.waits.delete(key));
+    this.waits.set(key, wait);
+    return wait;
+  }
+
+  private async waitFor(key: string, ms: number): Promise<ServedCaCertificate | undefined> {
+    const deadline = Date.now() + ms;
+    let wake = () => undefined as void;
+    const onRecorded = (tenant: string) => tenant === key && wake();
+    this.recorded.on('recorded', onRecorded);
+    try {
+      for (;;) {
+        const left = deadline - Date.now();
+        if (left <= 0) return undefined;
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, Math.min(WAIT_POLL_MS, left));
+          wake = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        const found = await this.find(key);
+        if (found) return found;
+      }
+    } finally {
+      this.recorded.off('recorded', onRecorded);
+    }
+  }
 
   async apply(event: EventEnvelope<CaInitializedPayload>): Promise<void> {
     const {
@@ -130,6 +189,7 @@ export class CaCertificateStore {
             ],
       );
     });
+    this.recorded.emit('recorded', tenantId.toLowerCase());
   }
 
   /**

@@ -28,7 +28,7 @@ describe('public surface router', () => {
       answer: () => answer(),
     } as unknown as OcspResponder;
     const router = publicSurfaceRouter({
-      caCertificates: { find: down } as unknown as CaCertificateStore,
+      caCertificates: { find: down, findOrWait: down } as unknown as CaCertificateStore,
       crls: { find: down } as unknown as CrlStore,
       rootCrls: { find: down } as unknown as CrlStore,
       addedCaCrls: { find: down } as unknown as CrlStore,
