@@ -98,6 +98,73 @@ async function caInitializedEvent(tenantId: string, commonName: string): Promise
   return { tenantId, event, der };
 }
 
+type TestRoot = {
+  keys: Awaited<ReturnType<typeof generateEcKeyPair>>;
+  der: Uint8Array;
+  notBefore: Date;
+  notAfter: Date;
+};
+
+/** A self-signed root of `subject` (pathLenConstraint 1, as a tenant root with an issuing CA). */
+async function testRoot(commonName: string, notBefore: Date, notAfter: Date): Promise<TestRoot> {
+  const keys = await generateEcKeyPair(false);
+  const subject = { commonName, organization: 'Responder Test', country: 'DE' };
+  const der = await buildCaCertificate(
+    { subject, notBefore, notAfter, serialNumber: randomSerialNumber(), pathLenConstraint: 1 },
+    keys,
+  );
+  return { keys, der, notBefore, notAfter };
+}
+
+function rootInitialized(
+  tenantId: string,
+  caId: string,
+  root: TestRoot,
+): EventEnvelope<CaInitializedPayload> {
+  return {
+    id: randomUUID(),
+    type: EventType.CaInitialized,
+    tenantId,
+    occurredAt: new Date().toISOString(),
+    payload: {
+      tenantId,
+      caId,
+      certificateDer: Buffer.from(root.der).toString('base64'),
+      notBefore: root.notBefore.toISOString(),
+      notAfter: root.notAfter.toISOString(),
+    },
+  };
+}
+
+/** `ca.root-renewed` for `next`, with a cross certificate signed by `signer`. */
+async function rootRenewed(
+  tenantId: string,
+  ids: { caId: string; previousRootCaId: string },
+  next: TestRoot,
+  signer: TestRoot,
+): Promise<EventEnvelope<RootRenewedPayload>> {
+  const cross = await buildCrossCertificate(
+    next.der,
+    { serialNumber: randomSerialNumber() },
+    { certificateDer: signer.der, privateKey: signer.keys.privateKey },
+  );
+  return {
+    id: randomUUID(),
+    type: EventType.RootRenewed,
+    tenantId,
+    occurredAt: new Date().toISOString(),
+    payload: {
+      tenantId,
+      ...ids,
+      certificateDer: Buffer.from(next.der).toString('base64'),
+      notBefore: next.notBefore.toISOString(),
+      notAfter: next.notAfter.toISOString(),
+      keyAlgorithm: 'P-256',
+      crossCertificateDer: Buffer.from(cross).toString('base64'),
+    },
+  };
+}
+
 describe.each(combinations)(
   'OCSP responder alone serves CA certificates (%s database, %s transport)',
   (databaseKind, transport) => {
@@ -313,60 +380,15 @@ describe.each(combinations)(
 
     it('serves a renewed root and its cross certificate only when the cross certificate verifies with the previous root', async () => {
       const tenantId = randomUUID();
-      const subject = { commonName: 'Responder Renewed Root', organization: 'Responder Test', country: 'DE' };
       const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
       const notAfter = new Date(notBefore.getTime() + 365 * 86_400_000);
-      const root = async () => {
-        const keys = await generateEcKeyPair(false);
-        const der = await buildCaCertificate(
-          { subject, notBefore, notAfter, serialNumber: randomSerialNumber(), pathLenConstraint: 1 },
-          keys,
-        );
-        return { keys, der };
-      };
+      const root = () => testRoot('Responder Renewed Root', notBefore, notAfter);
       const [old, next, stranger] = [await root(), await root(), await root()];
       const oldRootId = randomUUID();
-      const initialized: EventEnvelope<CaInitializedPayload> = {
-        id: randomUUID(),
-        type: EventType.CaInitialized,
-        tenantId,
-        occurredAt: new Date().toISOString(),
-        payload: {
-          tenantId,
-          caId: oldRootId,
-          certificateDer: Buffer.from(old.der).toString('base64'),
-          notBefore: notBefore.toISOString(),
-          notAfter: notAfter.toISOString(),
-        },
-      };
-      await publisher.events.publish(initialized);
+      await publisher.events.publish(rootInitialized(tenantId, oldRootId, old));
       await served(tenantId);
-      const renewed = async (
-        signer: typeof old,
-        caId: string,
-      ): Promise<EventEnvelope<RootRenewedPayload>> => {
-        const cross = await buildCrossCertificate(
-          next.der,
-          { serialNumber: randomSerialNumber() },
-          { certificateDer: signer.der, privateKey: signer.keys.privateKey },
-        );
-        return {
-          id: randomUUID(),
-          type: EventType.RootRenewed,
-          tenantId,
-          occurredAt: new Date().toISOString(),
-          payload: {
-            tenantId,
-            caId,
-            certificateDer: Buffer.from(next.der).toString('base64'),
-            notBefore: notBefore.toISOString(),
-            notAfter: notAfter.toISOString(),
-            keyAlgorithm: 'P-256',
-            previousRootCaId: oldRootId,
-            crossCertificateDer: Buffer.from(cross).toString('base64'),
-          },
-        };
-      };
+      const renewed = (signer: TestRoot, caId: string) =>
+        rootRenewed(tenantId, { caId, previousRootCaId: oldRootId }, next, signer);
       // A cross certificate signed by a key that is not the tenant's root: refused, nothing served.
       const forgedId = randomUUID();
       await publisher.events.publish(await renewed(stranger, forgedId));
@@ -388,61 +410,22 @@ describe.each(combinations)(
 
     it('serves the renewed root as ca.pem and ca.crt once the first root has expired', async () => {
       const tenantId = randomUUID();
-      const subject = {
-        commonName: 'Responder Expiring Root',
-        organization: 'Responder Test',
-        country: 'DE',
-      };
       const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
-      const make = async (notAfter: Date) => {
-        const keys = await generateEcKeyPair(false);
-        const der = await buildCaCertificate(
-          { subject, notBefore, notAfter, serialNumber: randomSerialNumber(), pathLenConstraint: 1 },
-          keys,
-        );
-        return { keys, der };
-      };
       // The first root ends in a few seconds; its successor, made by renewal, in a year.
       const oldNotAfter = new Date(Math.ceil(Date.now() / 1000) * 1000 + 4_000);
-      const old = await make(oldNotAfter);
-      const next = await make(new Date(notBefore.getTime() + 365 * 86_400_000));
-      const oldRootId = randomUUID();
-      await publisher.events.publish({
-        id: randomUUID(),
-        type: EventType.CaInitialized,
-        tenantId,
-        occurredAt: new Date().toISOString(),
-        payload: {
-          tenantId,
-          caId: oldRootId,
-          certificateDer: Buffer.from(old.der).toString('base64'),
-          notBefore: notBefore.toISOString(),
-          notAfter: oldNotAfter.toISOString(),
-        },
-      } satisfies EventEnvelope<CaInitializedPayload>);
-      await served(tenantId);
-      const cross = await buildCrossCertificate(
-        next.der,
-        { serialNumber: randomSerialNumber() },
-        { certificateDer: old.der, privateKey: old.keys.privateKey },
+      const old = await testRoot('Responder Expiring Root', notBefore, oldNotAfter);
+      const next = await testRoot(
+        'Responder Expiring Root',
+        notBefore,
+        new Date(notBefore.getTime() + 365 * 86_400_000),
       );
+      const oldRootId = randomUUID();
+      await publisher.events.publish(rootInitialized(tenantId, oldRootId, old));
+      await served(tenantId);
       const newRootId = randomUUID();
-      await publisher.events.publish({
-        id: randomUUID(),
-        type: EventType.RootRenewed,
-        tenantId,
-        occurredAt: new Date().toISOString(),
-        payload: {
-          tenantId,
-          caId: newRootId,
-          certificateDer: Buffer.from(next.der).toString('base64'),
-          notBefore: notBefore.toISOString(),
-          notAfter: new Date(notBefore.getTime() + 365 * 86_400_000).toISOString(),
-          keyAlgorithm: 'P-256',
-          previousRootCaId: oldRootId,
-          crossCertificateDer: Buffer.from(cross).toString('base64'),
-        },
-      } satisfies EventEnvelope<RootRenewedPayload>);
+      await publisher.events.publish(
+        await rootRenewed(tenantId, { caId: newRootId, previousRootCaId: oldRootId }, next, old),
+      );
       const base = `${baseUrl}/v1/tenants/${tenantId}`;
       await eventually(async () => {
         const answer = await http(`${base}/ca/${newRootId}.crt`);
