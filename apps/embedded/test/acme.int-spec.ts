@@ -441,6 +441,39 @@ describe.each(modes)('ACME (%s)', (mode) => {
       expect((await account.post(order.url, '')).json()).toMatchObject({ status: 'ready' });
     });
 
+    it('issues a name longer than a CN may hold (64): no CN, the name in the SAN, and openssl verifies it', async () => {
+      const long = `${'a'.repeat(60)}.long.example.test`;
+      const account = await openAccount();
+      const order = await account.readyOrder(long);
+      const keys = await generateEcKeyPair(false);
+      const finalized = await account.post(order.finalize, { csr: await csrFor(keys, long) });
+      expect(finalized.status).toBe(200);
+      const chain = (await account.post(finalized.json<{ certificate: string }>().certificate, '')).text;
+      const leaf = new X509Certificate(chain);
+      expect(leaf.subject.split('\n').sort()).toEqual([
+        'C=DE',
+        'O=Example Holdings',
+        'OU=Domain Control Validated',
+      ]);
+      expect(leaf.subjectAltName).toBe(`DNS:${long}`);
+      const [caFile, chainFile] = [join(dir, 'long-ca.pem'), join(dir, 'long-chain.pem')];
+      writeFileSync(caFile, tenant.caPem);
+      writeFileSync(chainFile, chain);
+      const verified = await opensslAsync(
+        [
+          'verify',
+          '-x509_strict',
+          '-purpose',
+          'sslserver',
+          '-verify_hostname',
+          long,
+          '-CAfile',
+          caFile,
+        ].concat(['-untrusted', chainFile, chainFile]),
+      );
+      expect(verified.stdout).toContain('OK');
+    });
+
     it('a finalize the policy no longer allows is rejectedIdentifier, naming the name, not a server error', async () => {
       const account = await openAccount();
       const order = await account.readyOrder('narrowed.example.test');

@@ -123,6 +123,7 @@ describe('asProblem', () => {
     [ErrorCode.NameNotAllowedByPolicy, 'rejectedIdentifier', 400],
     [ErrorCode.IssuingCaRevoked, 'unauthorized', 403],
     [ErrorCode.CsrKeyNotAllowed, 'badCSR', 400],
+    [ErrorCode.CsrSignatureInvalid, 'badCSR', 400],
   ])('answers %s as %s, with the code and a detail, without calling it internal', (code, type, status) => {
     const problem = asProblem(new CaError(code, 'The reason, in words.'), () => {
       throw new Error('not an internal error');

@@ -179,12 +179,12 @@ export function asProblem(error: unknown, onInternal: () => void): AcmeProblem {
     const detail = error.errors?.length
       ? `${error.message} ${error.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`
       : error.message;
+    // Every refusal of the CSR or its key (CSR_*: unreadable, bad signature, a key type not
+    // certified, a key that may not be certified again) is the client's CSR to fix.
+    if (error.code.startsWith('CSR_')) return new AcmeProblem('badCSR', detail, 400, {}, error.code);
     switch (error.code) {
       case ErrorCode.ValidationFailed:
-      case ErrorCode.CsrInvalid:
-      case ErrorCode.CsrSignatureInvalid:
-      case ErrorCode.CsrKeyNotAllowed:
-        return new AcmeProblem('badCSR', detail, 400, {}, codeOf(error));
+        return new AcmeProblem('badCSR', detail);
       case ErrorCode.NameNotAllowedByPolicy:
         // The policy changed since the order was made (RFC 8555 6.7: the server will not issue for it).
         return new AcmeProblem('rejectedIdentifier', detail, 400, {}, error.code);
@@ -226,9 +226,6 @@ export function asProblem(error: unknown, onInternal: () => void): AcmeProblem {
     });
   return new AcmeProblem('serverInternal', 'an unexpected error occurred', 500);
 }
-
-/** The admin API's code beside the ACME type, where it says more than the type. */
-const codeOf = (error: CaError) => (error.code === ErrorCode.ValidationFailed ? undefined : error.code);
 
 const notFound = (): AcmeReply => problemReply(new AcmeProblem('malformed', 'no such ACME resource', 404));
 const methodNotAllowed = (allow: string): AcmeReply => ({

@@ -187,6 +187,8 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
           tenantId: ctx.tenantId,
           principal: `acme:${account.id}`,
           subjectPublicKey: { format: 'spki', der: subjectPublicKey.toString('base64') },
+          // No identifier fits in a CN: the subject has none (docs/api.md#acme-certificate-profile).
+          ...(subject.commonName === undefined ? { withoutCommonName: true } : {}),
           request: {
             clientId: `acme:${account.id}`,
             ...subject,

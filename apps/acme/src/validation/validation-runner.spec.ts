@@ -28,7 +28,13 @@ describe('ValidationRunner', () => {
         );
       },
     } as unknown as ChallengeValidators;
-    const runner = new ValidationRunner(store, validators, createLogger({ level: 'silent' }), 2, 3);
+    const runner = new ValidationRunner(
+      store,
+      validators,
+      createLogger({ service: 'acme', level: 'silent' }),
+      2,
+      3,
+    );
     const job = (challengeId: string) => ({
       tenantId: 't',
       challengeId,
