@@ -97,6 +97,7 @@ describe('AcmeServer', () => {
         const answer = await acme.handle(request({ tenantId, method, path }));
         expect(answer.status).toBe(404);
         expect(answer.headers['replay-nonce']).toBeUndefined();
+        expect(answer.headers.link).toBeUndefined();
       }
     }
     expect(counted).toEqual([]);

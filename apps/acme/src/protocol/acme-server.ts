@@ -80,7 +80,7 @@ export class AcmeServer {
       !tenant.known || (request.method === 'GET' && !request.path.startsWith('/new-nonce'))
         ? undefined
         : await this.options.nonces.issue(request.tenantId).catch(() => undefined);
-    const response = encodeReply(reply, { nonce, indexUrl: urls.directory() });
+    const response = encodeReply(reply, { nonce, indexUrl: tenant.known ? urls.directory() : undefined });
     return signer.principal ? { ...response, principal: signer.principal } : response;
   }
 
