@@ -15,6 +15,8 @@ import { NonceStore } from './protocol/nonce-store';
 
 jest.setTimeout(60_000);
 
+const TENANT = '0b9d5c4e-5f4a-4d61-9a43-2f7b1c0e8a11';
+
 describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
   let database: TestDatabase;
   let dataSource: DataSource;
@@ -51,26 +53,33 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
 
   it('accepts each nonce once, refuses unknown and expired ones, and prunes the expired', async () => {
     const nonces = new NonceStore(dataSource);
-    const nonce = await nonces.issue();
-    expect(await nonces.consume(nonce)).toBe(true);
-    expect(await nonces.consume(nonce)).toBe(false);
-    expect(await nonces.consume('never-issued')).toBe(false);
-    expect(await nonces.consume("'; DROP TABLE acme.nonces; --")).toBe(false);
+    const nonce = await nonces.issue(TENANT);
+    expect(await nonces.consume(TENANT, nonce)).toBe(true);
+    expect(await nonces.consume(TENANT, nonce)).toBe(false);
+    expect(await nonces.consume(TENANT, 'never-issued')).toBe(false);
+    expect(await nonces.consume(TENANT, "'; DROP TABLE acme.nonces; --")).toBe(false);
     const shortLived = new NonceStore(dataSource, 1);
-    const expired = await shortLived.issue();
+    const expired = await shortLived.issue(TENANT);
     await sleep(20);
-    expect(await shortLived.consume(expired)).toBe(false);
-    await shortLived.issue();
+    expect(await shortLived.consume(TENANT, expired)).toBe(false);
+    await shortLived.issue(TENANT);
     await sleep(20);
     expect(await nonces.prune()).toBeGreaterThanOrEqual(2);
+  });
+
+  it("refuses another tenant's nonce and leaves it good for its own tenant", async () => {
+    const nonces = new NonceStore(dataSource);
+    const nonce = await nonces.issue(TENANT);
+    expect(await nonces.consume('5e0f3a2b-8c1d-4e7f-a6b5-9d8c7b6a5f40', nonce)).toBe(false);
+    expect(await nonces.consume(TENANT, nonce)).toBe(true);
   });
 
   it('prunes a nonce past its lifetime and keeps a younger one (clock moved forward)', async () => {
     let now = Date.UTC(2031, 0, 1);
     const nonces = new NonceStore(dataSource, 60_000, () => new Date(now));
-    const older = await nonces.issue();
+    const older = await nonces.issue(TENANT);
     now += 30_000;
-    const younger = await nonces.issue();
+    const younger = await nonces.issue(TENANT);
     now += 45_000; // older is 75 s old, younger 45 s
     expect(await nonces.prune()).toBeGreaterThanOrEqual(1);
     const left: { value: string }[] = await dataSource.query(
@@ -78,7 +87,7 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
       [[older, younger]],
     );
     expect(left.map((r) => r.value)).toEqual([younger]);
-    expect(await nonces.consume(younger)).toBe(true);
+    expect(await nonces.consume(TENANT, younger)).toBe(true);
   });
 
   it('prunes orders a day past their expiry with their authorizations, unless valid; keeps younger ones', async () => {

@@ -22,6 +22,7 @@ import {
 import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
 import { AcmeServer } from './protocol/acme-server';
 import { AcmeStore } from './protocol/acme-store';
+import { KnownTenants, issuanceHasCa } from './protocol/known-tenants';
 import { tenantPolicyLookup } from './protocol/tenant-policy';
 import { NonceStore } from './protocol/nonce-store';
 import {
@@ -80,13 +81,13 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     policy: tenantPolicyLookup(issuance),
     limiter,
     newOrdersPerAccount: config.acme.rateLimits.newOrdersPerAccount,
-    validate: (tenantId, challengeId, keyAuthorization) =>
-      validations.start(tenantId, challengeId, keyAuthorization),
+    validations,
     onInternalError,
   };
   const server = new AcmeServer({
     store,
     nonces,
+    tenants: new KnownTenants(issuanceHasCa(issuance)),
     publicUrl: config.gatewayPublicUrl,
     limiter,
     limits: config.acme.rateLimits,

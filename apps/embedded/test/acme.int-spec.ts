@@ -1,9 +1,10 @@
 import 'reflect-metadata';
-import { X509Certificate, createHash, createPrivateKey } from 'node:crypto';
+import { KeyObject, X509Certificate, randomUUID, createHash, createPrivateKey, webcrypto } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { calculateJwkThumbprint } from 'jose';
+import { createServer } from 'node:http';
 import { Client } from 'pg';
 import { generateEcKeyPair } from '@ca/pki';
 import { buildTestCsr } from '@ca/pki/testing';
@@ -11,7 +12,7 @@ import { RawAcmeClient, acmeErrorType } from './support/acme-client';
 import { TestTenant, adminRequest, createTenant } from './support/admin-api';
 import { servedBy, startCaddy } from './support/caddy';
 import { TestDnsServer } from './support/dns-server';
-import { eventually, freePorts } from './support/http';
+import { eventually, freePorts, http } from './support/http';
 import { eventuallyRevokedInOcsp, opensslAsync } from './support/pki';
 import { hasProgram, runProgram } from './support/programs';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
@@ -127,6 +128,24 @@ describe.each(modes)('ACME (%s)', (mode) => {
       expect(acmeErrorType(replayed)).toBe('badNonce');
     });
 
+    it('answers 404, without a nonce, under a tenant that does not exist; a nonce holds only for its tenant', async () => {
+      for (const segment of [randomUUID(), 'not-a-tenant']) {
+        const base = `${sut.gatewayUrl}/acme/${segment}`;
+        expect((await http(`${base}/directory`)).status).toBe(404);
+        const nonce = await http(`${base}/new-nonce`, { method: 'HEAD' });
+        expect(nonce.status).toBe(404);
+        expect(nonce.headers.get('replay-nonce')).toBeNull();
+        const post = await client.post(`${base}/new-account`, await client.jws(`${base}/new-account`, {}));
+        expect(post.status).toBe(404);
+        expect(post.headers.get('replay-nonce')).toBeNull();
+      }
+      const foreign = await RawAcmeClient.create(directoryOf(other));
+      const url = client.directory.newAccount;
+      const answer = await client.post(url, await client.jws(url, {}, { nonce: await foreign.nonce() }));
+      expect(answer.status).toBe(400);
+      expect(acmeErrorType(answer)).toBe('badNonce');
+    });
+
     it('refuses a JWS whose url is not the request URL', async () => {
       const answer = await client.post(
         client.directory.newAccount,
@@ -236,6 +255,10 @@ describe.each(modes)('ACME (%s)', (mode) => {
     );
     expect(refused.status).toBe(403);
     expect(acmeErrorType(refused)).toBe('unauthorized');
+    // RFC 8555 7.3.6: nothing signed with a deactivated account's key is accepted, not even newAccount.
+    const again = await next.post(url, await next.jws(url, { onlyReturnExisting: true }));
+    expect(again.status).toBe(401);
+    expect(acmeErrorType(again)).toBe('unauthorized');
   });
 
   describe('dns-01', () => {
@@ -245,10 +268,14 @@ describe.each(modes)('ACME (%s)', (mode) => {
       wildcard?: boolean;
       challenges: { type: string; url: string; token: string; status: string; error?: { type: string } }[];
     }
-    /** An account of the tenant, and POST-as-GET / POST helpers signed with its kid. */
-    const openAccount = async () => {
-      const client = await RawAcmeClient.create(directoryOf(tenant));
-      const key = await createEabKey(tenant);
+    /**
+     * An account of the tenant (or of `t`), and POST-as-GET / POST helpers signed with its kid;
+     * `keys` makes the account key a given P-256 pair (to put it in a CSR).
+     */
+    const openAccount = async (t: TestTenant = tenant, keys?: webcrypto.CryptoKeyPair) => {
+      const created0 = await RawAcmeClient.create(directoryOf(t));
+      const client = keys ? created0.withKey(KeyObject.from(keys.privateKey)) : created0;
+      const key = await createEabKey(t);
       const url = client.directory.newAccount;
       const created = await client.post(
         url,
@@ -287,8 +314,35 @@ describe.each(modes)('ACME (%s)', (mode) => {
           20_000,
           'the authorization to leave pending',
         );
-      return { post, order, txtFor, settled, newOrder: client.directory.newOrder };
+      /** An order whose every name is proved through dns-01: ready to finalize. */
+      const readyOrder = async (...names: string[]) => {
+        const created = await post(client.directory.newOrder, {
+          identifiers: names.map((value) => ({ type: 'dns', value })),
+        });
+        expect(created.status).toBe(201);
+        const view = created.json<{ authorizations: string[]; finalize: string }>();
+        for (const authz of view.authorizations) {
+          const { challenges, identifier } = (await post(authz, '')).json<AuthorizationView>();
+          const challenge = challenges.find((c) => c.type === 'dns-01')!;
+          dns.txt.set(`_acme-challenge.${identifier.value}`, [txtFor(challenge.token)]);
+          await post(challenge.url, {});
+          expect((await settled(authz)).status).toBe('valid');
+        }
+        return { url: created.headers.get('location')!, ...view };
+      };
+      return {
+        client,
+        accountUrl: kid.kid,
+        post,
+        order,
+        readyOrder,
+        txtFor,
+        settled,
+        newOrder: client.directory.newOrder,
+      };
     };
+    const csrFor = async (keys: webcrypto.CryptoKeyPair, name: string) =>
+      Buffer.from(await buildTestCsr(keys, name)).toString('base64url');
 
     it('a wildcard authorization names the domain, says wildcard and offers dns-01 only; a TXT record behind a CNAME validates it', async () => {
       const account = await openAccount();
@@ -369,6 +423,212 @@ describe.each(modes)('ACME (%s)', (mode) => {
       // Server allowed again: the same order finalizes.
       expect((await account.post(finalize, { csr: csr.toString('base64url') })).status).toBe(200);
       expect((await account.post(orderUrl, '')).json()).toMatchObject({ status: 'valid' });
+    });
+
+    it("refuses to finalize a CSR for the account's key or another account key of the tenant (badCSR)", async () => {
+      const accountKeys = await generateEcKeyPair(true);
+      const account = await openAccount(tenant, accountKeys);
+      const otherKeys = await generateEcKeyPair(true);
+      await openAccount(tenant, otherKeys);
+      const order = await account.readyOrder('csr-key.example.test');
+      for (const keys of [accountKeys, otherKeys]) {
+        const refused = await account.post(order.finalize, {
+          csr: await csrFor(keys, 'csr-key.example.test'),
+        });
+        expect(refused.status).toBe(400);
+        expect(acmeErrorType(refused)).toBe('badCSR');
+      }
+      expect((await account.post(order.url, '')).json()).toMatchObject({ status: 'ready' });
+    });
+
+    it('issues a name longer than a CN may hold (64): no CN, the name in the SAN, and openssl verifies it', async () => {
+      const long = `${'a'.repeat(60)}.long.example.test`;
+      const account = await openAccount();
+      const order = await account.readyOrder(long);
+      const keys = await generateEcKeyPair(false);
+      const finalized = await account.post(order.finalize, { csr: await csrFor(keys, long) });
+      expect(finalized.status).toBe(200);
+      const chain = (await account.post(finalized.json<{ certificate: string }>().certificate, '')).text;
+      const leaf = new X509Certificate(chain);
+      expect(leaf.subject.split('\n').sort()).toEqual([
+        'C=DE',
+        'O=Example Holdings',
+        'OU=Domain Control Validated',
+      ]);
+      expect(leaf.subjectAltName).toBe(`DNS:${long}`);
+      const [caFile, chainFile] = [join(dir, 'long-ca.pem'), join(dir, 'long-chain.pem')];
+      writeFileSync(caFile, tenant.caPem);
+      writeFileSync(chainFile, chain);
+      const verified = await opensslAsync(
+        [
+          'verify',
+          '-x509_strict',
+          '-purpose',
+          'sslserver',
+          '-verify_hostname',
+          long,
+          '-CAfile',
+          caFile,
+        ].concat(['-untrusted', chainFile, chainFile]),
+      );
+      expect(verified.stdout).toContain('OK');
+    });
+
+    it('a finalize the policy no longer allows is rejectedIdentifier, naming the name, not a server error', async () => {
+      const account = await openAccount();
+      const order = await account.readyOrder('narrowed.example.test');
+      const setSuffixes = (allowedDnsSuffixes: string[]) =>
+        adminRequest(sut, 'PUT', '/v2/policy', tenant.bearer, { allowedDnsSuffixes });
+      expect((await setSuffixes(['wild.test'])).status).toBe(200);
+      try {
+        const keys = await generateEcKeyPair(false);
+        const refused = await account.post(order.finalize, {
+          csr: await csrFor(keys, 'narrowed.example.test'),
+        });
+        expect(refused.status).toBe(400);
+        expect(acmeErrorType(refused)).toBe('rejectedIdentifier');
+        expect(refused.json<{ detail: string }>().detail).toContain('narrowed.example.test');
+      } finally {
+        expect((await setSuffixes(['example.test', 'wild.test'])).status).toBe(200);
+      }
+    });
+
+    it('a tenant without a CA has no ACME server until initialized, then at once; under a revoked issuing CA finalize is unauthorized', async () => {
+      const twoTier = await createTenant(sut, { ca: false });
+      expect((await http(directoryOf(twoTier))).status).toBe(404);
+      const initialized = await twoTier.post('/v2/ca/initialize', {
+        commonName: 'ACME Two-Tier Root',
+        organization: 'Example Holdings',
+        country: 'DE',
+        validityYears: 5,
+      });
+      expect(initialized.status).toBe(200);
+      expect((await http(directoryOf(twoTier))).status).toBe(200);
+
+      const account = await openAccount(twoTier);
+      const order = await account.readyOrder('two-tier.example.test');
+      const { issuingCa } = initialized.json<{ issuingCa: { caId: string } }>();
+      const revoked = await twoTier.post(`/v2/ca/${issuingCa.caId}/revoke`, {
+        reason: 'key leaked',
+        reasonCode: 'KeyCompromise',
+      });
+      expect(revoked.status).toBe(200);
+      const keys = await generateEcKeyPair(false);
+      const refused = await account.post(order.finalize, {
+        csr: await csrFor(keys, 'two-tier.example.test'),
+      });
+      expect(refused.status).toBe(403);
+      expect(acmeErrorType(refused)).toBe('unauthorized');
+      expect(refused.json()).toMatchObject({ code: 'ISSUING_CA_REVOKED' });
+      expect((await account.post(order.url, '')).json()).toMatchObject({ status: 'ready' });
+    });
+
+    it('deactivates an authorization: its order becomes invalid and leaves the orders list; POST-as-GET takes only an empty payload', async () => {
+      const account = await openAccount();
+      const created = await account.post(account.newOrder, {
+        identifiers: [{ type: 'dns', value: 'deactivate.example.test' }],
+      });
+      expect(created.status).toBe(201);
+      const orderUrl = created.headers.get('location')!;
+      const [authz] = created.json<{ authorizations: string[] }>().authorizations;
+      for (const url of [orderUrl, authz]) {
+        const notEmpty = await account.post(url, {});
+        expect(notEmpty.status).toBe(400);
+        expect(acmeErrorType(notEmpty)).toBe('malformed');
+      }
+      const orders = async () =>
+        (await account.post(`${account.accountUrl}/orders`, '')).json<{ orders: string[] }>().orders;
+      expect(await orders()).toContain(orderUrl);
+
+      const deactivated = await account.post(authz, { status: 'deactivated' });
+      expect(deactivated.status).toBe(200);
+      expect(deactivated.json()).toMatchObject({ status: 'deactivated' });
+      expect((await account.post(authz, '')).json()).toMatchObject({ status: 'deactivated' });
+      expect((await account.post(orderUrl, '')).json()).toMatchObject({ status: 'invalid' });
+      expect(await orders()).not.toContain(orderUrl);
+    });
+
+    it('a ready order past its expiry is not finalized (orderNotReady) and is invalid from then on', async () => {
+      const account = await openAccount();
+      const order = await account.readyOrder('late.example.test');
+      const db = new Client({ connectionString: sut.databaseUrl });
+      await db.connect();
+      try {
+        await db.query(`UPDATE acme.orders SET expires_at = now() - interval '1 minute' WHERE id = $1`, [
+          order.url.split('/').pop(),
+        ]);
+      } finally {
+        await db.end();
+      }
+      const keys = await generateEcKeyPair(false);
+      const refused = await account.post(order.finalize, { csr: await csrFor(keys, 'late.example.test') });
+      expect(refused.status).toBe(403);
+      expect(acmeErrorType(refused)).toBe('orderNotReady');
+      expect((await account.post(order.url, '')).json()).toMatchObject({ status: 'invalid' });
+      const { orders } = (await account.post(`${account.accountUrl}/orders`, '')).json<{
+        orders: string[];
+      }>();
+      expect(orders).not.toContain(order.url);
+    });
+
+    it('revokeCert by another account holding valid authorizations for every name of the certificate', async () => {
+      const orderer = await openAccount();
+      const order = await orderer.readyOrder('revoke-by-authz.example.test');
+      const keys = await generateEcKeyPair(false);
+      const finalized = await orderer.post(order.finalize, {
+        csr: await csrFor(keys, 'revoke-by-authz.example.test'),
+      });
+      expect(finalized.status).toBe(200);
+      const chain = (await orderer.post(finalized.json<{ certificate: string }>().certificate, '')).text;
+      const leaf = new X509Certificate(chain);
+      const certificate = leaf.raw.toString('base64url');
+
+      // Ordered the name but never proved it: not enough (RFC 8555 7.6).
+      const unproved = await openAccount();
+      await unproved.order('revoke-by-authz.example.test');
+      const revokeUrl = unproved.client.directory.revokeCert;
+      const refused = await unproved.post(revokeUrl, { certificate });
+      expect(refused.status).toBe(403);
+      expect(acmeErrorType(refused)).toBe('unauthorized');
+
+      const holder = await openAccount();
+      await holder.readyOrder('revoke-by-authz.example.test');
+      const revoked = await holder.post(revokeUrl, { certificate, reason: 4 });
+      expect(revoked.status).toBe(200);
+      // Revoked indeed: a second request finds it so (OCSP and CRL are the lego rounds' to check).
+      expect(acmeErrorType(await holder.post(revokeUrl, { certificate, reason: 4 }))).toBe('alreadyRevoked');
+    });
+
+    it('http-01 follows no redirect to a port other than the http-01 and tls-alpn-01 ports', async () => {
+      const account = await openAccount();
+      const [authz] = await account.order('redirected.example.test');
+      const challenge = authz.challenges.find((c) => c.type === 'http-01')!;
+      const [elsewherePort] = await freePorts(1);
+      const received: string[] = [];
+      const elsewhere = createServer((req, res) => {
+        received.push(req.url ?? '');
+        res.end('nothing to see');
+      });
+      const redirector = createServer((_req, res) => {
+        res.writeHead(302, {
+          location: `http://redirected.example.test:${elsewherePort}/admin/delete?all=1`,
+        });
+        res.end();
+      });
+      await new Promise<void>((resolve) => elsewhere.listen(elsewherePort, '127.0.0.1', resolve));
+      await new Promise<void>((resolve) => redirector.listen(http01Port, '127.0.0.1', resolve));
+      try {
+        await account.post(challenge.url, {});
+        const done = await account.settled(authz.url);
+        expect(done.status).toBe('invalid');
+        expect(done.challenges.find((c) => c.type === 'http-01')?.error?.type).toBe(
+          'urn:ietf:params:acme:error:connection',
+        );
+        expect(received).toEqual([]);
+      } finally {
+        await new Promise((resolve) => elsewhere.close(resolve));
+        await new Promise((resolve) => redirector.close(resolve));
+      }
     });
   });
 

@@ -120,16 +120,16 @@ export function extendedKeyUsageExtension(purposes: readonly KeyPurpose[]): pkij
 }
 
 /**
- * RFC 5280 4.2.1.6: dNSName entries; not critical, since the subject is not empty. Each name is
+ * RFC 5280 4.2.1.6: dNSName entries; critical only when the subject is empty. Each name is
  * an IA5String in the preferred name syntax (letters, digits, hyphens; underscores tolerated), and
  * may start with one wildcard label `*.` (RFC 6125 6.4.3), which matches exactly one label.
  */
-export function subjectAltNameExtension(dnsNames: readonly string[]): pkijs.Extension {
+export function subjectAltNameExtension(dnsNames: readonly string[], critical = false): pkijs.Extension {
   if (dnsNames.length === 0) throw new RangeError('subjectAltName needs at least one name');
   const altNames = dnsNames.map(
     (name) => new pkijs.GeneralName({ type: GENERAL_NAME_TYPE.dNSName, value: assertDnsName(name) }),
   );
-  return extension(EXTENSION_ID.subjectAltName, false, new pkijs.AltName({ altNames }).toSchema());
+  return extension(EXTENSION_ID.subjectAltName, critical, new pkijs.AltName({ altNames }).toSchema());
 }
 
 /**

@@ -15,7 +15,7 @@ export { EncodedCrlEntries, type RevokedCertificateEntry } from './crl-entries';
 export { type CrlEntryInfo, type CrlInfo, parseCrl } from './crl.parser';
 export { checkCrlIssuedBy, type CrlIssuerCheck } from './crl-issued-by';
 export { CRL_REASON, type CrlReasonName, isCrlReasonCode, publishedReasonCode } from './crl-reason';
-export type { DistinguishedName } from './distinguished-name';
+export type { DistinguishedName, LeafSubject } from './distinguished-name';
 export { EC_P256_KEY_ALGORITHM, exportSpkiDer, generateEcKeyPair, importEcPublicKey } from './ec-key-pair';
 export { ecdsaSignatureToDer, signTbs } from './ecdsa-sig-value';
 export {

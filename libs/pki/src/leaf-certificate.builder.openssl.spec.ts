@@ -26,11 +26,17 @@ describeIfOpenssl('leaf certificates read by the openssl CLI', () => {
   let caPem: string;
   let caSkiHex: string;
   const clientSerial = randomSerialNumber();
-  const files: Record<'client' | 'server' | 'ocsp', { cert: string; key: string; text: string }> = {
+  const files: Record<
+    'client' | 'server' | 'ocsp' | 'nameless',
+    { cert: string; key: string; text: string }
+  > = {
     client: { cert: '', key: '', text: '' },
     server: { cert: '', key: '', text: '' },
     ocsp: { cert: '', key: '', text: '' },
+    nameless: { cert: '', key: '', text: '' },
   };
+  // Longer than ub-common-name (64): it can only be a SAN.
+  const longName = `${'a'.repeat(60)}.${'b'.repeat(20)}.example.com`;
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'pki-leaf-'));
@@ -94,8 +100,15 @@ describeIfOpenssl('leaf certificates read by the openssl CLI', () => {
         extendedKeyUsages: ['ocspSigning'],
         ocspNoCheck: true,
       },
+      nameless: {
+        ...common,
+        subject: {},
+        serialNumber: randomSerialNumber(),
+        extendedKeyUsages: ['serverAuth'],
+        dnsNames: [longName],
+      },
     };
-    for (const kind of ['client', 'server', 'ocsp'] as const) {
+    for (const kind of ['client', 'server', 'ocsp', 'nameless'] as const) {
       const keys = await generateLeafKeyPair();
       const der = await buildLeafCertificate(profiles[kind], keys.publicKey, issuer);
       const cert = join(dir, `${kind}.pem`);
@@ -108,13 +121,33 @@ describeIfOpenssl('leaf certificates read by the openssl CLI', () => {
 
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-  it.each(['client', 'server', 'ocsp'] as const)(
+  it.each(['client', 'server', 'ocsp', 'nameless'] as const)(
     'verifies the %s leaf against the CA under -x509_strict',
     (kind) => {
       const { cert } = files[kind];
       expect(runOpenssl(['verify', '-x509_strict', '-CAfile', caPem, cert])).toBe(`${cert}: OK\n`);
     },
   );
+
+  it('gives a leaf without subject a critical subjectAltName (RFC 5280 4.2.1.6), which openssl takes for TLS servers', () => {
+    const { cert, text } = files.nameless;
+    expect(runOpenssl(['x509', '-in', cert, '-noout', '-subject'])).toBe('subject=\n');
+    expect(text).toMatch(/X509v3 Subject Alternative Name: critical\n\s+DNS:a{60}\.b{20}\.example\.com\n/);
+    expect(
+      runOpenssl([
+        'verify',
+        '-x509_strict',
+        '-purpose',
+        'sslserver',
+        '-verify_hostname',
+        longName,
+        '-CAfile',
+        caPem,
+        cert,
+      ]),
+    ).toBe(`${cert}: OK\n`);
+    expect(files.server.text).toMatch(/X509v3 Subject Alternative Name: \n/);
+  });
 
   it('verifies each leaf for its TLS purpose, and not for the other', () => {
     const verify = (purpose: string, cert: string) =>

@@ -3,14 +3,14 @@ import type { webcrypto } from 'node:crypto';
 import * as pkijs from 'pkijs';
 
 import { pkiCrypto } from './crypto-engine';
-import type { DistinguishedName } from './distinguished-name';
+import type { LeafSubject } from './distinguished-name';
 import { decodeCertificate } from './certificate.parser';
 import { contextConstructed, derBitString, derElement, derSequence, TAG } from './der-writer';
 import { encodeTimeDer } from './der-time';
 import { signTbs } from './ecdsa-sig-value';
 import { signatureAlgorithmOf } from './signature-algorithm';
 import type { KeyPurpose } from './extensions';
-import { encodeLeafExtensions, keyIdentifierOfSpki } from './leaf-extensions';
+import { encodeLeafExtensions, isEmptySubject, keyIdentifierOfSpki } from './leaf-extensions';
 import { assertTbsCertificateLints } from './lint/certificate.linter';
 import { decodeIssuerCertificate, type IssuerCertificate } from './issuer-certificate';
 import { spkiOfPublicKey } from './leaf-public-key';
@@ -22,8 +22,8 @@ import { encodeTime } from './validity-time';
 export type ExtendedKeyUsage = Extract<KeyPurpose, 'clientAuth' | 'serverAuth' | 'ocspSigning'>;
 
 export interface LeafCertificateProfile {
-  /** C, O, OU, CN as given, one RDN each. */
-  subject: DistinguishedName;
+  /** C, O, OU, CN as given, one RDN each; may be empty when `dnsNames` names the holder. */
+  subject: LeafSubject;
   /** At least the issuer's notBefore; `validityOfDays` makes both ends. */
   notBefore: Date;
   /** At most the issuer's notAfter: a certificate never outlives its CA. */
@@ -86,6 +86,10 @@ export async function buildLeafCertificate(
   const notBefore = encodeTime(profile.notBefore);
   const notAfter = encodeTime(profile.notAfter);
   if (notAfter.value <= notBefore.value) throw new RangeError('notAfter must be later than notBefore');
+  if (isEmptySubject(profile.subject) && !profile.dnsNames?.length) {
+    // RFC 5280 4.1.2.6: a certificate with an empty subject names its holder in subjectAltName.
+    throw new RangeError('a certificate with an empty subject needs at least one DNS name');
+  }
   const issuerNotBefore = issuerCertificate.certificate.notBefore.value;
   if (notBefore.value < issuerNotBefore) {
     // A certificate claiming validity before its issuer had any (see validityOfDays).

@@ -18,6 +18,7 @@ import {
   subjectAltNameExtension,
   tlsFeatureMustStapleExtension,
 } from './extensions';
+import type { LeafSubject } from './distinguished-name';
 import type { LeafCertificateProfile } from './leaf-certificate.builder';
 
 /** One Extension (RFC 5280 4.1), DER-encoded, with its extnID for the duplicate check. */
@@ -94,7 +95,11 @@ export function encodeLeafExtensions(
     subjectKeyIdentifier(subjectKeyId),
     cached(`aki:${authorityKeyIdHex}`, () => authorityKeyIdentifierExtension(authorityKeyId)),
   ];
-  if (profile.dnsNames?.length) extensions.push(encodeExtension(subjectAltNameExtension(profile.dnsNames)));
+  if (profile.dnsNames?.length) {
+    // RFC 5280 4.2.1.6: critical when the subject is empty, non-critical otherwise.
+    const critical = isEmptySubject(profile.subject);
+    extensions.push(encodeExtension(subjectAltNameExtension(profile.dnsNames, critical)));
+  }
   const crlUrl = profile.crlDistributionPointUrl;
   if (crlUrl !== undefined)
     extensions.push(cached(`cdp:${crlUrl}`, () => crlDistributionPointsExtension(crlUrl)));
@@ -119,3 +124,7 @@ export function encodeLeafExtensions(
   }
   return extensions;
 }
+
+/** No attribute at all: the Name is an empty SEQUENCE (RFC 5280 4.1.2.6). */
+export const isEmptySubject = (subject: LeafSubject): boolean =>
+  Object.values(subject).every((value) => value === undefined);

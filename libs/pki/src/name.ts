@@ -1,7 +1,7 @@
 import * as pkijs from 'pkijs';
 
 import { derElement, derObjectIdentifier, derSequence, TAG } from './der-writer';
-import type { DistinguishedName } from './distinguished-name';
+import type { DistinguishedName, LeafSubject } from './distinguished-name';
 
 // Attribute types of X.520 (RFC 5280 Appendix A.1).
 const ATTRIBUTE_TYPE = {
@@ -40,7 +40,7 @@ export function encodeName(name: DistinguishedName): pkijs.RelativeDistinguished
 }
 
 /** `encodeName` as DER bytes, written directly (the leaf builder's hot path needs no objects). */
-export function encodeNameDer(name: DistinguishedName): Uint8Array {
+export function encodeNameDer(name: DistinguishedName | LeafSubject): Uint8Array {
   const rdns = RDN_ORDER.flatMap((attribute) => {
     const value = name[attribute];
     if (value === undefined) return [];

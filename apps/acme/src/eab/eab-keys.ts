@@ -36,7 +36,7 @@ export class EabKeys {
   ) {}
 
   async create(tenantId: string, recipientPublicKey: string): Promise<CreateEabKeyResult> {
-    const keyId = randomBytes(16).toString('base64url');
+    const keyId = newEabKeyId();
     const hmacKey = randomBytes(32);
     let sealed;
     try {
@@ -90,6 +90,15 @@ export class EabKeys {
       disabled: row.disabled_at !== null,
     };
   }
+}
+
+/**
+ * A new key id: `k` and 128 random bits in base64url. The letter first means no id starts with `-`,
+ * which a shell command line (`certbot --eab-kid "$KID"`) would read as an option. Ids made before
+ * (bare base64url) stay valid: ids are only ever looked up, never parsed.
+ */
+export function newEabKeyId(): string {
+  return `k${randomBytes(16).toString('base64url')}`;
 }
 
 function summary(row: EabKeyRow): EabKeySummary {

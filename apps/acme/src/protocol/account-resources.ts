@@ -9,6 +9,7 @@ import { verifyExternalAccountBinding } from './eab-binding';
 import {
   jsonPayload,
   parseFlattenedJws,
+  postAsGet,
   publicPart,
   readProtectedHeader,
   thumbprint,
@@ -41,6 +42,10 @@ export function newAccountResource(store: AcmeStore, eabKeys: EabKeys): AcmeReso
       const keyThumbprint = await thumbprint(jwk);
       const existing = await store.findAccountByThumbprint(ctx.tenantId, keyThumbprint);
       if (existing) {
+        // RFC 8555 7.3.6: nothing signed with a deactivated account's key is accepted any more.
+        if (existing.status !== 'valid') {
+          throw new AcmeProblem('unauthorized', `the account of this key is ${existing.status}`, 401);
+        }
         return json(200, accountView(ctx.urls, existing), { location: ctx.urls.account(existing.id) });
       }
       if (payload.onlyReturnExisting === true) {
@@ -92,6 +97,7 @@ export function accountOrdersResource(store: AcmeStore): AcmeResource {
   return {
     key: 'kid',
     async handle(ctx, post, [id]) {
+      postAsGet(post.payload);
       if (post.account!.id !== id) throw unauthorized('an account can only list its own orders');
       const ids = await store.orderIdsOf(id);
       return json(200, { orders: ids.map(ctx.urls.order) });

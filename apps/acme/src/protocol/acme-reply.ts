@@ -34,11 +34,13 @@ export function problemReply(problem: AcmeProblem): AcmeReply {
 
 export function encodeReply(
   reply: AcmeReply,
-  common: { nonce?: string; indexUrl: string },
+  /** indexUrl: the directory, absent where there is none (a path that is no tenant's). */
+  common: { nonce?: string; indexUrl?: string },
 ): AcmeHttpResponse {
+  const links = [...(common.indexUrl ? [`<${common.indexUrl}>;rel="index"`] : []), ...(reply.links ?? [])];
   const headers: Record<string, string | string[]> = {
     'cache-control': 'no-store',
-    link: [`<${common.indexUrl}>;rel="index"`, ...(reply.links ?? [])],
+    ...(links.length > 0 ? { link: links } : {}),
     ...(reply.headers ?? {}),
   };
   if (common.nonce) headers['replay-nonce'] = common.nonce;

@@ -5,8 +5,9 @@ import { AcmeServer, asProblem } from './acme-server';
 import { AcmeStore } from './acme-store';
 import { NonceStore } from './nonce-store';
 
+const TENANT = '3f9a6c1e-2b4d-4e8f-9a1c-5d7e6f8a9b0c';
 const request = (overrides: Partial<AcmeHttpRequest> = {}): AcmeHttpRequest => ({
-  tenantId: 'tenant-a',
+  tenantId: TENANT,
   method: 'GET',
   path: '/directory',
   body: '',
@@ -23,6 +24,7 @@ function server(perSource = 100, limiter: AcmeRateLimiter = new InMemoryAcmeRate
   return new AcmeServer({
     store: {} as AcmeStore,
     nonces,
+    tenants: { has: async (tenantId) => tenantId === TENANT },
     publicUrl: 'https://ca.test',
     limiter,
     limits: { perTenant: 1000, perSource, perAccount: 1000, newOrdersPerAccount: 1000 },
@@ -37,9 +39,9 @@ describe('AcmeServer', () => {
   it('serves the directory with the index link and no-store', async () => {
     const answer = await server().handle(request());
     expect(answer.status).toBe(200);
-    expect(body(answer).newNonce).toBe('https://ca.test/acme/tenant-a/new-nonce');
+    expect(body(answer).newNonce).toBe(`https://ca.test/acme/${TENANT}/new-nonce`);
     expect(answer.headers['cache-control']).toBe('no-store');
-    expect(answer.headers.link).toContain('<https://ca.test/acme/tenant-a/directory>;rel="index"');
+    expect(answer.headers.link).toContain(`<https://ca.test/acme/${TENANT}/directory>;rel="index"`);
   });
 
   it('answers newNonce with a fresh Replay-Nonce: 200 to HEAD, 204 to GET', async () => {
@@ -82,6 +84,24 @@ describe('AcmeServer', () => {
     expect((await acme.handle(request({ path: '/no-such-resource' }))).status).toBe(404);
     expect((await acme.handle(request({ tenantId: 'bad tenant' }))).status).toBe(404);
   });
+
+  it('answers 404 with no nonce under a tenant without an ACME server, and counts nothing for it', async () => {
+    const counted: string[] = [];
+    const acme = server(100, { take: async (key) => void counted.push(key) });
+    for (const tenantId of ['9c1b2a3d-4e5f-4a6b-8c7d-0e1f2a3b4c5d', 'not-a-tenant']) {
+      for (const [method, path] of [
+        ['GET', '/directory'],
+        ['HEAD', '/new-nonce'],
+        ['POST', '/new-account'],
+      ]) {
+        const answer = await acme.handle(request({ tenantId, method, path }));
+        expect(answer.status).toBe(404);
+        expect(answer.headers['replay-nonce']).toBeUndefined();
+        expect(answer.headers.link).toBeUndefined();
+      }
+    }
+    expect(counted).toEqual([]);
+  });
 });
 
 describe('asProblem', () => {
@@ -98,6 +118,19 @@ describe('asProblem', () => {
     );
     expect(problem).toMatchObject({ type: 'unauthorized', status: 403, code: 'USAGE_NOT_ALLOWED_BY_POLICY' });
     expect(problem.detail).toContain('Client only');
+  });
+
+  it.each([
+    [ErrorCode.NameNotAllowedByPolicy, 'rejectedIdentifier', 400],
+    [ErrorCode.IssuingCaRevoked, 'unauthorized', 403],
+    [ErrorCode.CsrKeyNotAllowed, 'badCSR', 400],
+    [ErrorCode.CsrSignatureInvalid, 'badCSR', 400],
+  ])('answers %s as %s, with the code and a detail, without calling it internal', (code, type, status) => {
+    const problem = asProblem(new CaError(code, 'The reason, in words.'), () => {
+      throw new Error('not an internal error');
+    });
+    expect(problem).toMatchObject({ type, status, code });
+    expect(problem.detail.length).toBeGreaterThan(10);
   });
 
   it('answers the database out of reach as 503 with Retry-After, anything else unexpected as 500, logging both', () => {

@@ -6,6 +6,7 @@ import { AcmeRateLimiter, AcmeRateLimits } from './acme-rate-limiter';
 import { AcmeReply, encodeReply, json, problemReply } from './acme-reply';
 import { Account, AcmeStore } from './acme-store';
 import { AcmeUrls, directoryView } from './acme-views';
+import { KnownTenants } from './known-tenants';
 import {
   AcmeProtectedHeader,
   FlattenedJws,
@@ -42,6 +43,8 @@ export interface AcmeResource {
 export interface AcmeServerOptions {
   store: AcmeStore;
   nonces: NonceStore;
+  /** Which tenant segments have an ACME server (a tenant with a CA); every other one is 404. */
+  tenants: Pick<KnownTenants, 'has'>;
   /** GATEWAY_PUBLIC_URL: the directory is at {publicUrl}/acme/{tenantId}/directory. */
   publicUrl: string;
   limiter: AcmeRateLimiter;
@@ -51,7 +54,6 @@ export interface AcmeServerOptions {
   onInternalError(error: unknown, request: AcmeHttpRequest): void;
 }
 
-const TENANT_ID = /^[A-Za-z0-9_-]{1,64}$/;
 const MAX_BODY_BYTES = 64 * 1024;
 
 /**
@@ -65,17 +67,20 @@ export class AcmeServer {
     const urls = new AcmeUrls(`${this.options.publicUrl}/acme/${request.tenantId}`);
     let reply: AcmeReply;
     const signer: { principal?: string } = {};
+    const tenant = { known: false };
     try {
-      reply = await this.route(request, urls, signer);
+      tenant.known = await this.options.tenants.has(request.tenantId);
+      reply = tenant.known ? await this.route(request, urls, signer) : notFound();
     } catch (error) {
       reply = problemReply(asProblem(error, () => this.options.onInternalError(error, request)));
     }
     // Every answer to a POST or newNonce carries a fresh nonce (RFC 8555 6.5); a badNonce one must.
+    // A nonce is good only for the tenant it was issued under; a path that is no tenant gets none.
     const nonce =
-      request.method === 'GET' && !request.path.startsWith('/new-nonce')
+      !tenant.known || (request.method === 'GET' && !request.path.startsWith('/new-nonce'))
         ? undefined
-        : await this.options.nonces.issue().catch(() => undefined);
-    const response = encodeReply(reply, { nonce, indexUrl: urls.directory() });
+        : await this.options.nonces.issue(request.tenantId).catch(() => undefined);
+    const response = encodeReply(reply, { nonce, indexUrl: tenant.known ? urls.directory() : undefined });
     return signer.principal ? { ...response, principal: signer.principal } : response;
   }
 
@@ -84,7 +89,6 @@ export class AcmeServer {
     urls: AcmeUrls,
     signer: { principal?: string },
   ): Promise<AcmeReply> {
-    if (!TENANT_ID.test(request.tenantId)) return notFound();
     await this.limit(`tenant:${request.tenantId}`, this.options.limits.perTenant, 'tenant');
     await this.limit(
       `source:${request.tenantId}:${request.clientAddress}`,
@@ -132,10 +136,10 @@ export class AcmeServer {
     if (body.length > MAX_BODY_BYTES) throw malformed('the request body is too large');
     const jws = parseFlattenedJws(body);
     const header = readProtectedHeader(jws);
-    if (!header.nonce || !(await this.options.nonces.consume(header.nonce))) {
+    if (!header.nonce || !(await this.options.nonces.consume(ctx.tenantId, header.nonce))) {
       throw new AcmeProblem(
         'badNonce',
-        'the nonce is missing, unknown, used or expired; retry with the new one',
+        "the nonce is missing, unknown, used, expired or another tenant's; retry with the new one",
       );
     }
     if (header.url !== ctx.url) throw unauthorized(`the JWS url must be ${ctx.url}`);
@@ -175,9 +179,24 @@ export function asProblem(error: unknown, onInternal: () => void): AcmeProblem {
     const detail = error.errors?.length
       ? `${error.message} ${error.errors.map((e) => `${e.field}: ${e.message}`).join('; ')}`
       : error.message;
+    // Every refusal of the CSR or its key (CSR_*: unreadable, bad signature, a key type not
+    // certified, a key that may not be certified again) is the client's CSR to fix.
+    if (error.code.startsWith('CSR_')) return new AcmeProblem('badCSR', detail, 400, {}, error.code);
     switch (error.code) {
       case ErrorCode.ValidationFailed:
         return new AcmeProblem('badCSR', detail);
+      case ErrorCode.NameNotAllowedByPolicy:
+        // The policy changed since the order was made (RFC 8555 6.7: the server will not issue for it).
+        return new AcmeProblem('rejectedIdentifier', detail, 400, {}, error.code);
+      case ErrorCode.IssuingCaRevoked:
+        // Not the client's doing nor a fault: the tenant's administrator must add a new issuing CA.
+        return new AcmeProblem(
+          'unauthorized',
+          "this tenant's issuing CA is revoked: nothing is issued until its administrator adds a new issuing CA",
+          403,
+          {},
+          error.code,
+        );
       case ErrorCode.NotFound:
         return new AcmeProblem('malformed', detail, 404);
       case ErrorCode.Forbidden:

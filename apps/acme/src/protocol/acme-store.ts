@@ -200,12 +200,61 @@ export class AcmeStore {
     return row ? toOrder(row) : undefined;
   }
 
+  /**
+   * RFC 8555 7.1.2.1: the account's orders, newest first, without the invalid ones (an unfinished
+   * order past its expiry is invalid too).
+   */
   async orderIdsOf(accountId: string): Promise<string[]> {
     const rows = await this.dataSource.query(
-      'SELECT id FROM acme.orders WHERE account_id = $1 ORDER BY created_at DESC LIMIT 1000',
+      `SELECT id FROM acme.orders WHERE account_id = $1 AND status <> 'invalid'
+       AND NOT (status IN ('pending', 'ready') AND expires_at <= now())
+       ORDER BY created_at DESC LIMIT 1000`,
       [accountId],
     );
     return rows.map((r: { id: string }) => r.id);
+  }
+
+  /** RFC 8555 7.1.6: an unfinished order past its expiry is invalid; recorded when a client acts on it. */
+  async expireOrder(orderId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE acme.orders SET status = 'invalid' WHERE id = $1 AND status IN ('pending', 'ready')
+       AND expires_at <= now()`,
+      [orderId],
+    );
+  }
+
+  /**
+   * RFC 8555 7.5.2: a pending or valid authorization deactivated, and its order (pending or ready)
+   * invalid with it. False when the authorization was neither.
+   */
+  async deactivateAuthorization(authorization: Authorization): Promise<boolean> {
+    return this.dataSource.transaction(async (tx) => {
+      const [rows] = (await tx.query(
+        `UPDATE acme.authorizations SET status = 'deactivated'
+         WHERE id = $1 AND status IN ('pending', 'valid') AND expires_at > now() RETURNING id`,
+        [authorization.id],
+      )) as [unknown[], number];
+      if (rows.length !== 1) return false;
+      await tx.query(
+        `UPDATE acme.orders SET status = 'invalid' WHERE id = $1 AND status IN ('pending', 'ready')`,
+        [authorization.orderId],
+      );
+      return true;
+    });
+  }
+
+  /**
+   * RFC 8555 7.6: which of `identifiers` the account holds a valid, unexpired authorization for
+   * in the tenant (as ordered: a wildcard's is `*.name`).
+   */
+  async authorizedIdentifiers(tenantId: string, accountId: string, identifiers: string[]): Promise<string[]> {
+    const rows = await this.dataSource.query(
+      `SELECT DISTINCT a.identifier FROM acme.authorizations a JOIN acme.orders o ON o.id = a.order_id
+       WHERE o.tenant_id = $1 AND o.account_id = $2 AND a.status = 'valid' AND a.expires_at > now()
+       AND a.identifier = ANY($3)`,
+      [tenantId, accountId, identifiers],
+    );
+    return rows.map((r: { identifier: string }) => r.identifier);
   }
 
   /** A finalize that issuance refused for a reason the client can fix, or a transient failure: ready again. */
@@ -242,7 +291,11 @@ export class AcmeStore {
       accountId: row.account_id,
       tenantId: row.tenant_id,
       identifier: row.identifier,
-      status: row.expires_at < new Date() && row.status === 'pending' ? 'expired' : row.status,
+      // RFC 8555 7.1.6: pending and valid authorizations expire.
+      status:
+        row.expires_at < new Date() && (row.status === 'pending' || row.status === 'valid')
+          ? 'expired'
+          : row.status,
       expiresAt: row.expires_at,
       challenges: challenges.map(toChallenge),
     };
@@ -269,6 +322,14 @@ export class AcmeStore {
       [challengeId],
     )) as [unknown[], number];
     return rows.length === 1;
+  }
+
+  /** processing → pending: a validation that was queued but never run (the service stopped). */
+  async abandonValidation(challengeId: string): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE acme.challenges SET status = 'pending' WHERE id = $1 AND status = 'processing'`,
+      [challengeId],
+    );
   }
 
   /**
@@ -303,10 +364,14 @@ export class AcmeStore {
     });
   }
 
-  /** ready → processing, once (RFC 8555 7.4): a second finalize finds the order no longer ready. */
+  /**
+   * ready → processing, once (RFC 8555 7.4): a second finalize finds the order no longer ready, nor
+   * does one past the order's expiry.
+   */
   async startFinalizing(orderId: string): Promise<boolean> {
     const [rows] = (await this.dataSource.query(
-      `UPDATE acme.orders SET status = 'processing' WHERE id = $1 AND status = 'ready' RETURNING id`,
+      `UPDATE acme.orders SET status = 'processing'
+       WHERE id = $1 AND status = 'ready' AND expires_at > now() RETURNING id`,
       [orderId],
     )) as [unknown[], number];
     return rows.length === 1;

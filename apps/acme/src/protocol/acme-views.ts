@@ -18,6 +18,10 @@ export class AcmeUrls {
   challenge = (id: string) => `${this.base}/challenge/${id}`;
 }
 
+/** An order still pending or ready past its `expires`: invalid (RFC 8555 7.1.6). */
+export const isExpiredUnfinished = (order: Order, now = new Date()) =>
+  (order.status === 'pending' || order.status === 'ready') && order.expiresAt <= now;
+
 export function directoryView(urls: AcmeUrls) {
   return {
     newNonce: urls.newNonce(),
@@ -34,7 +38,8 @@ export function accountView(urls: AcmeUrls, account: Account) {
 }
 
 export function orderView(urls: AcmeUrls, order: Order, authorizationIds: string[]) {
-  const status = order.status === 'pending' && order.expiresAt < new Date() ? 'invalid' : order.status;
+  // RFC 8555 7.1.6: an order not yet finalized becomes invalid at its expiry.
+  const status = isExpiredUnfinished(order) ? 'invalid' : order.status;
   return {
     status,
     expires: order.expiresAt.toISOString(),

@@ -52,6 +52,16 @@ describe('the subject of an ACME certificate', () => {
     });
   });
 
+  it('has no CN when no identifier fits in one (RFC 5280 ub-common-name, 64)', async () => {
+    const cas = [await ca('root', 'Example Root Org', 'DE')];
+    const subject = await acmeSubject(issuanceWith(cas), command, [`${'a'.repeat(60)}.example.test`]);
+    expect(subject).toEqual({
+      organization: 'Example Root Org',
+      organizationalUnit: ACME_ORGANIZATIONAL_UNIT,
+      country: 'DE',
+    });
+  });
+
   it('refuses to guess when the tenant has no active CA', async () => {
     await expect(acmeSubject(issuanceWith([]), command, ['a.example.test'])).rejects.toBeInstanceOf(
       AcmeProblem,

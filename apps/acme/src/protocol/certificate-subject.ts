@@ -9,8 +9,12 @@ import { AcmeProblem } from './acme-problem';
  */
 export const ACME_ORGANIZATIONAL_UNIT = 'Domain Control Validated';
 
+/** RFC 5280 Appendix A.1 ub-common-name. */
+const UB_COMMON_NAME = 64;
+
 export interface AcmeSubject {
-  commonName: string;
+  /** Absent when no identifier fits in a CN: the certificate is named by its SANs alone. */
+  commonName?: string;
   organization: string;
   organizationalUnit: string;
   country: string;
@@ -18,7 +22,8 @@ export interface AcmeSubject {
 
 /**
  * The subject of an ACME certificate (docs/api.md#acme-certificate-profile): CN the first
- * identifier that fits (64 characters, RFC 5280 ub-common-name), O and C those of the tenant's
+ * identifier that fits (64 characters, RFC 5280 ub-common-name), none when none fits (the
+ * subjectAltName names them all), O and C those of the tenant's
  * signing CA (read from issuance), OU `Domain Control Validated`. Nothing in it is the
  * requester's word beyond the names it proved it controls.
  */
@@ -43,8 +48,9 @@ export async function acmeSubject(
   if (!organization || !country) {
     throw new AcmeProblem('serverInternal', "the tenant CA's subject names no organization or country", 500);
   }
+  const commonName = identifiers.find((name) => name.length <= UB_COMMON_NAME);
   return {
-    commonName: identifiers.find((name) => name.length <= 64) ?? identifiers[0],
+    ...(commonName ? { commonName } : {}),
     organization,
     organizationalUnit: ACME_ORGANIZATIONAL_UNIT,
     country,

@@ -1,4 +1,5 @@
-import { FlattenedSign, exportJWK, generateKeyPair } from 'jose';
+import { generateKeyPairSync, sign } from 'node:crypto';
+import { FlattenedSign, JWK, exportJWK, generateKeyPair } from 'jose';
 import { AcmeProblem } from './acme-problem';
 import { parseFlattenedJws, readProtectedHeader, thumbprint, verifyJwsSignature } from './jws-request';
 
@@ -27,6 +28,20 @@ describe('ACME JWS checks (RFC 8555 6.2)', () => {
     const header = readProtectedHeader(parsed);
     expect(header).toMatchObject({ alg, nonce: 'n', url: 'https://ca.test/acme/t/new-order' });
     await expect(verifyJwsSignature(parsed, header, jwk)).resolves.toBe('{}');
+  });
+
+  it('refuses an RSA key shorter than 2048 bits as badPublicKey, though its signature verifies', async () => {
+    // jose will not sign with it: the JWS is made by hand, as a careless client would.
+    const { privateKey, publicKey } = generateKeyPairSync('rsa', { modulusLength: 1024 });
+    const jwk = publicKey.export({ format: 'jwk' }) as JWK;
+    const b64 = (value: unknown) => Buffer.from(JSON.stringify(value)).toString('base64url');
+    const prot = b64({ alg: 'RS256', nonce: 'n', url: 'https://ca.test/acme/t/new-account', jwk });
+    const payload = b64({});
+    const signature = sign('sha256', Buffer.from(`${prot}.${payload}`), privateKey).toString('base64url');
+    const parsed = parseFlattenedJws(Buffer.from(JSON.stringify({ protected: prot, payload, signature })));
+    expect(await typeOf(() => verifyJwsSignature(parsed, readProtectedHeader(parsed), jwk))).toBe(
+      'badPublicKey',
+    );
   });
 
   it('refuses a signature made by another key', async () => {

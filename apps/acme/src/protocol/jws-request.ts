@@ -1,3 +1,4 @@
+import { createPublicKey } from 'node:crypto';
 import { FlattenedJWSInput, JWK, calculateJwkThumbprint, flattenedVerify, importJWK } from 'jose';
 import { AcmeProblem, malformed } from './acme-problem';
 
@@ -92,6 +93,7 @@ export async function verifyJwsSignature(
   } catch {
     throw new AcmeProblem('badPublicKey', `the key cannot be used with ${header.alg}`);
   }
+  assertStrongEnough(jwk);
   try {
     const { payload } = await flattenedVerify(jws as FlattenedJWSInput, key, {
       algorithms: [...ACME_JWS_ALGORITHMS],
@@ -99,6 +101,21 @@ export async function verifyJwsSignature(
     return Buffer.from(payload).toString('utf8');
   } catch {
     throw malformed('the JWS signature does not verify');
+  }
+}
+
+/** RSA account keys of fewer bits are refused (as by Let's Encrypt), more are of no use. */
+export const RSA_MODULUS_BITS = { min: 2048, max: 8192 };
+
+/** RFC 8555 6.7 badPublicKey: a key too weak (or too large) to be an account key. */
+function assertStrongEnough(jwk: JWK): void {
+  if (jwk.kty !== 'RSA') return; // EC and OKP: importJWK took only the curves the algorithms name
+  const bits = createPublicKey({ key: jwk as never, format: 'jwk' }).asymmetricKeyDetails?.modulusLength ?? 0;
+  if (bits < RSA_MODULUS_BITS.min || bits > RSA_MODULUS_BITS.max) {
+    throw new AcmeProblem(
+      'badPublicKey',
+      `an RSA account key must have ${RSA_MODULUS_BITS.min} to ${RSA_MODULUS_BITS.max} bits, not ${bits}`,
+    );
   }
 }
 
@@ -131,4 +148,22 @@ export function jsonPayload(payload: string): Record<string, unknown> {
   }
   if (!isRecord(value)) throw malformed('the JWS payload must be a JSON object');
   return value;
+}
+
+/** RFC 8555 6.3: a POST-as-GET has an exactly empty payload. */
+export function postAsGet(payload: string): void {
+  if (payload !== '') throw malformed('a POST-as-GET must have an empty payload (RFC 8555 6.3)');
+}
+
+/**
+ * The RFC 7638 thumbprint of a DER SubjectPublicKeyInfo, as an account key of the same key would
+ * have; undefined for a key no account could hold.
+ */
+export async function spkiThumbprint(spki: Buffer): Promise<string | undefined> {
+  try {
+    const jwk = createPublicKey({ key: spki, format: 'der', type: 'spki' }).export({ format: 'jwk' });
+    return await thumbprint(jwk as JWK);
+  } catch {
+    return undefined;
+  }
 }

@@ -16,21 +16,25 @@ export class NonceStore {
     private readonly now: () => Date = () => new Date(),
   ) {}
 
-  async issue(): Promise<string> {
+  /** A new nonce, good for requests under `tenantId` only. */
+  async issue(tenantId: string): Promise<string> {
     const value = randomBytes(16).toString('base64url');
-    await this.dataSource.query('INSERT INTO acme.nonces (value, expires_at) VALUES ($1, $2)', [
-      value,
-      new Date(this.now().getTime() + this.lifetimeMs),
-    ]);
+    await this.dataSource.query(
+      'INSERT INTO acme.nonces (value, expires_at, tenant_id) VALUES ($1, $2, $3)',
+      [value, new Date(this.now().getTime() + this.lifetimeMs), tenantId],
+    );
     return value;
   }
 
-  /** True once for a nonce this server issued and that has not expired. */
-  async consume(value: string): Promise<boolean> {
+  /**
+   * True once for a nonce this server issued under `tenantId` and that has not expired. Another
+   * tenant's nonce is refused and left for its own tenant.
+   */
+  async consume(tenantId: string, value: string): Promise<boolean> {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(value)) return false;
     const [rows] = (await this.dataSource.query(
-      'DELETE FROM acme.nonces WHERE value = $1 AND expires_at > $2 RETURNING value',
-      [value, this.now()],
+      'DELETE FROM acme.nonces WHERE value = $1 AND tenant_id = $2 AND expires_at > $3 RETURNING value',
+      [value, tenantId, this.now()],
     )) as [unknown[], number];
     return rows.length === 1;
   }

@@ -8,9 +8,10 @@ import { json } from './acme-reply';
 import { AcmeResource, asProblem } from './acme-server';
 import { AcmeStore, Order } from './acme-store';
 import { acmeSubject } from './certificate-subject';
-import { AcmeUrls, authorizationView, challengeView, orderView } from './acme-views';
+import { AcmeUrls, authorizationView, challengeView, isExpiredUnfinished, orderView } from './acme-views';
 import { PolicyLookup, nameAllowed, readIdentifiers } from './identifier-policy';
-import { jsonPayload, thumbprint } from './jws-request';
+import { jsonPayload, postAsGet, spkiThumbprint, thumbprint } from './jws-request';
+import { ValidationRunner } from '../validation/validation-runner';
 
 /** ACME certificates are TLS server certificates of 90 days (docs/api.md#acme). */
 export const ACME_VALIDITY_DAYS = 90;
@@ -21,8 +22,8 @@ export interface OrderResourceDeps {
   policy: PolicyLookup;
   limiter: AcmeRateLimiter;
   newOrdersPerAccount: number;
-  /** Starts a challenge's validation in the background (RFC 8555 7.5.1). */
-  validate(tenantId: string, challengeId: string, keyAuthorization: string): void;
+  /** The background validations (RFC 8555 7.5.1): whether one more fits, and starting one. */
+  validations: Pick<ValidationRunner, 'hasRoom' | 'start'>;
   onInternalError(error: unknown): void;
 }
 
@@ -65,11 +66,13 @@ export function orderResource(deps: OrderResourceDeps): AcmeResource {
   return {
     key: 'kid',
     async handle(ctx, post, [id]) {
+      postAsGet(post.payload);
       return orderReply(deps.store, ctx.urls, await ownOrder(deps.store, ctx.tenantId, post.account!.id, id));
     },
   };
 }
 
+/** RFC 8555 7.5: POST-as-GET reads the authorization; 7.5.2: `{"status": "deactivated"}` deactivates it. */
 export function authorizationResource(deps: OrderResourceDeps): AcmeResource {
   return {
     key: 'kid',
@@ -78,6 +81,21 @@ export function authorizationResource(deps: OrderResourceDeps): AcmeResource {
       if (!authorization) throw new AcmeProblem('malformed', 'no such authorization', 404);
       if (authorization.accountId !== post.account!.id)
         throw unauthorized('this authorization belongs to another account');
+      if (post.payload !== '') {
+        const payload = jsonPayload(post.payload);
+        if (payload.status !== 'deactivated' || Object.keys(payload).length !== 1) {
+          throw malformed('an authorization takes POST-as-GET, or {"status": "deactivated"}');
+        }
+        if (
+          authorization.status !== 'deactivated' &&
+          !(await deps.store.deactivateAuthorization(authorization))
+        ) {
+          throw malformed(
+            `the authorization is ${authorization.status}; only a pending or valid one is deactivated`,
+          );
+        }
+        authorization.status = 'deactivated';
+      }
       return json(200, authorizationView(ctx.urls, authorization), { location: ctx.urls.authorization(id) });
     },
   };
@@ -100,19 +118,26 @@ export function challengeResource(deps: OrderResourceDeps): AcmeResource {
             throw malformed(`the authorization is ${authorization.status}`);
         } else if (challenge.status === 'pending') {
           // Only names the tenant's policy allows (now) are validated: the validator connects out.
-          if (!nameAllowed(authorization.identifier, await deps.policy(ctx.tenantId))) {
+          const allowedDnsSuffixes = await deps.policy(ctx.tenantId);
+          if (!nameAllowed(authorization.identifier, allowedDnsSuffixes)) {
             throw new AcmeProblem(
               'rejectedIdentifier',
               `${authorization.identifier} is outside this tenant's issuance policy`,
             );
           }
+          if (!deps.validations.hasRoom()) {
+            throw new AcmeProblem('serverInternal', 'too many validations are waiting; retry shortly', 503, {
+              'retry-after': '5',
+            });
+          }
           if (await deps.store.startValidation(challenge.id)) {
             challenge.status = 'processing';
-            deps.validate(
-              ctx.tenantId,
-              challenge.id,
-              `${challenge.token}.${await thumbprint(post.account!.jwk)}`,
-            );
+            deps.validations.start({
+              tenantId: ctx.tenantId,
+              challengeId: challenge.id,
+              keyAuthorization: `${challenge.token}.${await thumbprint(post.account!.jwk)}`,
+              allowedDnsSuffixes,
+            });
           }
         }
       }
@@ -132,6 +157,11 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
       const account = post.account!;
       const order = await ownOrder(deps.store, ctx.tenantId, account.id, id);
       const payload = jsonPayload(post.payload);
+      if (isExpiredUnfinished(order)) {
+        // RFC 8555 7.1.6, 7.4: past `expires` the order is invalid, hence not ready.
+        await deps.store.expireOrder(order.id);
+        throw new AcmeProblem('orderNotReady', `the order expired at ${order.expiresAt.toISOString()}`, 403);
+      }
       if (order.status !== 'ready') {
         throw new AcmeProblem('orderNotReady', `the order is ${order.status}, not ready`, 403);
       }
@@ -139,6 +169,11 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
         throw malformed('csr must be the base64url DER of a PKCS#10 request');
       }
       const subjectPublicKey = await checkedCsr(Buffer.from(payload.csr, 'base64url'), order.identifiers);
+      // RFC 8555 11.1: the certificate key must not be an account key (this one's or another's).
+      const keyThumbprint = await spkiThumbprint(subjectPublicKey);
+      if (keyThumbprint && (await deps.store.findAccountByThumbprint(ctx.tenantId, keyThumbprint))) {
+        throw new AcmeProblem('badCSR', "the CSR's key is an ACME account key; use a key of its own");
+      }
       if (!(await deps.store.startFinalizing(order.id))) {
         throw new AcmeProblem('orderNotReady', 'the order is being finalized already', 403);
       }
@@ -152,6 +187,8 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
           tenantId: ctx.tenantId,
           principal: `acme:${account.id}`,
           subjectPublicKey: { format: 'spki', der: subjectPublicKey.toString('base64') },
+          // No identifier fits in a CN: the subject has none (docs/api.md#acme-certificate-profile).
+          ...(subject.commonName === undefined ? { withoutCommonName: true } : {}),
           request: {
             clientId: `acme:${account.id}`,
             ...subject,
@@ -206,6 +243,7 @@ export function certificateResource(deps: OrderResourceDeps): AcmeResource {
   return {
     key: 'kid',
     async handle(ctx, post, [id]) {
+      postAsGet(post.payload);
       const order = await ownOrder(deps.store, ctx.tenantId, post.account!.id, id);
       if (order.status !== 'valid' || !order.certificatePem) {
         throw new AcmeProblem('malformed', 'the order has no certificate', 404);
@@ -225,7 +263,10 @@ const REASONS: Record<number, RevocationReasonCode> = {
   9: 'PrivilegeWithdrawn',
 };
 
-/** RFC 8555 7.6: by the account that ordered it (kid) or by the certificate's own key (jwk). */
+/**
+ * RFC 8555 7.6: by the account that ordered it or one holding valid authorizations for all its
+ * names (kid), or by the certificate's own key (jwk).
+ */
 export function revokeCertResource(deps: OrderResourceDeps): AcmeResource {
   return {
     key: 'either',
@@ -246,8 +287,18 @@ export function revokeCertResource(deps: OrderResourceDeps): AcmeResource {
         throw unauthorized('this certificate was not issued through ACME in this tenant');
       let principal: string;
       if (post.account) {
-        if (order.accountId !== post.account.id)
-          throw unauthorized('the certificate belongs to another account');
+        if (order.accountId !== post.account.id) {
+          const held = await deps.store.authorizedIdentifiers(
+            ctx.tenantId,
+            post.account.id,
+            order.identifiers,
+          );
+          if (held.length !== order.identifiers.length) {
+            throw unauthorized(
+              'this account neither ordered the certificate nor holds valid authorizations for all its names',
+            );
+          }
+        }
         principal = `acme:${post.account.id}`;
       } else {
         const certificateKey = new X509Certificate(der).publicKey.export({ type: 'spki', format: 'der' });

@@ -3,11 +3,15 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import * as pkijs from 'pkijs';
+import { dnsNameProblem, isNameAllowedByPolicy } from '@ca/contracts';
 import { AcmeProblem } from '../protocol/acme-problem';
 import { TxtLookup, checkDns01 } from './dns01-validator';
 import { TargetRefused, TargetResolver } from './target-resolver';
 
-/** Limits on every outbound validation connection (docs/security.md, ACME validation). */
+/**
+ * Limits on every validation (docs/security.md, ACME validation): one total deadline from the
+ * first lookup to the last byte, however slowly the target answers.
+ */
 export const VALIDATION_TIMEOUT_MS = 10_000;
 export const MAX_HTTP01_BODY_BYTES = 8 * 1024;
 export const MAX_REDIRECTS = 10;
@@ -20,6 +24,8 @@ export interface ChallengeTarget {
   name: string;
   token: string;
   keyAuthorization: string;
+  /** The tenant's allowed DNS suffixes (null: any name); an http-01 redirect must stay inside them. */
+  allowedDnsSuffixes: readonly string[] | null;
 }
 
 export interface ValidatorPorts {
@@ -33,30 +39,54 @@ export class ChallengeValidators {
     private readonly resolver: TargetResolver,
     private readonly ports: ValidatorPorts,
     private readonly txtLookup: TxtLookup,
+    /** The total time one validation may take (tests shorten it). */
+    private readonly deadlineMs = VALIDATION_TIMEOUT_MS,
   ) {}
 
-  validate(type: string, target: ChallengeTarget): Promise<void> {
-    if (type === 'http-01') return this.http01(target);
-    if (type === 'tls-alpn-01') return this.tlsAlpn01(target);
+  /**
+   * Checks one challenge within the deadline: when it passes, the validation fails with
+   * `connection` and its sockets are closed, whatever stage it was at.
+   */
+  async validate(type: string, target: ChallengeTarget): Promise<void> {
+    const abort = new AbortController();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const problem = connection(`the validation did not finish within ${this.deadlineMs / 1000} s`);
+        abort.abort(problem);
+        reject(problem);
+      }, this.deadlineMs);
+    });
+    try {
+      return await Promise.race([this.check(type, target, abort.signal), deadline]);
+    } finally {
+      clearTimeout(timer);
+      abort.abort();
+    }
+  }
+
+  private check(type: string, target: ChallengeTarget, signal: AbortSignal): Promise<void> {
+    if (type === 'http-01') return this.http01(target, signal);
+    if (type === 'tls-alpn-01') return this.tlsAlpn01(target, signal);
     // dns-01 asks the resolver only: it connects to no address of the requester's choosing.
     if (type === 'dns-01') return checkDns01(this.txtLookup, target);
     return Promise.reject(new AcmeProblem('malformed', `unsupported challenge type ${type}`));
   }
 
-  /** RFC 8555 8.3: GET the token over HTTP; redirects to http/https followed, at most MAX_REDIRECTS. */
-  private async http01(target: ChallengeTarget): Promise<void> {
+  /**
+   * RFC 8555 8.3: GET the token over HTTP. A redirect is followed (at most MAX_REDIRECTS) only to
+   * http or https on the http-01 or tls-alpn-01 port, and only to a DNS name the tenant's policy
+   * allows (RFC 8555 10.2: the validator must not become the requester's tool to reach elsewhere).
+   */
+  private async http01(target: ChallengeTarget, signal: AbortSignal): Promise<void> {
     let url = new URL(
       `http://${target.name}:${this.ports.http01Port}/.well-known/acme-challenge/${target.token}`,
     );
     for (let redirects = 0; ; redirects++) {
-      const answer = await this.fetchOnce(url);
+      const answer = await this.fetchOnce(url, signal);
       if (answer.location !== undefined && answer.status >= 300 && answer.status < 400) {
         if (redirects >= MAX_REDIRECTS) throw connection(`more than ${MAX_REDIRECTS} redirects`);
-        const next = new URL(answer.location, url);
-        if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-          throw connection(`redirect to ${next.protocol} is not followed`);
-        }
-        url = next;
+        url = this.redirectTarget(new URL(answer.location, url), target);
         continue;
       }
       if (answer.status !== 200) {
@@ -70,8 +100,32 @@ export class ChallengeValidators {
     }
   }
 
-  /** One request to the resolved address (Host and SNI keep the name), size- and time-limited. */
-  private async fetchOnce(url: URL): Promise<{ status: number; location?: string; body: string }> {
+  /** Where a redirect may lead, or a `connection` problem saying why it is not followed. */
+  private redirectTarget(next: URL, target: ChallengeTarget): URL {
+    if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+      throw connection(`redirect to ${next.protocol} is not followed`);
+    }
+    const port = next.port ? Number(next.port) : next.protocol === 'https:' ? 443 : 80;
+    if (port !== this.ports.http01Port && port !== this.ports.tlsAlpn01Port) {
+      throw connection(
+        `redirect to port ${port} is not followed (only ${this.ports.http01Port} and ${this.ports.tlsAlpn01Port})`,
+      );
+    }
+    const host = next.hostname.toLowerCase();
+    if (dnsNameProblem(host) || host.startsWith('*.')) {
+      throw connection(`redirect to ${next.hostname} is not followed: only DNS names are`);
+    }
+    if (!isNameAllowedByPolicy(host, target.allowedDnsSuffixes)) {
+      throw connection(`redirect to ${host} is not followed: it is outside this tenant's issuance policy`);
+    }
+    return next;
+  }
+
+  /** One request to the resolved address (Host and SNI keep the name), size-limited. */
+  private async fetchOnce(
+    url: URL,
+    signal: AbortSignal,
+  ): Promise<{ status: number; location?: string; body: string }> {
     // Every hop goes through the resolver, so a redirect cannot lead to a refused address.
     const address = await this.resolveOrFail(url.hostname);
     const secure = url.protocol === 'https:';
@@ -83,7 +137,7 @@ export class ChallengeValidators {
         path: `${url.pathname}${url.search}`,
         method: 'GET',
         headers: { host: url.host, 'user-agent': 'ca-manager-acme-validator' },
-        timeout: VALIDATION_TIMEOUT_MS,
+        signal,
         ...(secure ? { servername: url.hostname, rejectUnauthorized: false } : {}),
       };
       const req = (secure ? httpsRequest : httpRequest)(options, (res) => {
@@ -107,7 +161,6 @@ export class ChallengeValidators {
         );
         res.on('error', (err) => reject(connection(`${url.href}: ${err.message}`)));
       });
-      req.on('timeout', () => req.destroy(new Error('timed out')));
       req.on('error', (err) => reject(connection(`${url.href}: ${err.message}`)));
       req.end();
     });
@@ -117,8 +170,9 @@ export class ChallengeValidators {
    * RFC 8737 3: a TLS handshake with ALPN acme-tls/1 and the name as SNI must present a certificate
    * whose only SAN is that name and whose critical acmeIdentifier holds SHA-256 of the key authorization.
    */
-  private async tlsAlpn01(target: ChallengeTarget): Promise<void> {
+  private async tlsAlpn01(target: ChallengeTarget, signal: AbortSignal): Promise<void> {
     const address = await this.resolveOrFail(target.name);
+    signal.throwIfAborted();
     const der = await new Promise<Buffer>((resolve, reject) => {
       const socket = tlsConnect({
         host: address,
@@ -126,8 +180,8 @@ export class ChallengeValidators {
         servername: target.name,
         ALPNProtocols: ['acme-tls/1'],
         rejectUnauthorized: false,
-        timeout: VALIDATION_TIMEOUT_MS,
       });
+      signal.addEventListener('abort', () => socket.destroy(), { once: true });
       socket.once('secureConnect', () => {
         const protocol = socket.alpnProtocol;
         const certificate = socket.getPeerCertificate();
@@ -138,7 +192,6 @@ export class ChallengeValidators {
           reject(new AcmeProblem('tls', 'the server presented no certificate', 403));
         } else resolve(certificate.raw);
       });
-      socket.once('timeout', () => socket.destroy(new Error('timed out')));
       socket.once('error', (err) => reject(new AcmeProblem('tls', `${target.name}: ${err.message}`, 400)));
     });
     checkAcmeTlsCertificate(der, target);

@@ -4,6 +4,7 @@ import { CUSTOM_EXTENSION_ARC, ExtendedKeyUsage, encodeKeyValueExtension } from 
 /** What a certificate says about its subject and use; issue builds it, renew copies it. */
 export interface CertificateProfile {
   clientId: string;
+  /** '' when the subject has no CN (acme, names longer than 64 characters). */
   commonName: string;
   organization: string;
   organizationalUnit: string;

@@ -78,7 +78,8 @@ export class CertificateMinter {
             country: profile.country,
             organization: profile.organization,
             organizationalUnit: profile.organizationalUnit,
-            commonName: profile.commonName,
+            // '' for a certificate named by its SANs alone (RFC 5280 ub-common-name, 64).
+            commonName: profile.commonName || undefined,
           },
           notBefore,
           notAfter,

@@ -1,12 +1,15 @@
 import 'reflect-metadata';
 import { CaError, FieldError } from '../common/ca-error';
 import { validateDto } from '../common/validate-dto';
-import { IssueCertificateV2Request } from './issue-certificate-v2.dto';
+import { IssueCertificateV2Request, IssueCertificateWithoutCnRequest } from './issue-certificate-v2.dto';
 
 /** The rules across fields run inside validateDto, so the gateway applies them before issuance. */
-async function errorsOf(body: object): Promise<FieldError[]> {
+async function errorsOf(
+  body: object,
+  dto: typeof IssueCertificateV2Request = IssueCertificateV2Request,
+): Promise<FieldError[]> {
   try {
-    await validateDto(IssueCertificateV2Request, body);
+    await validateDto(dto, body);
     return [];
   } catch (error) {
     return (error as CaError).errors ?? [];
@@ -89,6 +92,25 @@ describe('custom extensions', () => {
     expect(await errorsOf({ ...server, customExtensions: { [emoji(256)]: 'v', k: emoji(256) } })).toEqual([
       { field: 'customExtensions', message: 'keys must be 1 to 255 characters' },
       { field: 'customExtensions.k', message: 'values must be at most 255 characters' },
+    ]);
+  });
+});
+
+describe('a server certificate without CN (acme, names longer than 64 characters)', () => {
+  const { commonName: _cn, ...withoutCn } = server;
+  const long = `${'a'.repeat(60)}.long.example.com`;
+  it('is refused as an admin API body, and taken as the acme request that has no CN', async () => {
+    expect(await errorsOf(withoutCn)).toEqual([expect.objectContaining({ field: 'commonName' })]);
+    const sans = { ...withoutCn, subjectAlternativeNames: [long] };
+    expect(await errorsOf(sans, IssueCertificateWithoutCnRequest)).toEqual([]);
+  });
+
+  it('still has no CN, and is for a server', async () => {
+    expect(await errorsOf(server, IssueCertificateWithoutCnRequest)).toEqual([
+      { field: 'commonName', message: 'must be absent: this certificate has no CN' },
+    ]);
+    expect(await errorsOf({ ...withoutCn, usage: 'Client' }, IssueCertificateWithoutCnRequest)).toEqual([
+      expect.objectContaining({ field: 'usage' }),
     ]);
   });
 });

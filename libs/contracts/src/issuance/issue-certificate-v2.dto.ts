@@ -1,7 +1,16 @@
 import { KeyAlgorithm } from './key-algorithm';
 import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
-import { ArrayMaxSize, IsArray, IsBoolean, IsIn, IsObject, IsOptional, IsString } from 'class-validator';
+import {
+  ArrayMaxSize,
+  IsArray,
+  IsBoolean,
+  IsEmpty,
+  IsIn,
+  IsObject,
+  IsOptional,
+  IsString,
+} from 'class-validator';
 import { FieldError } from '../common/ca-error';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { csrDeliveryErrors } from './csr.rules';
@@ -165,5 +174,35 @@ function customExtensionErrors(extensions: Record<string, unknown> | undefined):
 }
 
 export interface IssueCertificateV2Command extends TenantCommand, KeyedCommand {
-  request: IssueCertificateV2Request;
+  request: IssueCertificateV2Request | Omit<IssueCertificateV2Request, 'commonName'>;
+  /**
+   * Sent by acme only (docs/api.md#acme-certificate-profile): the subject has no CN because none of
+   * the names fits in one (RFC 5280 ub-common-name, 64); `request` is then an
+   * IssueCertificateWithoutCnRequest. The admin API always names a CN.
+   */
+  withoutCommonName?: boolean;
 }
+
+/**
+ * A v2 request without `commonName`, for a server certificate named by its SANs alone. Not a body
+ * of the admin API (whose issue requests require a CN): only `withoutCommonName` commands carry it.
+ */
+export class IssueCertificateWithoutCnRequest extends IssueCertificateV2Request {
+  static override crossFieldErrors(request: IssueCertificateV2Request): FieldError[] {
+    const errors = v2IssuanceRuleErrors(request);
+    if ((request.usage ?? CertificateUsage.Client) === CertificateUsage.Client) {
+      errors.push({
+        field: 'usage',
+        message: 'a certificate without CN must be for Server or ClientAndServer',
+      });
+    }
+    return errors;
+  }
+}
+// commonName must be absent. Applied to the inherited property rather than redeclaring it;
+// IsOptional lets the parent's CN rules pass when it is absent (it covers every rule of the property).
+IsOptional()(IssueCertificateWithoutCnRequest.prototype, 'commonName');
+IsEmpty({ message: 'must be absent: this certificate has no CN' })(
+  IssueCertificateWithoutCnRequest.prototype,
+  'commonName',
+);

@@ -1,0 +1,59 @@
+import { createLogger } from '@ca/observability';
+import { AcmeStore } from '../protocol/acme-store';
+import { ChallengeValidators } from './challenge-validators';
+import { ValidationRunner } from './validation-runner';
+
+describe('ValidationRunner', () => {
+  it('runs at most its pool size at once, queues a bounded number more, and runs them all', async () => {
+    let inFlight = 0;
+    let most = 0;
+    const releases: (() => void)[] = [];
+    const finished: string[] = [];
+    const store = {
+      findChallenge: async (_tenantId: string, id: string) => ({
+        challenge: { id, type: 'http-01', token: 't', status: 'processing' },
+        authorization: { id: `a-${id}`, identifier: 'x.example.test' },
+      }),
+      finishValidation: async (challenge: { id: string }) => void finished.push(challenge.id),
+      abandonValidation: async () => undefined,
+    } as unknown as AcmeStore;
+    const validators = {
+      validate: () => {
+        most = Math.max(most, ++inFlight);
+        return new Promise<void>((resolve) =>
+          releases.push(() => {
+            inFlight--;
+            resolve();
+          }),
+        );
+      },
+    } as unknown as ChallengeValidators;
+    const runner = new ValidationRunner(
+      store,
+      validators,
+      createLogger({ service: 'acme', level: 'silent' }),
+      2,
+      3,
+    );
+    const job = (challengeId: string) => ({
+      tenantId: 't',
+      challengeId,
+      keyAuthorization: 'k',
+      allowedDnsSuffixes: null,
+    });
+    for (const id of ['1', '2', '3', '4', '5']) {
+      expect(runner.hasRoom()).toBe(true);
+      runner.start(job(id));
+    }
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(releases).toHaveLength(2);
+    expect(runner.hasRoom()).toBe(false);
+    while (finished.length < 5) {
+      await new Promise((resolve) => setImmediate(resolve));
+      releases.shift()?.();
+    }
+    expect(most).toBe(2);
+    expect(finished.sort()).toEqual(['1', '2', '3', '4', '5']);
+    expect(runner.hasRoom()).toBe(true);
+  });
+});
