@@ -60,6 +60,8 @@ describe.each(modes)('CSR issuance over HTTP (%s)', (mode) => {
     const body = answer.json<Record<string, string>>();
     expect(body).not.toHaveProperty('privateKeyPem');
     expect(body).not.toHaveProperty('privateKeyDownloadUrl');
+    // Every answer with certificatePem has chainPem: empty, as this tenant's root signs leaves.
+    expect(body.chainPem).toBe('');
     return body;
   };
 
@@ -155,6 +157,27 @@ describe.each(modes)('CSR issuance over HTTP (%s)', (mode) => {
       await tenant.post(`/v2/certificates/${original.certificateId}/renew`, { validityDays: 30, csrPem }),
     );
     expect(certificateSpki(renewed.certificatePem)).toEqual(spki);
+  });
+
+  it('answers chainPem beside certificatePem on every issue and renew shape (v1, v2, server key, CSR)', async () => {
+    const v1 = await tenant.post('/v1/certificates', issueBody());
+    const v2 = await tenant.post('/v2/certificates', serverBody());
+    const answers = [
+      v1,
+      v2,
+      await tenant.post(`/v1/certificates/${v1.json<{ certificateId: string }>().certificateId}/renew`, {
+        validityDays: 30,
+      }),
+      await tenant.post(`/v2/certificates/${v2.json<{ certificateId: string }>().certificateId}/renew`, {
+        validityDays: 30,
+      }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.json<Record<string, string>>()).toEqual(
+        expect.objectContaining({ certificatePem: expect.any(String), chainPem: '' }),
+      );
+    }
   });
 
   it('applies the issuance policy to CSR issuance like any other', async () => {
