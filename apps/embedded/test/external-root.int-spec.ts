@@ -15,6 +15,7 @@ import {
   ocspStatus,
   opensslAsync,
 } from './support/pki';
+import { expectProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
@@ -431,6 +432,25 @@ describe.each(modes)('External root (%s)', (mode) => {
         body: ocspRequestDer(pemToDer(policyPem), serial),
       });
       expect(parseOcspResponse(new Uint8Array(answer.body)).responseStatus).toBe('unauthorized');
+    });
+
+    it('refuses to revoke the uploaded CA (409 REVOKE_AT_CORPORATE_CA: the corporate CA publishes that) and changes nothing', async () => {
+      const before = (await tenant.get('/v2/ca')).json();
+      const refused = await tenant.post(`/v2/ca/${caId}/revoke`, {
+        reason: 'key leaked',
+        reasonCode: 'KeyCompromise',
+      });
+      const problem = expectProblem(
+        refused,
+        409,
+        'REVOKE_AT_CORPORATE_CA',
+        'ca-manager/revoke-at-corporate-ca',
+      );
+      expect(problem.detail).toMatch(/corporate CA/);
+      expect(problem.recovery).toMatch(/POST \/v2\/ca\/issuing/);
+      expect((await tenant.get('/v2/ca')).json()).toEqual(before);
+      const leaf = await tenant.post('/v2/certificates', issueBody({ validityDays: 5 }));
+      expect(leaf.status).toBe(200);
     });
 
     it('takes an issuance policy without replacing the uploaded CA: the policy binds leaves', async () => {

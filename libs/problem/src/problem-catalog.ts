@@ -66,6 +66,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     recovery:
       "The tenant's issuing CA waits for its certificate from your corporate root: have the CSR signed and upload it with PUT /v2/ca/{caId}/certificate.",
   },
+  [ErrorCode.RevokeAtCorporateCa]: {
+    status: 409,
+    path: 'ca-manager/revoke-at-corporate-ca',
+    title: 'Revoke at the corporate CA',
+    recovery:
+      'Your corporate root certified this issuing CA and only it can publish the revocation: revoke the CA at your corporate CA (its CRL and OCSP, where relying parties look), then add a new issuing CA with POST /v2/ca/issuing and upload its certificate, which retires this one here.',
+  },
   [ErrorCode.CaCertificateInvalid]: {
     status: 400,
     path: 'ca-manager/ca-certificate-invalid',

@@ -38,6 +38,11 @@ export const ErrorCode = {
   NameNotAllowedByPolicy: 'NAME_NOT_ALLOWED_BY_POLICY',
   /** The request's usage (v1: Client) is not among the policy's `allowedUsages` (docs/api.md#issuance-policy). */
   UsageNotAllowedByPolicy: 'USAGE_NOT_ALLOWED_BY_POLICY',
+  /**
+   * Revoking an issuing CA that a corporate root certified (docs/api.md#external-root): only the
+   * corporate CA, whose key is not held here, can publish that revocation.
+   */
+  RevokeAtCorporateCa: 'REVOKE_AT_CORPORATE_CA',
   /** `csrPem` is not one PEM PKCS#10 request, or is too large (docs/api.md#csr-issuance). */
   CsrInvalid: 'CSR_INVALID',
   /** The CSR's self-signature does not verify with its own key (RFC 2986 section 3). */
