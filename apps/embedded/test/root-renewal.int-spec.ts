@@ -43,6 +43,9 @@ interface CaRow {
   crossCertificatePem?: string;
 }
 
+const certtoolAvailable = hasProgram('certtool');
+if (!certtoolAvailable)
+  process.stderr.write('root renewal: the GnuTLS check is skipped, certtool not installed\n');
 const javaAvailable = hasProgram('java') && hasProgram('javac');
 if (!javaAvailable)
   process.stderr.write('root renewal: the Java PKIX check is skipped, java not installed\n');
@@ -127,7 +130,7 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
         leafB = (await tenant.issue(serverBody('after'), '/v2/certificates')) as Issued;
       });
 
-      it('answers a new root (same subject, new key, pathlen 1), its cross certificate and a new issuing CA', async () => {
+      it('answers a new root (same subject, new key, no pathlen), its cross certificate and a new issuing CA', async () => {
         expect(renewed).toMatchObject({
           keyAlgorithm: 'P-256',
           retiredRootCaId: oldRootId,
@@ -158,8 +161,14 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
         expect(crossInfo.crlDistributionPointUrls).toEqual([`${sut.pkiUrl}${base}/ca/${oldRootId}/crl`]);
         const text = (pem: string, name: string) =>
           opensslAsync(['x509', '-noout', '-text', '-in', file(name, pem)]).then((r) => r.stdout);
-        expect(await text(renewed.crossCertificatePem, 'cross.pem')).toMatch(/CA:TRUE, pathlen:1/);
-        expect(await text(renewed.certificatePem, 'new-root.pem')).toMatch(/CA:TRUE, pathlen:1/);
+        // Roots and the cross certificate carry no pathLenConstraint (GnuTLS counts the
+        // self-issued cross certificate, RFC 5280 does not); the issuing CA's 0 bounds the depth.
+        for (const [pem, name] of [
+          [renewed.crossCertificatePem, 'cross.pem'],
+          [renewed.certificatePem, 'new-root.pem'],
+          [oldRootPem, 'old-root.pem'],
+        ])
+          expect(await text(pem, name)).toMatch(/CA:TRUE(?!, pathlen)/);
         // The new issuing CA names the new root's own paths.
         const issuing = parseCertificate(pemToDer(renewed.issuingCa.certificatePem));
         expect(issuing.crlDistributionPointUrls).toEqual([`${sut.pkiUrl}${base}/ca/${renewed.caId}/crl`]);
@@ -229,6 +238,28 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
           await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
         }
       });
+
+      (certtoolAvailable ? it : it.skip)(
+        'GnuTLS certtool accepts leaf B through the cross certificate to the old root, and to the new root',
+        async () => {
+          const gnutls = (anchorPem: string, name: string) =>
+            runProgram('certtool', [
+              '--verify',
+              '--load-ca-certificate',
+              file(name, anchorPem),
+              '--infile',
+              file('leaf-b-chain.pem', leafB.certificatePem + leafB.chainPem),
+            ]);
+          for (const [anchor, name] of [
+            [oldRootPem, 'gnutls-old-root.pem'],
+            [renewed.certificatePem, 'gnutls-new-root.pem'],
+          ]) {
+            const run = await gnutls(anchor, name);
+            expect(run.stdout).toMatch(/Chain verification output: Verified\./);
+            expect(run.status).toBe(0);
+          }
+        },
+      );
 
       // Java PKIX with revocation on for every certificate of the path, each at the URLs its own
       // certificate names (OCSP for the leaf and the issuing CA, the old root's CRL for the cross
