@@ -273,12 +273,15 @@ describe.each(modes)('External root (%s)', (mode) => {
       const expired = await signed(csrPem, 'corp-policy', CA_EXTENSIONS, '-1');
       const strictRootPem = await corporateRoot('strict-root', 'critical,CA:TRUE,pathlen:0');
       const underStrict = await signed(csrPem, 'strict-root');
+      // 300 days under the 200-day corporate intermediate: its last 100 days would certify nothing.
+      const outliving = await signed(csrPem, 'corp-policy', CA_EXTENSIONS, '300');
       const refusals: [string, string, string, string][] = [
         ['not PEM', 'garbage', chain, 'CA_CERTIFICATE_INVALID'],
         ['another key', otherKey, chain, 'CA_CERTIFICATE_KEY_MISMATCH'],
         ['not a CA', notCa, chain, 'CA_CERTIFICATE_NOT_CA'],
         ['expired', expired, chain, 'CA_CERTIFICATE_NOT_VALID_NOW'],
         ['root pathlen 0', underStrict, strictRootPem, 'CA_CHAIN_PATH_LENGTH_EXCEEDED'],
+        ['outlives the intermediate', outliving, chain, 'CA_CERTIFICATE_OUTLIVES_CHAIN'],
         ['intermediate missing', good, rootPem, 'CA_CHAIN_SIGNATURE_INVALID'],
         ['another root', good, policyPem + strictRootPem, 'CA_CHAIN_SIGNATURE_INVALID'],
         ['no root', good, policyPem, 'CA_CHAIN_SIGNATURE_INVALID'],

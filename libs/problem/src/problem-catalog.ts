@@ -106,6 +106,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     recovery:
       'List in chainPem the issuer of the certificate first, then its issuer, and so on, ending with the self-signed root.',
   },
+  [ErrorCode.CaCertificateOutlivesChain]: {
+    status: 400,
+    path: 'ca-manager/ca-certificate-outlives-chain',
+    title: 'CA certificate outlives its chain',
+    recovery:
+      'Have your corporate CA sign the CSR again with a notAfter no later than that of every certificate of chainPem, then upload it.',
+  },
   [ErrorCode.CaChainPathLengthExceeded]: {
     status: 400,
     path: 'ca-manager/ca-chain-path-length-exceeded',

@@ -25,6 +25,8 @@ export const ErrorCode = {
   CaChainSignatureInvalid: 'CA_CHAIN_SIGNATURE_INVALID',
   /** An issuer's pathLenConstraint allows no CA as deep as ours (RFC 5280 4.2.1.9). */
   CaChainPathLengthExceeded: 'CA_CHAIN_PATH_LENGTH_EXCEEDED',
+  /** The uploaded certificate ends after a certificate of its chain (RFC 5280 6.1.3 (a)(2)). */
+  CaCertificateOutlivesChain: 'CA_CERTIFICATE_OUTLIVES_CHAIN',
   /** A certificate of `chainPem` may not certify CAs (basicConstraints cA, keyUsage keyCertSign). */
   CaChainIssuerNotCa: 'CA_CHAIN_ISSUER_NOT_CA',
   /**
