@@ -180,6 +180,29 @@ describe.each(modes)('CSR issuance over HTTP (%s)', (mode) => {
     }
   });
 
+  it('never certifies again a key revoked for keyCompromise (issue and renew: 400 CSR_KEY_COMPROMISED); another reason does not block it', async () => {
+    const compromised = await nodeCsr();
+    const first = issued(await tenant.post('/v2/certificates', issueBody({ csrPem: compromised.csrPem })));
+    const revoke = (certificateId: string, reasonCode: string) =>
+      tenant.post(`/v1/certificates/${certificateId}/revoke`, { reason: 'test', reasonCode });
+    expect((await revoke(first.certificateId, 'KeyCompromise')).status).toBe(200);
+    const again = await tenant.post('/v2/certificates', issueBody({ csrPem: compromised.csrPem }));
+    expect(expectProblem(again, 400, 'CSR_KEY_COMPROMISED').errors).toEqual([
+      { field: 'csrPem', message: expect.stringContaining('keyCompromise') },
+    ]);
+    const other = await tenant.issue(serverBody(), '/v2/certificates');
+    const renewed = await tenant.post(`/v2/certificates/${other.certificateId}/renew`, {
+      validityDays: 30,
+      csrPem: compromised.csrPem,
+    });
+    expectProblem(renewed, 400, 'CSR_KEY_COMPROMISED');
+
+    const superseded = await nodeCsr();
+    const kept = issued(await tenant.post('/v2/certificates', issueBody({ csrPem: superseded.csrPem })));
+    expect((await revoke(kept.certificateId, 'Superseded')).status).toBe(200);
+    issued(await tenant.post('/v2/certificates', issueBody({ csrPem: superseded.csrPem })));
+  });
+
   it('applies the issuance policy to CSR issuance like any other', async () => {
     const limited = await createTenant(sut, { commonName: 'CSR Policy Root' });
     const put = await adminRequest(sut, 'PUT', '/v2/policy', limited.bearer, {

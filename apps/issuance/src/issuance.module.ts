@@ -12,6 +12,7 @@ import { InitializeCaHandler } from './certificate-authority/initialize-ca.handl
 import { ExternalRootHandler } from './certificate-authority/external-root.handler';
 import { CertificateGroupCommit } from './certificates/certificate-group-commit';
 import { CertificateQueries } from './certificates/certificate-queries';
+import { BlockedKeys } from './certificates/blocked-keys';
 import { CertificateMinter } from './certificates/certificate.minter';
 import { CustomExtensionArcs } from './certificates/custom-extension-arcs';
 import { CertificatesController } from './certificates/certificates.controller';
@@ -69,6 +70,7 @@ export class IssuanceModule {
       groupCommit,
       new CustomExtensionArcs(deps.dataSource),
       policies,
+      new BlockedKeys(deps.dataSource),
     );
     return {
       module: IssuanceModule,

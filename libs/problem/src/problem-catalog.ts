@@ -175,6 +175,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     title: 'Certificate request signature invalid',
     recovery: 'Sign the request with the private key of the public key it carries, and send it unchanged.',
   },
+  [ErrorCode.CsrKeyCompromised]: {
+    status: 400,
+    path: 'ca-manager/csr-key-compromised',
+    title: 'CSR key compromised',
+    recovery:
+      'A certificate for this key was revoked for keyCompromise, so it is certified no more: generate a new key pair and send a CSR for it.',
+  },
   [ErrorCode.CsrKeyNotAllowed]: {
     status: 400,
     path: 'ca-manager/csr-key-not-allowed',

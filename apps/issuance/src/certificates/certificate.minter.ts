@@ -10,6 +10,7 @@ import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './c
 import { CustomExtensionArcs } from './custom-extension-arcs';
 import { IssuancePolicies } from '../policy/issuance-policies';
 import { SubjectKey, assertCsrKeyFitsCa } from './subject-public-key';
+import { BlockedKeys } from './blocked-keys';
 
 export interface MintRequest {
   tenantId: string;
@@ -40,11 +41,13 @@ export class CertificateMinter {
     private readonly groupCommit: CertificateGroupCommit,
     private readonly customExtensionArcs: CustomExtensionArcs,
     private readonly policies: IssuancePolicies,
+    private readonly blockedKeys: BlockedKeys,
   ) {}
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
     // Before the CA key is touched: a name outside the tenant's policy is never signed.
     await this.policies.assertAllows(request.tenantId, request.profile);
+    await this.blockedKeys.assertNotBlocked(request.tenantId, request.subjectKey);
     const { authority, privateKey: caKey, chain, validUntil } = await this.signer.forLeaves(request.tenantId);
     assertCsrKeyFitsCa(request.subjectKey, authority.keyAlgorithm);
     // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.

@@ -49,6 +49,8 @@ export const ErrorCode = {
   CsrInvalid: 'CSR_INVALID',
   /** The CSR's self-signature does not verify with its own key (RFC 2986 section 3). */
   CsrSignatureInvalid: 'CSR_SIGNATURE_INVALID',
+  /** The CSR's key is one the tenant revoked a certificate of for keyCompromise (docs/api.md#csr-issuance). */
+  CsrKeyCompromised: 'CSR_KEY_COMPROMISED',
   /** The CSR's key is of a type this CA does not certify. */
   CsrKeyNotAllowed: 'CSR_KEY_NOT_ALLOWED',
   InvalidToken: 'invalid_token',
