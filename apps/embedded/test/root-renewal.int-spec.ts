@@ -476,6 +476,54 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
           'revoked',
         );
       });
+
+      it("revokes the cross certificate onto the old root's CRL (root.crl), so a relying party anchored on the old root refuses it; once only", async () => {
+        const cross = file('cross-to-revoke.pem', renewed.crossCertificatePem);
+        const anchoredOnOld = (crlDer: Uint8Array) =>
+          opensslAsync([
+            'verify',
+            '-crl_check',
+            '-CAfile',
+            file('old-anchor.pem', oldRootPem),
+            '-CRLfile',
+            file('old-root-crl.pem', derToPem(crlDer, 'X509 CRL')),
+            cross,
+          ]);
+        const before = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true, 'root.crl', 'root.crl');
+        expect((await anchoredOnOld(before.der)).status).toBe(0);
+
+        const path = `/v2/ca/${renewed.caId}/cross-certificate/revoke`;
+        const body = { reason: 'new root key leaked', reasonCode: 'KeyCompromise' };
+        const revoked = await tenant.post(path, body);
+        expect(revoked.status).toBe(200);
+        const serial = certificateSerial(renewed.crossCertificatePem);
+        expect(revoked.json()).toEqual({
+          caId: renewed.caId,
+          serialNumber: serial,
+          revokedAt: expect.any(String),
+        });
+        const after = await eventuallyCrl(
+          sut.pkiUrl,
+          tenant.tenantId,
+          (crl) => crl.entries.some((entry) => entry.serialNumberHex === serial),
+          'root.crl listing the cross certificate',
+          'root.crl',
+        );
+        // The cross certificate's own CRL distribution point serves the same CRL.
+        expect(parseCertificate(pemToDer(renewed.crossCertificatePem)).crlDistributionPointUrls).toEqual([
+          `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ca/${oldRootId}/crl`,
+        ]);
+        const refused = await anchoredOnOld(after.der);
+        expect(`${refused.stdout}${refused.stderr}`).toMatch(/certificate revoked/);
+
+        expect((await tenant.post(path, body)).status).toBe(409);
+        const noCross = await tenant.post(`/v2/ca/${oldRootId}/cross-certificate/revoke`, body);
+        expect(noCross.status).toBe(400);
+        const readOnly = await tenant.post(path, body, {
+          bearer: await tenant.tokenWithScope('certificates:write'),
+        });
+        expect(readOnly.status).toBe(403);
+      });
     });
 
     it('renews a v1 (root-only) tenant with another key algorithm; renews again; add-issuing after renewal stays under the new root', async () => {

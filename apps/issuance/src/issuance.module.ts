@@ -6,6 +6,7 @@ import { CertificateAuthorityController } from './certificate-authority/certific
 import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
 import { CaQueries } from './certificate-authority/ca-queries';
 import { RevokeCaHandler } from './certificate-authority/revoke-ca.handler';
+import { RevokeCrossCertificateHandler } from './certificate-authority/revoke-cross-certificate.handler';
 import { AddIssuingCaHandler } from './certificate-authority/add-issuing-ca.handler';
 import { RenewRootHandler } from './certificate-authority/renew-root.handler';
 import { InitializeCaHandler } from './certificate-authority/initialize-ca.handler';
@@ -118,6 +119,10 @@ export class IssuanceModule {
         },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
         { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge) },
+        {
+          provide: RevokeCrossCertificateHandler,
+          useValue: new RevokeCrossCertificateHandler(deps.dataSource, nudge),
+        },
         { provide: AddIssuingCaHandler, useValue: addIssuingCa },
         {
           provide: RenewRootHandler,
