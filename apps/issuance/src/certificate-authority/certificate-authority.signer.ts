@@ -185,14 +185,28 @@ export class CertificateAuthoritySigner {
     return { authority, privateKey, chain, validUntil: await this.validUntil(authority, chain) };
   }
 
-  /** OpenedAuthority.validUntil: cross certificates of a renewed root are not counted (an extra path). */
+  /** OpenedAuthority.validUntil (chainValidUntil), reading the issuer's row. */
   private async validUntil(authority: CertificateAuthorityEntity, chain: Buffer[]): Promise<Date> {
     if (!authority.issuerCaId) return authority.notAfter;
     const issuer = await this.dataSource
       .getRepository(CertificateAuthorityEntity)
       .findOneBy({ id: authority.issuerCaId });
-    if (issuer?.keyCustody !== EXTERNAL_KEY_CUSTODY) return authority.notAfter;
-    const ends = [authority.notAfter, issuer.notAfter, ...chain.map((der) => parseCertificate(der).notAfter)];
-    return new Date(Math.min(...ends.map((end) => end.getTime())));
+    return chainValidUntil(authority, issuer, chain);
   }
+}
+
+/**
+ * RFC 5280 6.1.3 (a)(2): how long `authority` can certify anything. Under a corporate root (its
+ * issuer held outside) the earliest notAfter of the CA, the certificates of its chain and that
+ * root; under a root of ours its own notAfter (our builder keeps every CA within its issuer, and a
+ * renewed root's cross certificates are an extra path, not the only one).
+ */
+export function chainValidUntil(
+  authority: { notAfter: Date },
+  issuer: { keyCustody: string; notAfter: Date } | null,
+  chain: readonly Buffer[],
+): Date {
+  if (issuer?.keyCustody !== EXTERNAL_KEY_CUSTODY) return authority.notAfter;
+  const ends = [authority.notAfter, issuer.notAfter, ...chain.map((der) => parseCertificate(der).notAfter)];
+  return new Date(Math.min(...ends.map((end) => end.getTime())));
 }
