@@ -60,6 +60,8 @@ describe.each(modes)('CSR issuance over HTTP (%s)', (mode) => {
     const body = answer.json<Record<string, string>>();
     expect(body).not.toHaveProperty('privateKeyPem');
     expect(body).not.toHaveProperty('privateKeyDownloadUrl');
+    // Every answer with certificatePem has chainPem: empty, as this tenant's root signs leaves.
+    expect(body.chainPem).toBe('');
     return body;
   };
 
@@ -155,6 +157,50 @@ describe.each(modes)('CSR issuance over HTTP (%s)', (mode) => {
       await tenant.post(`/v2/certificates/${original.certificateId}/renew`, { validityDays: 30, csrPem }),
     );
     expect(certificateSpki(renewed.certificatePem)).toEqual(spki);
+  });
+
+  it('answers chainPem beside certificatePem on every issue and renew shape (v1, v2, server key, CSR)', async () => {
+    const v1 = await tenant.post('/v1/certificates', issueBody());
+    const v2 = await tenant.post('/v2/certificates', serverBody());
+    const answers = [
+      v1,
+      v2,
+      await tenant.post(`/v1/certificates/${v1.json<{ certificateId: string }>().certificateId}/renew`, {
+        validityDays: 30,
+      }),
+      await tenant.post(`/v2/certificates/${v2.json<{ certificateId: string }>().certificateId}/renew`, {
+        validityDays: 30,
+      }),
+    ];
+    for (const answer of answers) {
+      expect(answer.status).toBe(200);
+      expect(answer.json<Record<string, string>>()).toEqual(
+        expect.objectContaining({ certificatePem: expect.any(String), chainPem: '' }),
+      );
+    }
+  });
+
+  it('never certifies again a key revoked for keyCompromise (issue and renew: 400 CSR_KEY_COMPROMISED); another reason does not block it', async () => {
+    const compromised = await nodeCsr();
+    const first = issued(await tenant.post('/v2/certificates', issueBody({ csrPem: compromised.csrPem })));
+    const revoke = (certificateId: string, reasonCode: string) =>
+      tenant.post(`/v1/certificates/${certificateId}/revoke`, { reason: 'test', reasonCode });
+    expect((await revoke(first.certificateId, 'KeyCompromise')).status).toBe(200);
+    const again = await tenant.post('/v2/certificates', issueBody({ csrPem: compromised.csrPem }));
+    expect(expectProblem(again, 400, 'CSR_KEY_COMPROMISED').errors).toEqual([
+      { field: 'csrPem', message: expect.stringContaining('keyCompromise') },
+    ]);
+    const other = await tenant.issue(serverBody(), '/v2/certificates');
+    const renewed = await tenant.post(`/v2/certificates/${other.certificateId}/renew`, {
+      validityDays: 30,
+      csrPem: compromised.csrPem,
+    });
+    expectProblem(renewed, 400, 'CSR_KEY_COMPROMISED');
+
+    const superseded = await nodeCsr();
+    const kept = issued(await tenant.post('/v2/certificates', issueBody({ csrPem: superseded.csrPem })));
+    expect((await revoke(kept.certificateId, 'Superseded')).status).toBe(200);
+    issued(await tenant.post('/v2/certificates', issueBody({ csrPem: superseded.csrPem })));
   });
 
   it('applies the issuance policy to CSR issuance like any other', async () => {

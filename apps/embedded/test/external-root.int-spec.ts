@@ -15,6 +15,7 @@ import {
   ocspStatus,
   opensslAsync,
 } from './support/pki';
+import { expectProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
@@ -272,12 +273,15 @@ describe.each(modes)('External root (%s)', (mode) => {
       const expired = await signed(csrPem, 'corp-policy', CA_EXTENSIONS, '-1');
       const strictRootPem = await corporateRoot('strict-root', 'critical,CA:TRUE,pathlen:0');
       const underStrict = await signed(csrPem, 'strict-root');
+      // 300 days under the 200-day corporate intermediate: its last 100 days would certify nothing.
+      const outliving = await signed(csrPem, 'corp-policy', CA_EXTENSIONS, '300');
       const refusals: [string, string, string, string][] = [
         ['not PEM', 'garbage', chain, 'CA_CERTIFICATE_INVALID'],
         ['another key', otherKey, chain, 'CA_CERTIFICATE_KEY_MISMATCH'],
         ['not a CA', notCa, chain, 'CA_CERTIFICATE_NOT_CA'],
         ['expired', expired, chain, 'CA_CERTIFICATE_NOT_VALID_NOW'],
         ['root pathlen 0', underStrict, strictRootPem, 'CA_CHAIN_PATH_LENGTH_EXCEEDED'],
+        ['outlives the intermediate', outliving, chain, 'CA_CERTIFICATE_OUTLIVES_CHAIN'],
         ['intermediate missing', good, rootPem, 'CA_CHAIN_SIGNATURE_INVALID'],
         ['another root', good, policyPem + strictRootPem, 'CA_CHAIN_SIGNATURE_INVALID'],
         ['no root', good, policyPem, 'CA_CHAIN_SIGNATURE_INVALID'],
@@ -431,6 +435,25 @@ describe.each(modes)('External root (%s)', (mode) => {
         body: ocspRequestDer(pemToDer(policyPem), serial),
       });
       expect(parseOcspResponse(new Uint8Array(answer.body)).responseStatus).toBe('unauthorized');
+    });
+
+    it('refuses to revoke the uploaded CA (409 REVOKE_AT_CORPORATE_CA: the corporate CA publishes that) and changes nothing', async () => {
+      const before = (await tenant.get('/v2/ca')).json();
+      const refused = await tenant.post(`/v2/ca/${caId}/revoke`, {
+        reason: 'key leaked',
+        reasonCode: 'KeyCompromise',
+      });
+      const problem = expectProblem(
+        refused,
+        409,
+        'REVOKE_AT_CORPORATE_CA',
+        'ca-manager/revoke-at-corporate-ca',
+      );
+      expect(problem.detail).toMatch(/corporate CA/);
+      expect(problem.recovery).toMatch(/POST \/v2\/ca\/issuing/);
+      expect((await tenant.get('/v2/ca')).json()).toEqual(before);
+      const leaf = await tenant.post('/v2/certificates', issueBody({ validityDays: 5 }));
+      expect(leaf.status).toBe(200);
     });
 
     it('takes an issuance policy without replacing the uploaded CA: the policy binds leaves', async () => {

@@ -245,6 +245,22 @@ describeIfPrograms(['openssl'], 'issuing CA rollover', () => {
 
     it('a v1 root-only tenant revokes its added issuing CA: on the root CRL, OCSP revoked, no more leaves (409)', async () => {
       const tenant = await createTenant(sut, { validityYears: 2 });
+      // A leaf the root signed itself, revoked before the issuing CA is added.
+      const rootLeaf = await tenant.issue(issueBody({ validityDays: 10 }));
+      expect(
+        (
+          await tenant.post(`/v1/certificates/${rootLeaf.certificateId}/revoke`, {
+            reason: 'lost',
+            reasonCode: 'KeyCompromise',
+          })
+        ).status,
+      ).toBe(200);
+      await eventuallyRevokedInOcsp(
+        sut.pkiUrl,
+        tenant.tenantId,
+        pemToDer(tenant.caPem),
+        rootLeaf.serialNumber,
+      );
       const added = (await tenant.post('/v2/ca/issuing', { validityDays: 365 })).json<Added>();
       const revoked = await tenant.post(`/v2/ca/${added.caId}/revoke`, {
         reason: 'key leaked',
@@ -273,6 +289,25 @@ describeIfPrograms(['openssl'], 'issuing CA rollover', () => {
       ]);
       expect(checked.stderr).toMatch(/verify OK/);
       await eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, pemToDer(tenant.caPem), serial);
+      // One request naming the root's revoked leaf and the revoked issuing CA: the root's one signer
+      // answers each CertID with its own status (RFC 6960 2.2), as openssl reads them.
+      const both = await opensslAsync([
+        'ocsp',
+        '-issuer',
+        file('v1-root.pem', tenant.caPem),
+        '-cert',
+        file('root-leaf.pem', rootLeaf.certificatePem),
+        '-cert',
+        file('added-ca.pem', added.certificatePem),
+        '-url',
+        `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ocsp`,
+        '-CAfile',
+        file('v1-root.pem', tenant.caPem),
+      ]);
+      expect(both.stderr).toMatch(/Response verify OK/);
+      expect(both.stdout).toMatch(
+        /root-leaf\.pem: revoked[\s\S]*Reason: keyCompromise[\s\S]*added-ca\.pem: revoked/,
+      );
       const refused = await tenant.post('/v2/certificates', issueBody({ validityDays: 10 }));
       expect(refused.status).toBe(409);
       expect(refused.json<{ code: string }>().code).toBe('ISSUING_CA_REVOKED');

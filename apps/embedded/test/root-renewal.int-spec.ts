@@ -43,6 +43,9 @@ interface CaRow {
   crossCertificatePem?: string;
 }
 
+const certtoolAvailable = hasProgram('certtool');
+if (!certtoolAvailable)
+  process.stderr.write('root renewal: the GnuTLS check is skipped, certtool not installed\n');
 const javaAvailable = hasProgram('java') && hasProgram('javac');
 if (!javaAvailable)
   process.stderr.write('root renewal: the Java PKIX check is skipped, java not installed\n');
@@ -127,7 +130,7 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
         leafB = (await tenant.issue(serverBody('after'), '/v2/certificates')) as Issued;
       });
 
-      it('answers a new root (same subject, new key, pathlen 1), its cross certificate and a new issuing CA', async () => {
+      it('answers a new root (same subject, new key, no pathlen), its cross certificate and a new issuing CA', async () => {
         expect(renewed).toMatchObject({
           keyAlgorithm: 'P-256',
           retiredRootCaId: oldRootId,
@@ -158,8 +161,14 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
         expect(crossInfo.crlDistributionPointUrls).toEqual([`${sut.pkiUrl}${base}/ca/${oldRootId}/crl`]);
         const text = (pem: string, name: string) =>
           opensslAsync(['x509', '-noout', '-text', '-in', file(name, pem)]).then((r) => r.stdout);
-        expect(await text(renewed.crossCertificatePem, 'cross.pem')).toMatch(/CA:TRUE, pathlen:1/);
-        expect(await text(renewed.certificatePem, 'new-root.pem')).toMatch(/CA:TRUE, pathlen:1/);
+        // Roots and the cross certificate carry no pathLenConstraint (GnuTLS counts the
+        // self-issued cross certificate, RFC 5280 does not); the issuing CA's 0 bounds the depth.
+        for (const [pem, name] of [
+          [renewed.crossCertificatePem, 'cross.pem'],
+          [renewed.certificatePem, 'new-root.pem'],
+          [oldRootPem, 'old-root.pem'],
+        ])
+          expect(await text(pem, name)).toMatch(/CA:TRUE(?!, pathlen)/);
         // The new issuing CA names the new root's own paths.
         const issuing = parseCertificate(pemToDer(renewed.issuingCa.certificatePem));
         expect(issuing.crlDistributionPointUrls).toEqual([`${sut.pkiUrl}${base}/ca/${renewed.caId}/crl`]);
@@ -229,6 +238,28 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
           await new Promise<void>((resolve) => tlsServer.close(() => resolve()));
         }
       });
+
+      (certtoolAvailable ? it : it.skip)(
+        'GnuTLS certtool accepts leaf B through the cross certificate to the old root, and to the new root',
+        async () => {
+          const gnutls = (anchorPem: string, name: string) =>
+            runProgram('certtool', [
+              '--verify',
+              '--load-ca-certificate',
+              file(name, anchorPem),
+              '--infile',
+              file('leaf-b-chain.pem', leafB.certificatePem + leafB.chainPem),
+            ]);
+          for (const [anchor, name] of [
+            [oldRootPem, 'gnutls-old-root.pem'],
+            [renewed.certificatePem, 'gnutls-new-root.pem'],
+          ]) {
+            const run = await gnutls(anchor, name);
+            expect(run.stdout).toMatch(/Chain verification output: Verified\./);
+            expect(run.status).toBe(0);
+          }
+        },
+      );
 
       // Java PKIX with revocation on for every certificate of the path, each at the URLs its own
       // certificate names (OCSP for the leaf and the issuing CA, the old root's CRL for the cross
@@ -444,6 +475,54 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
         expect((await cas(tenant)).find(({ caId }) => caId === renewed.issuingCa.caId)?.state).toBe(
           'revoked',
         );
+      });
+
+      it("revokes the cross certificate onto the old root's CRL (root.crl), so a relying party anchored on the old root refuses it; once only", async () => {
+        const cross = file('cross-to-revoke.pem', renewed.crossCertificatePem);
+        const anchoredOnOld = (crlDer: Uint8Array) =>
+          opensslAsync([
+            'verify',
+            '-crl_check',
+            '-CAfile',
+            file('old-anchor.pem', oldRootPem),
+            '-CRLfile',
+            file('old-root-crl.pem', derToPem(crlDer, 'X509 CRL')),
+            cross,
+          ]);
+        const before = await eventuallyCrl(sut.pkiUrl, tenant.tenantId, () => true, 'root.crl', 'root.crl');
+        expect((await anchoredOnOld(before.der)).status).toBe(0);
+
+        const path = `/v2/ca/${renewed.caId}/cross-certificate/revoke`;
+        const body = { reason: 'new root key leaked', reasonCode: 'KeyCompromise' };
+        const revoked = await tenant.post(path, body);
+        expect(revoked.status).toBe(200);
+        const serial = certificateSerial(renewed.crossCertificatePem);
+        expect(revoked.json()).toEqual({
+          caId: renewed.caId,
+          serialNumber: serial,
+          revokedAt: expect.any(String),
+        });
+        const after = await eventuallyCrl(
+          sut.pkiUrl,
+          tenant.tenantId,
+          (crl) => crl.entries.some((entry) => entry.serialNumberHex === serial),
+          'root.crl listing the cross certificate',
+          'root.crl',
+        );
+        // The cross certificate's own CRL distribution point serves the same CRL.
+        expect(parseCertificate(pemToDer(renewed.crossCertificatePem)).crlDistributionPointUrls).toEqual([
+          `${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/ca/${oldRootId}/crl`,
+        ]);
+        const refused = await anchoredOnOld(after.der);
+        expect(`${refused.stdout}${refused.stderr}`).toMatch(/certificate revoked/);
+
+        expect((await tenant.post(path, body)).status).toBe(409);
+        const noCross = await tenant.post(`/v2/ca/${oldRootId}/cross-certificate/revoke`, body);
+        expect(noCross.status).toBe(400);
+        const readOnly = await tenant.post(path, body, {
+          bearer: await tenant.tokenWithScope('certificates:write'),
+        });
+        expect(readOnly.status).toBe(403);
       });
     });
 

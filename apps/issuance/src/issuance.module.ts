@@ -6,12 +6,14 @@ import { CertificateAuthorityController } from './certificate-authority/certific
 import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
 import { CaQueries } from './certificate-authority/ca-queries';
 import { RevokeCaHandler } from './certificate-authority/revoke-ca.handler';
+import { RevokeCrossCertificateHandler } from './certificate-authority/revoke-cross-certificate.handler';
 import { AddIssuingCaHandler } from './certificate-authority/add-issuing-ca.handler';
 import { RenewRootHandler } from './certificate-authority/renew-root.handler';
 import { InitializeCaHandler } from './certificate-authority/initialize-ca.handler';
 import { ExternalRootHandler } from './certificate-authority/external-root.handler';
 import { CertificateGroupCommit } from './certificates/certificate-group-commit';
 import { CertificateQueries } from './certificates/certificate-queries';
+import { BlockedKeys } from './certificates/blocked-keys';
 import { CertificateMinter } from './certificates/certificate.minter';
 import { CustomExtensionArcs } from './certificates/custom-extension-arcs';
 import { CertificatesController } from './certificates/certificates.controller';
@@ -69,6 +71,7 @@ export class IssuanceModule {
       groupCommit,
       new CustomExtensionArcs(deps.dataSource),
       policies,
+      new BlockedKeys(deps.dataSource),
     );
     return {
       module: IssuanceModule,
@@ -116,6 +119,10 @@ export class IssuanceModule {
         },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
         { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge) },
+        {
+          provide: RevokeCrossCertificateHandler,
+          useValue: new RevokeCrossCertificateHandler(deps.dataSource, nudge),
+        },
         { provide: AddIssuingCaHandler, useValue: addIssuingCa },
         {
           provide: RenewRootHandler,

@@ -1,4 +1,9 @@
 import type { webcrypto } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { hasOpenssl, runOpenssl } from './testing/openssl';
 
 import { buildCaCertificate } from './ca-certificate.builder';
 import { buildCaCertificationRequest } from './ca-certification-request.builder';
@@ -176,6 +181,80 @@ describe('checkUploadedCaChain (docs/api.md#external-root)', () => {
     const underMid = await ca('Ours', mid, 0, ours);
     expect(problemOf(() => check(underMid.der, mid.der, oneRoot.der))).toBe('path-length');
   });
+
+  // Our builder never makes a CA outlive its issuer, so openssl plays the corporate CA here.
+  (hasOpenssl() ? it : it.skip)(
+    'refuses a certificate that ends after a certificate of its chain (RFC 5280 6.1.3): a 90-day CA under a 20-day root',
+    async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'outlives-'));
+      try {
+        const path = (name: string) => join(dir, name);
+        runOpenssl([
+          'req',
+          '-x509',
+          '-newkey',
+          'ec',
+          '-pkeyopt',
+          'ec_paramgen_curve:P-256',
+          '-nodes',
+          '-keyout',
+          path('root.key'),
+          '-out',
+          path('root.pem'),
+          '-days',
+          '20',
+          '-subj',
+          '/CN=Short Root',
+          '-addext',
+          'basicConstraints=critical,CA:TRUE',
+          '-addext',
+          'keyUsage=critical,keyCertSign,cRLSign',
+        ]);
+        const csr = await buildCaCertificationRequest(
+          { country: 'US', organization: 'Acme', commonName: 'Ours' },
+          ours,
+        );
+        writeFileSync(path('ours.csr'), derToPem(csr, 'CERTIFICATE REQUEST'));
+        writeFileSync(
+          path('ext.cnf'),
+          'basicConstraints=critical,CA:TRUE,pathlen:0\nkeyUsage=critical,keyCertSign,cRLSign\n',
+        );
+        const sign = (days: string, out: string) =>
+          runOpenssl([
+            'x509',
+            '-req',
+            '-in',
+            path('ours.csr'),
+            '-CA',
+            path('root.pem'),
+            '-CAkey',
+            path('root.key'),
+            '-set_serial',
+            '0x1234',
+            '-days',
+            days,
+            '-extfile',
+            path('ext.cnf'),
+            '-out',
+            path(out),
+          ]);
+        sign('90', 'long.pem');
+        sign('10', 'short.pem');
+        const rootPem = readFileSync(path('root.pem'), 'utf8');
+        const upload = (file: string) =>
+          checkUploadedCaChain({
+            certificatePem: readFileSync(path(file), 'utf8'),
+            chainPem: rootPem,
+            publicKeySpki: spki,
+            now: new Date(Date.now() + 60_000),
+          });
+        expect(problemOf(() => upload('long.pem'))).toBe('outlives-chain');
+        expect(upload('short.pem').intermediatesDer).toEqual([]);
+      } finally {
+        rmSync(dir, { recursive: true, force: true });
+      }
+    },
+  );
 });
 
 describe('buildCaCertificationRequest', () => {

@@ -9,7 +9,14 @@ import { pemCertificatesToDer } from './pem-bundle';
 
 /** Why an uploaded CA certificate and its chain are refused (docs/api.md#external-root). */
 export type UploadedCaChainProblem =
-  'unreadable' | 'key-mismatch' | 'not-ca' | 'not-valid-now' | 'signature' | 'issuer-not-ca' | 'path-length';
+  | 'unreadable'
+  | 'key-mismatch'
+  | 'not-ca'
+  | 'not-valid-now'
+  | 'signature'
+  | 'issuer-not-ca'
+  | 'path-length'
+  | 'outlives-chain';
 
 export class UploadedCaChainError extends Error {
   constructor(
@@ -55,7 +62,10 @@ interface Parsed {
  *   subject (RFC 5280 6.1.3 (a)(1), (a)(4)), or the last is not self-signed;
  * - `issuer-not-ca`: an issuer without cA TRUE or keyUsage keyCertSign (RFC 5280 6.1.4 (k), (n));
  * - `path-length`: an issuer's pathLenConstraint does not allow the CAs below it, ours included
- *   (RFC 5280 4.2.1.9, 6.1.4 (l), (m)).
+ *   (RFC 5280 4.2.1.9, 6.1.4 (l), (m));
+ * - `outlives-chain`: the certificate ends after a certificate of its chain: a path is valid only
+ *   while each of its certificates is (RFC 5280 6.1.3 (a)(2)), so its last days would certify
+ *   nothing, while we would report it (and cap what it signs) by its own notAfter.
  *
  * Does not follow CRLs or OCSP of the corporate PKI: that is the relying parties' business.
  */
@@ -124,6 +134,16 @@ export function checkUploadedCaChain(input: {
       );
     }
   });
+  const ourEnd = new Date(certificate.node.validTo);
+  for (const issuer of chain) {
+    const end = new Date(issuer.node.validTo);
+    if (ourEnd > end) {
+      throw new UploadedCaChainError(
+        'outlives-chain',
+        `certificatePem ends ${ourEnd.toISOString()}, after ${issuer.label} (${end.toISOString()}): have the corporate CA make it end no later than its chain`,
+      );
+    }
+  }
   return {
     certificateDer: certificate.der,
     intermediatesDer: chain.slice(0, -1).map((each) => each.der),

@@ -66,6 +66,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     recovery:
       "The tenant's issuing CA waits for its certificate from your corporate root: have the CSR signed and upload it with PUT /v2/ca/{caId}/certificate.",
   },
+  [ErrorCode.RevokeAtCorporateCa]: {
+    status: 409,
+    path: 'ca-manager/revoke-at-corporate-ca',
+    title: 'Revoke at the corporate CA',
+    recovery:
+      'Your corporate root certified this issuing CA and only it can publish the revocation: revoke the CA at your corporate CA (its CRL and OCSP, where relying parties look), then add a new issuing CA with POST /v2/ca/issuing and upload its certificate, which retires this one here.',
+  },
   [ErrorCode.CaCertificateInvalid]: {
     status: 400,
     path: 'ca-manager/ca-certificate-invalid',
@@ -98,6 +105,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     title: 'Chain does not verify',
     recovery:
       'List in chainPem the issuer of the certificate first, then its issuer, and so on, ending with the self-signed root.',
+  },
+  [ErrorCode.CaCertificateOutlivesChain]: {
+    status: 400,
+    path: 'ca-manager/ca-certificate-outlives-chain',
+    title: 'CA certificate outlives its chain',
+    recovery:
+      'Have your corporate CA sign the CSR again with a notAfter no later than that of every certificate of chainPem, then upload it.',
   },
   [ErrorCode.CaChainPathLengthExceeded]: {
     status: 400,
@@ -160,6 +174,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     path: 'ca-manager/csr-signature-invalid',
     title: 'Certificate request signature invalid',
     recovery: 'Sign the request with the private key of the public key it carries, and send it unchanged.',
+  },
+  [ErrorCode.CsrKeyCompromised]: {
+    status: 400,
+    path: 'ca-manager/csr-key-compromised',
+    title: 'CSR key compromised',
+    recovery:
+      'A certificate for this key was revoked for keyCompromise, so it is certified no more: generate a new key pair and send a CSR for it.',
   },
   [ErrorCode.CsrKeyNotAllowed]: {
     status: 400,

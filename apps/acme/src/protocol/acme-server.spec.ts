@@ -125,6 +125,7 @@ describe('asProblem', () => {
     [ErrorCode.IssuingCaRevoked, 'unauthorized', 403],
     [ErrorCode.CsrKeyNotAllowed, 'badCSR', 400],
     [ErrorCode.CsrSignatureInvalid, 'badCSR', 400],
+    [ErrorCode.CsrKeyCompromised, 'badCSR', 400],
   ])('answers %s as %s, with the code and a detail, without calling it internal', (code, type, status) => {
     const problem = asProblem(new CaError(code, 'The reason, in words.'), () => {
       throw new Error('not an internal error');

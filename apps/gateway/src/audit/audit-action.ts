@@ -13,6 +13,11 @@ const ACTIONS: { method: string; path: RegExp; action: string }[] = [
   { method: 'POST', path: route('/v2/ca/issuing'), action: 'ca.add-issuing' },
   { method: 'POST', path: route('/v2/ca/root/renew'), action: 'ca.renew-root' },
   { method: 'POST', path: route(`/v2/ca/${SEGMENT}/revoke`), action: 'ca.revoke' },
+  {
+    method: 'POST',
+    path: route(`/v2/ca/${SEGMENT}/cross-certificate/revoke`),
+    action: 'ca.revoke-cross-certificate',
+  },
   { method: 'PUT', path: route(`/v2/ca/${SEGMENT}/certificate`), action: 'ca.upload-certificate' },
   { method: 'POST', path: route('/v1/certificates'), action: 'certificate.issue' },
   { method: 'GET', path: route('/v1/certificates'), action: 'certificate.list' },

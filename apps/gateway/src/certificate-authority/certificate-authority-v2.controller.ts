@@ -215,4 +215,28 @@ export class CertificateAuthorityV2Controller {
       request: body,
     });
   }
+
+  @Post(':caId/cross-certificate/revoke')
+  @HttpCode(200)
+  @RequireScope(Scope.CaAdmin)
+  @ApiOperation({
+    summary:
+      "Revoke the cross certificate of a renewed root: the previous root's CRL lists it, so relying parties anchored on that root stop reaching the renewed one",
+    operationId: 'revokeCrossCertificate',
+  })
+  @ApiOkResponse({ type: RevokeCaResponse })
+  revokeCrossCertificate(
+    @Param('caId', new UuidParamPipe()) caId: string,
+    @Body() body: RevokeCaRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<RevokeCaResult> {
+    return this.issuance.send(IssuancePattern.RevokeCrossCertificate, {
+      tenantId: principal.tenantId,
+      principal: principal.subject,
+      requestId: req.requestId,
+      caId,
+      request: body,
+    });
+  }
 }

@@ -65,8 +65,9 @@ export class CertificateDeliverer {
 
   private async deliver(issued: CertificateWithKey, request: DeliveryRequest): Promise<CertificateDelivery> {
     // Issued for the caller's CSR: the key stays with the caller, and the request rules allowed
-    // nothing but the certificate in Text (docs/api.md#csr-issuance).
-    if (issued.privateKeyPem === undefined) return { certificatePem: issued.certificatePem };
+    // nothing but the certificate and its chain in Text (docs/api.md#csr-issuance).
+    if (issued.privateKeyPem === undefined)
+      return { certificatePem: issued.certificatePem, chainPem: issued.chainPem };
     return this.deliverWithKey({ ...issued, privateKeyPem: issued.privateKeyPem }, request);
   }
 

@@ -49,7 +49,8 @@ const CSR_DESCRIPTION = [
   'PKCS#10 request whose self-signature verifies and whose key is of an allowed type. Only its public key',
   'is certified; subject and SANs come from this body and the issuance policy, never from the CSR. The',
   'answer then has no privateKeyPem. Refusals: 400 CSR_INVALID (not one PEM request, or over 16 KiB),',
-  'CSR_SIGNATURE_INVALID, CSR_KEY_NOT_ALLOWED; VALIDATION_FAILED for responseFormat File or',
+  'CSR_SIGNATURE_INVALID, CSR_KEY_NOT_ALLOWED, CSR_KEY_COMPROMISED (a key revoked for keyCompromise);',
+  'VALIDATION_FAILED for responseFormat File or',
   'passwordProtected true with csrPem.',
 ].join('\n');
 

@@ -79,7 +79,7 @@ const ISSUANCE_400 =
   'policy (NAME_NOT_ALLOWED_BY_POLICY; `errors` names each name), a usage the policy does not allow ' +
   '(USAGE_NOT_ALLOWED_BY_POLICY), or a pre-signing lint failed ' +
   '(CERTIFICATE_LINT_FAILED).';
-const ISSUANCE_V2_400 = `${ISSUANCE_400} With csrPem also CSR_INVALID, CSR_SIGNATURE_INVALID or CSR_KEY_NOT_ALLOWED.`;
+const ISSUANCE_V2_400 = `${ISSUANCE_400} With csrPem also CSR_INVALID, CSR_SIGNATURE_INVALID, CSR_KEY_NOT_ALLOWED or CSR_KEY_COMPROMISED.`;
 
 /** docs/api.md#external-root: each refused upload has its own code. */
 const UPLOAD_CA_400 =

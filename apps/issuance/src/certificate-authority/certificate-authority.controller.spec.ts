@@ -22,6 +22,7 @@ function controller(rootHeldOutside: boolean) {
     addIssuingCa as unknown as AddIssuingCaHandler,
     externalRoot as unknown as ExternalRootHandler,
     undefined as never,
+    undefined as never,
   );
   return { built, addIssuingCa, externalRoot };
 }

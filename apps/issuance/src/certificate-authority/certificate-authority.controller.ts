@@ -27,6 +27,7 @@ import { ExternalRootHandler } from './external-root.handler';
 import { InitializeCaHandler } from './initialize-ca.handler';
 import { RenewRootHandler } from './renew-root.handler';
 import { RevokeCaHandler } from './revoke-ca.handler';
+import { RevokeCrossCertificateHandler } from './revoke-cross-certificate.handler';
 
 /** The request/reply surface of the certificate-authority aggregate. */
 @Controller()
@@ -38,6 +39,7 @@ export class CertificateAuthorityController {
     private readonly addIssuingCa: AddIssuingCaHandler,
     private readonly externalRoot: ExternalRootHandler,
     private readonly renewRootHandler: RenewRootHandler,
+    private readonly revokeCross: RevokeCrossCertificateHandler,
   ) {}
 
   @MessagePattern(IssuancePattern.InitializeCa)
@@ -84,5 +86,10 @@ export class CertificateAuthorityController {
   @MessagePattern(IssuancePattern.RevokeCa)
   revoke(@Payload() command: RevokeCaCommand): Promise<RevokeCaResult> {
     return this.revokeCa.execute(command);
+  }
+
+  @MessagePattern(IssuancePattern.RevokeCrossCertificate)
+  revokeCrossCertificate(@Payload() command: RevokeCaCommand): Promise<RevokeCaResult> {
+    return this.revokeCross.execute(command);
   }
 }

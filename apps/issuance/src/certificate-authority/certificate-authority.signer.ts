@@ -1,7 +1,7 @@
 import type { webcrypto } from 'node:crypto';
 import { CaError, CrlIssuer, ErrorCode, ROOT_CRL_ISSUER } from '@ca/contracts';
 import { CustodiedKey } from '@ca/custody';
-import { useProviderForKey } from '@ca/pki';
+import { parseCertificate, useProviderForKey } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
 import { EXTERNAL_KEY_CUSTODY } from './pending-ca.entity';
@@ -17,6 +17,13 @@ export interface OpenedAuthority {
    * cross certificates follow (docs/api.md#renew-the-root).
    */
   chain: Buffer[];
+  /**
+   * The end of `authority`'s usable life: its notAfter, or, under a corporate root
+   * (docs/api.md#external-root), the earliest notAfter of the whole chain up to that root, since a
+   * certificate is valid only while every certificate of its path is (RFC 5280 6.1.3 (a)(2)).
+   * Nothing it signs may end later.
+   */
+  validUntil: Date;
 }
 
 const NO_CA = 'This tenant has no certificate authority; initialize one with POST /v1/ca/initialize first.';
@@ -175,6 +182,31 @@ export class CertificateAuthoritySigner {
     useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
     // The issuing CA, then intermediates up to a corporate root or cross certificates (cross-chain.ts).
     const chain = await chainOf(this.dataSource, authority);
-    return { authority, privateKey, chain };
+    return { authority, privateKey, chain, validUntil: await this.validUntil(authority, chain) };
   }
+
+  /** OpenedAuthority.validUntil (chainValidUntil), reading the issuer's row. */
+  private async validUntil(authority: CertificateAuthorityEntity, chain: Buffer[]): Promise<Date> {
+    if (!authority.issuerCaId) return authority.notAfter;
+    const issuer = await this.dataSource
+      .getRepository(CertificateAuthorityEntity)
+      .findOneBy({ id: authority.issuerCaId });
+    return chainValidUntil(authority, issuer, chain);
+  }
+}
+
+/**
+ * RFC 5280 6.1.3 (a)(2): how long `authority` can certify anything. Under a corporate root (its
+ * issuer held outside) the earliest notAfter of the CA, the certificates of its chain and that
+ * root; under a root of ours its own notAfter (our builder keeps every CA within its issuer, and a
+ * renewed root's cross certificates are an extra path, not the only one).
+ */
+export function chainValidUntil(
+  authority: { notAfter: Date },
+  issuer: { keyCustody: string; notAfter: Date } | null,
+  chain: readonly Buffer[],
+): Date {
+  if (issuer?.keyCustody !== EXTERNAL_KEY_CUSTODY) return authority.notAfter;
+  const ends = [authority.notAfter, issuer.notAfter, ...chain.map((der) => parseCertificate(der).notAfter)];
+  return new Date(Math.min(...ends.map((end) => end.getTime())));
 }

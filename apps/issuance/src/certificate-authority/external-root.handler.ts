@@ -55,6 +55,7 @@ const UPLOAD_REFUSAL: Record<UploadedCaChainProblem, ErrorCode> = {
   signature: ErrorCode.CaChainSignatureInvalid,
   'issuer-not-ca': ErrorCode.CaChainIssuerNotCa,
   'path-length': ErrorCode.CaChainPathLengthExceeded,
+  'outlives-chain': ErrorCode.CaCertificateOutlivesChain,
 };
 
 /**

@@ -112,14 +112,15 @@ export class InitializeCaHandler {
     };
     const made: MadeCa[] = [];
     try {
-      // pathLenConstraint 1 on a root made to sign one level of issuing CAs; none on a root that
-      // signs leaves itself (as v1 roots have none), so it may still get an issuing CA.
+      // No pathLenConstraint on a root (as the CA/Browser Forum profile advises for roots): the
+      // issuing CAs' pathLenConstraint 0 bounds the depth. A root renewal puts a self-issued cross
+      // certificate under it, which RFC 5280 6.1.4 (l) does not count but GnuTLS does: with
+      // pathLenConstraint 1, GnuTLS refused leaf -> issuing CA -> cross -> this root.
       const root = await this.makeCa(tenantId, principal, keyAlgorithm, CaRole.Root, {
         subject,
         notBefore,
         notAfter,
         serialNumber: randomSerialNumber(),
-        ...(hierarchy === CaHierarchy.RootAndIssuing ? { pathLenConstraint: 1 } : {}),
       });
       made.push(root);
       if (hierarchy === CaHierarchy.RootAndIssuing) {

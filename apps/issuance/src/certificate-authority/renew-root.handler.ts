@@ -52,9 +52,10 @@ interface NewKey {
 }
 
 /**
- * docs/api.md#renew-the-root: a new root (new key, same subject, pathLenConstraint 1), the cross
+ * docs/api.md#renew-the-root: a new root (new key, same subject, no pathLenConstraint), the cross
  * certificate the current root signs for it (the new root's subject and key; RFC 5280 6.1.4 (l):
- * self-issued, so it does not count against the old root's pathLenConstraint), and a new issuing
+ * self-issued, so it does not count against a pathLenConstraint of the old root, though GnuTLS
+ * counts it: hence roots carry none, and the chain also verifies there), and a new issuing
  * CA under the new root, which signs the tenant's leaves from the answer on. The old root and the
  * old issuing CA become `retired`: they sign no new certificate but keep their CRLs and OCSP for
  * what they signed. Retiring, storing, `ca.root-renewed` and `ca.issuing-added` commit together,
@@ -171,7 +172,7 @@ export class RenewRootHandler {
     const rootSerial = randomSerialNumber();
     const rootKey = await this.open(tenantId, root);
     const rootDer = await buildCaCertificate(
-      { subject, notBefore, notAfter, serialNumber: rootSerial, pathLenConstraint: 1 },
+      { subject, notBefore, notAfter, serialNumber: rootSerial },
       { publicKey: root.publicKey, privateKey: rootKey },
     );
     const oldRootDer = new Uint8Array(oldRoot.certificateDer);

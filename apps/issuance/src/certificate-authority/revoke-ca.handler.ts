@@ -2,6 +2,7 @@ import {
   CaError,
   CaRevokedPayload,
   CaRole,
+  ErrorCode,
   EventType,
   RevocationReasonCodes,
   RevokeCaCommand,
@@ -11,17 +12,20 @@ import {
   validateDto,
 } from '@ca/contracts';
 import { recordEvent } from '@ca/messaging';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { revocationEventFields, revocationNow } from '../revocation-record';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
+import { EXTERNAL_KEY_CUSTODY } from './pending-ca.entity';
 
 /**
  * docs/api.md#revoke-an-issuing-ca: an issuing CA → revoked, once (row locked, so two concurrent
  * revocations cannot both succeed). The change and `ca.revoked` commit together: revocation then
  * lists it on root.crl and the responder answers `revoked` for it; issuance signs no leaf with it
  * (CertificateAuthoritySigner.forLeaves). A root is the trust anchor relying parties installed:
- * no CRL of its own can revoke it, so it is refused.
+ * no CRL of its own can revoke it, so it is refused. So is an issuing CA a corporate root certified
+ * (docs/api.md#external-root): that root's CRL and OCSP are where relying parties look, and its key
+ * is not here, so a revocation recorded here would be published nowhere.
  */
 export class RevokeCaHandler {
   constructor(
@@ -53,6 +57,7 @@ export class RevokeCaHandler {
         ]);
       }
       if (ca.revokedAt) throw CaError.conflict('This issuing CA is already revoked.');
+      await assertIssuerHeldHere(manager, ca);
       await manager.update(CertificateAuthorityEntity, { id: ca.id, tenantId: command.tenantId }, revocation);
       await recordEvent<CaRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaRevoked, {
         tenantId: ca.tenantId,
@@ -66,4 +71,16 @@ export class RevokeCaHandler {
     this.onEventsRecorded();
     return result;
   }
+}
+
+/** 409 REVOKE_AT_CORPORATE_CA when the CA's issuer is a corporate root, whose key is not held here. */
+async function assertIssuerHeldHere(manager: EntityManager, ca: CertificateAuthorityEntity): Promise<void> {
+  const issuer = await manager
+    .getRepository(CertificateAuthorityEntity)
+    .findOneBy({ id: ca.issuerCaId!, tenantId: ca.tenantId });
+  if (issuer?.keyCustody !== EXTERNAL_KEY_CUSTODY) return;
+  throw CaError.conflict(
+    `This issuing CA (serial ${ca.serialNumber}) was certified by your corporate root, whose key is not held here, so no CRL or OCSP answer of this system can revoke it: revoke it at your corporate CA, then add a new issuing CA (POST /v2/ca/issuing) and upload its certificate.`,
+    ErrorCode.RevokeAtCorporateCa,
+  );
 }

@@ -10,6 +10,7 @@ import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './c
 import { CustomExtensionArcs } from './custom-extension-arcs';
 import { IssuancePolicies } from '../policy/issuance-policies';
 import { SubjectKey, assertCsrKeyFitsCa } from './subject-public-key';
+import { BlockedKeys } from './blocked-keys';
 
 export interface MintRequest {
   tenantId: string;
@@ -40,21 +41,25 @@ export class CertificateMinter {
     private readonly groupCommit: CertificateGroupCommit,
     private readonly customExtensionArcs: CustomExtensionArcs,
     private readonly policies: IssuancePolicies,
+    private readonly blockedKeys: BlockedKeys,
   ) {}
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
     // Before the CA key is touched: a name outside the tenant's policy is never signed.
     await this.policies.assertAllows(request.tenantId, request.profile);
-    const { authority, privateKey: caKey, chain } = await this.signer.forLeaves(request.tenantId);
+    await this.blockedKeys.assertNotBlocked(request.tenantId, request.subjectKey);
+    const { authority, privateKey: caKey, chain, validUntil } = await this.signer.forLeaves(request.tenantId);
     assertCsrKeyFitsCa(request.subjectKey, authority.keyAlgorithm);
     // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.
     const { notBefore, notAfter } = validityOfDays(request.validityDays, new Date(), authority.notBefore);
-    if (notAfter > authority.notAfter) {
-      // A certificate that would outlive its CA is refused.
+    if (notAfter > validUntil) {
+      // A certificate that would outlive its CA, or a certificate of the CA's chain up to a
+      // corporate root (RFC 5280 6.1.3 (a)(2)), is refused.
+      const what = validUntil < authority.notAfter ? "its CA's chain" : 'its CA';
       throw CaError.validation([
         {
           field: 'validityDays',
-          message: `the certificate would expire after its CA (${authority.notAfter.toISOString()}); use fewer days`,
+          message: `the certificate would expire after ${what} (${validUntil.toISOString()}); use fewer days`,
         },
       ]);
     }

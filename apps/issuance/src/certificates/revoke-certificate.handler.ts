@@ -14,6 +14,7 @@ import { recordEvent } from '@ca/messaging';
 import { DataSource } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { revocationEventFields, revocationNow } from '../revocation-record';
+import { blockKeyIfCompromised } from './blocked-keys';
 import { CertificateEntity } from './certificate.entity';
 import { findTenantCertificate } from './certificate.repository';
 
@@ -57,6 +58,7 @@ export class RevokeCertificateHandler {
         { id: certificate.id, tenantId: command.tenantId },
         revocation,
       );
+      await blockKeyIfCompromised(manager, certificate, revocation.revocationReasonCode);
       await recordEvent<CertificateRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CertificateRevoked, {
         tenantId: certificate.tenantId,
         certificateId: certificate.id,

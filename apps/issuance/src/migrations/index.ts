@@ -2,6 +2,8 @@ import { AddIssuingCaRollover1766800000000 } from './1766800000000-add-issuing-c
 import { AddExternalRoots1767100000000 } from './1767100000000-add-external-roots';
 import { RootRenewal1767300000000 } from './1767300000000-root-renewal';
 import { AddAllowedUsagesToIssuancePolicies1767500000000 } from './1767500000000-add-allowed-usages-to-issuance-policies';
+import { CreateBlockedKeys1767600000000 } from './1767600000000-create-blocked-keys';
+import { AddCrossCertificateRevocation1767700000000 } from './1767700000000-add-cross-certificate-revocation';
 import { CreateCertificateAuthorities1763769600000 } from './1763769600000-create-certificate-authorities';
 import { CreateCertificates1763769700000 } from './1763769700000-create-certificates';
 import { AddV2ProfileToCertificates1763769900000 } from './1763769900000-add-v2-profile-to-certificates';
@@ -35,4 +37,6 @@ export const ISSUANCE_MIGRATIONS = [
   AddExternalRoots1767100000000,
   RootRenewal1767300000000,
   AddAllowedUsagesToIssuancePolicies1767500000000,
+  CreateBlockedKeys1767600000000,
+  AddCrossCertificateRevocation1767700000000,
 ];

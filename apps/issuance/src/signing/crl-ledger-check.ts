@@ -76,7 +76,12 @@ export class CrlLedgerCheck {
                UNION ALL
                -- Issuing CAs this CA (a root) signed and an operator revoked: root.crl lists them.
                SELECT serial_number, revoked_at, revocation_reason_code
-                 FROM issuance.certificate_authorities WHERE issuer_ca_id = $1 AND revoked_at IS NOT NULL) revoked`,
+                 FROM issuance.certificate_authorities WHERE issuer_ca_id = $1 AND revoked_at IS NOT NULL
+               UNION ALL
+               -- Cross certificates this CA (a retired root) signed for its successor, revoked.
+               SELECT cross_serial_number, cross_revoked_at, cross_revocation_reason_code
+                 FROM issuance.certificate_authorities
+                WHERE previous_root_ca_id = $1 AND cross_revoked_at IS NOT NULL) revoked`,
       [caId, PUBLISHED_REASON_CODES],
     );
     const expected = new Set(keys ? keys.split(',') : []);

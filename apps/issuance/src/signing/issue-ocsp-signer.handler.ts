@@ -25,7 +25,7 @@ export class IssueOcspSignerHandler {
 
   async execute(input: IssueOcspSignerCommand): Promise<IssueOcspSignerResult> {
     const command = await validateDto(IssueOcspSignerCommand, input);
-    const { authority, privateKey } = await this.signer.forIssuer(
+    const { authority, privateKey, validUntil } = await this.signer.forIssuer(
       command.tenantId,
       command.issuer,
       command.caId,
@@ -49,10 +49,11 @@ export class IssueOcspSignerHandler {
     }
     const ca = parseCertificate(new Uint8Array(authority.certificateDer));
     // Backdated like every certificate (docs/certificate-profile.md#certificate-validity), so a
-    // relying party whose clock is behind still accepts answers signed with it; never past the CA.
+    // relying party whose clock is behind still accepts answers signed with it; never past the CA
+    // nor, under a corporate root, past its chain.
     const wanted = validityOfDays(OCSP_SIGNER_VALIDITY_DAYS, new Date(), ca.notBefore);
     const notBefore = wanted.notBefore;
-    const notAfter = wanted.notAfter > ca.notAfter ? ca.notAfter : wanted.notAfter;
+    const notAfter = wanted.notAfter > validUntil ? validUntil : wanted.notAfter;
     const der = await buildLeafCertificate(
       {
         subject: {

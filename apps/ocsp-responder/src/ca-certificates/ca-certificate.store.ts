@@ -224,7 +224,9 @@ export class CaCertificateStore {
   async applyCaRevoked(event: EventEnvelope<CaRevokedPayload>): Promise<void> {
     const { tenantId, caId, revokedAt, reasonCode } = event.payload;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
-      if (event.tenantId !== tenantId) return;
+      // A revoked cross certificate goes on its issuer's CRL only: it names no OCSP responder, and
+      // `caId` (the renewed root it certified) stays valid (docs/api.md#revoke-a-cross-certificate).
+      if (event.tenantId !== tenantId || event.payload.crossCertificate) return;
       await manager.query(
         `UPDATE ocsp.ca_certificates SET issuing_revoked_at = $3, issuing_reason_code = $4
           WHERE tenant_id = $1 AND ca_id = $2 AND root_certificate_der IS NOT NULL AND issuing_revoked_at IS NULL`,

@@ -44,7 +44,8 @@ export class IssuingCaAnswers {
 
   /**
    * Every CertID names the root of a tenant that has an issuing CA. For a root that signed leaves
-   * itself, only a request naming an added issuing CA's serial is this (the rest are its leaves).
+   * itself, only a request naming nothing but added issuing CAs' serials is this; one that also
+   * names its leaves goes the leaves' way, which answers each added CA with `addedCaStatus`.
    */
   answersFor(ca: ServedCaCertificate, certIds: OcspCertId[]): boolean {
     // A corporate root answers for the CAs it certified itself (docs/api.md#external-root): such
@@ -53,7 +54,7 @@ export class IssuingCaAnswers {
     if (!ca.separateRoot) {
       const added = issuingCasOfFirstRoot(ca);
       if (!this.leafSigners || added.length === 0) return false;
-      if (!certIds.some((certId) => added.some((a) => a.serialNumberHex === certId.serialNumberHex)))
+      if (!certIds.every((certId) => added.some((a) => a.serialNumberHex === certId.serialNumberHex)))
         return false;
     }
     return certIds.every((certId) => {
@@ -64,6 +65,26 @@ export class IssuingCaAnswers {
         Buffer.from(expected.issuerKeyHash).equals(Buffer.from(certId.issuerKeyHash))
       );
     });
+  }
+
+  /**
+   * For a root that signed leaves itself (one delegated signer, certified by that root, answers for
+   * its leaves and for the issuing CAs added under it, RFC 6960 4.2.2.2): the status of an added
+   * issuing CA whose serial a CertID under that root names, or undefined when the serial is none of
+   * them (a leaf). So a request naming a leaf and an added CA gets each its own answer (RFC 6960 2.2).
+   */
+  async addedCaStatus(ca: ServedCaCertificate, serialNumberHex: string): Promise<OcspCertStatus | undefined> {
+    if (ca.separateRoot || ca.externalRoot) return undefined;
+    const added = issuingCasOfFirstRoot(ca).find((a) => a.serialNumberHex === serialNumberHex);
+    if (!added) return undefined;
+    return statusOfRevocation(await this.cas.addedRevocation(added.caId));
+  }
+
+  /** Whether any CertID names an issuing CA added under a root that signed leaves itself. */
+  namesAddedCa(ca: ServedCaCertificate, certIds: OcspCertId[]): boolean {
+    if (ca.separateRoot || ca.externalRoot || ca.added.length === 0) return false;
+    const added = issuingCasOfFirstRoot(ca);
+    return certIds.some((certId) => added.some((a) => a.serialNumberHex === certId.serialNumberHex));
   }
 
   async answer(ca: ServedCaCertificate, request: OcspRequestInfo): Promise<IssuingCaAnswer> {
@@ -81,15 +102,7 @@ export class IssuingCaAnswers {
       const revocation = added
         ? await this.cas.addedRevocation(added.caId)
         : await this.cas.issuingRevocation(ca.tenantId);
-      statuses.push(
-        revocation
-          ? {
-              kind: 'revoked',
-              revocationTime: revocation.revokedAt,
-              reasonCode: publishedReasonCode(revocation.reasonCode),
-            }
-          : { kind: 'good' },
-      );
+      statuses.push(statusOfRevocation(revocation));
     }
     const unknown = statuses.some((status) => status.kind === 'unknown');
     ocspMetrics.answer(statuses, undefined);
@@ -132,4 +145,14 @@ export class IssuingCaAnswers {
     }
     return serial;
   }
+}
+
+function statusOfRevocation(revocation: { revokedAt: Date; reasonCode: number } | undefined): OcspCertStatus {
+  return revocation
+    ? {
+        kind: 'revoked',
+        revocationTime: revocation.revokedAt,
+        reasonCode: publishedReasonCode(revocation.reasonCode),
+      }
+    : { kind: 'good' };
 }

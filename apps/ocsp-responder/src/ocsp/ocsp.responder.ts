@@ -131,6 +131,8 @@ export class OcspResponder {
     const signer = leafCa && this.recentSigners.get(leafCa.key);
     if (!ca || !leafCa || !signer || signer.until <= Date.now() || signer.notAfter.getTime() <= Date.now())
       return undefined;
+    // An added issuing CA's status is read from its table on every answer (`answer`).
+    if (this.issuingCa?.namesAddedCa(ca, request.certIds)) return undefined;
     const found = this.statuses.remembered(
       ca.tenantId,
       request.certIds.map((c) => c.serialNumberHex),
@@ -184,6 +186,14 @@ export class OcspResponder {
       request.certIds.map((c) => c.serialNumberHex),
     );
     const statuses = request.certIds.map((certId) => statusOf(certId, found, leafCa.caId));
+    // A root that signed leaves itself also certified the issuing CAs added under it: its signer
+    // answers for both in one response, each CertID with its own status (RFC 6960 2.2).
+    if (leafCa.key === ca.tenantId && this.issuingCa?.namesAddedCa(ca, request.certIds)) {
+      for (const [i, certId] of request.certIds.entries()) {
+        const added = await this.issuingCa.addedCaStatus(ca, certId.serialNumberHex);
+        if (added) statuses[i] = added;
+      }
+    }
     const unknown = statuses.some((status) => status.kind === 'unknown');
     // Only answers every cache may keep are cached here too: no nonce (per request), no unknown.
     const cacheKey =

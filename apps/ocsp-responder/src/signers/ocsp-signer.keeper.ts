@@ -1,7 +1,7 @@
 import type { webcrypto } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { X509Certificate, randomUUID } from 'node:crypto';
-import { CrlIssuer, IssuanceApi, IssuancePattern, ROOT_CRL_ISSUER } from '@ca/contracts';
+import { CaError, CrlIssuer, ErrorCode, IssuanceApi, IssuancePattern, ROOT_CRL_ISSUER } from '@ca/contracts';
 import { CUSTODY_ALGORITHM, CustodiedKey, KeyCustody } from '@ca/custody';
 import { RpcClient } from '@ca/messaging';
 import { leafKeyAlgorithmOfSpki } from '@ca/pki';
@@ -57,8 +57,10 @@ export const ROOT_SIGNERS: SignerLine = {
   issuer: ROOT_CRL_ISSUER,
   subjectSql:
     'SELECT tenant_id, NULL AS ca_id, root_certificate_der AS issuer_der FROM ocsp.ca_certificates WHERE tenant_id = $1',
+  // A corporate root (docs/api.md#external-root) has no key here: nothing can certify its signer.
   dueSql: `SELECT c.tenant_id AS key FROM ocsp.ca_certificates c LEFT JOIN ocsp.root_signers s ON s.tenant_id = c.tenant_id
-            WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1) AND c.root_certificate_der IS NOT NULL`,
+            WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1) AND c.root_certificate_der IS NOT NULL
+              AND NOT c.external_root`,
 };
 export const ADDED_CA_SIGNERS: SignerLine = {
   table: 'ocsp.ca_signers',
@@ -67,6 +69,12 @@ export const ADDED_CA_SIGNERS: SignerLine = {
   dueSql: `SELECT c.ca_id AS key FROM ocsp.added_cas c LEFT JOIN ocsp.ca_signers s ON s.ca_id = c.ca_id
             WHERE c.not_after > now() AND (s.ca_id IS NULL OR s.not_after < $1)`,
 };
+
+/**
+ * Issuance's answers that say it will never certify this signer (no such CA, or a CA whose key is
+ * not held or that may not sign one): asking again every sweep would only make a key each time.
+ */
+const REFUSALS: readonly string[] = [ErrorCode.Forbidden, ErrorCode.Conflict, ErrorCode.NotFound];
 
 /** A new signer is obtained this long before the current one expires. */
 export const SIGNER_RENEW_BEFORE_MS = 7 * 24 * 60 * 60_000;
@@ -83,6 +91,11 @@ export class OcspSignerKeeper {
   private readonly ensuring = new Map<string, Promise<void>>();
   /** Tenants whose stored signer key custody could not open: replaced regardless of its expiry. */
   private readonly unusable = new Set<string>();
+  /**
+   * Keys issuance refused for good (REFUSALS): the sweep skips them; an event about the CA asks
+   * again (`ensure`), as a new root or issuing CA may change the answer.
+   */
+  private readonly refused = new Set<string>();
   private timer?: NodeJS.Timeout;
 
   constructor(
@@ -94,8 +107,8 @@ export class OcspSignerKeeper {
   ) {}
 
   start(): void {
-    this.timer = setInterval(() => void this.ensureAll(), this.intervalMs);
-    void this.ensureAll();
+    this.timer = setInterval(() => void this.sweep(), this.intervalMs);
+    void this.sweep();
   }
 
   async stop(): Promise<void> {
@@ -123,17 +136,26 @@ export class OcspSignerKeeper {
   ensure(tenantId: string): Promise<void> {
     const current = this.ensuring.get(tenantId);
     if (current) return current;
+    this.refused.delete(tenantId);
     const attempt = this.renewIfNeeded(tenantId)
-      .catch((err: unknown) =>
-        this.logger.warn({ err, tenantId }, 'could not obtain an OCSP signer yet; will retry'),
-      )
+      .catch((err: unknown) => {
+        if (err instanceof CaError && REFUSALS.includes(err.code)) {
+          this.refused.add(tenantId);
+          this.logger.warn(
+            { err, tenantId, issuer: this.line.issuer },
+            'issuance will not certify this OCSP signer',
+          );
+          return;
+        }
+        this.logger.warn({ err, tenantId }, 'could not obtain an OCSP signer yet; will retry');
+      })
       .finally(() => this.ensuring.delete(tenantId));
     this.ensuring.set(tenantId, attempt);
     return attempt;
   }
 
-  /** One sweep; never rejects (ensure() logs its own failures). */
-  private async ensureAll(): Promise<void> {
+  /** One sweep over the due keys but those refused; never rejects (ensure() logs its own failures). */
+  async sweep(): Promise<void> {
     let due: { key: string }[];
     try {
       due = await this.dataSource.query(this.line.dueSql, [new Date(Date.now() + SIGNER_RENEW_BEFORE_MS)]);
@@ -143,7 +165,7 @@ export class OcspSignerKeeper {
       this.logger.warn({ err }, 'could not list tenants whose OCSP signer is due; the next sweep retries');
       return;
     }
-    for (const { key } of due) await this.ensure(key);
+    for (const { key } of due) if (!this.refused.has(key)) await this.ensure(key);
   }
 
   private async renewIfNeeded(tenantId: string): Promise<void> {

@@ -25,6 +25,8 @@ export const ErrorCode = {
   CaChainSignatureInvalid: 'CA_CHAIN_SIGNATURE_INVALID',
   /** An issuer's pathLenConstraint allows no CA as deep as ours (RFC 5280 4.2.1.9). */
   CaChainPathLengthExceeded: 'CA_CHAIN_PATH_LENGTH_EXCEEDED',
+  /** The uploaded certificate ends after a certificate of its chain (RFC 5280 6.1.3 (a)(2)). */
+  CaCertificateOutlivesChain: 'CA_CERTIFICATE_OUTLIVES_CHAIN',
   /** A certificate of `chainPem` may not certify CAs (basicConstraints cA, keyUsage keyCertSign). */
   CaChainIssuerNotCa: 'CA_CHAIN_ISSUER_NOT_CA',
   /**
@@ -38,10 +40,17 @@ export const ErrorCode = {
   NameNotAllowedByPolicy: 'NAME_NOT_ALLOWED_BY_POLICY',
   /** The request's usage (v1: Client) is not among the policy's `allowedUsages` (docs/api.md#issuance-policy). */
   UsageNotAllowedByPolicy: 'USAGE_NOT_ALLOWED_BY_POLICY',
+  /**
+   * Revoking an issuing CA that a corporate root certified (docs/api.md#external-root): only the
+   * corporate CA, whose key is not held here, can publish that revocation.
+   */
+  RevokeAtCorporateCa: 'REVOKE_AT_CORPORATE_CA',
   /** `csrPem` is not one PEM PKCS#10 request, or is too large (docs/api.md#csr-issuance). */
   CsrInvalid: 'CSR_INVALID',
   /** The CSR's self-signature does not verify with its own key (RFC 2986 section 3). */
   CsrSignatureInvalid: 'CSR_SIGNATURE_INVALID',
+  /** The CSR's key is one the tenant revoked a certificate of for keyCompromise (docs/api.md#csr-issuance). */
+  CsrKeyCompromised: 'CSR_KEY_COMPROMISED',
   /** The CSR's key is of a type this CA does not certify. */
   CsrKeyNotAllowed: 'CSR_KEY_NOT_ALLOWED',
   InvalidToken: 'invalid_token',

@@ -120,6 +120,7 @@ const SHAPES: Record<string, PayloadShape> = {
     revokedAt: required(instant),
     reasonCode: required(REASON_CODE),
     revokedBy: optional(text),
+    crossCertificate: optional(isTrue),
   },
   [EventType.CertificateRevoked]: {
     tenantId: required(uuid),

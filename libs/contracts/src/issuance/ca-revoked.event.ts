@@ -14,4 +14,9 @@ export interface CaRevokedPayload {
   /** RFC 5280 5.3.1 CRLReason number. */
   reasonCode: number;
   revokedBy?: string;
+  /**
+   * The revoked certificate is the cross certificate `issuerCaId` (the previous root) signed for
+   * `caId`, a root made by renewal (docs/api.md#revoke-a-cross-certificate), not `caId` itself.
+   */
+  crossCertificate?: true;
 }

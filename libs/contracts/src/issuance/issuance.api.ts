@@ -41,6 +41,7 @@ export type IssuanceApi = {
   ];
   [IssuancePattern.ListCas]: [TenantCommand, { cas: CaSummary[] }];
   [IssuancePattern.RevokeCa]: [RevokeCaCommand, RevokeCaResult];
+  [IssuancePattern.RevokeCrossCertificate]: [RevokeCaCommand, RevokeCaResult];
   [IssuancePattern.AddIssuingCa]: [AddIssuingCaCommand, AddIssuingCaResult | AddPendingIssuingCaResult];
   [IssuancePattern.UploadCaCertificate]: [UploadCaCertificateCommand, UploadCaCertificateResult];
   [IssuancePattern.RenewRoot]: [RenewRootCommand, RenewRootResult];

@@ -5,6 +5,8 @@ export const IssuancePattern = {
   ListCas: 'issuance.ca.list',
   /** docs/api.md#revoke-an-issuing-ca */
   RevokeCa: 'issuance.ca.revoke',
+  /** docs/api.md#revoke-a-cross-certificate */
+  RevokeCrossCertificate: 'issuance.ca.revoke-cross',
   /** docs/api.md#add-an-issuing-ca */
   AddIssuingCa: 'issuance.ca.add-issuing',
   /** docs/api.md#external-root: the corporate root's certificate for a pending issuing CA. */

@@ -1,0 +1,55 @@
+import { KeyObject, X509Certificate, createHash, type webcrypto } from 'node:crypto';
+import { CaError, ErrorCode, RevocationReasonCodes } from '@ca/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+import { SubjectKey } from './subject-public-key';
+
+/**
+ * Keys known to be compromised (docs/api.md#revoke-a-certificate): once a tenant revokes a
+ * certificate for keyCompromise, no certificate of that tenant certifies its key again. Keys are
+ * compared by SHA-256 of their SubjectPublicKeyInfo as Node encodes it, so one key sent in another
+ * encoding (a compressed EC point in a CSR) is still the same key.
+ */
+export function spkiSha256OfCertificate(certificateDer: Buffer): Buffer {
+  return spkiSha256(new X509Certificate(certificateDer).publicKey);
+}
+
+function spkiSha256(key: KeyObject): Buffer {
+  return createHash('sha256')
+    .update(key.export({ type: 'spki', format: 'der' }))
+    .digest();
+}
+
+/** In the revocation's transaction: a keyCompromise revocation blocks the certificate's key. */
+export async function blockKeyIfCompromised(
+  manager: EntityManager,
+  certificate: { id: string; tenantId: string; certificateDer: Buffer },
+  reasonCode: number,
+): Promise<void> {
+  if (reasonCode !== RevocationReasonCodes.KeyCompromise) return;
+  await manager.query(
+    `INSERT INTO issuance.blocked_keys (tenant_id, spki_sha256, certificate_id) VALUES ($1, $2, $3)
+     ON CONFLICT DO NOTHING`,
+    [certificate.tenantId, spkiSha256OfCertificate(certificate.certificateDer), certificate.id],
+  );
+}
+
+/**
+ * 400 CSR_KEY_COMPROMISED for a key the tenant revoked a certificate of for keyCompromise. Every
+ * key is looked up (one primary-key read): ACME finalize sends its CSR's key as a bare
+ * SubjectPublicKeyInfo, so a caller's key cannot be told from one the gateway made.
+ */
+export class BlockedKeys {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async assertNotBlocked(tenantId: string, subjectKey: SubjectKey): Promise<void> {
+    const hash = spkiSha256(KeyObject.from(subjectKey.publicKey as webcrypto.CryptoKey));
+    const rows: unknown[] = await this.dataSource.query(
+      'SELECT 1 FROM issuance.blocked_keys WHERE tenant_id = $1 AND spki_sha256 = $2',
+      [tenantId, hash],
+    );
+    if (rows.length === 0) return;
+    const message =
+      'has the key of a certificate revoked for keyCompromise: that key is certified no more; make a new key and a new CSR';
+    throw new CaError(ErrorCode.CsrKeyCompromised, `The CSR ${message}.`, [{ field: 'csrPem', message }]);
+  }
+}
