@@ -132,6 +132,9 @@ export class CertificateMinter {
             notAfter: notAfter.toISOString(),
             ...(request.renewedFrom ? { renewedFrom: request.renewedFrom } : {}),
             issuedBy: request.principal,
+            commonName: profile.commonName,
+            clientId: profile.clientId,
+            subjectAlternativeNames: profile.dnsNames,
           }),
         });
       } catch (error) {
