@@ -3,11 +3,11 @@ import { FieldError } from '../common/ca-error';
 
 /** Request/reply subjects answered by the webhooks context (queue group `webhooks`). */
 export const WebhooksPattern = {
-  Create: 'webhooks.subscription.create',
-  List: 'webhooks.subscription.list',
-  Delete: 'webhooks.subscription.delete',
-  Test: 'webhooks.subscription.test',
-  Deliveries: 'webhooks.deliveries.list',
+  Create: 'webhooks.create',
+  List: 'webhooks.list',
+  Delete: 'webhooks.delete',
+  Test: 'webhooks.test',
+  Deliveries: 'webhooks.deliveries',
 } as const;
 export type WebhooksPattern = (typeof WebhooksPattern)[keyof typeof WebhooksPattern];
 
