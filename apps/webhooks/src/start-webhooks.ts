@@ -22,6 +22,7 @@ import { MessageStore } from './delivery/message-store';
 import { signedHeaders } from './delivery/standard-webhooks';
 import { LifecycleEvents } from './events/lifecycle-events';
 import { ExpiryScanner } from './expiry/expiry-scanner';
+import { WebhookHousekeeping } from './housekeeping';
 import { WEBHOOKS_MIGRATIONS } from './migrations';
 import { SecretSealer } from './subscriptions/secret-sealer';
 import { Subscriptions } from './subscriptions/subscriptions';
@@ -146,6 +147,10 @@ export async function startWebhooks(
     retentionMs: config.eventRetentionMs,
   });
   retention.start();
+  const housekeeping = new WebhookHousekeeping(dataSource, config.eventRetentionMs, (err) =>
+    logger.warn({ err }, 'webhook housekeeping failed; the next run tries again'),
+  );
+  housekeeping.start();
   const unregisterGauges = [
     webhookMetrics.pending.register(async () => [
       { labels: { service: 'webhooks' }, value: await store.pending() },
@@ -163,6 +168,7 @@ export async function startWebhooks(
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
       await scanner.stop();
+      await housekeeping.stop();
       await retention.stop();
       await started.close();
       await subscription.stop();
