@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
+import { startWebhooks } from '@ca/webhooks';
 import { TestTenant, adminRequest, createTenant, issueBody } from './support/admin-api';
 import { eventually } from './support/http';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
@@ -330,6 +331,47 @@ describe.each(modes)('webhooks (%s)', (mode) => {
     expect(receiver.at('/dead').length).toBe(seenBefore);
     expect((await tenant.get('/v2/webhooks')).json<{ webhooks: unknown[] }>().webhooks).toHaveLength(1);
     expect((await tenant.get(`/v2/webhooks/${dead.webhookId}/deliveries`)).status).toBe(404);
+  });
+
+  it('runs a second replica of the webhooks service beside the first: each event once, in order per certificate', async () => {
+    const replica = await startWebhooks({
+      config: sut.config,
+      databaseUrl: sut.databaseUrl,
+      messaging: await sut.openMessaging('webhooks-replica'),
+      logger: sut.serviceLogger('webhooks-replica'),
+    });
+    try {
+      const tenant = await createTenant(sut);
+      const { webhookId } = await subscribe(tenant, {
+        url: receiver.url('/replicas'),
+        events: ['certificate.issued', 'certificate.revoked'],
+      });
+      const ids: string[] = [];
+      for (let i = 0; i < 8; i++) {
+        const { certificateId } = await tenant.issue(issueBody());
+        ids.push(certificateId);
+        await tenant.post(`/v1/certificates/${certificateId}/revoke`, {
+          reason: 'rotated',
+          reasonCode: 'Superseded',
+        });
+      }
+      const all = await arrived('/replicas', 16);
+      expect(new Set(all.map((r) => r.id)).size).toBe(16);
+      for (const id of ids) {
+        expect(all.filter(ofCertificate(id)).map((r) => r.event.type)).toEqual([
+          'certificate.issued',
+          'certificate.revoked',
+        ]);
+      }
+      const { deliveries } = (await tenant.get(`/v2/webhooks/${webhookId}/deliveries`)).json<{
+        deliveries: { attempt: number; statusCode: number }[];
+      }>();
+      expect(deliveries).toHaveLength(16);
+      expect(deliveries.every((d) => d.attempt === 1 && d.statusCode === 200)).toBe(true);
+      expect(receiver.at('/replicas')).toHaveLength(16);
+    } finally {
+      await replica.close();
+    }
   });
 
   it('announces each expiry threshold once, none for a renewed certificate, then the expiry', async () => {
