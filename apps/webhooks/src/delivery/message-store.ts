@@ -94,6 +94,10 @@ export class MessageStore implements DeliveryQueue {
     );
   }
 
+  /**
+   * Records the attempt and moves the message on, unless another replica has claimed it since (this
+   * one's claim lapsed): then only the attempt is logged, and the other replica's outcome counts.
+   */
   async settle(message: ClaimedMessage, outcome: SendOutcome, settlement: Settlement): Promise<void> {
     await this.dataSource.transaction(async (manager) => {
       await manager.query(
@@ -115,8 +119,8 @@ export class MessageStore implements DeliveryQueue {
          SET attempts = attempts + 1, status = $2, claimed_by = NULL, claimed_until = NULL,
              next_attempt_at = coalesce($3, next_attempt_at),
              finished_at = CASE WHEN $2 = 'pending' THEN NULL ELSE now() END
-         WHERE id = $1 AND status = 'pending'`,
-        [message.id, status, 'retryAt' in settlement ? settlement.retryAt : null],
+         WHERE id = $1 AND status = 'pending' AND claimed_by = $4`,
+        [message.id, status, 'retryAt' in settlement ? settlement.retryAt : null, this.replicaId],
       );
     });
   }
