@@ -10,7 +10,6 @@ import {
   EventRetention,
   RpcReplyInterceptor,
   RpcTraceInterceptor,
-  each,
   routeValidated,
 } from '@ca/messaging';
 import { NestPinoLogger, messagingMetrics, webhookMetrics } from '@ca/observability';
@@ -103,12 +102,12 @@ export async function startWebhooks(
   const routes = routeValidated(
     WEBHOOKS_CONSUMER,
     {
-      [EventType.CertificateIssued]: each((e) => lifecycle.issued(e)),
-      [EventType.CertificateRevoked]: each((e) => lifecycle.revoked(e)),
-      [EventType.CertificateHoldReleased]: each((e) => lifecycle.holdReleased(e)),
-      [EventType.IssuingCaAdded]: each((e) => lifecycle.issuingCaAdded(e)),
-      [EventType.CaRevoked]: each((e) => lifecycle.caRevoked(e)),
-      [EventType.CrlPublished]: each((e) => lifecycle.crlPublished(e)),
+      [EventType.CertificateIssued]: (events) => lifecycle.issued(events),
+      [EventType.CertificateRevoked]: (events) => lifecycle.revoked(events),
+      [EventType.CertificateHoldReleased]: (events) => lifecycle.holdReleased(events),
+      [EventType.IssuingCaAdded]: (events) => lifecycle.issuingCaAdded(events),
+      [EventType.CaRevoked]: (events) => lifecycle.caRevoked(events),
+      [EventType.CrlPublished]: (events) => lifecycle.crlPublished(events),
     },
     deadLetters,
   );

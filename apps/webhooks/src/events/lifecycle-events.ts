@@ -8,7 +8,7 @@ import {
   IssuingCaAddedPayload,
   RevocationReasonCodes,
 } from '@ca/contracts';
-import { applyOnce } from '@ca/messaging';
+import { applyOnceEach } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { WEBHOOKS_SCHEMA } from '../webhooks.schema';
 import { OutgoingEvent, enqueue } from './enqueue';
@@ -58,9 +58,9 @@ export class LifecycleEvents {
     private readonly onQueued: () => void,
   ) {}
 
-  async issued(event: EventEnvelope<CertificateIssuedPayload>): Promise<void> {
-    const p = event.payload;
-    await this.apply(event, async (manager) => {
+  async issued(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<void> {
+    await this.apply(events, async (event, manager) => {
+      const p = event.payload;
       const [row] = (await manager.query(
         `INSERT INTO webhooks.certificates
            (certificate_id, tenant_id, serial_number, common_name, client_id, subject_alternative_names, not_after)
@@ -99,9 +99,9 @@ export class LifecycleEvents {
     });
   }
 
-  async revoked(event: EventEnvelope<CertificateRevokedPayload>): Promise<void> {
-    const p = event.payload;
-    await this.apply(event, async (manager) => {
+  async revoked(events: readonly EventEnvelope<CertificateRevokedPayload>[]): Promise<void> {
+    await this.apply(events, async (event, manager) => {
+      const p = event.payload;
       const [rows] = (await manager.query(
         `UPDATE webhooks.certificates SET revoked_at = $3
          WHERE certificate_id = $1 AND tenant_id = $2 RETURNING *`,
@@ -129,9 +129,9 @@ export class LifecycleEvents {
   }
 
   /** A released hold makes the certificate Active again: watched for expiry again. No webhook type. */
-  async holdReleased(event: EventEnvelope<CertificateHoldReleasedPayload>): Promise<void> {
-    const p = event.payload;
-    await this.apply(event, async (manager) => {
+  async holdReleased(events: readonly EventEnvelope<CertificateHoldReleasedPayload>[]): Promise<void> {
+    await this.apply(events, async (event, manager) => {
+      const p = event.payload;
       await manager.query(
         'UPDATE webhooks.certificates SET revoked_at = NULL WHERE certificate_id = $1 AND tenant_id = $2',
         [p.certificateId, p.tenantId],
@@ -140,73 +140,84 @@ export class LifecycleEvents {
     });
   }
 
-  async issuingCaAdded(event: EventEnvelope<IssuingCaAddedPayload>): Promise<void> {
-    const p = event.payload;
-    await this.apply(event, async () => [
-      {
-        tenantId: p.tenantId,
-        type: 'ca.issuing-added',
-        orderKey: `ca:${p.caId}`,
-        timestamp: event.occurredAt,
-        data: {
+  async issuingCaAdded(events: readonly EventEnvelope<IssuingCaAddedPayload>[]): Promise<void> {
+    await this.apply(events, async (event) => {
+      const p = event.payload;
+      return [
+        {
           tenantId: p.tenantId,
-          caId: p.caId,
-          issuerCaId: p.issuerCaId,
-          previousCaId: p.previousCaId,
-          notBefore: p.notBefore,
-          notAfter: p.notAfter,
+          type: 'ca.issuing-added',
+          orderKey: `ca:${p.caId}`,
+          timestamp: event.occurredAt,
+          data: {
+            tenantId: p.tenantId,
+            caId: p.caId,
+            issuerCaId: p.issuerCaId,
+            previousCaId: p.previousCaId,
+            notBefore: p.notBefore,
+            notAfter: p.notAfter,
+          },
         },
-      },
-    ]);
+      ];
+    });
   }
 
-  async caRevoked(event: EventEnvelope<CaRevokedPayload>): Promise<void> {
-    const p = event.payload;
-    await this.apply(event, async () => [
-      {
-        tenantId: p.tenantId,
-        type: 'ca.revoked',
-        orderKey: `ca:${p.caId}`,
-        timestamp: event.occurredAt,
-        data: {
+  async caRevoked(events: readonly EventEnvelope<CaRevokedPayload>[]): Promise<void> {
+    await this.apply(events, async (event) => {
+      const p = event.payload;
+      return [
+        {
           tenantId: p.tenantId,
-          caId: p.caId,
-          issuerCaId: p.issuerCaId,
-          serialNumber: p.serialNumber,
-          revokedAt: p.revokedAt,
-          reasonCode: reasonName(p.reasonCode),
+          type: 'ca.revoked',
+          orderKey: `ca:${p.caId}`,
+          timestamp: event.occurredAt,
+          data: {
+            tenantId: p.tenantId,
+            caId: p.caId,
+            issuerCaId: p.issuerCaId,
+            serialNumber: p.serialNumber,
+            revokedAt: p.revokedAt,
+            reasonCode: reasonName(p.reasonCode),
+          },
         },
-      },
-    ]);
+      ];
+    });
   }
 
-  async crlPublished(event: EventEnvelope<CrlPublishedPayload>): Promise<void> {
-    const p = event.payload;
-    await this.apply(event, async () => [
-      {
-        tenantId: p.tenantId,
-        type: 'crl.published',
-        orderKey: `crl:${p.caId ?? p.issuer ?? 'leaves'}`,
-        timestamp: event.occurredAt,
-        data: {
+  async crlPublished(events: readonly EventEnvelope<CrlPublishedPayload>[]): Promise<void> {
+    await this.apply(events, async (event) => {
+      const p = event.payload;
+      return [
+        {
           tenantId: p.tenantId,
-          ...(p.caId ? { caId: p.caId } : {}),
-          crl: p.issuer === 'root' ? 'root' : 'issuing',
-          crlNumber: p.crlNumber,
-          thisUpdate: p.thisUpdate,
-          nextUpdate: p.nextUpdate,
+          type: 'crl.published',
+          orderKey: `crl:${p.caId ?? p.issuer ?? 'leaves'}`,
+          timestamp: event.occurredAt,
+          data: {
+            tenantId: p.tenantId,
+            ...(p.caId ? { caId: p.caId } : {}),
+            crl: p.issuer === 'root' ? 'root' : 'issuing',
+            crlNumber: p.crlNumber,
+            thisUpdate: p.thisUpdate,
+            nextUpdate: p.nextUpdate,
+          },
         },
-      },
-    ]);
+      ];
+    });
   }
 
-  private async apply(
-    event: EventEnvelope,
-    effect: (manager: EntityManager) => Promise<OutgoingEvent[]>,
+  /**
+   * A run of events in one transaction with their inbox entries (one commit per run, not per
+   * event: a burst of issuances reaches the receivers sooner); each event's effect once.
+   */
+  private async apply<E extends EventEnvelope>(
+    events: readonly E[],
+    effect: (event: E, manager: EntityManager) => Promise<OutgoingEvent[]>,
   ): Promise<void> {
     let queued = 0;
-    await applyOnce(this.dataSource, WEBHOOKS_SCHEMA, event, async (manager) => {
-      for (const outgoing of await effect(manager)) queued += await enqueue(manager, outgoing);
+    await applyOnceEach(this.dataSource, WEBHOOKS_SCHEMA, events, async (manager, fresh) => {
+      for (const event of fresh)
+        for (const outgoing of await effect(event, manager)) queued += await enqueue(manager, outgoing);
     });
     if (queued > 0) this.onQueued();
   }
