@@ -42,7 +42,7 @@ class Receiver {
   ) {}
 
   static async start(): Promise<Receiver> {
-    let receiver: Receiver | undefined;
+    const self: { receiver?: Receiver } = {};
     const server = createServer((req: IncomingMessage, res: ServerResponse) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
@@ -52,7 +52,7 @@ class Receiver {
           timestamp: string;
           data: { certificateId?: string };
         };
-        const r = receiver!;
+        const r = self.receiver!;
         r.count++;
         if (body.data.certificateId && !r.arrivals.has(body.data.certificateId)) {
           r.arrivals.set(body.data.certificateId, at);
@@ -62,11 +62,11 @@ class Receiver {
       });
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    receiver = new Receiver(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, async () => {
+    self.receiver = new Receiver(`http://127.0.0.1:${(server.address() as AddressInfo).port}`, async () => {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));
     });
-    return receiver;
+    return self.receiver;
   }
 
   stop(): Promise<void> {
