@@ -4,6 +4,7 @@ import { openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
 import { enqueue } from '../events/enqueue';
+import { WebhookHousekeeping } from '../housekeeping';
 import { WEBHOOKS_MIGRATIONS } from '../migrations';
 import { WEBHOOKS_SCHEMA } from '../webhooks.schema';
 import { MessageStore } from './message-store';
@@ -130,5 +131,24 @@ describe.each(databaseKinds())('webhook message queue shared by replicas (%s dat
     await queue(sub, 'certificate.issued', 'cert-1');
     await pools[0].query('UPDATE webhooks.subscriptions SET deleted_at = now() WHERE id = $1', [sub]);
     expect(await a.claim(10, 10, [])).toEqual([]);
+  });
+
+  it('prunes finished messages and attempts past the retention window, never a pending one', async () => {
+    const sub = await subscription();
+    for (let i = 0; i < 3; i++) await queue(sub, 'certificate.issued', `old-${i}`);
+    const [done, failed] = await a.claim(2, 10, []);
+    await a.settle(done, OK, { delivered: true });
+    await a.settle(failed, { statusCode: 500, durationMs: 1 }, { failed: true });
+    const day = 86_400_000;
+    await new WebhookHousekeeping(pools[0], day, () => undefined).prune(new Date(Date.now() + 2 * day));
+    const rows = (await pools[0].query('SELECT status FROM webhooks.messages WHERE subscription_id = $1', [
+      sub,
+    ])) as { status: string }[];
+    expect(rows).toEqual([{ status: 'pending' }]);
+    const [{ n }] = (await pools[0].query(
+      'SELECT count(*)::int AS n FROM webhooks.attempts WHERE subscription_id = $1',
+      [sub],
+    )) as { n: number }[];
+    expect(n).toBe(0);
   });
 });
