@@ -87,10 +87,15 @@ async function subscribe(api: Api, url: string): Promise<void> {
   if (answer.status !== 201) throw new Error(`subscribe: ${answer.status} ${JSON.stringify(answer.json)}`);
 }
 
+/** One issuance; a 503 (the distribution side did not confirm in time, on a loaded machine) is retried. */
 async function issue(api: Api, i: number): Promise<string> {
-  const answer = await api.call('POST', '/v1/certificates', { ...ISSUE_BODY, clientId: `hook-${i}` });
-  if (answer.status !== 200) throw new Error(`issue: ${answer.status} ${JSON.stringify(answer.json)}`);
-  return answer.json.certificateId as string;
+  for (let attempt = 1; ; attempt++) {
+    const answer = await api.call('POST', '/v1/certificates', { ...ISSUE_BODY, clientId: `hook-${i}` });
+    if (answer.status === 200) return answer.json.certificateId as string;
+    if (answer.status !== 503 || attempt >= 5)
+      throw new Error(`issue: ${answer.status} ${JSON.stringify(answer.json)}`);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+  }
 }
 
 /**
