@@ -205,7 +205,7 @@ async function main(): Promise<void> {
     for (const r of rows) process.stdout.write(`${r.join('  ')}\n`);
     report(
       {
-        title: 'webhook delivery: latency and drain rate',
+        title: 'webhook delivery: latency and throughput',
         command: '`npm run bench -- webhooks` (`node -r @swc-node/register bench/webhooks.ts`)',
         machine,
         settings: [
