@@ -33,6 +33,8 @@ describe('webhook targets', () => {
     ['https://127.0.0.1/', /private or reserved/],
     ['https://[::1]/', /private or reserved/],
     ['https://169.254.169.254/latest/meta-data', /private or reserved/],
+    ['https://[64:ff9b::a00:1]/', /private or reserved/],
+    ['https://[2002:a00:1::1]/', /private or reserved/],
     ['https://nowhere.example.com/', /does not resolve/],
     ['not a url', /not a URL/],
   ])('refuses %s', async (url, reason) => {
