@@ -7,7 +7,14 @@ const tseslint = require('typescript-eslint');
 const prettier = require('eslint-config-prettier');
 
 const LIBS = ['type:contracts', 'type:util', 'type:domain', 'type:infra'];
-const APP_INDEXES = ['@ca/gateway', '@ca/issuance', '@ca/revocation', '@ca/ocsp-responder', '@ca/acme'];
+const APP_INDEXES = [
+  '@ca/gateway',
+  '@ca/issuance',
+  '@ca/revocation',
+  '@ca/ocsp-responder',
+  '@ca/acme',
+  '@ca/webhooks',
+];
 
 /** The boundary rule; `allow` names the only app entry points a composition root may import. */
 const boundaries = (allow = []) => [
@@ -45,6 +52,11 @@ const boundaries = (allow = []) => [
         onlyDependOnLibsWithTags: ['scope:gateway', 'scope:custody', 'scope:shared'],
       },
       { sourceTag: 'scope:acme', onlyDependOnLibsWithTags: ['scope:acme', 'scope:custody', 'scope:shared'] },
+      // The webhooks context seals each signing secret to the gateway, like acme's EAB keys.
+      {
+        sourceTag: 'scope:webhooks',
+        onlyDependOnLibsWithTags: ['scope:webhooks', 'scope:custody', 'scope:shared'],
+      },
       {
         sourceTag: 'scope:issuance',
         onlyDependOnLibsWithTags: ['scope:issuance', 'scope:custody', 'scope:shared'],

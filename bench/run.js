@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 // `npm run bench [-- <names…>] [--quick] [--no-record] [--at <git revision>]`: runs the benchmarks
 // one after the other, each as `node -r @swc-node/register bench/<file>.ts`. Each prints its table
-// and appends a dated entry to bench/history/<YYYY-MM>.md. Names: crl, ocsp, issuance, list, revocation, cold-start
-// (default: all of these), and soak (10 minutes), floods, replicas and events-scaling (only when named). Other options are passed to every benchmark.
+// and appends a dated entry to bench/history/<YYYY-MM>.md. Names: crl, ocsp, issuance, list, revocation, cold-start,
+// webhooks (default: all of these), and soak (10 minutes), floods, replicas and events-scaling (only when named). Other options are passed to every benchmark.
 //
 // --at <rev>  benchmarks that git revision instead of the working tree (useful while the tree is
 //             being edited): its files are exported with `git archive` into a temporary directory,
@@ -24,6 +24,7 @@ const BENCHMARKS = {
   floods: 'floods.ts',
   replicas: 'replicas.ts',
   'events-scaling': 'events-scaling.ts',
+  webhooks: 'webhooks.ts',
 };
 // Run only when named: the soak alone takes 10 minutes (`npm run bench -- soak`); floods load the
 // machine on purpose (`npm run bench -- floods`); replicas needs DATABASE_URL, events-scaling real

@@ -10,4 +10,5 @@ psql -v ON_ERROR_STOP=1 -q --username "$POSTGRES_USER" --dbname "$POSTGRES_DB" \
   -v revocation_password="$CA_PASSWORD_REVOCATION" \
   -v ocsp_password="$CA_PASSWORD_OCSP" \
   -v acme_password="$CA_PASSWORD_ACME" \
+  -v webhooks_password="$CA_PASSWORD_WEBHOOKS" \
   -f /ca-manager/init-roles.sql

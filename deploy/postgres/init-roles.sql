@@ -4,6 +4,7 @@
 --
 --   psql "$ADMIN_DATABASE_URL" -v ON_ERROR_STOP=1 \
 --     -v gateway_password=… -v issuance_password=… -v revocation_password=… -v ocsp_password=… -v acme_password=… \
+--     -v webhooks_password=… \
 --     -f deploy/postgres/init-roles.sql
 --
 -- Optional: -v role_prefix=ca_ names the roles ca_gateway, … (the schemas keep their names).
@@ -24,7 +25,8 @@ INSERT INTO ca_service_roles VALUES
   ('issuance', :'role_prefix' || 'issuance', :'issuance_password'),
   ('revocation', :'role_prefix' || 'revocation', :'revocation_password'),
   ('ocsp', :'role_prefix' || 'ocsp', :'ocsp_password'),
-  ('acme', :'role_prefix' || 'acme', :'acme_password');
+  ('acme', :'role_prefix' || 'acme', :'acme_password'),
+  ('webhooks', :'role_prefix' || 'webhooks', :'webhooks_password');
 
 -- Nobody but the owner creates schemas or objects in public.
 SELECT format('REVOKE CREATE, TEMPORARY ON DATABASE %I FROM PUBLIC', current_database()) \gexec

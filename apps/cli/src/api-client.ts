@@ -38,6 +38,10 @@ export class ApiClient {
     return this.call<T>('POST', path, body);
   }
 
+  delete<T>(path: string): Promise<T> {
+    return this.call<T>('DELETE', path);
+  }
+
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const url = new URL(path, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
     const headers: Record<string, string> = {

@@ -12,6 +12,7 @@ import { OperatorEndpoint, OpsOutput } from '@ca/operations';
 import { startIssuance } from '@ca/issuance';
 import { startOcspResponder } from '@ca/ocsp-responder';
 import { startRevocation } from '@ca/revocation';
+import { WebhooksOptions, startWebhooks } from '@ca/webhooks';
 import { refuseSettingsOfOwnProcesses } from './one-process-settings';
 
 export interface EmbeddedSystem {
@@ -27,10 +28,12 @@ export interface EmbeddedOptions {
   serviceLogger?: (service: string) => Logger;
   /** Stream and subject names, so that several systems can share one NATS (tests). */
   messaging?: Pick<MessagingOptions, 'streamName' | 'subjectPrefix' | 'rpcSubjectPrefix'>;
+  /** The webhooks service's clock for its expiry scan (tests that watch certificates expire). */
+  webhooks?: WebhooksOptions;
 }
 
 /**
- * The whole system in one process (docs/api.md#running-the-system, `npm start`): the five services, unchanged,
+ * The whole system in one process (docs/api.md#running-the-system, `npm start`): the six services, unchanged,
  * over the in-process transport, on an embedded Postgres (PGlite) under DATA_DIR unless
  * DATABASE_URL/NATS_URL point at real ones. Back-end services start before the surfaces that call them.
  * On the embedded database it also opens the operator endpoint of `npm run ops` (DATA_DIR/ops.json).
@@ -80,6 +83,7 @@ export async function startEmbeddedSystem(
     services.push(await startRevocation(runtime('revocation')));
     services.push(await startOcspResponder(runtime('ocsp-responder')));
     services.push(await startAcme(runtime('acme')));
+    services.push(await startWebhooks(runtime('webhooks'), options.webhooks));
     services.push(await startGateway(runtime('gateway')));
     if (embeddedPg) {
       // `npm run ops` cannot open the PGlite files this process holds: it asks here instead.

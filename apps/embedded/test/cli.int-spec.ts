@@ -1,9 +1,12 @@
 import 'reflect-metadata';
 import { X509Certificate, randomUUID } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { keyMatchesCertificate } from './support/admin-api';
+import { eventually } from './support/http';
 import { ProgramResult, runProgram } from './support/programs';
 import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
 
@@ -31,7 +34,8 @@ describe('npm run cli (embedded)', () => {
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ca-cli-'));
-    sut = await startSystemUnderTest('embedded');
+    // A webhook receiver on loopback needs private targets allowed.
+    sut = await startSystemUnderTest('embedded', { env: { WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true' } });
     env = {
       ...process.env,
       CA_MANAGER_URL: sut.gatewayUrl,
@@ -183,6 +187,40 @@ describe('npm run cli (embedded)', () => {
     expect((await cli('cert', 'expiring', '--days', '5')).stdout.trim()).toBe(
       'No certificates expire within 5 days.',
     );
+  });
+
+  it('adds, lists, tests and deletes a webhook, and shows its delivery log', async () => {
+    const received: string[] = [];
+    const receiver = createServer((req, res) => {
+      req.on('data', (chunk: Buffer) => received.push(chunk.toString()));
+      req.on('end', () => res.writeHead(204).end());
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const add = await cli('webhook', 'add', url, '--event', 'certificate.issued', '--expiring-days', '14');
+      expect(add.status).toBe(0);
+      const id = /Webhook: +([0-9a-f-]{36})/.exec(add.stdout)?.[1];
+      expect(add.stdout).toMatch(/Secret: +whsec_/);
+      const list = await cli('webhook', 'list');
+      expect(list.stdout).toContain(`${id}  ${url}  certificate.issued  14`);
+      expect(list.stdout).not.toContain('whsec_');
+      expect((await cli('webhook', 'test', id!)).status).toBe(0);
+      await eventually(
+        async () => (received.some((b) => b.includes('webhook.test')) ? true : undefined),
+        30_000,
+      );
+      const log = await eventually(async () => {
+        const run = await cli('webhook', 'deliveries', id!);
+        return / webhook\.test +1 +204 /.test(run.stdout) ? run : undefined;
+      }, 60_000);
+      expect(log.status).toBe(0);
+      expect((await cli('webhook', 'delete', id!)).stdout).toContain(`Deleted:  ${id}`);
+      expect((await cli('webhook', 'list')).stdout.trim()).toBe('No webhooks.');
+    } finally {
+      receiver.closeAllConnections();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
   });
 
   it('shows a Problem Details answer as one line and exits non-zero', async () => {

@@ -126,7 +126,7 @@ describe('OpenAPI description (embedded)', () => {
           'Retry-After',
         ],
       });
-      const success = operation.responses['200'] ?? operation.responses['201'];
+      const success = operation.responses['200'] ?? operation.responses['201'] ?? operation.responses['202'];
       expect(Object.keys(success?.headers ?? {})).toContain('RateLimit-Remaining');
       expect(operation.responses['401']).toBeDefined();
       expect(operation.responses['403']).toBeDefined();

@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER, APP_GUARD } from '@nestjs/core';
 import { PassportModule } from '@nestjs/passport';
-import { AcmeApi, IssuanceApi, KeyAlgorithm } from '@ca/contracts';
+import { AcmeApi, IssuanceApi, KeyAlgorithm, WebhooksApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
 import { ACME_RPC, AcmeEdgeController } from './acme/acme-edge.controller';
@@ -23,11 +23,13 @@ import { ProblemDetailsFilter } from './http/problem-details.filter';
 import { IssuancePolicyController } from './policy/issuance-policy.controller';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
+import { WEBHOOKS_RPC, WebhooksController } from './webhooks/webhooks.controller';
 
 export interface GatewayDependencies {
   tokenVerifier: TokenVerifier;
   issuance: RpcClient<IssuanceApi>;
   acme: RpcClient<AcmeApi>;
+  webhooks: RpcClient<WebhooksApi>;
   tenants: TenantDirectory;
   rateLimiter: RateLimiter;
   authFailures: AuthFailureLimiter;
@@ -59,12 +61,14 @@ export class GatewayModule {
         EabKeysController,
         AcmeEdgeController,
         IssuancePolicyController,
+        WebhooksController,
         Health,
       ],
       providers: [
         { provide: TokenVerifier, useValue: deps.tokenVerifier },
         { provide: RpcClient, useValue: deps.issuance },
         { provide: ACME_RPC, useValue: deps.acme },
+        { provide: WEBHOOKS_RPC, useValue: deps.webhooks },
         { provide: TenantDirectory, useValue: deps.tenants },
         { provide: RateLimiter, useValue: deps.rateLimiter },
         { provide: AuthFailureLimiter, useValue: deps.authFailures },

@@ -1,6 +1,6 @@
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
-import { AcmeApi, IssuanceApi } from '@ca/contracts';
+import { AcmeApi, IssuanceApi, WebhooksApi } from '@ca/contracts';
 import { EventRetention, OutboxRelay } from '@ca/messaging';
 import { NestPinoLogger, messagingMetrics } from '@ca/observability';
 import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runtime';
@@ -79,6 +79,7 @@ export async function startGateway(
   const housekeeping = new GatewayHousekeeping(auditRepository, rateLimiter, logger, {}, downloads);
   const issuance = messaging.rpcClient<IssuanceApi>();
   const acme = messaging.rpcClient<AcmeApi>();
+  const webhooks = messaging.rpcClient<WebhooksApi>();
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   let app: NestExpressApplication | undefined;
   try {
@@ -87,6 +88,7 @@ export async function startGateway(
         tokenVerifier,
         issuance,
         acme,
+        webhooks,
         tenants,
         rateLimiter,
         authFailures,
@@ -120,6 +122,7 @@ export async function startGateway(
     await app?.close();
     await issuance.close();
     await acme.close();
+    await webhooks.close();
     await dataSource.destroy();
     throw error;
   }
@@ -149,6 +152,7 @@ export async function startGateway(
       await audit.close();
       await issuance.close();
       await acme.close();
+      await webhooks.close();
       await dataSource.destroy();
     }),
   };

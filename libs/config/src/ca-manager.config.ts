@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { AcmeSettings, readAcmeSettings } from './acme.config';
+import { WebhookSettings, readWebhookSettings } from './webhooks.config';
 import { ConfigError } from './config-error';
 import { HttpLimits, readHttpLimits } from './http-limits.config';
 import { Pkcs11Settings, readPkcs11Settings } from './pkcs11.config';
@@ -75,6 +76,8 @@ export interface CaManagerConfig {
   metricsToken?: string;
   /** The ACME validator (docs/operations.md, ACME). */
   acme: AcmeSettings;
+  /** Outgoing webhooks (docs/operations.md#webhooks). */
+  webhooks: WebhookSettings;
 }
 
 export interface OcspSettings {
@@ -136,6 +139,7 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     ocsp: readOcspSettings(env),
     metricsToken: readString(env, 'METRICS_TOKEN'),
     acme: readAcmeSettings(env),
+    webhooks: readWebhookSettings(env),
   };
 }
 

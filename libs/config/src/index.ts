@@ -5,3 +5,4 @@ export * from './nats-client.config';
 export * from './http-limits.config';
 export * from './acme.config';
 export * from './pkcs11.config';
+export * from './webhooks.config';

@@ -22,7 +22,7 @@ describe('Kubernetes manifests (deploy/)', () => {
   it('the example overlay passes: schemas, references, probes, requests, a PDB and an HPA for the responder', () => {
     const { status, output } = check(join(ROOT, 'deploy', 'overlays', 'example'));
     expect(output).toBe(
-      'ok: 1 Namespace, 4 ConfigMap, 1 Secret, 5 Deployment, 6 Service, 10 NetworkPolicy, 1 StatefulSet, 1 Job, 1 PodDisruptionBudget, 1 HorizontalPodAutoscaler\n',
+      'ok: 1 Namespace, 4 ConfigMap, 1 Secret, 6 Deployment, 7 Service, 11 NetworkPolicy, 1 StatefulSet, 1 Job, 1 PodDisruptionBudget, 1 HorizontalPodAutoscaler\n',
     );
     expect(status).toBe(0);
     const hpa = parse(readFileSync(join(ROOT, 'deploy/overlays/example/ocsp-responder-hpa.yaml'), 'utf8'));
@@ -75,11 +75,13 @@ const COMPOSE_SECRETS: Record<string, string> = {
       'NATS_PASSWORD_REVOCATION',
       'NATS_PASSWORD_OCSP_RESPONDER',
       'NATS_PASSWORD_ACME',
+      'NATS_PASSWORD_WEBHOOKS',
       'CA_PASSWORD_GATEWAY',
       'CA_PASSWORD_ISSUANCE',
       'CA_PASSWORD_REVOCATION',
       'CA_PASSWORD_OCSP',
       'CA_PASSWORD_ACME',
+      'CA_PASSWORD_WEBHOOKS',
     ].map((name) => [name, `placeholder-${name.toLowerCase()}`]),
   ),
 };
@@ -88,11 +90,11 @@ describe('docker-compose.yml', () => {
   // merge: the file shares settings through YAML merge keys (<<), as Compose reads them.
   const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
 
-  it('runs Postgres, NATS with JetStream and the five services from the one Dockerfile, each with a healthcheck', () => {
+  it('runs Postgres, NATS with JetStream and the six services from the one Dockerfile, each with a healthcheck', () => {
     // JetStream is enabled by the configuration file (jetstream {}), its store given by -sd.
     expect(compose.services.nats.command).toContain('-sd');
     expect(compose.services.postgres.image).toMatch(/^postgres:/);
-    for (const app of ['gateway', 'issuance', 'revocation', 'ocsp-responder', 'acme']) {
+    for (const app of ['gateway', 'issuance', 'revocation', 'ocsp-responder', 'acme', 'webhooks']) {
       const service = compose.services[app];
       expect(service.build).toEqual({
         context: '.',
@@ -161,13 +163,14 @@ function composeSchemaErrors(compose: Record<string, unknown>): string[] {
 
 describe('trust boundaries in the deployment files (docs/security.md)', () => {
   const compose = parse(readFileSync(join(ROOT, 'docker-compose.yml'), 'utf8'), { merge: true });
-  const SERVICES = ['gateway', 'issuance', 'revocation', 'ocsp-responder', 'acme'];
+  const SERVICES = ['gateway', 'issuance', 'revocation', 'ocsp-responder', 'acme', 'webhooks'];
   const ROLE: Record<string, string> = {
     gateway: 'ca_gateway',
     issuance: 'ca_issuance',
     revocation: 'ca_revocation',
     'ocsp-responder': 'ca_ocsp',
     acme: 'ca_acme',
+    webhooks: 'ca_webhooks',
   };
   const passwordVariable = (app: string) => `NATS_PASSWORD_${app.toUpperCase().replace(/-/g, '_')}`;
 
@@ -224,7 +227,7 @@ describe('trust boundaries in the deployment files (docs/security.md)', () => {
     expect(openIngress).toEqual(['gateway', 'ocsp-responder']);
   });
 
-  it('NetworkPolicies: only the five services reach NATS and Postgres', () => {
+  it('NetworkPolicies: only the six services reach NATS and Postgres', () => {
     const from = (name: string) =>
       policies
         .find((p) => p.metadata.name === name)!
@@ -253,7 +256,7 @@ describe('trust boundaries in the deployment files (docs/security.md)', () => {
       expect(configMap('db-roles-sql-').data['init-roles.sql']).toBe(
         readFileSync(join(ROOT, 'deploy/postgres/init-roles.sql'), 'utf8'),
       );
-      expect(documents.filter((d) => d.kind === 'NetworkPolicy')).toHaveLength(10);
+      expect(documents.filter((d) => d.kind === 'NetworkPolicy')).toHaveLength(11);
     },
   );
 });

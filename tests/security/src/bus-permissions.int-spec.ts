@@ -35,6 +35,7 @@ const MAY_REQUEST: Record<ServiceName, string[]> = {
     'issuance.policy.get',
     'issuance.ca.list',
   ],
+  webhooks: [],
 };
 const ALL_REQUESTS = [...new Set(Object.values(MAY_REQUEST).flat())];
 
@@ -51,10 +52,11 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
   revocation: ['crl.published'],
   'ocsp-responder': [],
   acme: [],
+  webhooks: [],
 };
 const ALL_EVENTS = [...new Set(Object.values(MAY_PUBLISH).flat())];
 
-const TESTS = 14;
+const TESTS = 15;
 describeWithRealServices('security: bus permissions', ['nats-server'])(
   'the production NATS configuration against rogue clients',
   () => {
@@ -237,6 +239,34 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
         }
       } finally {
         await acmeStandIn.close();
+      }
+    });
+
+    it('lets only webhooks take webhooks.* requests, and only the gateway make them', async () => {
+      const standIn = await connectAs(nats, 'webhooks');
+      try {
+        standIn.subscribe('webhooks.>', { queue: 'webhooks', callback: (_, msg) => msg.respond(msg.data) });
+        await standIn.flush();
+        for (const service of SERVICES.filter((s) => s !== 'webhooks')) {
+          expect([service, await subscriptionRefused(clients[service], 'webhooks.>', 'webhooks')]).toEqual([
+            service,
+            true,
+          ]);
+        }
+        for (const subject of ['webhooks.create', 'webhooks.deliveries']) {
+          for (const service of SERVICES.filter((s) => s !== 'webhooks')) {
+            const expected = service === 'gateway' ? 'answered' : 'refused';
+            expect([service, subject, await requestOutcome(clients[service], subject)]).toEqual([
+              service,
+              subject,
+              expected,
+            ]);
+          }
+        }
+        // The webhooks user makes no request of anyone.
+        expect(await requestOutcome(clients.webhooks, 'issuance.certificate.get')).toBe('refused');
+      } finally {
+        await standIn.close();
       }
     });
 

@@ -7,6 +7,7 @@ import { certRenew } from './cert-renew';
 import { certRevoke } from './cert-revoke';
 import { certReleaseHold } from './cert-release-hold';
 import { certShow } from './cert-show';
+import { webhookAdd, webhookDelete, webhookDeliveries, webhookList, webhookTest } from './webhook';
 
 export const COMMANDS: Command[] = [
   caInit,
@@ -17,4 +18,9 @@ export const COMMANDS: Command[] = [
   certRevoke,
   certReleaseHold,
   certExpiring,
+  webhookAdd,
+  webhookList,
+  webhookDelete,
+  webhookTest,
+  webhookDeliveries,
 ];

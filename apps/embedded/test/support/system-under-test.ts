@@ -5,7 +5,7 @@ import { Messaging, openMessaging } from '@ca/messaging';
 import { TestMessaging, createTestMessaging } from '@ca/messaging/testing';
 import { Logger, createLogger } from '@ca/observability';
 import { TestDatabase, createTestDatabase, freshEmbeddedDataDir } from '@ca/persistence/testing';
-import { EmbeddedSystem, startEmbeddedSystem } from '../../src/start-embedded';
+import { EmbeddedOptions, EmbeddedSystem, startEmbeddedSystem } from '../../src/start-embedded';
 import { freePorts } from './http';
 import { ALL_SCOPES, TestTokens } from './tokens';
 
@@ -34,6 +34,8 @@ export interface SystemUnderTestOptions {
   tokenScope?: string;
   /** More environment for `loadConfig`. */
   env?: Record<string, string>;
+  /** The webhooks service's options (its expiry scan's clock). */
+  webhooks?: EmbeddedOptions['webhooks'];
 }
 
 /**
@@ -111,7 +113,12 @@ async function startOnce(mode: Mode, options: SystemUnderTestOptions): Promise<S
   if (config.embedded !== (mode === 'embedded')) throw new Error(`the configuration is not ${mode}`);
   const testMessaging = createTestMessaging(mode === 'embedded' ? 'in-process' : 'nats', database?.url ?? '');
   const extraMessaging: Messaging[] = [];
-  const start = () => startEmbeddedSystem(config, { serviceLogger, messaging: testMessaging.options });
+  const start = () =>
+    startEmbeddedSystem(config, {
+      serviceLogger,
+      messaging: testMessaging.options,
+      webhooks: options.webhooks,
+    });
 
   const removeData = async () => {
     await testMessaging.cleanup();

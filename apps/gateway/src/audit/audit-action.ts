@@ -39,6 +39,11 @@ const ACTIONS: { method: string; path: RegExp; action: string }[] = [
   { method: 'POST', path: route('/v2/acme/eab-keys'), action: 'acme.eab-key.create' },
   { method: 'GET', path: route('/v2/acme/eab-keys'), action: 'acme.eab-key.list' },
   { method: 'DELETE', path: route(`/v2/acme/eab-keys/${SEGMENT}`), action: 'acme.eab-key.disable' },
+  { method: 'POST', path: route('/v2/webhooks'), action: 'webhook.create' },
+  { method: 'GET', path: route('/v2/webhooks'), action: 'webhook.list' },
+  { method: 'DELETE', path: route(`/v2/webhooks/${SEGMENT}`), action: 'webhook.delete' },
+  { method: 'POST', path: route(`/v2/webhooks/${SEGMENT}/test`), action: 'webhook.test' },
+  { method: 'GET', path: route(`/v2/webhooks/${SEGMENT}/deliveries`), action: 'webhook.deliveries' },
   // ACME (docs/api.md#acme): the principal is the account that signed the request.
   ...['GET', 'POST'].map((method) => ({
     method,

@@ -110,6 +110,9 @@ const OPERATION_ERRORS: Record<string, string[]> = {
   releaseCertificateHold: ['404', '409'],
   getCertificate: ['404'],
   download: ['404'],
+  deleteWebhook: ['404'],
+  testWebhook: ['404'],
+  listWebhookDeliveries: ['404'],
 };
 
 /**

@@ -132,6 +132,10 @@ export class CertificateMinter {
             notAfter: notAfter.toISOString(),
             ...(request.renewedFrom ? { renewedFrom: request.renewedFrom } : {}),
             issuedBy: request.principal,
+            // A subject without CN ('', acme's long names) leaves the field out: it is never empty.
+            ...(profile.commonName ? { commonName: profile.commonName } : {}),
+            ...(profile.clientId ? { clientId: profile.clientId } : {}),
+            subjectAlternativeNames: profile.dnsNames,
           }),
         });
       } catch (error) {

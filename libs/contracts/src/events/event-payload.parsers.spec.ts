@@ -60,6 +60,9 @@ const valid: Record<string, Record<string, unknown>> = {
     notBefore: now,
     notAfter: now,
     issuedBy: 'alice',
+    commonName: 'payments-client',
+    clientId: 'payments-service',
+    subjectAlternativeNames: ['api.example.com'],
   },
   [EventType.CertificateRevoked]: {
     tenantId,
@@ -119,6 +122,8 @@ describe('event payload checkers', () => {
     [EventType.CertificateRevoked, { serialNumber: 'zz' }, 'payload.serialNumber'],
     [EventType.CertificateIssued, { notAfter: 'tomorrow' }, 'payload.notAfter'],
     [EventType.CertificateIssued, { issuedBy: 'a\u0000b' }, 'payload.issuedBy'],
+    [EventType.CertificateIssued, { subjectAlternativeNames: ['a', 7] }, 'payload.subjectAlternativeNames'],
+    [EventType.CertificateIssued, { subjectAlternativeNames: 'a' }, 'payload.subjectAlternativeNames'],
     [EventType.CaInitialized, { certificateDer: 'not base64!' }, 'payload.certificateDer'],
     [EventType.CaInitialized, { issuingCertificateDer: 'not base64!' }, 'payload.issuingCertificateDer'],
     [EventType.CaInitialized, { issuingCaId: 'issuing' }, 'payload.issuingCaId'],

@@ -57,6 +57,13 @@ const oneOf =
   (value) =>
     typeof value === 'string' && values.includes(value) ? undefined : `not one of ${values.join(', ')}`;
 
+const textList =
+  (maxItems: number): FieldCheck =>
+  (value) =>
+    Array.isArray(value) && value.length <= maxItems && value.every((item) => text(item) === undefined)
+      ? undefined
+      : `not a list of at most ${maxItems} texts`;
+
 /** A flag only ever sent as `true` (absent otherwise). */
 const isTrue: FieldCheck = (value) => (value === true ? undefined : 'not true');
 
@@ -111,6 +118,9 @@ const SHAPES: Record<string, PayloadShape> = {
     notAfter: required(instant),
     renewedFrom: optional(uuid),
     issuedBy: optional(text),
+    commonName: optional(text),
+    clientId: optional(text),
+    subjectAlternativeNames: optional(textList(1000)),
   },
   [EventType.CaRevoked]: {
     tenantId: required(uuid),

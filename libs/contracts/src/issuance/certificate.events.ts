@@ -10,6 +10,12 @@ export interface CertificateIssuedPayload {
   renewedFrom?: string;
   /** The principal (token subject) whose command issued it; absent in events recorded before it was kept. */
   issuedBy?: string;
+  /** Subject commonName; absent in events recorded before it was carried (webhook payloads need it). */
+  commonName?: string;
+  /** The client the certificate was issued for; absent in older events. */
+  clientId?: string;
+  /** DNS subjectAlternativeNames; absent in older events. */
+  subjectAlternativeNames?: string[];
 }
 
 /**

@@ -105,3 +105,18 @@ export const messagingMetrics = {
     ['consumer'] as const,
   ),
 };
+
+/** Outgoing webhooks (docs/operations.md#webhooks): attempts by outcome, and messages still to deliver. */
+export const webhookMetrics = {
+  attemptsTotal: new Counter({
+    name: 'ca_webhook_attempts_total',
+    help: 'Webhook delivery attempts, by outcome: delivered (2xx), retry (will be tried again), failed (given up after 24 h).',
+    labelNames: ['outcome'] as const,
+    registers,
+  }),
+  pending: new SourcedGauge(
+    'ca_webhook_pending',
+    'Webhook messages queued and not yet delivered or failed (all tenants), per delivering service.',
+    ['service'] as const,
+  ),
+};

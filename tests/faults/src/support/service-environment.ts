@@ -3,10 +3,10 @@ import { exportSPKI } from 'jose';
 import { webcrypto } from 'node:crypto';
 import { freePorts } from '@ca/test-support';
 
-export type ServiceName = 'gateway' | 'issuance' | 'revocation' | 'ocsp-responder' | 'acme';
+export type ServiceName = 'gateway' | 'issuance' | 'revocation' | 'ocsp-responder' | 'acme' | 'webhooks';
 
 /**
- * Where the five services of distributed mode listen, and the environment each one starts with:
+ * Where the six services of distributed mode listen, and the environment each one starts with:
  * free ports on loopback, one data dir, the suite's token key, and a KEK of its own for each
  * KEK-holding service (as docs/operations.md recommends). Callers add their database and NATS.
  */
@@ -29,9 +29,8 @@ export async function serviceEnvironment(options: {
   logLevel: string;
   extraPorts?: number;
 }): Promise<ServiceEnvironment> {
-  const [gatewayPort, pkiPort, issuanceHealth, revocationHealth, acmeHealth, ...extraPorts] = await freePorts(
-    5 + (options.extraPorts ?? 0),
-  );
+  const [gatewayPort, pkiPort, issuanceHealth, revocationHealth, acmeHealth, webhooksHealth, ...extraPorts] =
+    await freePorts(6 + (options.extraPorts ?? 0));
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
   const pkiUrl = `http://127.0.0.1:${pkiPort}`;
   const {
@@ -61,6 +60,11 @@ export async function serviceEnvironment(options: {
       revocation: { HEALTH_PORT: String(revocationHealth) },
       'ocsp-responder': { CA_KEK: randomBytes(32).toString('base64') },
       acme: { CA_KEK: randomBytes(32).toString('base64'), HEALTH_PORT: String(acmeHealth) },
+      webhooks: {
+        CA_KEK: randomBytes(32).toString('base64'),
+        HEALTH_PORT: String(webhooksHealth),
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      },
     },
     healthUrls: {
       gateway: `${gatewayUrl}/health/ready`,
@@ -68,6 +72,7 @@ export async function serviceEnvironment(options: {
       issuance: `http://127.0.0.1:${issuanceHealth}/health/ready`,
       revocation: `http://127.0.0.1:${revocationHealth}/health/ready`,
       acme: `http://127.0.0.1:${acmeHealth}/health/ready`,
+      webhooks: `http://127.0.0.1:${webhooksHealth}/health/ready`,
     },
   };
 }

@@ -7,7 +7,7 @@ import { freePorts, listening } from '@ca/test-support';
 import { NATS_SERVER } from './real-services';
 import { TlsFiles } from './tls-files';
 
-export const SERVICES = ['gateway', 'issuance', 'revocation', 'ocsp-responder', 'acme'] as const;
+export const SERVICES = ['gateway', 'issuance', 'revocation', 'ocsp-responder', 'acme', 'webhooks'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 
 export const NATS_CONFIG = resolve(__dirname, '../../../../deploy/nats/nats-server.conf');

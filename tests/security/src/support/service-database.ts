@@ -7,7 +7,7 @@ import { Client } from 'pg';
 export const INIT_ROLES_SQL = resolve(__dirname, '../../../../deploy/postgres/init-roles.sql');
 
 /** The services' schemas, one role each. */
-export const SCHEMAS = ['gateway', 'issuance', 'revocation', 'ocsp', 'acme'] as const;
+export const SCHEMAS = ['gateway', 'issuance', 'revocation', 'ocsp', 'acme', 'webhooks'] as const;
 export type SchemaName = (typeof SCHEMAS)[number];
 
 const run = promisify(execFile);

@@ -21,10 +21,11 @@ const SCHEMA_OF: Record<ServiceName, SchemaName> = {
   revocation: 'revocation',
   'ocsp-responder': 'ocsp',
   acme: 'acme',
+  webhooks: 'webhooks',
 };
 
 /**
- * The five services as `nx serve` runs them (`node -r @swc-node/register apps/<app>/src/main.ts`),
+ * The six services as `nx serve` runs them (`node -r @swc-node/register apps/<app>/src/main.ts`),
  * each with only its own secrets: its NATS password, its Postgres role's DATABASE_URL, and the CA
  * file that the NATS server's certificate chains to. Output goes to `<logDir>/<service>.log`.
  */
@@ -75,7 +76,7 @@ export class ServiceProcesses {
       // issuance owns the stream and the object store (deploy/nats/nats-server.conf): it goes first.
       await system.startService('issuance');
       await Promise.all(
-        (['revocation', 'ocsp-responder', 'acme', 'gateway'] as const).map((service) =>
+        (['revocation', 'ocsp-responder', 'acme', 'webhooks', 'gateway'] as const).map((service) =>
           system.startService(service),
         ),
       );

@@ -1,0 +1,224 @@
+import {
+  CaRevokedPayload,
+  CertificateHoldReleasedPayload,
+  CertificateIssuedPayload,
+  CertificateRevokedPayload,
+  CrlPublishedPayload,
+  EventEnvelope,
+  IssuingCaAddedPayload,
+  RevocationReasonCodes,
+} from '@ca/contracts';
+import { applyOnceEach } from '@ca/messaging';
+import { DataSource, EntityManager } from 'typeorm';
+import { WEBHOOKS_SCHEMA } from '../webhooks.schema';
+import { OutgoingEvent, enqueue } from './enqueue';
+
+const REASON_NAMES = new Map<number, string>(
+  Object.entries(RevocationReasonCodes).map(([name, code]) => [code, name]),
+);
+
+/** The reason's name (never the free text, which stays in issuance); `Unspecified` for an unknown number. */
+export function reasonName(code: number): string {
+  return REASON_NAMES.get(code) ?? 'Unspecified';
+}
+
+interface CertificateRow {
+  certificate_id: string;
+  tenant_id: string;
+  serial_number: string;
+  common_name: string | null;
+  client_id: string | null;
+  subject_alternative_names: string[];
+  not_after: Date | string;
+  revoked_at: Date | string | null;
+}
+
+/** The `data` of a certificate event, from the read model (fields an older event lacked left out). */
+export function certificateData(row: CertificateRow, status: string): Record<string, unknown> {
+  return {
+    tenantId: row.tenant_id,
+    certificateId: row.certificate_id,
+    serialNumber: row.serial_number,
+    ...(row.common_name === null ? {} : { commonName: row.common_name }),
+    ...(row.client_id === null ? {} : { clientId: row.client_id }),
+    subjectAlternativeNames: row.subject_alternative_names,
+    notAfter: new Date(row.not_after).toISOString(),
+    status,
+  };
+}
+
+/**
+ * The durable consumer's effects: each lifecycle event updates the read model of watched
+ * certificates and queues one message per interested subscription, in one transaction with the
+ * inbox entry (applied once per event, whatever the redeliveries).
+ */
+export class LifecycleEvents {
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly onQueued: () => void,
+  ) {}
+
+  async issued(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<void> {
+    await this.apply(events, async (event, manager) => {
+      const p = event.payload;
+      const [row] = (await manager.query(
+        `INSERT INTO webhooks.certificates
+           (certificate_id, tenant_id, serial_number, common_name, client_id, subject_alternative_names, not_after)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)
+         ON CONFLICT (certificate_id) DO UPDATE SET not_after = EXCLUDED.not_after
+         RETURNING *`,
+        [
+          p.certificateId,
+          p.tenantId,
+          p.serialNumber,
+          p.commonName ?? null,
+          p.clientId ?? null,
+          p.subjectAlternativeNames ?? [],
+          p.notAfter,
+        ],
+      )) as CertificateRow[];
+      if (p.renewedFrom) {
+        // A renewed certificate gets no more expiring events (its successor does).
+        await manager.query(
+          'UPDATE webhooks.certificates SET renewed_by = $2 WHERE certificate_id = $1 AND tenant_id = $3',
+          [p.renewedFrom, p.certificateId, p.tenantId],
+        );
+      }
+      return [
+        {
+          tenantId: p.tenantId,
+          type: p.renewedFrom ? 'certificate.renewed' : 'certificate.issued',
+          orderKey: p.certificateId,
+          timestamp: event.occurredAt,
+          data: {
+            ...certificateData(row, 'Active'),
+            ...(p.renewedFrom ? { renewedFrom: p.renewedFrom } : {}),
+          },
+        },
+      ];
+    });
+  }
+
+  async revoked(events: readonly EventEnvelope<CertificateRevokedPayload>[]): Promise<void> {
+    await this.apply(events, async (event, manager) => {
+      const p = event.payload;
+      const [rows] = (await manager.query(
+        `UPDATE webhooks.certificates SET revoked_at = $3
+         WHERE certificate_id = $1 AND tenant_id = $2 RETURNING *`,
+        [p.certificateId, p.tenantId, p.revokedAt],
+      )) as [CertificateRow[], number];
+      // A certificate issued before this context watched: what the event itself says.
+      const data = rows[0]
+        ? certificateData(rows[0], 'Revoked')
+        : {
+            tenantId: p.tenantId,
+            certificateId: p.certificateId,
+            serialNumber: p.serialNumber,
+            status: 'Revoked',
+          };
+      return [
+        {
+          tenantId: p.tenantId,
+          type: 'certificate.revoked',
+          orderKey: p.certificateId,
+          timestamp: event.occurredAt,
+          data: { ...data, revokedAt: p.revokedAt, reasonCode: reasonName(p.reasonCode) },
+        },
+      ];
+    });
+  }
+
+  /** A released hold makes the certificate Active again: watched for expiry again. No webhook type. */
+  async holdReleased(events: readonly EventEnvelope<CertificateHoldReleasedPayload>[]): Promise<void> {
+    await this.apply(events, async (event, manager) => {
+      const p = event.payload;
+      await manager.query(
+        'UPDATE webhooks.certificates SET revoked_at = NULL WHERE certificate_id = $1 AND tenant_id = $2',
+        [p.certificateId, p.tenantId],
+      );
+      return [];
+    });
+  }
+
+  async issuingCaAdded(events: readonly EventEnvelope<IssuingCaAddedPayload>[]): Promise<void> {
+    await this.apply(events, async (event) => {
+      const p = event.payload;
+      return [
+        {
+          tenantId: p.tenantId,
+          type: 'ca.issuing-added',
+          orderKey: `ca:${p.caId}`,
+          timestamp: event.occurredAt,
+          data: {
+            tenantId: p.tenantId,
+            caId: p.caId,
+            issuerCaId: p.issuerCaId,
+            previousCaId: p.previousCaId,
+            notBefore: p.notBefore,
+            notAfter: p.notAfter,
+          },
+        },
+      ];
+    });
+  }
+
+  async caRevoked(events: readonly EventEnvelope<CaRevokedPayload>[]): Promise<void> {
+    await this.apply(events, async (event) => {
+      const p = event.payload;
+      return [
+        {
+          tenantId: p.tenantId,
+          type: 'ca.revoked',
+          orderKey: `ca:${p.caId}`,
+          timestamp: event.occurredAt,
+          data: {
+            tenantId: p.tenantId,
+            caId: p.caId,
+            issuerCaId: p.issuerCaId,
+            serialNumber: p.serialNumber,
+            revokedAt: p.revokedAt,
+            reasonCode: reasonName(p.reasonCode),
+          },
+        },
+      ];
+    });
+  }
+
+  async crlPublished(events: readonly EventEnvelope<CrlPublishedPayload>[]): Promise<void> {
+    await this.apply(events, async (event) => {
+      const p = event.payload;
+      return [
+        {
+          tenantId: p.tenantId,
+          type: 'crl.published',
+          orderKey: `crl:${p.caId ?? p.issuer ?? 'leaves'}`,
+          timestamp: event.occurredAt,
+          data: {
+            tenantId: p.tenantId,
+            ...(p.caId ? { caId: p.caId } : {}),
+            crl: p.issuer === 'root' ? 'root' : 'issuing',
+            crlNumber: p.crlNumber,
+            thisUpdate: p.thisUpdate,
+            nextUpdate: p.nextUpdate,
+          },
+        },
+      ];
+    });
+  }
+
+  /**
+   * A run of events in one transaction with their inbox entries (one commit per run, not per
+   * event: a burst of issuances reaches the receivers sooner); each event's effect once.
+   */
+  private async apply<E extends EventEnvelope>(
+    events: readonly E[],
+    effect: (event: E, manager: EntityManager) => Promise<OutgoingEvent[]>,
+  ): Promise<void> {
+    let queued = 0;
+    await applyOnceEach(this.dataSource, WEBHOOKS_SCHEMA, events, async (manager, fresh) => {
+      for (const event of fresh)
+        for (const outgoing of await effect(event, manager)) queued += await enqueue(manager, outgoing);
+    });
+    if (queued > 0) this.onQueued();
+  }
+}

@@ -1,0 +1,1 @@
+export { startWebhooks, type WebhooksOptions } from './start-webhooks';

@@ -1,0 +1,80 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  CaError,
+  WebhooksApi,
+  WebhooksPattern,
+  assertCommandFields,
+  parseWebhookRequest,
+} from '@ca/contracts';
+import { Subscriptions } from './subscriptions/subscriptions';
+
+type Request<P extends keyof WebhooksApi> = WebhooksApi[P][0];
+type Reply<P extends keyof WebhooksApi> = Promise<WebhooksApi[P][1]>;
+
+const NOT_FOUND = 'No such webhook in this tenant.';
+
+/** The request/reply surface of the webhooks context; every message schema-checked. */
+@Controller()
+export class WebhooksController {
+  constructor(private readonly subscriptions: Subscriptions) {}
+
+  @MessagePattern(WebhooksPattern.Create)
+  create(@Payload() command: Request<typeof WebhooksPattern.Create>): Reply<typeof WebhooksPattern.Create> {
+    assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
+    const { value, errors } = parseWebhookRequest(command);
+    if (!value) throw CaError.validation(errors);
+    const key = command.recipientPublicKey;
+    if (typeof key !== 'string' || key.length === 0 || key.length > 1024) {
+      throw CaError.validation([{ field: 'recipientPublicKey', message: 'must be an X25519 public key' }]);
+    }
+    return this.subscriptions.create(command.tenantId.toLowerCase(), value, key);
+  }
+
+  @MessagePattern(WebhooksPattern.List)
+  async list(@Payload() query: Request<typeof WebhooksPattern.List>): Reply<typeof WebhooksPattern.List> {
+    assertCommandFields(query, { tenantId: 'uuid' });
+    return { webhooks: await this.subscriptions.list(query.tenantId.toLowerCase()) };
+  }
+
+  @MessagePattern(WebhooksPattern.Delete)
+  async delete(
+    @Payload() command: Request<typeof WebhooksPattern.Delete>,
+  ): Reply<typeof WebhooksPattern.Delete> {
+    this.assertWebhookCommand(command, true);
+    await this.subscriptions.delete(command.tenantId.toLowerCase(), command.webhookId.toLowerCase());
+    return { webhookId: command.webhookId.toLowerCase(), deleted: true };
+  }
+
+  @MessagePattern(WebhooksPattern.Test)
+  test(@Payload() command: Request<typeof WebhooksPattern.Test>): Reply<typeof WebhooksPattern.Test> {
+    this.assertWebhookCommand(command, true);
+    return this.subscriptions.test(command.tenantId.toLowerCase(), command.webhookId.toLowerCase());
+  }
+
+  @MessagePattern(WebhooksPattern.Deliveries)
+  async deliveries(
+    @Payload() query: Request<typeof WebhooksPattern.Deliveries>,
+  ): Reply<typeof WebhooksPattern.Deliveries> {
+    this.assertWebhookCommand(query, false);
+    const limit = query.limit === undefined ? 100 : query.limit;
+    if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
+      throw CaError.validation([{ field: 'limit', message: 'must be a whole number from 1 to 1000' }]);
+    }
+    return {
+      deliveries: await this.subscriptions.deliveries(
+        query.tenantId.toLowerCase(),
+        query.webhookId.toLowerCase(),
+        limit,
+      ),
+    };
+  }
+
+  private assertWebhookCommand(command: { tenantId: string; webhookId: string }, write: boolean): void {
+    assertCommandFields(command, write ? { tenantId: 'uuid', principal: 'principal' } : { tenantId: 'uuid' });
+    // An id that is not a UUID names no webhook.
+    if (typeof command.webhookId !== 'string' || !/^[0-9a-f-]{36}$/i.test(command.webhookId)) {
+      throw CaError.notFound(NOT_FOUND);
+    }
+  }
+}
