@@ -245,7 +245,7 @@ describe.each(modes)('webhooks (%s)', (mode) => {
     expect(renewedEvent.event.type).toBe('certificate.renewed');
     expect(renewedEvent.event.data).toMatchObject({ renewedFrom: issued.certificateId, commonName: 'edge' });
     expect(revokedEvent.event.type).toBe('certificate.revoked');
-    expect(revokedEvent.event.data).toMatchObject({ status: 'Revoked', reasonCode: 'KeyCompromise' });
+    expect(revokedEvent.event.data).toMatchObject({ status: 'Revoked', reasonCode: 'keyCompromise' });
     // A tampered body does not verify.
     expect(verifies(secret, { ...issuedEvent, body: issuedEvent.body.replace('edge', 'edgf') })).toBe(false);
 

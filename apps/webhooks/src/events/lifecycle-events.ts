@@ -6,20 +6,30 @@ import {
   CrlPublishedPayload,
   EventEnvelope,
   IssuingCaAddedPayload,
-  RevocationReasonCodes,
 } from '@ca/contracts';
 import { applyOnceEach } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { WEBHOOKS_SCHEMA } from '../webhooks.schema';
 import { OutgoingEvent, enqueue } from './enqueue';
 
-const REASON_NAMES = new Map<number, string>(
-  Object.entries(RevocationReasonCodes).map(([name, code]) => [code, name]),
-);
+// The CRLReason names of RFC 5280 5.3.1, as relying parties and openssl know them (the admin
+// API's reasonCode values are the same reasons spelled in PascalCase).
+const REASON_NAMES = new Map<number, string>([
+  [0, 'unspecified'],
+  [1, 'keyCompromise'],
+  [2, 'cACompromise'],
+  [3, 'affiliationChanged'],
+  [4, 'superseded'],
+  [5, 'cessationOfOperation'],
+  [6, 'certificateHold'],
+  [8, 'removeFromCRL'],
+  [9, 'privilegeWithdrawn'],
+  [10, 'aACompromise'],
+]);
 
-/** The reason's name (never the free text, which stays in issuance); `Unspecified` for an unknown number. */
+/** The reason's RFC 5280 name (never the free text, which stays in issuance); `unspecified` for an unknown number. */
 export function reasonName(code: number): string {
-  return REASON_NAMES.get(code) ?? 'Unspecified';
+  return REASON_NAMES.get(code) ?? 'unspecified';
 }
 
 interface CertificateRow {
