@@ -50,6 +50,8 @@ export async function startEmbeddedSystem(
     natsUrl: config.natsUrl,
     databaseUrl,
     name: 'ca-manager',
+    // Issuance runs here: this process owns the streams (creates them, keeps their settings).
+    streamRole: 'owner',
     eventRetentionMs: config.eventRetentionMs,
     blobTtlMs: config.blobTtlMs,
     ...options.messaging,

@@ -1,4 +1,5 @@
 import { AckPolicy, JSONCodec, NatsConnection, StorageType, connect } from 'nats';
+import { AcmePattern, EventType, IssuancePattern } from '@ca/contracts';
 import { Messaging, openMessaging } from '@ca/messaging';
 import { LogDir } from './support/log-dir';
 import { describeWithRealServices } from './support/real-services';
@@ -14,17 +15,13 @@ const OTHERS: ServiceName[] = ['gateway', 'revocation', 'ocsp-responder', 'acme'
 
 /** The requests each service may make; every other issuance.* request is refused to it. */
 const MAY_REQUEST: Record<ServiceName, string[]> = {
+  // The admin API's commands: every issuance.ca.*, issuance.certificate.* and issuance.policy.*
+  // subject there is; and `npm run ops -- expiring`, run beside the gateway as its user.
   gateway: [
-    'issuance.ca.initialize',
-    'issuance.ca.list',
-    'issuance.certificate.issue',
-    'issuance.certificate.issue-v2',
-    'issuance.certificate.renew',
-    'issuance.certificate.revoke',
-    'issuance.certificate.get',
-    'issuance.certificate.list',
-    'issuance.policy.set',
-    'issuance.policy.get',
+    ...Object.values(IssuancePattern).filter((subject) =>
+      /^issuance\.(ca|certificate|policy)\./.test(subject),
+    ),
+    'issuance.report.expiring',
   ],
   issuance: [],
   revocation: ['issuance.crl.sign'],
@@ -44,6 +41,8 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
   issuance: [
     'ca.initialized',
     'ca.revoked',
+    'ca.issuing-added',
+    'ca.root-renewed',
     'certificate.issued',
     'certificate.revoked',
     'certificate.hold-released',
@@ -53,8 +52,10 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
   acme: [],
 };
 const ALL_EVENTS = [...new Set(Object.values(MAY_PUBLISH).flat())];
+/** The gateway sends every acme.* request (the ACME edge and the EAB key commands). */
+const ALL_ACME_REQUESTS: string[] = Object.values(AcmePattern);
 
-const TESTS = 14;
+const TESTS = 15;
 describeWithRealServices('security: bus permissions', ['nats-server'])(
   'the production NATS configuration against rogue clients',
   () => {
@@ -225,7 +226,7 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
             true,
           ]);
         }
-        for (const subject of ['acme.http', 'acme.eab-key.create']) {
+        for (const subject of ALL_ACME_REQUESTS) {
           for (const service of SERVICES.filter((s) => s !== 'acme')) {
             const expected = service === 'gateway' ? 'answered' : 'refused';
             expect([service, subject, await requestOutcome(clients[service], subject)]).toEqual([
@@ -243,6 +244,13 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
     it('lets issuance answer only requests it received: no publishing into another service inbox', async () => {
       expect(await requestOutcome(clients.issuance, '_INBOX.gateway.forged')).toBe('refused');
       expect(await requestOutcome(clients.revocation, '_INBOX.gateway.forged')).toBe('refused');
+    });
+
+    it('covers every event type and every request subject the code has: one that no user may send fails here', () => {
+      expect([...ALL_EVENTS].sort()).toEqual([...Object.values(EventType)].sort());
+      const subjects = [...Object.values(IssuancePattern), ...Object.values(AcmePattern)];
+      const sendable = new Set([...ALL_REQUESTS, ...ALL_ACME_REQUESTS]);
+      expect(subjects.filter((subject) => !sendable.has(subject))).toEqual([]);
     });
 
     it('lets each service publish only its own events (no forged crl.published, no forged revocation)', async () => {

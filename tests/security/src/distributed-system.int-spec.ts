@@ -18,7 +18,7 @@ import { TlsFiles, makeTlsFiles } from './support/tls-files';
  * Postgres role from deploy/postgres/init-roles.sql. It issues, revokes and answers OCSP, so the
  * permissions are sufficient, and the server logged no violation on the way, so none was missing.
  */
-const TESTS = 4;
+const TESTS = 5;
 describeWithRealServices('security: distributed system', ['nats-server', 'openssl', 'psql'])(
   'distributed mode with per-service NATS users over TLS and per-service Postgres roles',
   () => {
@@ -48,6 +48,15 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
     afterEach(() => {
       const state = expect.getState();
       if (state.assertionCalls > 0 && state.suppressedErrors.length === 0) logs.testPassed();
+    });
+
+    it('started in reverse order, every service waited for the streams of issuance instead of exiting', () => {
+      expect(Object.fromEntries(system.waitedFor)).toEqual({
+        gateway: 'stream CA_EVENTS (created by issuance)',
+        acme: 'stream CA_EVENTS (created by issuance)',
+        'ocsp-responder': 'stream CA_EVENTS (created by issuance)',
+        revocation: 'stream CA_EVENTS (created by issuance)',
+      });
     });
 
     it('issues, revokes, publishes the CRL and answers OCSP with no permission violation', async () => {
@@ -87,7 +96,13 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
       // A large reply travels as a blob that the gateway reads and deletes (list of certificates).
       const list = await tenant.admin('GET', '/v1/certificates');
       expect(list.status).toBe(200);
-      expect(nats.violations()).toEqual([]);
+      // The only refusals: each service that started before issuance asked once to create the
+      // stream (refused, it then waited for it).
+      const unexpected = nats
+        .violations()
+        .filter((line) => !/Subject "\$JS\.API\.STREAM\.CREATE\.CA_EVENTS"/.test(line));
+      expect(unexpected).toEqual([]);
+      expect(nats.violations()).toHaveLength(4);
     }, 120_000);
 
     it('role issuance cannot read the gateway tables, nor create a schema; it reads its own', async () => {

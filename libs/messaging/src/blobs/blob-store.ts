@@ -1,5 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { JetStreamManager, MsgRequest, NatsConnection, ObjectStore, nanos } from 'nats';
+import {
+  DiscardPolicy,
+  JetStreamManager,
+  MsgRequest,
+  NatsConnection,
+  ObjectStore,
+  StorageType,
+  nanos,
+} from 'nats';
+import { STREAM_OWNER, StreamRole, WaitReporter, ensureStream } from '../events/stream-setup';
 import { Pool } from 'pg';
 
 /**
@@ -86,9 +95,34 @@ export class JetStreamBlobStore extends BlobStore {
     super();
   }
 
-  static async open(nc: NatsConnection, bucket: string, ttlMs = BLOB_TTL_MS): Promise<JetStreamBlobStore> {
+  /**
+   * The bucket's stream is made (and its settings kept) by its owner, as the event stream is
+   * (ensureStream); a user that may not create it waits for it.
+   */
+  static async open(
+    nc: NatsConnection,
+    bucket: string,
+    ttlMs = BLOB_TTL_MS,
+    setup: { role?: StreamRole; report?: WaitReporter } = {},
+  ): Promise<JetStreamBlobStore> {
+    const jsm = await nc.jetstreamManager();
+    // What the object store itself would create (nats.js ObjectStoreImpl.init), fixed here.
+    await ensureStream(
+      jsm,
+      {
+        name: `OBJ_${bucket}`,
+        subjects: [`$O.${bucket}.C.>`, `$O.${bucket}.M.>`],
+        storage: StorageType.File,
+        max_age: nanos(ttlMs),
+        num_replicas: 1,
+        allow_direct: true,
+        allow_rollup_hdrs: true,
+        discard: DiscardPolicy.New,
+      },
+      { role: setup.role ?? 'user', owner: STREAM_OWNER, report: setup.report },
+    );
     const store = await nc.jetstream().views.os(bucket, { ttl: nanos(ttlMs) });
-    return new JetStreamBlobStore(store, await nc.jetstreamManager(), bucket);
+    return new JetStreamBlobStore(store, jsm, bucket);
   }
 
   async put(bytes: Uint8Array): Promise<string> {

@@ -2,6 +2,7 @@ import { EventEnvelope } from '@ca/contracts';
 import {
   AckPolicy,
   DeliverPolicy,
+  DiscardPolicy,
   JSONCodec,
   JetStreamClient,
   JetStreamManager,
@@ -22,6 +23,7 @@ import {
 } from './event-bus';
 import { AttemptCounter } from '../dead-letters/dead-letters';
 import { allPartitions, partitionOf, partitionToken } from './partition';
+import { STREAM_OWNER, StreamRole, WaitReporter, ensureStream } from './stream-setup';
 import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
 export interface JetStreamOptions {
@@ -45,6 +47,10 @@ export interface JetStreamOptions {
    * window). Set when the stream is created and applied to an existing stream; unset keeps them.
    */
   maxAgeMs?: number;
+  /** 'owner': creates the stream and restores its settings at start; 'user' (default): waits for it. */
+  streamRole?: StreamRole;
+  /** Told what the start-up waits for (a stream its owner has not created yet). */
+  report?: WaitReporter;
 }
 
 /**
@@ -79,38 +85,17 @@ export class JetStreamEventBus extends EventBus {
       subjects: [`${options.subjectPrefix}.>`],
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
       // JetStream refuses a duplicate window longer than max_age (a retention window in minutes).
       duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, options.maxAgeMs || DUPLICATE_WINDOW_MS)),
       ...(options.maxAgeMs ? { max_age: nanos(options.maxAgeMs) } : {}),
     };
-    const existing = await jsm.streams.info(options.streamName).catch(() => undefined);
-    if (!existing) await jsm.streams.add(config);
-    else if (options.maxAgeMs && existing.config.max_age !== nanos(options.maxAgeMs)) {
-      await JetStreamEventBus.applyMaxAge(jsm, options.streamName, options.maxAgeMs);
-    }
+    await ensureStream(jsm, config, {
+      role: options.streamRole ?? 'user',
+      owner: STREAM_OWNER,
+      report: options.report,
+    });
     return new JetStreamEventBus(nc, nc.jetstream(), jsm, options);
-  }
-
-  /**
-   * Brings an existing stream's max_age to the retention window. A user without the right to
-   * update streams (the stream managed by an operator) keeps the stream as it is, with a warning.
-   */
-  private static async applyMaxAge(
-    jsm: JetStreamManager,
-    streamName: string,
-    maxAgeMs: number,
-  ): Promise<void> {
-    try {
-      await jsm.streams.update(streamName, {
-        max_age: nanos(maxAgeMs),
-        duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, maxAgeMs)),
-      });
-    } catch (err) {
-      new Logger('JetStream').warn(
-        { err, streamName, maxAgeMs },
-        'could not set the stream max_age to the event retention window; set it on the stream',
-      );
-    }
   }
 
   async publish(event: EventEnvelope): Promise<void> {
