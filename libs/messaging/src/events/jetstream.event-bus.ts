@@ -210,8 +210,9 @@ export class JetStreamEventBus extends EventBus {
       }
       // Without a connection the answer is lost; JetStream redelivers after the ack wait.
       try {
+        // Backoff: an event waiting for another (its CA's) gives it time to come.
         if (handled) message.ack();
-        else message.nak(retryDelay);
+        else message.nak(retryDelay * 2 ** Math.min(Math.max(attempts.failuresOf(event) - 1, 0), 4));
       } catch (err) {
         this.logger.warn({ err, eventId: event.id }, 'acknowledgement not sent; the event comes again');
       }
