@@ -23,6 +23,14 @@ export class WaitingForDependency extends Error {
   override readonly name = 'WaitingForDependency';
 }
 
+/**
+ * Thrown by a handler for an event it refuses for good on reading it (a timestamp from the
+ * future): set aside at once as 'invalid', never retried.
+ */
+export class RefusedEvent extends Error {
+  override readonly name = 'RefusedEvent';
+}
+
 export function isWaitingForDependency(error: unknown): boolean {
   return (
     error instanceof WaitingForDependency || (error as Error | undefined)?.name === 'WaitingForDependency'
@@ -285,9 +293,10 @@ export class AttemptCounter {
     const first = events[0];
     const attempts = (this.failures.get(first.id) ?? 0) + 1;
     this.failures.set(first.id, attempts);
-    if (!this.sink || events.length > 1 || attempts < this.maxAttempts) return false;
+    const refused = (error as Error | undefined)?.name === 'RefusedEvent';
+    if (!this.sink || events.length > 1 || (attempts < this.maxAttempts && !refused)) return false;
     const detail = error instanceof Error ? error.message : String(error);
-    const reason = isWaitingForDependency(error) ? 'waiting' : 'failed';
+    const reason = refused ? 'invalid' : isWaitingForDependency(error) ? 'waiting' : 'failed';
     await this.sink.record({ consumer: this.consumer, event: first, reason, detail, attempts });
     if (reason === 'waiting' && typeof first.tenantId === 'string') this.waitingTenants.add(first.tenantId);
     this.failures.delete(first.id);
