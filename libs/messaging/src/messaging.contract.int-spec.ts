@@ -638,6 +638,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         const knownCas = new Set<string>();
         const applied: string[] = [];
         const handler = async (e: EventEnvelope) => {
+          if (e.tenantId !== tenantId) return; // the stream's earlier events, of other tests
           const { caId: ca } = e.payload as { caId: string };
           if (e.type === 'ca.initialized') knownCas.add(ca);
           else if (!knownCas.has(ca)) throw new WaitingForDependency(`waiting for CA ${ca}`);

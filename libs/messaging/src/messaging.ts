@@ -44,6 +44,11 @@ export interface MessagingOptions {
   streamRole?: StreamRole;
   /** Told what the start-up waits for, for the log and `/health/ready`. */
   report?: WaitReporter;
+  /**
+   * Reads blobs only (gateway, acme: large replies): it never writes or deletes one, which its
+   * NATS user may not (blobs expire with the store's TTL).
+   */
+  blobsReadOnly?: boolean;
 }
 
 /**
@@ -116,7 +121,7 @@ async function openNatsMessaging(
     nc,
     `${options.streamName ?? DEFAULT_STREAM}_BLOBS`,
     options.blobTtlMs,
-    { role: options.streamRole, report: options.report },
+    { role: options.streamRole, report: options.report, readOnly: options.blobsReadOnly },
   );
   return {
     kind: 'nats',

@@ -38,6 +38,9 @@ export interface ServiceDefinition {
   messaging?: Pick<MessagingOptions, 'streamName' | 'subjectPrefix' | 'rpcSubjectPrefix'>;
 }
 
+/** Services that only read blobs (large replies): their NATS users may not write or delete one. */
+export const BLOB_READERS = ['gateway', 'acme'];
+
 /**
  * The distributed-mode entry point of one service (`nx serve <app>`): validates the settings,
  * connects to Postgres and NATS, starts the service and stops it cleanly on SIGTERM/SIGINT.
@@ -111,6 +114,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
       // The streams' owner creates them and keeps their settings; the others wait for them.
       streamRole: definition.name === STREAM_OWNER ? 'owner' : 'user',
       report: (what) => (waitingFor = what),
+      blobsReadOnly: BLOB_READERS.includes(definition.name),
       ...nats,
       ...definition.messaging,
     });

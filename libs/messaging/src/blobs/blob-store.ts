@@ -91,6 +91,7 @@ export class JetStreamBlobStore extends BlobStore {
     private readonly store: ObjectStore,
     private readonly jsm: JetStreamManager,
     private readonly bucket: string,
+    private readonly readOnly: boolean,
   ) {
     super();
   }
@@ -103,7 +104,8 @@ export class JetStreamBlobStore extends BlobStore {
     nc: NatsConnection,
     bucket: string,
     ttlMs = BLOB_TTL_MS,
-    setup: { role?: StreamRole; report?: WaitReporter } = {},
+    /** readOnly: a reader without rights to write or delete (its blobs expire with the TTL). */
+    setup: { role?: StreamRole; report?: WaitReporter; readOnly?: boolean } = {},
   ): Promise<JetStreamBlobStore> {
     const jsm = await nc.jetstreamManager();
     // What the object store itself would create (nats.js ObjectStoreImpl.init), fixed here.
@@ -122,10 +124,11 @@ export class JetStreamBlobStore extends BlobStore {
       { role: setup.role ?? 'user', owner: STREAM_OWNER, report: setup.report },
     );
     const store = await nc.jetstream().views.os(bucket, { ttl: nanos(ttlMs) });
-    return new JetStreamBlobStore(store, jsm, bucket);
+    return new JetStreamBlobStore(store, jsm, bucket, setup.readOnly ?? false);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
+    if (this.readOnly) throw new Error('this service only reads the blob store');
     const ref = randomUUID();
     await this.store.putBlob({ name: ref }, bytes);
     return ref;
@@ -154,6 +157,7 @@ export class JetStreamBlobStore extends BlobStore {
   }
 
   async delete(ref: string): Promise<void> {
+    if (this.readOnly) return;
     await this.store.delete(ref).catch(() => undefined);
   }
 }
