@@ -30,6 +30,15 @@ export interface EmbeddedOptions {
   messaging?: Pick<MessagingOptions, 'streamName' | 'subjectPrefix' | 'rpcSubjectPrefix'>;
   /** The webhooks service's clock for its expiry scan (tests that watch certificates expire). */
   webhooks?: WebhooksOptions;
+  /**
+   * Each service on its own NATS user and Postgres role, as `nx serve` runs them on the shipped
+   * configuration (tests of deploy/nats/nats-server.conf and deploy/postgres): its messaging
+   * credentials and its DATABASE_URL. The system's `messaging` is then the gateway's.
+   */
+  perService?: {
+    messaging(service: string): Pick<MessagingOptions, 'user' | 'pass' | 'inboxPrefix'>;
+    databaseUrl(service: string): string;
+  };
 }
 
 /**
@@ -49,18 +58,36 @@ export async function startEmbeddedSystem(
   installTracing({ serviceName: 'ca-manager' });
   const embeddedPg = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);
   const databaseUrl = config.databaseUrl ?? embeddedPg!.url;
-  const messaging = await openMessaging({
-    natsUrl: config.natsUrl,
-    databaseUrl,
-    name: 'ca-manager',
-    eventRetentionMs: config.eventRetentionMs,
-    blobTtlMs: config.blobTtlMs,
-    ...options.messaging,
-  });
-  const runtime = (service: string): ServiceRuntime => ({
+  const open = (name: string, extra: Partial<MessagingOptions> = {}) =>
+    openMessaging({
+      natsUrl: config.natsUrl,
+      databaseUrl,
+      name,
+      // Issuance runs here: this process owns the streams (creates them, keeps their settings).
+      streamRole: 'owner',
+      eventRetentionMs: config.eventRetentionMs,
+      blobTtlMs: config.blobTtlMs,
+      ...options.messaging,
+      ...extra,
+    });
+  const { perService } = options;
+  const own = new Map<string, Messaging>();
+  const ownMessaging = async (service: string) => {
+    const opened = await open(service, {
+      ...perService!.messaging(service),
+      streamRole: service === 'issuance' ? 'owner' : 'user',
+      blobsReadOnly: service === 'gateway' || service === 'acme',
+    });
+    own.set(service, opened);
+    return opened;
+  };
+  // issuance's first: it creates the streams the others wait for.
+  if (perService) await ownMessaging('issuance');
+  const messaging = perService ? await ownMessaging('gateway') : await open('ca-manager');
+  const runtime = async (service: string): Promise<ServiceRuntime> => ({
     config,
-    databaseUrl,
-    messaging,
+    databaseUrl: perService ? perService.databaseUrl(service) : databaseUrl,
+    messaging: perService ? (own.get(service) ?? (await ownMessaging(service))) : messaging,
     logger: serviceLogger(service),
   });
   const services: RunningService[] = [];
@@ -74,17 +101,18 @@ export async function startEmbeddedSystem(
           serviceLogger('ca-manager').error({ err }, `stopping ${service.name} failed`),
         );
     }
+    for (const opened of own.values()) if (opened !== messaging) await opened.close();
     await messaging.close();
     await embeddedPg?.stop();
   });
   try {
-    const issuance = await startIssuance(runtime('issuance'));
+    const issuance = await startIssuance(await runtime('issuance'));
     services.push(issuance);
-    services.push(await startRevocation(runtime('revocation')));
-    services.push(await startOcspResponder(runtime('ocsp-responder')));
-    services.push(await startAcme(runtime('acme')));
-    services.push(await startWebhooks(runtime('webhooks'), options.webhooks));
-    services.push(await startGateway(runtime('gateway')));
+    services.push(await startRevocation(await runtime('revocation')));
+    services.push(await startOcspResponder(await runtime('ocsp-responder')));
+    services.push(await startAcme(await runtime('acme')));
+    services.push(await startWebhooks(await runtime('webhooks'), options.webhooks));
+    services.push(await startGateway(await runtime('gateway')));
     if (embeddedPg) {
       // `npm run ops` cannot open the PGlite files this process holds: it asks here instead.
       operatorEndpoint = await startOperatorEndpoint({

@@ -49,6 +49,7 @@ describe.each(modes)('ACME (%s)', (mode) => {
     [http01Port, tlsAlpnPort] = await freePorts(2);
     dns = await TestDnsServer.start(join(dir, 'dns-records'));
     sut = await startSystemUnderTest(mode, {
+      shippedBus: true,
       env: {
         ACME_HTTP01_PORT: String(http01Port),
         ACME_TLSALPN01_PORT: String(tlsAlpnPort),

@@ -82,7 +82,7 @@ describe.each(systemModes('CA hierarchy suite'))('CA hierarchy (%s)', (mode) => 
 
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'ca-hierarchy-'));
-    sut = await startSystemUnderTest(mode);
+    sut = await startSystemUnderTest(mode, { shippedBus: true });
   });
 
   afterAll(async () => {

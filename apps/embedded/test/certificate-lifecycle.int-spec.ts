@@ -1,3 +1,5 @@
+import { readFileSync, readdirSync } from 'node:fs';
+import { join } from 'node:path';
 import 'reflect-metadata';
 import { X509Certificate, createPrivateKey, randomUUID } from 'node:crypto';
 import { connect } from 'nats';
@@ -96,7 +98,7 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
   const files = new TempFiles();
 
   beforeAll(async () => {
-    sut = await startSystemUnderTest(mode, { serviceLogger: logs.serviceLogger });
+    sut = await startSystemUnderTest(mode, { serviceLogger: logs.serviceLogger, shippedBus: true });
     [tenant, other] = await Promise.all([
       createTenant(sut, { commonName: 'Lifecycle Root' }),
       createTenant(sut, { commonName: 'Other Tenant Root' }),
@@ -1049,7 +1051,12 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
       const dump = await dumpDatabase(sut.databaseUrl);
       expect(dump.schemas).toEqual(expect.arrayContaining(['issuance', 'revocation', 'ocsp']));
       if (mode === 'embedded') expect(dump.schemas).toContain('messaging');
-      const streams = mode === 'postgres+nats' ? await dumpStreams(sut.messagingOptions.streamName) : '';
+      const streams =
+        mode !== 'postgres+nats'
+          ? ''
+          : sut.natsStoreDir
+            ? dumpFiles(sut.natsStoreDir)
+            : await dumpStreams(sut.messagingOptions.streamName);
       const logText = logs.text();
       expect(logs.lineCount()).toBeGreaterThan(0);
 
@@ -1152,6 +1159,17 @@ async function dumpDatabase(url: string): Promise<{ schemas: string[]; text: str
   } finally {
     await client.end();
   }
+}
+
+/** Every file of a NATS server's store (the shipped bus: no user may read the whole stream), as text and hex. */
+function dumpFiles(dir: string): string {
+  return readdirSync(dir, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => {
+      const data = readFileSync(join(entry.parentPath, entry.name));
+      return `${entry.name}\n${data.toString('utf8')}\n${data.toString('hex')}`;
+    })
+    .join('\n');
 }
 
 /** Every message of the suite's JetStream stream and of its object store, as text and hex. */

@@ -146,7 +146,7 @@ describe.each(modes)('External root (%s)', (mode) => {
           PKCS11_PIN: token.pin,
         },
       });
-    } else sut = await startSystemUnderTest(mode);
+    } else sut = await startSystemUnderTest(mode, { shippedBus: true });
     await corporateRoot('corp-root');
     // A corporate intermediate that may certify one CA below it: ours.
     await openssl([

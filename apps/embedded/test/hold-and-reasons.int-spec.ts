@@ -35,7 +35,7 @@ describe.each(systemModes('hold and reasons suite'))(
     const files = new TempFiles();
 
     beforeAll(async () => {
-      sut = await startSystemUnderTest(mode);
+      sut = await startSystemUnderTest(mode, { shippedBus: true });
       tenant = await createTenant(sut, { commonName: 'Hold Test Root' });
       // The system's own messaging: the in-process transport reaches only this process's handlers.
       issuance = sut.system.messaging.rpcClient<IssuanceApi>();

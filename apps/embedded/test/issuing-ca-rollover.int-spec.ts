@@ -61,7 +61,7 @@ describeIfPrograms(['openssl'], 'issuing CA rollover', () => {
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'rollover-'));
-      sut = await startSystemUnderTest(mode);
+      sut = await startSystemUnderTest(mode, { shippedBus: true });
     });
 
     afterAll(async () => {

@@ -100,7 +100,7 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
 
     beforeAll(async () => {
       dir = mkdtempSync(join(tmpdir(), 'root-renewal-'));
-      sut = await startSystemUnderTest(mode);
+      sut = await startSystemUnderTest(mode, { shippedBus: true });
     });
 
     afterAll(async () => {

@@ -2,6 +2,7 @@ export * from './messaging';
 export * from './events/event-bus';
 export * from './events/partition';
 export * from './events/jetstream.event-bus';
+export * from './events/stream-setup';
 export * from './events/in-process.event-bus';
 export * from './rpc/rpc-client';
 export * from './rpc/rpc-reply.interceptor';

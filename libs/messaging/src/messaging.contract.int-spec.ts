@@ -14,7 +14,9 @@ import {
   RpcReplyInterceptor,
   applyOnce,
   applyOnceEach,
+  DeadLetterReplayer,
   DeadLetterStore,
+  WaitingForDependency,
   each,
   inboxTableSql,
   outboxTableSql,
@@ -468,7 +470,9 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         const PER_TENANT = 10;
         // Interleaved: event n of every tenant, then event n + 1 of every tenant.
         const eventsOf = (tenants: string[]) =>
-          Array.from({ length: PER_TENANT }, (_, n) => tenants.map((tenant) => newEvent(String(n), tenant))).flat();
+          Array.from({ length: PER_TENANT }, (_, n) =>
+            tenants.map((tenant) => newEvent(String(n), tenant)),
+          ).flat();
         const [earlyEvents, lateEvents] = [eventsOf(early), eventsOf(late)];
         const publish = async (bus: Messaging, events: EventEnvelope[]) => {
           for (let i = 0; i < events.length; i += 50) await bus.events.publishBatch(events.slice(i, i + 50));
@@ -623,6 +627,44 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         expect(await deadLetters.drop(letters[0].id)).toBe(true);
         expect(await deadLetters.get(letters[0].id)).toBeUndefined();
       }, 40_000);
+
+      it('lets an event that came before the one it depends on wait, then applies it once that one arrives', async () => {
+        const deadLetters = await new DeadLetterStore(dataSource, 'consumer').ensure();
+        const tenantId = randomUUID();
+        const caId = randomUUID();
+        // The leaf's event first (its CA's was set aside upstream, and is replayed later).
+        const leaf = { ...newEvent('leaf', tenantId), type: 'certificate.issued', payload: { caId } };
+        await messaging.events.publish(leaf);
+        const knownCas = new Set<string>();
+        const applied: string[] = [];
+        const handler = async (e: EventEnvelope) => {
+          if (e.tenantId !== tenantId) return; // the stream's earlier events, of other tests
+          const { caId: ca } = e.payload as { caId: string };
+          if (e.type === 'ca.initialized') knownCas.add(ca);
+          else if (!knownCas.has(ca)) throw new WaitingForDependency(`waiting for CA ${ca}`);
+          applied.push(e.id);
+        };
+        const subscription = await messaging.events.subscribe('waiting-consumer', handler, {
+          deadLetters,
+          maxAttempts: 2,
+        });
+        const replays = new DeadLetterReplayer(deadLetters, 'waiting-consumer', handler, 100);
+        replays.start();
+        try {
+          await waitFor(async () => (await deadLetters.list()).some((l) => l.eventId === leaf.id), 20_000);
+          const [letter] = (await deadLetters.list()).filter((l) => l.eventId === leaf.id);
+          expect(letter).toMatchObject({ reason: 'waiting', attempts: 2, detail: `waiting for CA ${caId}` });
+          // Not refused for good: its CA's event arrives, and the leaf is applied after it.
+          const ca = { ...newEvent('ca', tenantId), type: 'ca.initialized', payload: { caId } };
+          await messaging.events.publish(ca);
+          await waitFor(() => applied.includes(leaf.id), 20_000);
+          expect(applied).toEqual([ca.id, leaf.id]);
+          await waitFor(async () => !(await deadLetters.list()).some((l) => l.eventId === leaf.id));
+        } finally {
+          await replays.stop();
+          await subscription.stop();
+        }
+      }, 60_000);
 
       it('sets an event whose payload does not parse aside at once, naming the field', async () => {
         const deadLetters = await new DeadLetterStore(dataSource, 'consumer').ensure();

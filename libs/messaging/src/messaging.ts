@@ -3,6 +3,7 @@ import { ConnectionOptions, NatsConnection, connect } from 'nats';
 import { BlobStore, InProcessBlobStore, JetStreamBlobStore } from './blobs/blob-store';
 import { EventBus } from './events/event-bus';
 import { InProcessEventBus } from './events/in-process.event-bus';
+import { StreamRole, WaitReporter } from './events/stream-setup';
 import { JetStreamEventBus } from './events/jetstream.event-bus';
 import { InProcessClient } from './rpc/in-process.client';
 import { InProcessRegistry } from './rpc/in-process.registry';
@@ -36,6 +37,18 @@ export interface MessagingOptions {
   eventRetentionMs?: number;
   /** How long a blob is kept at most (BLOB_TTL; default BLOB_TTL_MS). */
   blobTtlMs?: number;
+  /**
+   * 'owner' (issuance) creates the streams and restores their settings at every start; 'user'
+   * (default) waits for them when it may not create them (StreamRole).
+   */
+  streamRole?: StreamRole;
+  /** Told what the start-up waits for, for the log and `/health/ready`. */
+  report?: WaitReporter;
+  /**
+   * Reads blobs only (gateway, acme: large replies): it never writes or deletes one, which its
+   * NATS user may not (blobs expire with the store's TTL).
+   */
+  blobsReadOnly?: boolean;
 }
 
 /**
@@ -100,22 +113,22 @@ async function openNatsMessaging(
     streamName: options.streamName ?? DEFAULT_STREAM,
     subjectPrefix: options.subjectPrefix ?? DEFAULT_SUBJECT_PREFIX,
     maxAgeMs: options.eventRetentionMs,
+    streamRole: options.streamRole,
+    report: options.report,
   });
   const rpcPrefix = options.rpcSubjectPrefix ?? '';
   const blobs = await JetStreamBlobStore.open(
     nc,
     `${options.streamName ?? DEFAULT_STREAM}_BLOBS`,
     options.blobTtlMs,
+    { role: options.streamRole, report: options.report, readOnly: options.blobsReadOnly },
   );
   return {
     kind: 'nats',
     events,
     blobs,
     serverOptions: (queue) => ({
-      strategy: new NamespacedServerNats(
-        { ...connection, queue, gracePeriod: 2_000 },
-        rpcPrefix,
-      ),
+      strategy: new NamespacedServerNats({ ...connection, queue, gracePeriod: 2_000 }, rpcPrefix),
     }),
     rpcClient: <Api extends RpcApi>() =>
       new RpcClient<Api>(

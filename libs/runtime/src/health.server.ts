@@ -10,6 +10,8 @@ export async function startHealthServer(
   host: string,
   port: number,
   ready: () => Promise<boolean>,
+  /** What a service that is not ready yet waits for (`waitingFor`), in the 503's body. */
+  detail: () => Record<string, unknown> = () => ({}),
 ): Promise<Server> {
   const server = createServer((req, res) => {
     const reply = (status: number, body: object) => {
@@ -20,8 +22,8 @@ export async function startHealthServer(
     if (req.url === METRICS_PATH) return serveMetrics(req, res);
     if (req.url === '/health/ready') {
       ready().then(
-        (ok) => reply(ok ? 200 : 503, { status: ok ? 'ok' : 'unavailable' }),
-        () => reply(503, { status: 'unavailable' }),
+        (ok) => reply(ok ? 200 : 503, ok ? { status: 'ok' } : { status: 'unavailable', ...detail() }),
+        () => reply(503, { status: 'unavailable', ...detail() }),
       );
       return;
     }

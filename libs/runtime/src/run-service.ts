@@ -6,7 +6,7 @@ import {
   loadNatsClientSettings,
 } from '@ca/config';
 import cluster from 'node:cluster';
-import { MessagingOptions, openMessaging } from '@ca/messaging';
+import { MessagingOptions, STREAM_OWNER, openMessaging } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
 import { NestPinoLogger, createLogger, flushTracing, installTracing } from '@ca/observability';
 import { startHealthServer } from './health.server';
@@ -29,9 +29,17 @@ export interface ServiceDefinition {
    * alone. Each worker is the whole service, a replica sharing the ports (cluster/service-cluster.ts).
    */
   workers?(config: CaManagerConfig): number | 'auto';
+  /**
+   * The port of its own HTTP surface (gateway, responder): while the service waits at start-up
+   * for another's stream, `/health/ready` there answers 503 and says what it waits for.
+   */
+  startupPort?(config: CaManagerConfig): number;
   /** Stream and subject names, so that a benchmark's services share a NATS with no one else. */
   messaging?: Pick<MessagingOptions, 'streamName' | 'subjectPrefix' | 'rpcSubjectPrefix'>;
 }
+
+/** Services that only read blobs (large replies): their NATS users may not write or delete one. */
+export const BLOB_READERS = ['gateway', 'acme'];
 
 /**
  * The distributed-mode entry point of one service (`nx serve <app>`): validates the settings,
@@ -78,27 +86,48 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
   // Classes log through Nest's shared Logger; route it to this service's JSON logger (with the
   // secret scrubber) even for a service without a Nest application of its own (revocation).
   Logger.overrideLogger(new NestPinoLogger(logger));
+  let service: RunningService | undefined;
+  // What the start-up waits for (another service's stream): logged, and said by /health/ready.
+  let waitingFor: string | undefined;
+  const detail = () => (waitingFor ? { waitingFor } : { starting: !service });
   try {
+    const healthPort = config.healthPort ?? definition.defaultHealthPort;
+    const health = healthPort
+      ? await startHealthServer(
+          config.host,
+          healthPort,
+          async () => (service ? service.ready() : false),
+          detail,
+        )
+      : undefined;
+    // Without a health port, the service's own port says so until the service takes it over.
+    const startupPort = health ? undefined : definition.startupPort?.(config);
+    const startup =
+      startupPort !== undefined && !cluster.isWorker
+        ? await startHealthServer(config.host, startupPort, async () => false, detail).catch(() => undefined)
+        : undefined;
     const messaging = await openMessaging({
       natsUrl: config.natsUrl,
       name: definition.name,
       eventRetentionMs: config.eventRetentionMs,
       blobTtlMs: config.blobTtlMs,
+      // The streams' owner creates them and keeps their settings; the others wait for them.
+      streamRole: definition.name === STREAM_OWNER ? 'owner' : 'user',
+      report: (what) => (waitingFor = what),
+      blobsReadOnly: BLOB_READERS.includes(definition.name),
       ...nats,
       ...definition.messaging,
     });
-    const service = await definition.start({ config, databaseUrl: config.databaseUrl, messaging, logger });
+    if (startup) await new Promise((resolve) => startup.close(resolve));
+    service = await definition.start({ config, databaseUrl: config.databaseUrl, messaging, logger });
+    const started = service;
     Logger.overrideLogger(new NestPinoLogger(logger));
-    const healthPort = config.healthPort ?? definition.defaultHealthPort;
-    const health = healthPort
-      ? await startHealthServer(config.host, healthPort, () => service.ready())
-      : undefined;
     logger.info({ healthPort }, `${definition.name} started`);
     const stop = onShutdownSignal(
       async () => {
         logger.info(`${definition.name} stopping`);
         health?.close();
-        await service.close();
+        await started.close();
         await messaging.close();
         await flushTracing().catch(() => undefined);
       },

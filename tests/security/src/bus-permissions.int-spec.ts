@@ -1,4 +1,5 @@
 import { AckPolicy, JSONCodec, NatsConnection, StorageType, connect } from 'nats';
+import { AcmePattern, EventType, IssuancePattern } from '@ca/contracts';
 import { Messaging, openMessaging } from '@ca/messaging';
 import { LogDir } from './support/log-dir';
 import { describeWithRealServices } from './support/real-services';
@@ -14,17 +15,13 @@ const OTHERS: ServiceName[] = ['gateway', 'revocation', 'ocsp-responder', 'acme'
 
 /** The requests each service may make; every other issuance.* request is refused to it. */
 const MAY_REQUEST: Record<ServiceName, string[]> = {
+  // The admin API's commands: every issuance.ca.*, issuance.certificate.* and issuance.policy.*
+  // subject there is; and `npm run ops -- expiring`, run beside the gateway as its user.
   gateway: [
-    'issuance.ca.initialize',
-    'issuance.ca.list',
-    'issuance.certificate.issue',
-    'issuance.certificate.issue-v2',
-    'issuance.certificate.renew',
-    'issuance.certificate.revoke',
-    'issuance.certificate.get',
-    'issuance.certificate.list',
-    'issuance.policy.set',
-    'issuance.policy.get',
+    ...Object.values(IssuancePattern).filter((subject) =>
+      /^issuance\.(ca|certificate|policy)\./.test(subject),
+    ),
+    'issuance.report.expiring',
   ],
   issuance: [],
   revocation: ['issuance.crl.sign'],
@@ -45,6 +42,8 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
   issuance: [
     'ca.initialized',
     'ca.revoked',
+    'ca.issuing-added',
+    'ca.root-renewed',
     'certificate.issued',
     'certificate.revoked',
     'certificate.hold-released',
@@ -55,6 +54,8 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
   webhooks: [],
 };
 const ALL_EVENTS = [...new Set(Object.values(MAY_PUBLISH).flat())];
+/** The gateway sends every acme.* request (the ACME edge and the EAB key commands). */
+const ALL_ACME_REQUESTS: string[] = Object.values(AcmePattern);
 
 const TESTS = 15;
 describeWithRealServices('security: bus permissions', ['nats-server'])(
@@ -122,7 +123,7 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
       expect(nats.violations()).toEqual([]);
     });
 
-    it('lets the gateway read and delete a large reply issuance put in the blob store; the responder may not delete', async () => {
+    it('lets the gateway read a large reply issuance put in the blob store; only its writers may purge it or write its metadata', async () => {
       const open = (service: ServiceName) =>
         openMessaging({
           natsUrl: nats.url,
@@ -130,18 +131,34 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
           user: service,
           pass: nats.passwords[service],
           inboxPrefix: `_INBOX.${service}`,
+          blobsReadOnly: true,
         });
       const [gateway, responder] = [await open('gateway'), await open('ocsp-responder')];
       try {
         const bytes = new Uint8Array(3 * 1024 * 1024).map((_, i) => i % 251);
         const ref = await issuanceMessaging.blobs.put(bytes);
         expect(Buffer.from((await responder.blobs.get(ref))!).equals(Buffer.from(bytes))).toBe(true);
-        await responder.blobs.delete(ref); // refused, and swallowed by the store
         expect(await gateway.blobs.get(ref)).toHaveLength(bytes.length);
-        await gateway.blobs.delete(ref);
+        // A reader's password can neither empty the store (a CRL in flight would be lost) nor
+        // point one blob's metadata at another's bytes.
+        for (const service of ['gateway', 'acme', 'ocsp-responder'] as const) {
+          const jsm = await clients[service].jetstreamManager();
+          expect([service, await jetStreamRefused(() => jsm.streams.purge('OBJ_CA_EVENTS_BLOBS'))]).toEqual([
+            service,
+            true,
+          ]);
+          expect([
+            service,
+            await jetStreamRefused(() =>
+              clients[service].jetstream().publish(`$O.CA_EVENTS_BLOBS.M.${ref}`, new Uint8Array([1]), {
+                timeout: 2_000,
+              }),
+            ),
+          ]).toEqual([service, true]);
+        }
+        expect(await gateway.blobs.get(ref)).toHaveLength(bytes.length);
+        await issuanceMessaging.blobs.delete(ref);
         expect(await gateway.blobs.get(ref)).toBeUndefined();
-        const refused = nats.violations().filter((line) => !/User "ocsp-responder"/.test(line));
-        expect(refused).toEqual([]);
       } finally {
         await gateway.close();
         await responder.close();
@@ -227,7 +244,7 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
             true,
           ]);
         }
-        for (const subject of ['acme.http', 'acme.eab-key.create']) {
+        for (const subject of ALL_ACME_REQUESTS) {
           for (const service of SERVICES.filter((s) => s !== 'acme')) {
             const expected = service === 'gateway' ? 'answered' : 'refused';
             expect([service, subject, await requestOutcome(clients[service], subject)]).toEqual([
@@ -273,6 +290,13 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
     it('lets issuance answer only requests it received: no publishing into another service inbox', async () => {
       expect(await requestOutcome(clients.issuance, '_INBOX.gateway.forged')).toBe('refused');
       expect(await requestOutcome(clients.revocation, '_INBOX.gateway.forged')).toBe('refused');
+    });
+
+    it('covers every event type and every request subject the code has: one that no user may send fails here', () => {
+      expect([...ALL_EVENTS].sort()).toEqual([...Object.values(EventType)].sort());
+      const subjects = [...Object.values(IssuancePattern), ...Object.values(AcmePattern)];
+      const sendable = new Set([...ALL_REQUESTS, ...ALL_ACME_REQUESTS]);
+      expect(subjects.filter((subject) => !sendable.has(subject))).toEqual([]);
     });
 
     it('lets each service publish only its own events (no forged crl.published, no forged revocation)', async () => {

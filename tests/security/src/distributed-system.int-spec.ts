@@ -4,6 +4,8 @@ import { join } from 'node:path';
 import { connect } from 'nats';
 import { Client } from 'pg';
 import { waitFor } from '@ca/faults/testing';
+import { partitionOf, partitionToken } from '@ca/messaging';
+import { connectAs } from './support/rogue-client';
 import { LogDir } from './support/log-dir';
 import { describeWithRealServices } from './support/real-services';
 import { SecuredNatsServer } from './support/secured-nats-server';
@@ -18,7 +20,7 @@ import { TlsFiles, makeTlsFiles } from './support/tls-files';
  * Postgres role from deploy/postgres/init-roles.sql. It issues, revokes and answers OCSP, so the
  * permissions are sufficient, and the server logged no violation on the way, so none was missing.
  */
-const TESTS = 4;
+const TESTS = 6;
 describeWithRealServices('security: distributed system', ['nats-server', 'openssl', 'psql'])(
   'distributed mode with per-service NATS users over TLS and per-service Postgres roles',
   () => {
@@ -48,6 +50,15 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
     afterEach(() => {
       const state = expect.getState();
       if (state.assertionCalls > 0 && state.suppressedErrors.length === 0) logs.testPassed();
+    });
+
+    it('started in reverse order, every service waited for the streams of issuance instead of exiting', () => {
+      expect(Object.fromEntries(system.waitedFor)).toEqual({
+        gateway: 'stream CA_EVENTS (created by issuance)',
+        acme: 'stream CA_EVENTS (created by issuance)',
+        'ocsp-responder': 'stream CA_EVENTS (created by issuance)',
+        revocation: 'stream CA_EVENTS (created by issuance)',
+      });
     });
 
     it('issues, revokes, publishes the CRL and answers OCSP with no permission violation', async () => {
@@ -87,7 +98,61 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
       // A large reply travels as a blob that the gateway reads and deletes (list of certificates).
       const list = await tenant.admin('GET', '/v1/certificates');
       expect(list.status).toBe(200);
-      expect(nats.violations()).toEqual([]);
+      // The only refusals: each service that started before issuance asked once to create the
+      // stream (refused, it then waited for it).
+      const unexpected = nats
+        .violations()
+        .filter((line) => !/Subject "\$JS\.API\.STREAM\.CREATE\.CA_EVENTS"/.test(line));
+      expect(unexpected).toEqual([]);
+      expect(nats.violations()).toHaveLength(4);
+    }, 120_000);
+
+    it("with only the responder's password, a consumer reshaped to headers_only is put back: a later revocation still reaches OCSP", async () => {
+      const tenant = await Tenant.create(system);
+      const issue = async (clientId: string) => {
+        const answer = await tenant.admin('POST', '/v1/certificates', {
+          clientId,
+          commonName: clientId,
+          organization: 'Acme',
+          organizationalUnit: 'Security',
+          country: 'US',
+          validityDays: 30,
+        });
+        expect(answer.status).toBe(200);
+        return JSON.parse(answer.body) as { certificateId: string; serialNumber: string };
+      };
+      const first = await issue('before-reshape');
+      await waitFor(
+        async () => (await tenant.ocspStatus(first.serialNumber)) === 'good',
+        30_000,
+        'OCSP good',
+      );
+      const rogue = await connectAs(nats, 'ocsp-responder');
+      try {
+        const jsm = await rogue.jetstreamManager();
+        const consumer = `ocsp-responder-${partitionToken(partitionOf(tenant.tenantId))}`;
+        // Allowed to this password (the responder creates its consumers): every event would arrive empty.
+        await jsm.consumers.update('CA_EVENTS', consumer, { headers_only: true });
+        const second = await issue('after-reshape');
+        const revoked = await tenant.admin('POST', `/v1/certificates/${first.certificateId}/revoke`, {
+          reason: 'security suite',
+          reasonCode: 'KeyCompromise',
+        });
+        expect(revoked.status).toBe(200);
+        await waitFor(
+          async () => (await tenant.ocspStatus(first.serialNumber)) === 'revoked',
+          30_000,
+          'OCSP revoked',
+        );
+        await waitFor(
+          async () => (await tenant.ocspStatus(second.serialNumber)) === 'good',
+          30_000,
+          'OCSP good',
+        );
+        expect((await jsm.consumers.info('CA_EVENTS', consumer)).config.headers_only ?? false).toBe(false);
+      } finally {
+        await rogue.close();
+      }
     }, 120_000);
 
     it('role issuance cannot read the gateway tables, nor create a schema; it reads its own', async () => {

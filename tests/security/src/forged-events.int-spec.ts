@@ -9,6 +9,7 @@ import {
   sleep,
   eventuallyCrl,
   eventuallyRevokedInOcsp,
+  runOperatorCommand,
 } from '@ca/embedded/testing';
 import {
   RogueBusClient,
@@ -183,5 +184,47 @@ describeWithRealServices('security: forged events', [])('forged and replayed eve
     expect(await ocspKinds(sut, victim.tenantId, victim.caDer, victimSerials)).toEqual(['good', 'good']);
 
     await realRevocation(victim);
+  });
+
+  it('refuses a tenant.updated dated in the future, and tenant resume lifts a suspension stored with such a date', async () => {
+    // What the gateway's password could send: a suspension dated 9999, which no later change would outrank.
+    const forged = await rogue.publishEvent('tenant.updated', victim.tenantId, {
+      tenantId: victim.tenantId,
+      status: 'suspended',
+      certificateLimit: 1000,
+      updatedAt: '9999-12-31T00:00:00.000Z',
+    });
+    const letter = await eventually(
+      async () => {
+        const rows = await queryRows(
+          sut.databaseUrl,
+          'SELECT reason, detail FROM issuance.event_dead_letters WHERE event_id = $1',
+          [forged],
+        );
+        return rows[0];
+      },
+      20_000,
+      'forged tenant.updated set aside',
+    );
+    expect(letter).toMatchObject({ reason: 'invalid', detail: expect.stringMatching(/ahead of this clock/) });
+    await expect(victim.issue(issueBody({ clientId: 'after-forged-suspension' }))).resolves.toBeDefined();
+
+    // A suspension stored with a future date (by a version without the rule): resume still wins.
+    await queryRows(
+      sut.databaseUrl,
+      `UPDATE issuance.tenants SET status = 'suspended', updated_at = '9999-12-31' WHERE tenant_id = $1`,
+      [other.tenantId],
+    );
+    await expect(other.issue(issueBody({ clientId: 'while-suspended' }))).rejects.toThrow(/issuing failed/);
+    expect((await runOperatorCommand(sut, ['tenant', 'resume', other.tenantId])).code).toBe(0);
+    await eventually(
+      async () =>
+        await other
+          .issue(issueBody({ clientId: 'after-resume' }))
+          .then(() => true)
+          .catch(() => undefined),
+      20_000,
+      'issuance after resume',
+    );
   });
 });

@@ -5,3 +5,4 @@ export { eventually, http, sleep, type HttpAnswer } from './http';
 export * from './pki';
 export * from './system-under-test';
 export * from './held-socket';
+export * from './operator';

@@ -1,12 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import { rmSync } from 'node:fs';
 import { CaManagerConfig, loadConfig } from '@ca/config';
-import { Messaging, openMessaging } from '@ca/messaging';
+import { DEFAULT_STREAM, DEFAULT_SUBJECT_PREFIX, Messaging, openMessaging } from '@ca/messaging';
 import { TestMessaging, createTestMessaging } from '@ca/messaging/testing';
 import { Logger, createLogger } from '@ca/observability';
 import { TestDatabase, createTestDatabase, freshEmbeddedDataDir } from '@ca/persistence/testing';
 import { EmbeddedOptions, EmbeddedSystem, startEmbeddedSystem } from '../../src/start-embedded';
 import { freePorts } from './http';
+import { ShippedBus, shippedBusWanted, startShippedBus } from './shipped-bus';
 import { ALL_SCOPES, TestTokens } from './tokens';
 
 /** Silent by default; TEST_LOG_LEVEL=warn (say) shows the services' logs when a run needs diagnosing. */
@@ -36,6 +37,12 @@ export interface SystemUnderTestOptions {
   env?: Record<string, string>;
   /** The webhooks service's options (its expiry scan's clock). */
   webhooks?: EmbeddedOptions['webhooks'];
+  /**
+   * On real Postgres + NATS with TEST_SHIPPED_BUS=1 (CI), run on the configuration we ship
+   * instead of an open bus: deploy/nats/nats-server.conf with a NATS user per service, a Postgres
+   * role per service (shipped-bus.ts). Any permission the server refused fails the suite at stop.
+   */
+  shippedBus?: boolean;
 }
 
 /**
@@ -55,6 +62,8 @@ export interface SystemUnderTest {
   readonly tokens: TestTokens;
   readonly serviceLogger: (service: string) => Logger;
   readonly messagingOptions: TestMessaging['options'];
+  /** On the shipped bus (shippedBus), the NATS server's store directory; else undefined. */
+  readonly natsStoreDir?: string;
   /** Stops the system and starts it again on the same data, configuration and messaging names. */
   restart(): Promise<void>;
   /** Another connection to this system's messaging (a restarted service); closed by `stop`. */
@@ -95,14 +104,20 @@ async function startOnce(mode: Mode, options: SystemUnderTestOptions): Promise<S
     LOG_LEVEL,
   };
   let database: TestDatabase | undefined;
+  let shipped: ShippedBus | undefined;
   let dataDir: string;
   if (mode === 'postgres+nats') {
     database = await createTestDatabase('postgres');
     dataDir = database.dataDir;
+    if (options.shippedBus && shippedBusWanted())
+      shipped = await startShippedBus(database.url).catch(async (error: unknown) => {
+        await database?.drop();
+        throw error;
+      });
     Object.assign(env, {
       DATA_DIR: dataDir,
       DATABASE_URL: database.url,
-      NATS_URL: process.env.NATS_URL!,
+      NATS_URL: shipped?.natsUrl ?? process.env.NATS_URL!,
       CA_KEK: randomBytes(32).toString('base64'),
     });
   } else {
@@ -112,16 +127,22 @@ async function startOnce(mode: Mode, options: SystemUnderTestOptions): Promise<S
   const config = loadConfig({ ...env, ...options.env });
   if (config.embedded !== (mode === 'embedded')) throw new Error(`the configuration is not ${mode}`);
   const testMessaging = createTestMessaging(mode === 'embedded' ? 'in-process' : 'nats', database?.url ?? '');
+  // The shipped configuration names one stream and subjects without prefix: the server is the suite's own.
+  const messagingOptions = shipped
+    ? { streamName: DEFAULT_STREAM, subjectPrefix: DEFAULT_SUBJECT_PREFIX, rpcSubjectPrefix: '' }
+    : testMessaging.options;
   const extraMessaging: Messaging[] = [];
   const start = () =>
     startEmbeddedSystem(config, {
       serviceLogger,
-      messaging: testMessaging.options,
+      messaging: messagingOptions,
       webhooks: options.webhooks,
+      ...(shipped ? { perService: shipped.perService } : {}),
     });
 
   const removeData = async () => {
-    await testMessaging.cleanup();
+    if (shipped) await shipped.stop();
+    else await testMessaging.cleanup();
     if (database) await database.drop();
     else rmSync(dataDir, { recursive: true, force: true });
   };
@@ -146,7 +167,8 @@ async function startOnce(mode: Mode, options: SystemUnderTestOptions): Promise<S
     pkiUrl,
     tokens,
     serviceLogger,
-    messagingOptions: testMessaging.options,
+    messagingOptions,
+    natsStoreDir: shipped?.storeDir,
     async restart() {
       await system.stop();
       system = await start();
@@ -156,7 +178,9 @@ async function startOnce(mode: Mode, options: SystemUnderTestOptions): Promise<S
         natsUrl: config.natsUrl,
         databaseUrl: system.databaseUrl,
         name,
-        ...testMessaging.options,
+        ...messagingOptions,
+        // On the shipped bus only the services' users exist: a helper connects as the gateway.
+        ...(shipped ? shipped.perService.messaging('gateway') : {}),
       });
       extraMessaging.push(messaging);
       return messaging;
@@ -164,7 +188,12 @@ async function startOnce(mode: Mode, options: SystemUnderTestOptions): Promise<S
     async stop() {
       await system.stop();
       for (const messaging of extraMessaging.splice(0)) await messaging.close();
+      const refused = shipped?.violations() ?? [];
       await removeData();
+      if (refused.length > 0)
+        throw new Error(
+          `the shipped NATS configuration refused what a service needs:\n${refused.join('\n')}`,
+        );
     },
   };
 }

@@ -6,7 +6,7 @@ import {
   EventEnvelope,
   RevocationReasonCodes,
 } from '@ca/contracts';
-import { applyOnce, applyOnceEach } from '@ca/messaging';
+import { WaitingForDependency, applyOnce, applyOnceEach } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 
@@ -250,6 +250,7 @@ export class CertificateStatusProjection {
             [tenantId, caId],
           )
         : [];
+    if (rows.length === 0 && event.tenantId === tenantId) throw waitingForCa(event);
     if (rows.length === 0) {
       this.logger.warn(
         { eventId: event.id, type: event.type, tenantId: event.tenantId },
@@ -276,6 +277,12 @@ export class CertificateStatusProjection {
           );
     // Every CA of the tenant that signs or signed leaves (docs/api.md#add-an-issuing-ca).
     const cas = new Set(rows.map((row) => `${row.tenant_id.toLowerCase()}:${row.ca_id.toLowerCase()}`));
+    const known = (event: T) =>
+      cas.has(`${String(event.payload.tenantId).toLowerCase()}:${String(event.payload.caId).toLowerCase()}`);
+    // A tenant's own event of a CA not known yet came before that CA's event: it waits (the run is
+    // then retried one event at a time, so only that one waits).
+    const early = named.find((event) => !known(event));
+    if (early) throw waitingForCa(early);
     return events.filter((event) => {
       const { tenantId, caId } = event.payload;
       const ok =
@@ -318,5 +325,15 @@ function sameStatus(
     row.changedAt?.getTime() === current.status_changed_at.getTime() &&
     (row.revokedAt?.getTime() ?? null) === (current.revoked_at?.getTime() ?? null) &&
     row.reasonCode === current.reason_code
+  );
+}
+
+/**
+ * An event of a tenant's own CA that is not known here yet (its `ca.initialized` or
+ * `ca.issuing-added` comes later, say replayed from the outbox): applied once that CA is.
+ */
+function waitingForCa(event: EventEnvelope<{ tenantId: string; caId: string }>): WaitingForDependency {
+  return new WaitingForDependency(
+    `waiting for CA ${String(event.payload.caId).slice(0, 64)} of tenant ${event.tenantId}`,
   );
 }

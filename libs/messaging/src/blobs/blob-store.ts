@@ -1,5 +1,14 @@
 import { createHash, randomUUID } from 'node:crypto';
-import { JetStreamManager, MsgRequest, NatsConnection, ObjectStore, nanos } from 'nats';
+import {
+  DiscardPolicy,
+  JetStreamManager,
+  MsgRequest,
+  NatsConnection,
+  ObjectStore,
+  StorageType,
+  nanos,
+} from 'nats';
+import { STREAM_OWNER, StreamRole, WaitReporter, ensureStream } from '../events/stream-setup';
 import { Pool } from 'pg';
 
 /**
@@ -82,16 +91,44 @@ export class JetStreamBlobStore extends BlobStore {
     private readonly store: ObjectStore,
     private readonly jsm: JetStreamManager,
     private readonly bucket: string,
+    private readonly readOnly: boolean,
   ) {
     super();
   }
 
-  static async open(nc: NatsConnection, bucket: string, ttlMs = BLOB_TTL_MS): Promise<JetStreamBlobStore> {
+  /**
+   * The bucket's stream is made (and its settings kept) by its owner, as the event stream is
+   * (ensureStream); a user that may not create it waits for it.
+   */
+  static async open(
+    nc: NatsConnection,
+    bucket: string,
+    ttlMs = BLOB_TTL_MS,
+    /** readOnly: a reader without rights to write or delete (its blobs expire with the TTL). */
+    setup: { role?: StreamRole; report?: WaitReporter; readOnly?: boolean } = {},
+  ): Promise<JetStreamBlobStore> {
+    const jsm = await nc.jetstreamManager();
+    // What the object store itself would create (nats.js ObjectStoreImpl.init), fixed here.
+    await ensureStream(
+      jsm,
+      {
+        name: `OBJ_${bucket}`,
+        subjects: [`$O.${bucket}.C.>`, `$O.${bucket}.M.>`],
+        storage: StorageType.File,
+        max_age: nanos(ttlMs),
+        num_replicas: 1,
+        allow_direct: true,
+        allow_rollup_hdrs: true,
+        discard: DiscardPolicy.New,
+      },
+      { role: setup.role ?? 'user', owner: STREAM_OWNER, report: setup.report },
+    );
     const store = await nc.jetstream().views.os(bucket, { ttl: nanos(ttlMs) });
-    return new JetStreamBlobStore(store, await nc.jetstreamManager(), bucket);
+    return new JetStreamBlobStore(store, jsm, bucket, setup.readOnly ?? false);
   }
 
   async put(bytes: Uint8Array): Promise<string> {
+    if (this.readOnly) throw new Error('this service only reads the blob store');
     const ref = randomUUID();
     await this.store.putBlob({ name: ref }, bytes);
     return ref;
@@ -120,6 +157,7 @@ export class JetStreamBlobStore extends BlobStore {
   }
 
   async delete(ref: string): Promise<void> {
+    if (this.readOnly) return;
     await this.store.delete(ref).catch(() => undefined);
   }
 }

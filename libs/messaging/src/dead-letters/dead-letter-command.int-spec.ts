@@ -6,6 +6,8 @@ import { routeByType } from '../events/event-bus';
 import { runDeadLetterCommand } from './dead-letter-command';
 import { DeadLetterReplayer } from './dead-letter-replayer';
 import { DeadLetterStore } from './dead-letters';
+import { insertEvents, newEvent } from '../outbox/outbox';
+import { outboxSetAsideSql, outboxTableSql, outboxTraceContextSql } from '../outbox/outbox.sql';
 
 /** `npm run ops -- events dead-letters …` on a database, and the consumer's side of a replay. */
 describe('events dead-letters command', () => {
@@ -154,5 +156,34 @@ describe('events dead-letters command', () => {
       expect((await run(...args)).code).toBe(2);
     expect((await run('dead-letters', 'drop', 'gateway:1')).code).toBe(2);
     expect((await run('dead-letters', 'help')).code).toBe(0);
+  });
+
+  it('lists the outbox rows the bus refused and replays one: the relay publishes it on its next pass', async () => {
+    await dataSource.query('CREATE SCHEMA revocation');
+    for (const sql of [
+      ...outboxTableSql('revocation'),
+      outboxTraceContextSql('revocation'),
+      outboxSetAsideSql('revocation'),
+    ])
+      await dataSource.query(sql);
+    const tenantId = randomUUID();
+    const event = newEvent('crl.published', { tenantId });
+    await dataSource.transaction((manager) => insertEvents(manager, 'revocation', [event]));
+    await dataSource.query(
+      `UPDATE revocation.outbox SET set_aside_at = now(), set_aside_reason = 'Permissions Violation'`,
+    );
+    const listed = await run('outbox', 'list');
+    expect(listed.code).toBe(0);
+    const [row] = listed.out.map(
+      (line) => JSON.parse(line) as { id: string; eventId: string; reason: string },
+    );
+    expect([listed.out.length, row.eventId, row.reason]).toEqual([1, event.id, 'Permissions Violation']);
+    await expect(run('outbox', 'replay', row.id)).resolves.toMatchObject({ code: 0 });
+    await expect(run('outbox', 'replay', row.id)).resolves.toMatchObject({ code: 1 });
+    await expect(run('outbox', 'list')).resolves.toMatchObject({ code: 0, out: [] });
+    const pending: { count: string }[] = await dataSource.query(
+      `SELECT count(*) FROM revocation.outbox WHERE published_at IS NULL AND set_aside_at IS NULL`,
+    );
+    expect(pending[0].count).toBe('1');
   });
 });

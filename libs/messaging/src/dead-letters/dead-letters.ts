@@ -7,8 +7,35 @@ import { DataSource } from 'typeorm';
 /** Handlings of one event that may fail before it is set aside (EVENT_MAX_ATTEMPTS). */
 export const DEFAULT_MAX_ATTEMPTS = 5;
 
-/** Why an event was set aside: its payload did not parse, or its handler kept failing. */
-export type DeadLetterReason = 'invalid' | 'failed';
+/**
+ * Why an event was set aside: its payload did not parse, its handler kept failing, or it kept
+ * waiting for an event it depends on (a leaf's before its CA's) that has not come yet.
+ */
+export type DeadLetterReason = 'invalid' | 'failed' | 'waiting';
+
+/**
+ * Thrown by a handler for an event that comes before one it depends on (a leaf's
+ * `certificate.issued` before its CA's `ca.initialized`): nothing is applied and the event comes
+ * again with backoff; after the last attempt it waits in the dead letters, and the next event of
+ * its tenant that a CA event brings (or any event of that tenant) has it replayed.
+ */
+export class WaitingForDependency extends Error {
+  override readonly name = 'WaitingForDependency';
+}
+
+/**
+ * Thrown by a handler for an event it refuses for good on reading it (a timestamp from the
+ * future): set aside at once as 'invalid', never retried.
+ */
+export class RefusedEvent extends Error {
+  override readonly name = 'RefusedEvent';
+}
+
+export function isWaitingForDependency(error: unknown): boolean {
+  return (
+    error instanceof WaitingForDependency || (error as Error | undefined)?.name === 'WaitingForDependency'
+  );
+}
 
 /** Events a consumer set aside in its dead-letter table, by reason. */
 export const deadLetteredEventsTotal = new Counter({
@@ -27,6 +54,8 @@ export interface DeadLetterSink {
     detail: string;
     attempts: number;
   }): Promise<void>;
+  /** Has the consumer's letters that wait on `tenantId` replayed (an event they depend on came). */
+  wake?(consumer: string, tenantId: string): Promise<void>;
 }
 
 export interface DeadLetter {
@@ -114,6 +143,23 @@ export class DeadLetterStore implements DeadLetterSink {
       { consumer, eventId: text(event?.id), type: text(event?.type), reason, detail, attempts },
       'event set aside in the dead-letter table; the consumer moves on',
     );
+  }
+
+  /**
+   * The letters of `consumer` that wait for an event of `tenantId`: asked to replay (the
+   * DeadLetterReplayer applies them within seconds; one still early waits again).
+   */
+  async wake(consumer: string, tenantId: string): Promise<void> {
+    const result: [unknown[], number] = await this.dataSource.query(
+      `UPDATE ${this.schema}.event_dead_letters SET replay_requested_at = now()
+        WHERE consumer = $1 AND tenant_id = $2 AND reason = 'waiting' AND replay_requested_at IS NULL`,
+      [consumer, tenantId],
+    );
+    if (result[1] > 0)
+      this.logger.log(
+        { consumer, tenantId, letters: result[1] },
+        'events that waited for this tenant replayed',
+      );
   }
 
   async list(limit = 100): Promise<DeadLetter[]> {
@@ -219,7 +265,24 @@ export class AttemptCounter {
   }
 
   succeeded(events: readonly EventEnvelope[]): void {
-    for (const event of events) this.failures.delete(event.id);
+    for (const event of events) {
+      this.failures.delete(event.id);
+      // A CA event (rare) may be what letters of its tenant wait for; so may any event of a tenant
+      // this process saw waiting.
+      const tenantId = event.tenantId;
+      if (this.sink?.wake && (event.type.startsWith('ca.') || this.waitingTenants.has(tenantId))) {
+        this.waitingTenants.delete(tenantId);
+        void this.sink.wake(this.consumer, tenantId).catch(() => undefined);
+      }
+    }
+  }
+
+  /** Tenants of letters this process set aside as waiting. */
+  private readonly waitingTenants = new Set<string>();
+
+  /** Handlings of `event` that failed so far (the next redelivery waits longer). */
+  failuresOf(event: EventEnvelope): number {
+    return this.failures.get(event.id) ?? 0;
   }
 
   /**
@@ -230,9 +293,12 @@ export class AttemptCounter {
     const first = events[0];
     const attempts = (this.failures.get(first.id) ?? 0) + 1;
     this.failures.set(first.id, attempts);
-    if (!this.sink || events.length > 1 || attempts < this.maxAttempts) return false;
+    const refused = (error as Error | undefined)?.name === 'RefusedEvent';
+    if (!this.sink || events.length > 1 || (attempts < this.maxAttempts && !refused)) return false;
     const detail = error instanceof Error ? error.message : String(error);
-    await this.sink.record({ consumer: this.consumer, event: first, reason: 'failed', detail, attempts });
+    const reason = refused ? 'invalid' : isWaitingForDependency(error) ? 'waiting' : 'failed';
+    await this.sink.record({ consumer: this.consumer, event: first, reason, detail, attempts });
+    if (reason === 'waiting' && typeof first.tenantId === 'string') this.waitingTenants.add(first.tenantId);
     this.failures.delete(first.id);
     return true;
   }

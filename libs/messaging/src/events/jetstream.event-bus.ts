@@ -1,7 +1,10 @@
 import { EventEnvelope } from '@ca/contracts';
 import {
   AckPolicy,
+  ConsumerConfig,
+  ConsumerUpdateConfig,
   DeliverPolicy,
+  DiscardPolicy,
   JSONCodec,
   JetStreamClient,
   JetStreamManager,
@@ -22,6 +25,7 @@ import {
 } from './event-bus';
 import { AttemptCounter } from '../dead-letters/dead-letters';
 import { allPartitions, partitionOf, partitionToken } from './partition';
+import { STREAM_OWNER, StreamRole, WaitReporter, ensureStream } from './stream-setup';
 import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
 export interface JetStreamOptions {
@@ -45,6 +49,10 @@ export interface JetStreamOptions {
    * window). Set when the stream is created and applied to an existing stream; unset keeps them.
    */
   maxAgeMs?: number;
+  /** 'owner': creates the stream and restores its settings at start; 'user' (default): waits for it. */
+  streamRole?: StreamRole;
+  /** Told what the start-up waits for (a stream its owner has not created yet). */
+  report?: WaitReporter;
 }
 
 /**
@@ -79,38 +87,17 @@ export class JetStreamEventBus extends EventBus {
       subjects: [`${options.subjectPrefix}.>`],
       storage: StorageType.File,
       retention: RetentionPolicy.Limits,
+      discard: DiscardPolicy.Old,
       // JetStream refuses a duplicate window longer than max_age (a retention window in minutes).
       duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, options.maxAgeMs || DUPLICATE_WINDOW_MS)),
       ...(options.maxAgeMs ? { max_age: nanos(options.maxAgeMs) } : {}),
     };
-    const existing = await jsm.streams.info(options.streamName).catch(() => undefined);
-    if (!existing) await jsm.streams.add(config);
-    else if (options.maxAgeMs && existing.config.max_age !== nanos(options.maxAgeMs)) {
-      await JetStreamEventBus.applyMaxAge(jsm, options.streamName, options.maxAgeMs);
-    }
+    await ensureStream(jsm, config, {
+      role: options.streamRole ?? 'user',
+      owner: STREAM_OWNER,
+      report: options.report,
+    });
     return new JetStreamEventBus(nc, nc.jetstream(), jsm, options);
-  }
-
-  /**
-   * Brings an existing stream's max_age to the retention window. A user without the right to
-   * update streams (the stream managed by an operator) keeps the stream as it is, with a warning.
-   */
-  private static async applyMaxAge(
-    jsm: JetStreamManager,
-    streamName: string,
-    maxAgeMs: number,
-  ): Promise<void> {
-    try {
-      await jsm.streams.update(streamName, {
-        max_age: nanos(maxAgeMs),
-        duplicate_window: nanos(Math.min(DUPLICATE_WINDOW_MS, maxAgeMs)),
-      });
-    } catch (err) {
-      new Logger('JetStream').warn(
-        { err, streamName, maxAgeMs },
-        'could not set the stream max_age to the event retention window; set it on the stream',
-      );
-    }
   }
 
   async publish(event: EventEnvelope): Promise<void> {
@@ -157,7 +144,8 @@ export class JetStreamEventBus extends EventBus {
     const loops: Promise<void>[] = [];
     for (const partition of allPartitions()) {
       const name = partitionConsumerName(durableName, partition);
-      await this.ensureConsumer(name, this.filterOf(partition, options?.onlyType), startSeq);
+      this.filters.set(name, this.filterOf(partition, options?.onlyType));
+      await this.ensureConsumer(name, this.filters.get(name)!, startSeq);
       const consumer = await this.js.consumers.get(streamName, name);
       const messages = await consumer.consume({ max_messages: 1 });
       iterators.push(messages);
@@ -204,6 +192,12 @@ export class JetStreamEventBus extends EventBus {
       try {
         event = codec.decode(message.data);
       } catch {
+        // An empty body may mean the consumer was reshaped (headers_only): the event is intact in
+        // the stream, so restore the consumer and have the event come again in full.
+        if (await this.restoredConsumerOf(message)) {
+          message.nak(retryDelay);
+          return;
+        }
         this.logger.error({ subject: message.subject, seq: message.seq }, 'undecodable event dropped');
         message.term();
         return;
@@ -225,12 +219,27 @@ export class JetStreamEventBus extends EventBus {
       }
       // Without a connection the answer is lost; JetStream redelivers after the ack wait.
       try {
+        // Backoff: an event waiting for another (its CA's) gives it time to come.
         if (handled) message.ack();
-        else message.nak(retryDelay);
+        else message.nak(retryDelay * 2 ** Math.min(Math.max(attempts.failuresOf(event) - 1, 0), 4));
       } catch (err) {
         this.logger.warn({ err, eventId: event.id }, 'acknowledgement not sent; the event comes again');
       }
     };
+  }
+
+  /** Partition consumers of this process and their filter, for checks at delivery. */
+  private readonly filters = new Map<string, string>();
+
+  /** Whether the consumer that delivered `message` had been reshaped and was restored now. */
+  private async restoredConsumerOf(message: JsMsg): Promise<boolean> {
+    const name = message.info.consumer;
+    const filter = this.filters.get(name);
+    if (filter === undefined) return false;
+    return this.ensureConsumer(name, filter).catch((err: unknown) => {
+      this.logger.error({ err, consumer: name }, 'consumer could not be checked');
+      return false;
+    });
   }
 
   private filterOf(partition: number, onlyType?: string): string {
@@ -272,31 +281,60 @@ export class JetStreamEventBus extends EventBus {
     return this.options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
   }
 
+  /** The settings every partition consumer is created with, and checked against at every start. */
+  private consumerConfig(name: string, filterSubject: string): Partial<ConsumerConfig> {
+    return {
+      durable_name: name,
+      ack_policy: AckPolicy.Explicit,
+      filter_subject: filterSubject,
+      ack_wait: nanos(this.ackWaitMs),
+      // One at a time keeps the partition's order, so each tenant's (issued before revoked).
+      max_ack_pending: 1,
+      headers_only: false,
+      max_deliver: -1,
+    };
+  }
+
   /**
-   * Creates a durable consumer, or brings an existing one to this ack wait (consumers created
-   * with the former 30 s keep it otherwise); ack_wait is one of the fields a consumer update may
-   * change (nats-server 2.9), unlike its delivery or ack policy.
+   * Creates a durable consumer, or checks an existing one: a setting changed by someone else (a
+   * password that may update this consumer could set `headers_only: true`, so that every event
+   * arrives empty) is put back, and the service logs it. The fields an update cannot change
+   * (delivery and ack policy) cannot have been changed either.
    */
-  private async ensureConsumer(name: string, filterSubject: string, startSeq?: number): Promise<void> {
+  private async ensureConsumer(name: string, filterSubject: string, startSeq?: number): Promise<boolean> {
     const { streamName } = this.options;
-    const ackWait = nanos(this.ackWaitMs);
+    const wanted = this.consumerConfig(name, filterSubject);
     const existing = await this.jsm.consumers.info(streamName, name).catch(() => undefined);
     if (!existing) {
       await this.jsm.consumers.add(streamName, {
-        durable_name: name,
-        ack_policy: AckPolicy.Explicit,
+        ...wanted,
         ...(startSeq === undefined
           ? { deliver_policy: DeliverPolicy.All }
           : { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: startSeq }),
-        filter_subject: filterSubject,
-        ack_wait: ackWait,
-        // One at a time keeps the partition's order, so each tenant's (issued before revoked).
-        max_ack_pending: 1,
       });
-    } else if (existing.config.ack_wait !== ackWait) {
-      await this.jsm.consumers.update(streamName, name, { ack_wait: ackWait });
-      this.logger.log({ name, ackWaitMs: this.ackWaitMs }, 'consumer ack wait updated');
+      return false;
     }
+    const changed = changedConsumerSettings(existing.config, wanted);
+    if (changed.length === 0) return false;
+    const found = Object.fromEntries(
+      changed.map((key) => [key, (existing.config as unknown as Record<string, unknown>)[key]]),
+    );
+    // Consumers created with the former 30 s ack wait are brought to this one quietly.
+    const quiet = changed.length === 1 && changed[0] === 'ack_wait';
+    await this.jsm.consumers.update(streamName, name, {
+      ...(wanted as ConsumerUpdateConfig),
+      // A consumer someone pointed at a push subject goes back to pull (its deliver_subject cleared).
+      ...(existing.config.deliver_subject ? { deliver_subject: undefined } : {}),
+    });
+    if (quiet) {
+      this.logger.log({ name, ackWaitMs: this.ackWaitMs }, 'consumer ack wait updated');
+      return false;
+    }
+    this.logger.warn(
+      { name, changed, found },
+      'consumer settings were changed outside this service: restored',
+    );
+    return true;
   }
 
   /**
@@ -346,6 +384,19 @@ export class JetStreamEventBus extends EventBus {
   get connection(): NatsConnection {
     return this.nc;
   }
+}
+
+/** The fields of `wanted` that `actual` does not have (absent on the server: its default). */
+export function changedConsumerSettings(
+  actual: Partial<ConsumerConfig>,
+  wanted: Partial<ConsumerConfig>,
+): string[] {
+  const have = actual as unknown as Record<string, unknown>;
+  const defaults: Record<string, unknown> = { headers_only: false, max_deliver: -1 };
+  return Object.entries(wanted)
+    .filter(([key, value]) => (have[key] ?? defaults[key]) !== value)
+    .map(([key]) => key)
+    .concat(actual.deliver_subject ? ['deliver_subject'] : []);
 }
 
 /** The durable consumer of one partition: `<durable>-p07` (consumer names may not contain dots). */

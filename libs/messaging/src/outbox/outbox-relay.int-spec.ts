@@ -11,6 +11,8 @@ import { outboxClaimSql, outboxTableSql, outboxTraceContextSql } from './outbox.
 class CountingBus extends EventBus {
   readonly published: EventEnvelope[] = [];
   failNext = false;
+  /** Event types this user may not publish, refused as NATS refuses them (the rest of a batch goes in). */
+  readonly refused = new Set<string>();
 
   async publish(event: EventEnvelope): Promise<void> {
     await this.publishBatch([event]);
@@ -22,7 +24,12 @@ class CountingBus extends EventBus {
       this.failNext = false;
       throw new Error('bus down');
     }
-    this.published.push(...events);
+    this.published.push(...events.filter((event) => !this.refused.has(event.type)));
+    const refused = events.find((event) => this.refused.has(event.type));
+    if (refused)
+      throw Object.assign(new Error(`Permissions Violation for Publish to "ca.events.p00.${refused.type}"`), {
+        code: 'PERMISSIONS_VIOLATION',
+      });
   }
 
   subscribe(): Promise<EventSubscription> {
@@ -93,6 +100,33 @@ describe.each(databaseKinds())('two outbox relays on one schema (%s)', (kind) =>
     await expect(new OutboxRelay(dataSource, 'producer', failing).drain()).rejects.toThrow('bus down');
     await expect(new OutboxRelay(dataSource, 'producer', healthy).drain()).resolves.toBe(30);
     expect(healthy.published.map((event) => event.id)).toEqual(ids);
+  }, 30_000);
+
+  it('sets aside a row the bus refuses for good, with its reason, and publishes the rows behind it in order', async () => {
+    const before = await record(3);
+    const refused = newEvent('test.refused', { tenantId: TENANT });
+    await dataSource.transaction((manager) => insertEvents(manager, 'producer', [refused]));
+    const after = await record(150); // past one batch: nothing behind the refused row waits
+    const bus = new CountingBus();
+    bus.refused.add('test.refused');
+    const relay = new OutboxRelay(dataSource, 'producer', bus);
+    await relay.drain();
+    await relay.drain();
+    // Published once or more (a failed batch is published again row by row); in order, without it.
+    const order = [...new Set(bus.published.map((event) => event.id))];
+    expect(order).toEqual([...before, ...after]);
+    await expect(relay.backlog()).resolves.toBe(0);
+    const rows: { id: string; set_aside_reason: string; published_at: Date | null }[] =
+      await dataSource.query(
+        `SELECT id, set_aside_reason, published_at FROM producer.outbox WHERE set_aside_at IS NOT NULL`,
+      );
+    expect(rows).toEqual([
+      {
+        id: refused.id,
+        set_aside_reason: 'Permissions Violation for Publish to "ca.events.p00.test.refused"',
+        published_at: null,
+      },
+    ]);
   }, 30_000);
 
   it('takes over the rows of a relay that died holding them once its claim lapses', async () => {

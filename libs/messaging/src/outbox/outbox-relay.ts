@@ -2,7 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { EventEnvelope } from '@ca/contracts';
 import { DataSource } from 'typeorm';
+import { metricsRegistry } from '@ca/observability';
+import { Counter } from 'prom-client';
 import { EventBus } from '../events/event-bus';
+import { outboxSetAsideSql } from './outbox.sql';
 
 interface OutboxRow {
   seq: string;
@@ -79,6 +82,7 @@ export class OutboxRelay {
    * (that one publishes the rest), or the bus fails.
    */
   async drain(): Promise<number> {
+    await this.ensureSetAsideColumns();
     let total = 0;
     for (;;) {
       const rows = await this.claimHead();
@@ -88,16 +92,75 @@ export class OutboxRelay {
         // The batch in one publish and one mark: a failure between them only republishes.
         await this.bus.publishBatch(rows.map(toEnvelope));
       } catch (error) {
-        await this.release(seqs).catch(() => undefined);
-        throw error;
+        // One row the bus refuses for good must not hold the others: find it, one at a time.
+        try {
+          if (!isRefusedForGood(error)) throw error;
+          await this.publishOneByOne(rows);
+        } catch (failure) {
+          await this.release(seqs).catch(() => undefined);
+          throw failure;
+        }
+        total += rows.length;
+        continue;
       }
-      await this.dataSource.query(
-        `UPDATE ${this.schema}.outbox SET published_at = now(), claimed_by = NULL, claimed_until = NULL
-          WHERE seq = ANY($1::bigint[])`,
-        [seqs],
-      );
+      await this.markPublished(seqs);
       total += rows.length;
     }
+  }
+
+  /**
+   * After a failed batch: each row in order; one refused for good (permission, size, malformed)
+   * is set aside with its reason and the next goes on, so a tenant's other events keep their
+   * order; a transient failure (no connection, timeout) stops here and is thrown, to retry.
+   */
+  private async publishOneByOne(rows: OutboxRow[]): Promise<void> {
+    for (const row of rows) {
+      try {
+        await this.bus.publish(toEnvelope(row));
+        await this.markPublished([row.seq]);
+      } catch (error) {
+        if (!isRefusedForGood(error)) throw error;
+        await this.setAside(row, error);
+      }
+    }
+  }
+
+  private async markPublished(seqs: string[]): Promise<void> {
+    await this.dataSource.query(
+      `UPDATE ${this.schema}.outbox SET published_at = now(), claimed_by = NULL, claimed_until = NULL
+        WHERE seq = ANY($1::bigint[])`,
+      [seqs],
+    );
+  }
+
+  private async setAside(row: OutboxRow, error: unknown): Promise<void> {
+    const reason = (error instanceof Error ? error.message : String(error)).slice(0, 1_000);
+    await this.dataSource.query(
+      `UPDATE ${this.schema}.outbox SET set_aside_at = now(), set_aside_reason = $2,
+          claimed_by = NULL, claimed_until = NULL WHERE seq = $1`,
+      [row.seq, reason],
+    );
+    outboxSetAsideTotal.inc({ schema: this.schema, type: row.type.slice(0, 64) });
+    this.logger.error(
+      { schema: this.schema, seq: row.seq, eventId: row.id, type: row.type, tenantId: row.tenant_id, reason },
+      'outbox row refused by the bus: set aside, the rows behind it go on (npm run ops -- events outbox)',
+    );
+  }
+
+  private columnsReady?: Promise<void>;
+
+  /** The set-aside columns, added once per process under the schema's migration lock. */
+  private ensureSetAsideColumns(): Promise<void> {
+    this.columnsReady ??= this.dataSource
+      .transaction(async (manager) => {
+        await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema} migrations`]);
+        await manager.query(outboxSetAsideSql(this.schema));
+      })
+      .catch((error: unknown) => {
+        this.columnsReady = undefined;
+        throw error;
+      });
+    return this.columnsReady;
   }
 
   /**
@@ -111,9 +174,11 @@ export class OutboxRelay {
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${outbox} relay claim`]);
       return manager.query(
         `UPDATE ${outbox} o SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond'
-           FROM (SELECT seq FROM ${outbox} WHERE published_at IS NULL ORDER BY seq LIMIT ${BATCH}) head
+           FROM (SELECT seq FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL
+                  ORDER BY seq LIMIT ${BATCH}) head
           WHERE o.seq = head.seq AND NOT EXISTS (
-            SELECT 1 FROM ${outbox} WHERE published_at IS NULL AND claimed_by <> $1 AND claimed_until > now())
+            SELECT 1 FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL
+              AND claimed_by <> $1 AND claimed_until > now())
           RETURNING o.seq, o.id, o.type, o.tenant_id, o.payload, o.occurred_at, o.trace_context`,
         [this.relayId, this.claimMs],
       );
@@ -131,10 +196,11 @@ export class OutboxRelay {
     );
   }
 
-  /** Events recorded and not yet published (the `ca_outbox_backlog` gauge). */
+  /** Events recorded and not yet published, set-aside rows apart (the `ca_outbox_backlog` gauge). */
   async backlog(): Promise<number> {
+    await this.ensureSetAsideColumns();
     const rows: { count: string }[] = await this.dataSource.query(
-      `SELECT count(*) AS count FROM ${this.schema}.outbox WHERE published_at IS NULL`,
+      `SELECT count(*) AS count FROM ${this.schema}.outbox WHERE published_at IS NULL AND set_aside_at IS NULL`,
     );
     return Number(rows[0]?.count ?? 0);
   }
@@ -164,6 +230,36 @@ function normaliseRows(result: unknown): OutboxRow[] {
   }
   return result as OutboxRow[];
 }
+
+/**
+ * A refusal that publishing again cannot change: the user may not publish the subject, the event
+ * is larger than the server takes, or it cannot be encoded. Anything else (no connection, a
+ * timeout, no stream yet) is transient and retried.
+ */
+export function isRefusedForGood(error: unknown): boolean {
+  const { code, message, name } = (error ?? {}) as { code?: unknown; message?: unknown; name?: unknown };
+  if (name === 'TypeError' || name === 'SyntaxError' || name === 'RangeError') return true;
+  if (typeof code === 'string' && REFUSED_CODES.has(code)) return true;
+  return /permissions violation|max(imum)? payload|message size exceeds|invalid subject/i.test(
+    String(message),
+  );
+}
+
+const REFUSED_CODES = new Set([
+  'PERMISSIONS_VIOLATION',
+  'MAX_PAYLOAD_EXCEEDED',
+  'BAD_SUBJECT',
+  'BAD_PAYLOAD',
+  'BAD_JSON',
+]);
+
+/** Outbox rows the bus refused for good (OutboxRelay sets them aside). */
+export const outboxSetAsideTotal = new Counter({
+  name: 'ca_outbox_set_aside_total',
+  help: 'Outbox rows set aside because the bus refused them for good (permission, size, malformed).',
+  labelNames: ['schema', 'type'] as const,
+  registers: [metricsRegistry],
+});
 
 function compareSeq(a: string, b: string): number {
   const diff = BigInt(a) - BigInt(b);

@@ -57,3 +57,13 @@ export function outboxRetentionIndexSql(schema: string): string {
 export function inboxRetentionIndexSql(schema: string): string {
   return `CREATE INDEX IF NOT EXISTS inbox_applied_at ON ${schema}.inbox (applied_at)`;
 }
+
+/**
+ * Added by the relay itself at start (idempotent): a row the bus refuses for good (permission
+ * refused, too large, malformed) is set aside with its reason instead of blocking the rows behind
+ * it (OutboxRelay); `npm run ops -- events outbox` lists and replays them.
+ */
+export function outboxSetAsideSql(schema: string): string {
+  return `ALTER TABLE ${schema}.outbox ADD COLUMN IF NOT EXISTS set_aside_at timestamptz,
+    ADD COLUMN IF NOT EXISTS set_aside_reason text`;
+}

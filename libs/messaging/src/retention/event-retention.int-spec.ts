@@ -126,25 +126,52 @@ withNats('event retention on JetStream', () => {
     const streamName = `TEST_RETENTION_${randomBytes(4).toString('hex').toUpperCase()}`;
     const subjectPrefix = `test.${streamName.toLowerCase()}`;
     const jsm = await nc.jetstreamManager();
+    // The stream's owner (issuance) sets its settings; a user never changes them.
+    const owner = { streamName, subjectPrefix, streamRole: 'owner' as const };
     try {
-      await JetStreamEventBus.connect(nc, { streamName, subjectPrefix });
+      await JetStreamEventBus.connect(nc, owner);
       expect((await jsm.streams.info(streamName)).config.max_age).toBe(0); // kept forever, as before
-      await JetStreamEventBus.connect(nc, { streamName, subjectPrefix, maxAgeMs: 7 * DAY_MS });
+      await JetStreamEventBus.connect(nc, { ...owner, maxAgeMs: 7 * DAY_MS });
       expect((await jsm.streams.info(streamName)).config.max_age).toBe(nanos(7 * DAY_MS));
 
       await jsm.streams.delete(streamName);
-      await JetStreamEventBus.connect(nc, { streamName, subjectPrefix, maxAgeMs: 3 * DAY_MS });
+      await JetStreamEventBus.connect(nc, { ...owner, maxAgeMs: 3 * DAY_MS });
       const created = await jsm.streams.info(streamName);
       expect(created.config.max_age).toBe(nanos(3 * DAY_MS));
       expect(created.config.duplicate_window).toBe(nanos(10 * 60_000)); // well inside the window
 
       // A window in minutes (a benchmark run): the duplicate window shrinks to it, new or existing.
-      await JetStreamEventBus.connect(nc, { streamName, subjectPrefix, maxAgeMs: 2 * 60_000 });
+      await JetStreamEventBus.connect(nc, { ...owner, maxAgeMs: 2 * 60_000 });
       const short = await jsm.streams.info(streamName);
       expect([short.config.max_age, short.config.duplicate_window]).toEqual([nanos(120_000), nanos(120_000)]);
       await jsm.streams.delete(streamName);
-      await JetStreamEventBus.connect(nc, { streamName, subjectPrefix, maxAgeMs: 2 * 60_000 });
+      await JetStreamEventBus.connect(nc, { ...owner, maxAgeMs: 2 * 60_000 });
       expect((await jsm.streams.info(streamName)).config.duplicate_window).toBe(nanos(120_000));
+    } finally {
+      await jsm.streams.delete(streamName).catch(() => undefined);
+      await nc.close();
+    }
+  }, 30_000);
+
+  it("restores at its owner's start a stream someone reshaped (max_msgs: 1, other subjects); a user changes nothing", async () => {
+    const nc = await connect({ servers: process.env.NATS_URL });
+    const streamName = `TEST_RESHAPED_${randomBytes(4).toString('hex').toUpperCase()}`;
+    const subjectPrefix = `test.${streamName.toLowerCase()}`;
+    const jsm = await nc.jetstreamManager();
+    const owner = { streamName, subjectPrefix, streamRole: 'owner' as const, maxAgeMs: 7 * DAY_MS };
+    try {
+      await JetStreamEventBus.connect(nc, owner);
+      const reshape = { max_msgs: 1, subjects: [`${subjectPrefix}.>`, 'rogue.>'], max_age: nanos(DAY_MS) };
+      await jsm.streams.update(streamName, reshape);
+      await JetStreamEventBus.connect(nc, { streamName, subjectPrefix, maxAgeMs: 7 * DAY_MS });
+      expect((await jsm.streams.info(streamName)).config.max_msgs).toBe(1);
+      await JetStreamEventBus.connect(nc, owner);
+      const restored = (await jsm.streams.info(streamName)).config;
+      expect([restored.max_msgs, restored.subjects, restored.max_age]).toEqual([
+        -1,
+        [`${subjectPrefix}.>`],
+        nanos(7 * DAY_MS),
+      ]);
     } finally {
       await jsm.streams.delete(streamName).catch(() => undefined);
       await nc.close();

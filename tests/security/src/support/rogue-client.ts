@@ -11,6 +11,7 @@ export function connectAs(nats: SecuredNatsServer, service: ServiceName): Promis
     pass: nats.passwords[service],
     inboxPrefix: `_INBOX.${service}`,
     reconnect: false,
+    ...(nats.tls ? { tls: { caFile: nats.tls.caFile } } : {}),
   });
 }
 

@@ -9,6 +9,7 @@ import {
   serviceEnvironment,
   serviceProgram,
   startUntilReady,
+  waitFor,
 } from '@ca/faults/testing';
 import { SecuredNatsServer, ServiceName, passwordVariable } from './secured-nats-server';
 import { SchemaName, ServiceDatabase } from './service-database';
@@ -73,18 +74,52 @@ export class ServiceProcesses {
       system.programs.set(service, serviceProgram(service, service, { appRoot: APP_ROOT, env, logDir }));
     }
     try {
-      // issuance owns the stream and the object store (deploy/nats/nats-server.conf): it goes first.
-      await system.startService('issuance');
-      await Promise.all(
-        (['revocation', 'ocsp-responder', 'acme', 'webhooks', 'gateway'] as const).map((service) =>
-          system.startService(service),
-        ),
-      );
+      // Reverse order, issuance (which creates the streams) last: the others must wait for it,
+      // saying so at /health/ready, and never exit for it. A call then works end to end.
+      const waiting = ['gateway', 'webhooks', 'acme', 'ocsp-responder', 'revocation'] as const;
+      for (const service of waiting) system.programs.get(service)!.start();
+      for (const service of waiting) system.waitedFor.set(service, await system.untilWaiting(service));
+      const ready = [system.startService('issuance')];
+      for (const service of waiting) ready.push(system.untilReady(service));
+      await Promise.all(ready);
     } catch (error) {
       await system.stop();
       throw error;
     }
     return system;
+  }
+
+  /** What each service said at /health/ready while it waited for issuance (the streams). */
+  readonly waitedFor = new Map<ServiceName, string>();
+
+  /** Until the service answers 503 at /health/ready naming what it waits for; that name. */
+  private async untilWaiting(service: ServiceName, timeoutMs = 120_000): Promise<string> {
+    let waitingFor = '';
+    const program = this.programs.get(service)!;
+    await waitFor(
+      async () => {
+        if (!program.running) throw new Error(`${service} exited while waiting (log: ${this.logDir})`);
+        const response = await fetch(this.healthUrls.get(service)!).catch(() => undefined);
+        if (response?.status !== 503) return false;
+        waitingFor = String(((await response.json()) as { waitingFor?: string }).waitingFor ?? '');
+        return waitingFor !== '';
+      },
+      timeoutMs,
+      `${service} waiting for the streams`,
+    );
+    return waitingFor;
+  }
+
+  private async untilReady(service: ServiceName, timeoutMs = 120_000): Promise<void> {
+    const program = this.programs.get(service)!;
+    await waitFor(
+      async () => {
+        if (!program.running) throw new Error(`${service} exited at start (log: ${this.logDir})`);
+        return (await fetch(this.healthUrls.get(service)!).catch(() => undefined))?.status === 200;
+      },
+      timeoutMs,
+      `${service} ready`,
+    );
   }
 
   private startService(service: ServiceName, timeoutMs = 120_000): Promise<void> {
