@@ -6,8 +6,6 @@ import { TrustedProxies, clientKey } from './client-address';
 /** Answers a request refused by the request-rate cap (429 with `Retry-After`, RFC 6585 4). */
 export type TooManyRequests = (req: IncomingMessage, res: ServerResponse, retryAfterSeconds: number) => void;
 
-/** From this share of `HTTP_MAX_CONNECTIONS` on, each new connection reclaims an idle one. */
-const RECLAIM_FROM = 0.9;
 /** Request-rate buckets kept at most; beyond, the oldest go (they refill to full anyway). */
 const MAX_BUCKETS = 100_000;
 const SWEEP_MS = 10_000;
@@ -46,7 +44,7 @@ export const ACCEPT_GATE = Symbol('acceptGate');
 /**
  * Fair shares of one HTTP server among its clients (docs/security.md#connection-floods): a client
  * (address, or forwarded address from a trusted proxy) holds at most `maxConnectionsPerClient`
- * connections, further ones are closed on accept; near `maxConnections`, each new connection
+ * connections, further ones are closed on accept; at `maxConnections`, a new connection
  * closes the connection idle the longest (no request in flight: kept alive between requests, or
  * still sending its headers), and only when none is idle is the new one closed; and a client
  * sends at most `requestsPerClientPerSecond` requests per second (a token bucket one second
@@ -58,7 +56,6 @@ export class ClientGate {
   private readonly connections = new Map<Socket, Connection>();
   private readonly perClient = new Map<string, number>();
   private readonly buckets = new Map<string, Bucket>();
-  private readonly reclaimFrom: number;
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
@@ -66,7 +63,6 @@ export class ClientGate {
     private readonly tooManyRequests: TooManyRequests = plainTooManyRequests,
   ) {
     this.proxies = new TrustedProxies(limits.trustedProxies);
-    this.reclaimFrom = Math.max(1, Math.floor(limits.maxConnections * RECLAIM_FROM));
   }
 
   /** Puts the gate in front of the server's connections and requests; before `listen`. */
@@ -107,7 +103,9 @@ export class ClientGate {
       socket.destroy();
       return;
     }
-    if (this.connections.size >= this.reclaimFrom) this.reclaimIdle();
+    // Only at the limit: below it, a flood that reconnects every connection it loses would
+    // otherwise close one more for each it opens, for ever, and cut clients in the middle.
+    if (this.connections.size >= this.limits.maxConnections) this.reclaimIdle();
     if (this.connections.size >= this.limits.maxConnections) {
       socket.destroy();
       return;
