@@ -60,7 +60,10 @@ export class ProblemDetailsFilter implements ExceptionFilter {
   private toCaError(exception: unknown): CaError {
     if (exception instanceof CaError) return exception;
     if (isDatabaseUnavailable(exception)) {
-      const unavailable = new CaError(ErrorCode.ServiceUnavailable, 'The service is temporarily unavailable.');
+      const unavailable = new CaError(
+        ErrorCode.ServiceUnavailable,
+        'The service is temporarily unavailable.',
+      );
       unavailable.cause = exception; // logged, never shown
       return unavailable;
     }
