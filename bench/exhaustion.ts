@@ -218,7 +218,7 @@ async function main(): Promise<void> {
     env: {
       LOG_LEVEL: 'warn',
       HTTP_MAX_CONNECTIONS_PER_CLIENT: '64',
-      HTTP_REQUESTS_PER_CLIENT_PER_SECOND: '1000',
+      HTTP_CLIENT_REQUESTS_PER_SECOND: '1000',
     },
   });
   process.stdout.write('ready\n');
@@ -282,7 +282,7 @@ async function main(): Promise<void> {
       command: `npm run bench -- exhaustion${quick ? ' --quick' : ''}`,
       machine,
       settings: [
-        `System: ${system.description}; HTTP_MAX_CONNECTIONS 1024, HTTP_MAX_CONNECTIONS_PER_CLIENT 64, HTTP_REQUESTS_PER_CLIENT_PER_SECOND 1000, HTTP_HEADERS_TIMEOUT 10 s, HTTP_KEEPALIVE_TIMEOUT 5 s (the defaults)`,
+        `System: ${system.description}; HTTP_MAX_CONNECTIONS 1024, HTTP_MAX_CONNECTIONS_PER_CLIENT 64, HTTP_CLIENT_REQUESTS_PER_SECOND 1000, HTTP_HEADERS_TIMEOUT 10 s, HTTP_KEEPALIVE_TIMEOUT 5 s (the defaults)`,
         `Legitimate clients from 127.0.0.1: one request every ${CLIENT_EVERY_MS} ms for ${durationMs / 1000} s, each on a new connection, ${CLIENT_TIMEOUT_MS / 1000} s timeout: OCSP POST of one CertID; GET /v1/certificates with a valid token`,
         'Each flood runs in a Node process of its own on loopback, from 127.0.3.x, on both ports at once; its sockets are opened 100 at a time (a steady flood, not a SYN burst) and the measurement starts once the sockets the server holds stop growing for 3 s ("held": the flood sockets open for over 0.5 s then, both ports)',
       ],

@@ -187,7 +187,7 @@ describe('loadConfig', () => {
   it('reads the trusted proxies as addresses and CIDR blocks, and 0 as no request-rate cap', () => {
     const config = loadConfig({
       TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7 2001:db8::/32',
-      HTTP_REQUESTS_PER_CLIENT_PER_SECOND: '0',
+      HTTP_CLIENT_REQUESTS_PER_SECOND: '0',
     });
     expect(config.http).toMatchObject({
       trustedProxies: ['10.0.0.0/8', '192.0.2.7', '2001:db8::/32'],

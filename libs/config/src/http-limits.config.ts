@@ -28,7 +28,7 @@ export function readHttpLimits(env: Env): HttpLimits {
   return {
     maxConnections: readInt(env, 'HTTP_MAX_CONNECTIONS', 1024, 1, 1_000_000),
     maxConnectionsPerClient: readInt(env, 'HTTP_MAX_CONNECTIONS_PER_CLIENT', 64, 1, 1_000_000),
-    requestsPerClientPerSecond: readInt(env, 'HTTP_REQUESTS_PER_CLIENT_PER_SECOND', 1000, 0, 10_000_000),
+    requestsPerClientPerSecond: readInt(env, 'HTTP_CLIENT_REQUESTS_PER_SECOND', 1000, 0, 10_000_000),
     trustedProxies: readTrustedProxies(env),
     headersTimeoutSeconds,
     // Node requires requestTimeout >= headersTimeout; the default keeps that for any headers timeout.

@@ -4,7 +4,7 @@ import { PROBLEM_CONTENT_TYPE, toProblemDocument } from '@ca/problem';
 import { TooManyRequests } from '@ca/runtime';
 
 /**
- * The admin API's answer to a client over its request rate (HTTP_REQUESTS_PER_CLIENT_PER_SECOND),
+ * The admin API's answer to a client over its request rate (HTTP_CLIENT_REQUESTS_PER_SECOND),
  * given before any handler runs: a 429 RATE_LIMITED problem with Retry-After, as the tenant limit's.
  */
 export function tooManyRequestsProblem(catalogUrl: string): TooManyRequests {
