@@ -62,6 +62,9 @@ export interface RunningSystem {
 export const BENCH_SYSTEM_ENV = {
   RATE_LIMIT_PER_MINUTE: '10000000',
   DEFAULT_CERTIFICATE_LIMIT: '100000000',
+  // Every loader sends from one address: the per-client shares would cap the loader, not the system.
+  HTTP_MAX_CONNECTIONS_PER_CLIENT: '1000000',
+  HTTP_CLIENT_REQUESTS_PER_SECOND: '0',
   LOG_LEVEL: 'info',
 };
 

@@ -20,6 +20,7 @@ jest.setTimeout(180_000);
 
 const HEADERS_TIMEOUT_S = 2;
 const MAX_CONNECTIONS = 64;
+const MAX_CONNECTIONS_PER_CLIENT = 16;
 const now = () => Math.floor(Date.now() / 1000);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -65,6 +66,7 @@ describe.each(systemModes('edge security suite'))('the edge against hostile clie
         HTTP_REQUEST_TIMEOUT: '3',
         HTTP_KEEPALIVE_TIMEOUT: '2',
         HTTP_MAX_CONNECTIONS: String(MAX_CONNECTIONS),
+        HTTP_MAX_CONNECTIONS_PER_CLIENT: String(MAX_CONNECTIONS_PER_CLIENT),
       },
     });
     tenant = await createTenant(sut);
@@ -274,8 +276,11 @@ describe.each(systemModes('edge security suite'))('the edge against hostile clie
       for (const base of [sut.gatewayUrl, sut.pkiUrl]) {
         const started = Date.now();
         const held = await Promise.all([
-          ...Array.from({ length: 20 }, () => holdSocket(base)),
-          holdSocket(base, true),
+          // One client's full share (HTTP_MAX_CONNECTIONS_PER_CLIENT); the normal client is another.
+          ...Array.from({ length: MAX_CONNECTIONS_PER_CLIENT - 1 }, () =>
+            holdSocket(base, false, '127.0.0.4'),
+          ),
+          holdSocket(base, true, '127.0.0.4'),
         ]);
         const live = await http(`${base}/health/live`);
         expect(live.status).toBe(200);
@@ -288,9 +293,40 @@ describe.each(systemModes('edge security suite'))('the edge against hostile clie
       }
     });
 
+    it('closes a client’s connections past HTTP_MAX_CONNECTIONS_PER_CLIENT at once, not another client’s', async () => {
+      for (const base of [sut.gatewayUrl, sut.pkiUrl]) {
+        const hold = async (localAddress: string) => {
+          const opened = Date.now();
+          const held = await holdSocket(base, false, localAddress);
+          // Cut within a second of opening: refused at accept (the headers timeout takes 2 s).
+          const cutAtOnce = Promise.race([
+            held.closed.then((at) => at - opened < 1_000),
+            sleep(1_000).then(() => false),
+          ]);
+          return { ...held, cutAtOnce };
+        };
+        const first = await Promise.all(
+          Array.from({ length: MAX_CONNECTIONS_PER_CLIENT }, () => hold('127.0.0.7')),
+        );
+        const second = await Promise.all(
+          Array.from({ length: MAX_CONNECTIONS_PER_CLIENT + 4 }, () => hold('127.0.0.8')),
+        );
+        // A third client is served while both hold their share.
+        expect((await requestFrom('127.0.0.9', `${base}/health/live`)).status).toBe(200);
+        const cut = async (held: typeof first) =>
+          (await Promise.all(held.map((h) => h.cutAtOnce))).filter(Boolean);
+        expect([base, (await cut(second)).length, (await cut(first)).length]).toEqual([base, 4, 0]);
+        for (const h of [...first, ...second]) h.socket.destroy();
+        await Promise.all([...first, ...second].map((h) => h.closed));
+      }
+    });
+
     it('closes connections past HTTP_MAX_CONNECTIONS at once, and serves again once they are gone', async () => {
       for (const base of [sut.gatewayUrl, sut.pkiUrl]) {
-        const held = await Promise.all(Array.from({ length: MAX_CONNECTIONS + 6 }, () => holdSocket(base)));
+        // From several addresses, so that the server's limit is reached before any client's own.
+        const held = await Promise.all(
+          Array.from({ length: MAX_CONNECTIONS + 6 }, (_, i) => holdSocket(base, false, `127.0.1.${i % 8}`)),
+        );
         const early = await Promise.all(held.map((h) => Promise.race([h.closed, sleep(500).then(() => 0)])));
         expect(early.filter((at) => at > 0).length).toBeGreaterThanOrEqual(6);
         for (const h of held) h.socket.destroy();

@@ -27,6 +27,7 @@ import { mountOpenApi } from './openapi/openapi';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
 import { TenantRepository } from './tenants/tenant.repository';
+import { tooManyRequestsProblem } from './http/too-many-requests';
 
 /** Tenant changes are rare, so a poll is an index probe that finds nothing (partial index). */
 const GATEWAY_OUTBOX_POLL_MS = 100;
@@ -114,7 +115,7 @@ export async function startGateway(
     app.useGlobalPipes(new TextParamPipe(), new JsonBodyPipe());
     mountOpenApi(app);
     applyHeaderLimits(app.getHttpServer(), config.errorCatalogUrl);
-    applyHttpLimits(app.getHttpServer(), config.http);
+    applyHttpLimits(app.getHttpServer(), config.http, tooManyRequestsProblem(config.errorCatalogUrl));
     await app.listen(config.gatewayPort, config.host);
     // Tenants older than the outbox: their state goes out once, so issuance knows them too.
     while ((await tenantRepository.announcePending()) > 0);

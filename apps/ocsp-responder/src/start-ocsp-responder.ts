@@ -155,9 +155,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   await statuses.watchChanges({ otherReplicas: !config.embedded });
   const statusChanges = config.embedded
     ? undefined
-    : new StatusChangeListener(runtime.databaseUrl, (tenantId, serial) =>
-        statuses.changedElsewhere(tenantId, serial),
-      );
+    : new StatusChangeListener(runtime.databaseUrl, () => statuses.changedElsewhere());
   await statusChanges?.start();
   const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
   // Storage stays bounded: inbox ids and stream messages older than the retention window go.

@@ -168,6 +168,9 @@ describe('loadConfig', () => {
     expect(config.authFailureLimitPerMinute).toBe(60);
     expect(config.http).toEqual({
       maxConnections: 1024,
+      maxConnectionsPerClient: 64,
+      requestsPerClientPerSecond: 1000,
+      trustedProxies: [],
       headersTimeoutSeconds: 10,
       requestTimeoutSeconds: 30,
       keepAliveTimeoutSeconds: 5,
@@ -181,7 +184,21 @@ describe('loadConfig', () => {
     );
   });
 
+  it('reads the trusted proxies as addresses and CIDR blocks, and 0 as no request-rate cap', () => {
+    const config = loadConfig({
+      TRUSTED_PROXIES: '10.0.0.0/8, 192.0.2.7 2001:db8::/32',
+      HTTP_CLIENT_REQUESTS_PER_SECOND: '0',
+    });
+    expect(config.http).toMatchObject({
+      trustedProxies: ['10.0.0.0/8', '192.0.2.7', '2001:db8::/32'],
+      requestsPerClientPerSecond: 0,
+    });
+  });
+
   it.each([
+    ['TRUSTED_PROXIES', '10.0.0.0/33'],
+    ['TRUSTED_PROXIES', 'proxy.example'],
+    ['HTTP_MAX_CONNECTIONS_PER_CLIENT', '0'],
     ['JWT_MAX_TOKEN_LIFETIME', '10'],
     ['JWT_CLOCK_SKEW', '-1'],
     ['AUTH_FAILURE_LIMIT_PER_MINUTE', '0'],

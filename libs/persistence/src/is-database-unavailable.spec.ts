@@ -24,6 +24,17 @@ describe('isDatabaseUnavailable', () => {
     expect(isDatabaseUnavailable(new Error('Connection terminated unexpectedly'))).toBe(true);
   });
 
+  it.each([
+    ['28000', 'role "ocsp" is not permitted to log in'],
+    ['28P01', 'password authentication failed for user "ocsp"'],
+    ['42501', 'permission denied for database "ca"'],
+    ['3D000', 'database "ca" does not exist'],
+    ['57P04', 'database dropped'],
+    ['53300', 'too many connections for role "ocsp"'],
+  ])('is true when the service is refused: %s %s', (code, message) => {
+    expect(isDatabaseUnavailable(Object.assign(new Error(message), { code }))).toBe(true);
+  });
+
   it('looks inside TypeORM query errors', () => {
     const driverError = Object.assign(new Error('terminating connection due to crash'), { code: '57P02' });
     expect(isDatabaseUnavailable(new QueryFailedError('SELECT 1', [], driverError))).toBe(true);

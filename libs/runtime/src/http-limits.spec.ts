@@ -5,6 +5,9 @@ import { applyHttpLimits } from './http-limits';
 
 const limits = {
   maxConnections: 3,
+  maxConnectionsPerClient: 3,
+  requestsPerClientPerSecond: 0,
+  trustedProxies: [],
   headersTimeoutSeconds: 1,
   requestTimeoutSeconds: 2,
   keepAliveTimeoutSeconds: 1,
@@ -15,7 +18,6 @@ describe('applyHttpLimits', () => {
     const server = createServer();
     applyHttpLimits(server, limits);
     expect(server).toMatchObject({
-      maxConnections: 3,
       headersTimeout: 1000,
       requestTimeout: 2000,
       keepAliveTimeout: 1000,

@@ -1,10 +1,11 @@
 import { Server } from 'node:http';
 import { Socket } from 'node:net';
 import { HttpLimits } from '@ca/config';
+import { ClientGate, TooManyRequests } from './client-fairness';
 
 /**
  * Bounds what idle or slow clients can hold on an HTTP server (both surfaces): the open
- * connections, the time to send the headers (slowloris) and the whole request, and the idle time
+ * connections, each client's fair share of them and of requests (ClientGate), the time to send the headers (slowloris) and the whole request, and the idle time
  * of a kept-alive connection. Node checks the header and request timeouts every
  * `connectionsCheckingInterval` (30 s by default), brought down here to a fraction of the headers
  * timeout; and since those timeouts only watch a connection once a request has begun, one that
@@ -12,8 +13,10 @@ import { HttpLimits } from '@ca/config';
  * requests per connection: the PKI port's OCSP fast front answers kept-alive requests itself and
  * could not honour one. Set before `listen`.
  */
-export function applyHttpLimits(server: Server, limits: HttpLimits): void {
-  server.maxConnections = limits.maxConnections;
+export function applyHttpLimits(server: Server, limits: HttpLimits, tooManyRequests?: TooManyRequests): void {
+  // Not Node's maxConnections, which refuses a new connection at the limit even when an idle
+  // one could make room: the gate does the counting.
+  new ClientGate(limits, tooManyRequests).install(server);
   server.headersTimeout = limits.headersTimeoutSeconds * 1000;
   server.requestTimeout = limits.requestTimeoutSeconds * 1000;
   server.keepAliveTimeout = limits.keepAliveTimeoutSeconds * 1000;

@@ -5,3 +5,5 @@ export * from './health.controller';
 export * from './metrics.endpoint';
 export * from './once';
 export * from './http-limits';
+export * from './client-fairness';
+export * from './client-address';

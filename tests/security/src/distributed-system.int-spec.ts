@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +21,7 @@ import { TlsFiles, makeTlsFiles } from './support/tls-files';
  * Postgres role from deploy/postgres/init-roles.sql. It issues, revokes and answers OCSP, so the
  * permissions are sufficient, and the server logged no violation on the way, so none was missing.
  */
-const TESTS = 6;
+const TESTS = 7;
 describeWithRealServices('security: distributed system', ['nats-server', 'openssl', 'psql'])(
   'distributed mode with per-service NATS users over TLS and per-service Postgres roles',
   () => {
@@ -200,6 +201,61 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
         await client.end();
       }
     });
+
+    it('answers 503 with Retry-After on both ports while a service’s Postgres role is refused, serving OCSP answers in memory; recovers once allowed', async () => {
+      const tenant = await Tenant.create(system);
+      const issued = await tenant.admin('POST', '/v1/certificates', {
+        clientId: 'refused-role',
+        commonName: 'refused-role',
+        organization: 'Acme',
+        organizationalUnit: 'Security',
+        country: 'US',
+        validityDays: 30,
+      });
+      expect([issued.status, issued.body]).toEqual([200, expect.any(String)]);
+      const { serialNumber } = JSON.parse(issued.body) as { serialNumber: string };
+      await waitFor(async () => (await tenant.ocspStatus(serialNumber)) === 'good', 30_000, 'OCSP good');
+      const pki = (path: string) => fetch(`${system.pkiUrl}/v1/tenants/${tenant.tenantId}/${path}`);
+      await waitFor(async () => (await pki('crl')).status === 200, 30_000, 'first CRL served');
+      const answered = async (response: Response) => [response.status, response.headers.get('retry-after')];
+
+      await database.refuse('ocsp', 'nologin');
+      try {
+        // What needs the database: the CRL (checked against the stored one at every request), a
+        // tenant not read yet. The tenant's CA certificate read a moment ago is served from memory.
+        const unread = `${system.pkiUrl}/v1/tenants/${randomUUID()}/ca.pem`;
+        for (const [what, response] of [
+          ['crl', await pki('crl')],
+          ['crl', await pki('crl')],
+          ['unread ca.pem', await fetch(unread)],
+        ] as const)
+          expect([what, await answered(response)]).toEqual([what, [503, '5']]);
+        expect([200, 503]).toContain((await pki('ca.pem')).status);
+        // The answer in memory is still served; one that needs the database is put off (tryLater).
+        expect(await tenant.ocspStatus(serialNumber)).toBe('good');
+        expect(await tenant.ocspStatus('7e57ab1e')).toBe('HTTP 503');
+      } finally {
+        await database.allow('ocsp', 'nologin');
+      }
+      await waitFor(async () => (await pki('ca.pem')).status === 200, 30_000, 'ca.pem once allowed');
+
+      await database.refuse('gateway', 'connect');
+      try {
+        for (let i = 0; i < 2; i++) {
+          const response = await fetch(`${system.gatewayUrl}/v1/certificates`, {
+            headers: { authorization: `Bearer ${await system.token(tenant.tenantId)}` },
+          });
+          expect(await answered(response)).toEqual([503, '5']);
+        }
+      } finally {
+        await database.allow('gateway', 'connect');
+      }
+      await waitFor(
+        async () => (await tenant.admin('GET', '/v1/certificates')).status === 200,
+        30_000,
+        'API once allowed',
+      );
+    }, 120_000);
 
     it('TLS: a client that does not trust the server certificate is refused, one that does connects', async () => {
       const credentials = { user: 'gateway', pass: nats.passwords.gateway, inboxPrefix: '_INBOX.gateway' };

@@ -7,12 +7,13 @@ export interface HeldSocket {
 }
 
 /**
- * Opens a connection and either sends nothing (idle) or, as a slowloris, a request head that
- * never ends: one more header line every 300 ms.
+ * Opens a connection (from `localAddress`, a loopback address standing for another client) and
+ * either sends nothing (idle) or, as a slowloris, a request head that never ends: one more header
+ * line every 300 ms.
  */
-export async function holdSocket(url: string, slowloris = false): Promise<HeldSocket> {
+export async function holdSocket(url: string, slowloris = false, localAddress?: string): Promise<HeldSocket> {
   const { hostname, port } = new URL(url);
-  const socket = connect(Number(port), hostname);
+  const socket = connect({ port: Number(port), host: hostname, localAddress });
   socket.on('error', () => undefined);
   socket.on('data', () => undefined);
   const closed = new Promise<number>((resolve) => socket.once('close', () => resolve(Date.now())));

@@ -5,6 +5,7 @@ import { AcmeApi, AcmePattern, AcmeHttpResponse, parseAcmeHttpResponse } from '@
 import { RpcClient } from '@ca/messaging';
 import { Public } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal } from '../auth/authenticated-principal';
+import { clientAddressOf } from '@ca/runtime';
 
 export const ACME_RPC = Symbol('ACME_RPC');
 
@@ -35,7 +36,7 @@ export class AcmeEdgeController {
           path,
           contentType: req.headers['content-type'],
           body: rawBody(req).toString('base64'),
-          clientAddress: req.socket.remoteAddress ?? 'unknown',
+          clientAddress: clientAddressOf(req),
         }),
       );
     } catch {

@@ -10,6 +10,7 @@ import { AUDIT_AGGREGATED_LOCAL } from '../audit/audit.middleware';
 import { AuthFailureLimiter } from './auth-failure-limiter';
 import { PUBLIC_ROUTE, REQUIRED_SCOPE } from './auth.decorators';
 import { AuthenticatedPrincipal, Scope } from './authenticated-principal';
+import { clientAddressOf } from '@ca/runtime';
 
 /**
  * Global guard, in this order for every route not marked @Public: the source address not past its
@@ -35,7 +36,7 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     const http = context.switchToHttp();
     const request = http.getRequest<Request & RequestWithTenant & { user: AuthenticatedPrincipal }>();
     const response = http.getResponse<Response>();
-    await this.authenticate(context, request.socket.remoteAddress ?? 'unknown', response);
+    await this.authenticate(context, clientAddressOf(request), response);
     const principal = request.user;
 
     request.tenant = await dependency(() => this.tenants.admit(principal.tenantId));

@@ -8,11 +8,15 @@ import {
   NotFoundException,
 } from '@nestjs/common';
 import { CaError, ErrorCode } from '@ca/contracts';
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { PROBLEM_CONTENT_TYPE, toProblemDocument } from '@ca/problem';
 import { Request, Response } from 'express';
 import { auditResourceOf } from '../audit/audit-action';
 import { AUDIT_CODE_LOCAL } from '../audit/audit.middleware';
 import { RequestWithId } from './request-id';
+
+/** Retry-After of a 503 that names no other delay. */
+const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
 /**
  * The one place errors become HTTP answers: CaErrors and framework errors as Problem Details
@@ -42,6 +46,9 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const requestId = (req as RequestWithId).requestId ?? 'unknown';
     const problem = toProblemDocument(error, { catalogUrl: this.catalogUrl, requestId, instance: req.path });
     if (problem.status === 401) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+    // RFC 9110 15.6.4: when to try again; a database restart or failover takes seconds.
+    if (problem.status === 503 && !res.getHeader('Retry-After'))
+      res.setHeader('Retry-After', String(UNAVAILABLE_RETRY_AFTER_SECONDS));
     if (problem.status >= 500) {
       // auditResourceOf: a download token in the path is a credential, never logged.
       this.logger.error({ err: exception, requestId, path: auditResourceOf(req.path) }, 'request failed');
@@ -52,6 +59,14 @@ export class ProblemDetailsFilter implements ExceptionFilter {
 
   private toCaError(exception: unknown): CaError {
     if (exception instanceof CaError) return exception;
+    if (isDatabaseUnavailable(exception)) {
+      const unavailable = new CaError(
+        ErrorCode.ServiceUnavailable,
+        'The service is temporarily unavailable.',
+      );
+      unavailable.cause = exception; // logged, never shown
+      return unavailable;
+    }
     const bodyParserError = fromBodyParser(exception);
     if (bodyParserError) return bodyParserError;
     if (exception instanceof HttpException) {

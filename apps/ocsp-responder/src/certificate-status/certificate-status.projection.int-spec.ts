@@ -9,10 +9,11 @@ import {
 } from '@ca/contracts';
 import { openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
+import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { OCSP_MIGRATIONS } from '../migrations';
 import { OCSP_SCHEMA } from '../ocsp.schema';
-import { CertificateStatusProjection } from './certificate-status.projection';
+import { CertificateStatusProjection, STATUS_CHANGED_CHANNEL } from './certificate-status.projection';
 
 /**
  * The status rows the OCSP hot path answers from memory: a revocation must reach the answers of
@@ -132,6 +133,34 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
     expect((await replicaA.find(tenantId, [s])).get(s)?.revokedAt).toBeInstanceOf(Date);
   });
 
+  // LISTEN/NOTIFY between replicas is real Postgres only (the embedded database has one replica).
+  (kind === 'postgres' ? it : it.skip)(
+    'notifies a change without naming tenant or serial (any role may listen); a replica told of it reads the change before answering from memory',
+    async () => {
+      const s = serial();
+      await replicaB.watchChanges();
+      await replicaA.applyIssued(issued(s));
+      expect((await replicaB.find(tenantId, [s])).get(s)?.revokedAt).toBeNull();
+      expect(replicaB.remembered(tenantId, [s])).toBeDefined();
+      const eavesdropper = new Client({ connectionString: database.url });
+      await eavesdropper.connect();
+      try {
+        await eavesdropper.query(`LISTEN ${STATUS_CHANGED_CHANNEL}`);
+        const heard = new Promise<string | undefined>((resolve) =>
+          eavesdropper.once('notification', (message) => resolve(message.payload)),
+        );
+        await replicaA.applyRevoked(revoked(s));
+        expect(await heard).toBe('');
+      } finally {
+        await eavesdropper.end();
+      }
+      replicaB.changedElsewhere();
+      expect(replicaB.remembered(tenantId, [s])).toBeUndefined();
+      expect((await replicaB.find(tenantId, [s])).get(s)?.revokedAt).toBeInstanceOf(Date);
+      await replicaB.stopWatching();
+    },
+  );
+
   it('forgets a row revoked through another replica within a second', async () => {
     const s = serial();
     await replicaB.applyIssued(issued(s));
@@ -223,7 +252,7 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
       expect(single.remembered(tenantId, [s])).toBeUndefined();
       expect((await single.find(tenantId, [s])).get(s)).toMatchObject({ revokedAt: null, reasonCode: null });
 
-      single.changedElsewhere(tenantId, s); // so the next lookup reads the database again
+      await single.watchChanges({ otherReplicas: false }); // forgets every row: the next lookup reads the table
       expect((await readAcross(() => single.applyRevoked(revoked(s))))?.revokedAt).toBeNull();
       expect(single.remembered(tenantId, [s])).toBeUndefined();
       expect((await single.find(tenantId, [s])).get(s)?.reasonCode).toBe(1);

@@ -26,7 +26,11 @@ const REMEMBERED_ROWS = 100_000;
 const CHANGE_POLL_MS = 250;
 /** Changes are read again this far back: a transaction can commit after a later-stamped one. */
 const CHANGE_OVERLAP_MS = 5_000;
-/** Postgres notification channel: `<tenant>:<serial>` of a status changed, sent at commit. */
+/**
+ * Postgres notification channel of status changes, sent at commit. Its payload is empty: any role
+ * of the server may LISTEN on any channel, so a notification must not name the tenant or the
+ * serial; a replica told of a change reads what changed from its own table.
+ */
 export const STATUS_CHANGED_CHANNEL = 'ocsp_status_changed';
 
 /**
@@ -37,8 +41,8 @@ export const STATUS_CHANGED_CHANNEL = 'ocsp_status_changed';
  * Rows found are remembered in memory, so the OCSP hot path does not query the database. Only
  * a revocation or a released hold changes a row; the replica that applies it forgets the row at
  * once, and the same transaction notifies every replica (`pg_notify`, delivered at commit, before
- * the applying replica can answer with the new status), which forgets it too
- * (StatusChangeListener). Polling `status_changed_at` every 250 ms stays as the safety net for
+ * the applying replica can answer with the new status), which reads the recent changes at once and
+ * answers nothing from memory until it has (StatusChangeListener, `changedElsewhere`). Polling `status_changed_at` every 250 ms stays as the safety net for
  * notifications missed while a listener reconnects. Serials not found (answered `unknown`) are not
  * remembered: their `certificate.issued` may come next. docs/architecture.md#replica-consistency
  */
@@ -50,6 +54,9 @@ export class CertificateStatusProjection {
   private polledUpTo: Date | undefined;
   private timer: NodeJS.Timeout | undefined;
   private polling: Promise<void> | undefined;
+  /** Re-reading the changes another replica notified: memory is not trusted meanwhile. */
+  private settling: Promise<void> | undefined;
+  private changedAgain = false;
   /** Whether other replicas share the database and must be told of each status change. */
   private notifyReplicas = false;
 
@@ -103,7 +110,7 @@ export class CertificateStatusProjection {
          WHERE ocsp.certificate_status.revoked_at IS NULL`,
         [tenantId, serialNumber, revokedAt, reasonCode, caId],
       );
-      await this.notifyChange(manager, tenantId, serialNumber);
+      await this.notifyChange(manager);
     });
     this.forget(tenantId, serialNumber);
   }
@@ -122,13 +129,14 @@ export class CertificateStatusProjection {
           WHERE tenant_id = $1 AND serial_number = $2 AND reason_code = $3 AND revoked_at = $4`,
         [tenantId, serialNumber, RevocationReasonCodes.CertificateHold, heldSince],
       );
-      await this.notifyChange(manager, tenantId, serialNumber);
+      await this.notifyChange(manager);
     });
     this.forget(tenantId, serialNumber);
   }
 
   /** The rows of all `serialNumbers` if every one is remembered (no query), else undefined. */
   remembered(tenantId: string, serialNumbers: string[]): Map<string, CertificateStatusRow> | undefined {
+    if (this.settling) return undefined;
     const found = new Map<string, CertificateStatusRow>();
     for (const serial of serialNumbers) {
       const row = this.rows.get(`${tenantId}:${serial}`);
@@ -142,7 +150,7 @@ export class CertificateStatusProjection {
     const found = new Map<string, CertificateStatusRow>();
     const missing: string[] = [];
     for (const serial of serialNumbers) {
-      const row = this.rows.get(`${tenantId}:${serial}`);
+      const row = this.settling ? undefined : this.rows.get(`${tenantId}:${serial}`);
       if (row) found.set(serial, row);
       else missing.push(serial);
     }
@@ -298,17 +306,31 @@ export class CertificateStatusProjection {
     });
   }
 
-  /** Called for each notification of another replica's change: the row is read again when asked. */
-  changedElsewhere(tenantId: string, serialNumber: string): void {
-    this.forget(tenantId, serialNumber);
+  /**
+   * Called for each notification of another replica's change (which names nothing): reads the
+   * changes since the last poll at once, one read at a time for any number of notifications, and
+   * until that read is done every lookup goes to the table, so no remembered status outlives a
+   * change committed elsewhere.
+   */
+  changedElsewhere(): void {
+    this.forgets++; // a lookup under way does not remember what it read
+    if (this.settling) {
+      this.changedAgain = true;
+      return;
+    }
+    this.settling = (async () => {
+      do {
+        this.changedAgain = false;
+        await this.pollChanges();
+      } while (this.changedAgain);
+    })()
+      .catch((err: unknown) => this.logger.warn({ err }, 'reading notified status changes failed'))
+      .finally(() => (this.settling = undefined));
   }
 
-  private async notifyChange(manager: EntityManager, tenantId: string, serialNumber: string): Promise<void> {
+  private async notifyChange(manager: EntityManager): Promise<void> {
     if (!this.notifyReplicas) return;
-    await manager.query('SELECT pg_notify($1, $2)', [
-      STATUS_CHANGED_CHANNEL,
-      `${tenantId.toLowerCase()}:${serialNumber}`,
-    ]);
+    await manager.query(`SELECT pg_notify($1, '')`, [STATUS_CHANGED_CHANNEL]);
   }
 
   private forget(tenantId: string, serialNumber: string): void {

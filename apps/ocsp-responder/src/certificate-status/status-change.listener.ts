@@ -7,8 +7,8 @@ const RECONNECT_MS = 1_000;
 
 /**
  * Listens on its own connection for the status changes other replicas commit (`pg_notify` in the
- * transaction of each revocation or released hold) and hands each to `onChange`, so a replica
- * forgets a remembered status as soon as the change is committed rather than at the next poll.
+ * transaction of each revocation or released hold, naming nothing) and tells `onChange`, so a
+ * replica reads the change as soon as it is committed rather than at the next poll.
  * A notification is sent to every listener at commit, before the replica that applied the change
  * answers with the new status; a relying party that saw `revoked` on one replica and then asks
  * another gets `revoked` there too. Notifications missed while reconnecting are caught by the
@@ -22,18 +22,16 @@ export class StatusChangeListener {
 
   constructor(
     private readonly databaseUrl: string,
-    private readonly onChange: (tenantId: string, serialNumber: string) => void,
+    private readonly onChange: () => void,
   ) {}
 
   /** Resolves once listening (or after the first failure, retried in the background). */
   async start(): Promise<void> {
     const client = new Client({ connectionString: this.databaseUrl });
     this.client = client;
+    // The payload says nothing (any role may listen): the projection reads what changed.
     client.on('notification', (message) => {
-      if (message.channel !== STATUS_CHANGED_CHANNEL || !message.payload) return;
-      const separator = message.payload.indexOf(':');
-      if (separator > 0)
-        this.onChange(message.payload.slice(0, separator), message.payload.slice(separator + 1));
+      if (message.channel === STATUS_CHANGED_CHANNEL) this.onChange();
     });
     const lost = (err?: unknown) => {
       if (this.client !== client) return;

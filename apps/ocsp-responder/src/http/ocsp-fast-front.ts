@@ -1,5 +1,6 @@
 import { Server } from 'node:http';
 import { Socket } from 'node:net';
+import { ACCEPT_GATE, clientGateOf } from '@ca/runtime';
 import { OcspAnswer } from '../ocsp/ocsp.responder';
 import { SimpleOcspRequest, parseSimpleOcspRequest } from './ocsp-request-head';
 import { simpleOcspAnswer } from './simple-ocsp-answer';
@@ -36,8 +37,12 @@ export function installOcspFastFront(
   answerOf: SimpleOcspAnswerer,
   onAnswered: FastAnswerListener = noop,
 ): void {
-  const nodeListeners = server.listeners('connection') as ConnectionListener[];
-  server.removeAllListeners('connection');
+  // The client gate (per-client connection caps) stays first on every accepted connection.
+  const nodeListeners = (server.listeners('connection') as ConnectionListener[]).filter(
+    (listener) => !(ACCEPT_GATE in listener),
+  );
+  for (const listener of nodeListeners) server.removeListener('connection', listener);
+  const gate = clientGateOf(server);
   /** The connections held, each with the time it is ended at if no request comes. */
   const held = new Map<Socket, number>();
   // One sweep for all held connections rather than a timer each (a timer per fresh connection
@@ -103,7 +108,8 @@ export function installOcspFastFront(
       // Nothing written yet: Node's path answers this one, and reports whatever failed.
       response = undefined;
     }
-    if (!request || !response) return handOver(this, bytes);
+    // Over its request rate (or through a trusted proxy): Node's path, where the gate answers.
+    if (!request || !response || (gate && !gate.admitFast(this))) return handOver(this, bytes);
     if (keepAlive) {
       this.write(response);
       held.set(this, Date.now() + (server.keepAliveTimeout || NO_TIMEOUT_MS));

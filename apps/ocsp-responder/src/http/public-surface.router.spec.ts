@@ -8,10 +8,14 @@ import { OcspAnswer, OcspOverloadedError, OcspResponder } from '../ocsp/ocsp.res
 import { publicSurfaceRouter } from './public-surface.router';
 
 const TENANT = '3f1c2b4a-0d5e-4f6a-8b7c-9d0e1f2a3b4c';
-/** What a driver throws when Postgres cannot be reached. */
-const DATABASE_DOWN = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), {
-  code: 'ECONNREFUSED',
-});
+/** What the driver throws when Postgres cannot be reached, or refuses the responder's role. */
+const FAILURES = {
+  'database down': Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' }),
+  'role NOLOGIN': Object.assign(new Error('role "ocsp" is not permitted to log in'), { code: '28000' }),
+  'CONNECT revoked': Object.assign(new Error('permission denied for database "ca"'), { code: '42501' }),
+  'database dropped': Object.assign(new Error('database "ca" does not exist'), { code: '3D000' }),
+};
+let failure: Error = FAILURES['database down'];
 
 describe('public surface router', () => {
   let server: Server;
@@ -21,7 +25,7 @@ describe('public surface router', () => {
 
   beforeAll(async () => {
     const down = async () => {
-      throw DATABASE_DOWN;
+      throw failure;
     };
     const responder = {
       answerFromMemory: () => undefined,
@@ -46,26 +50,35 @@ describe('public surface router', () => {
 
   afterAll(() => new Promise((resolve) => server.close(resolve)));
 
-  it('answers 503 with Retry-After, not 500, for ca.pem, ca.crt, crl and OCSP while the database is down', async () => {
-    answer = async () => {
-      throw DATABASE_DOWN;
-    };
-    for (const [path, init] of [
-      ['/ca.pem', {}],
-      ['/ca.crt', {}],
-      ['/crl', {}],
-      ['/ocsp/MAMCAQA', {}],
-      ['/ocsp', { method: 'POST', body: Buffer.from('3003020100', 'hex') }],
-    ] as const) {
-      const response = await fetch(`${base}${path}`, init);
-      expect({ path, status: response.status, retryAfter: response.headers.get('retry-after') }).toEqual({
-        path,
-        status: 503,
-        retryAfter: '5',
-      });
-      expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
-    }
-  });
+  it.each(Object.keys(FAILURES) as (keyof typeof FAILURES)[])(
+    '%s: answers 503 with Retry-After, not 500, for ca.pem, ca.crt, crl, and OCSP with tryLater',
+    async (name) => {
+      failure = FAILURES[name];
+      answer = async () => {
+        throw failure;
+      };
+      for (const [path, init] of [
+        ['/ca.pem', {}],
+        ['/ca.crt', {}],
+        ['/crl', {}],
+        ['/ocsp/MAMCAQA', {}],
+        ['/ocsp', { method: 'POST', body: Buffer.from('3003020100', 'hex') }],
+      ] as const) {
+        const response = await fetch(`${base}${path}`, init);
+        expect({ path, status: response.status, retryAfter: response.headers.get('retry-after') }).toEqual({
+          path,
+          status: 503,
+          retryAfter: '5',
+        });
+        const body = new Uint8Array(await response.arrayBuffer());
+        if (path.startsWith('/ocsp')) {
+          // RFC 6960 4.2.1: tryLater, for a client that reads the body whatever the status.
+          expect(response.headers.get('content-type')).toBe('application/ocsp-response');
+          expect(parseOcspResponse(body).responseStatus).toBe('tryLater');
+        } else expect(response.headers.get('content-type')).toMatch(/^application\/problem\+json/);
+      }
+    },
+  );
 
   it('sheds OCSP with 503 and Retry-After when too many answers are being signed', async () => {
     answer = async () => {

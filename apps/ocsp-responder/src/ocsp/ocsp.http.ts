@@ -6,7 +6,6 @@ import { isNotModified } from '../http/conditional-get';
 import { NOT_STORED, lastModifiedOf, ocspCacheHeaders } from '../http/ocsp-cache-headers';
 import { SimpleOcspRequest } from '../http/ocsp-request-head';
 import { sendBody } from '../http/send-body';
-import { serviceUnavailable } from '../http/service-unavailable';
 import { decodeOcspGetRequest } from './ocsp-get-request';
 import { OcspAnswer, OcspOverloadedError, OcspResponder } from './ocsp.responder';
 
@@ -16,22 +15,24 @@ export const OCSP_REQUEST_LIMIT_BYTES = 64 * 1024;
 
 const MALFORMED = Buffer.from(buildOcspErrorResponse('malformedRequest'));
 const INTERNAL_ERROR = Buffer.from(buildOcspErrorResponse('internalError'));
+const TRY_LATER = Buffer.from(buildOcspErrorResponse('tryLater'));
 /** Shedding load: a signing slot frees within milliseconds. */
 const OVERLOADED_RETRY_AFTER_SECONDS = 1;
 /** Database unreachable: a restart or failover takes seconds. */
 const DATABASE_RETRY_AFTER_SECONDS = 5;
 
-/** The full path could not answer now: HTTP 503 with Retry-After instead of an OCSP answer. */
+/** The full path could not answer now: HTTP 503 with Retry-After and a `tryLater` OCSP answer. */
 interface Unavailable {
   retryAfterSeconds: number;
-  detail: string;
 }
 
 /**
  * OCSP over HTTP (RFC 6960 appendix A, RFC 5019). Every OCSP outcome, errors included, is an HTTP
  * 200 with an OCSPResponse body (RFC 5019 2.1); caching headers as `ocspCacheHeaders` says, the
  * same on POST and GET, with 304s to conditional GETs. Only a database that cannot be reached or
- * too many answers being signed at once make it an HTTP 503 with `Retry-After`.
+ * refuses the responder, or too many answers being signed at once, make it an HTTP 503 with
+ * `Retry-After`, whose body is still an OCSPResponse: `tryLater` (RFC 6960 2.3, 4.2.1), for a
+ * client that reads the body whatever the status. Answers in memory are served meanwhile.
  */
 export class OcspHttp {
   private readonly logger = new Logger('OcspHttp');
@@ -77,7 +78,7 @@ export class OcspHttp {
   /** Headers in `ocspCacheHeaders` order, then the body; a 304 to a GET whose copy is current. */
   private send(req: IncomingMessage, res: ServerResponse, answer: OcspAnswer | Unavailable): void {
     if (res.headersSent) return;
-    if (!('der' in answer)) return serviceUnavailable(res, answer.retryAfterSeconds, answer.detail);
+    if (!('der' in answer)) return tryLater(res, answer.retryAfterSeconds);
     for (const [name, value] of ocspCacheHeaders(answer, Date.now())) res.setHeader(name, value);
     if (
       answer.cache &&
@@ -119,14 +120,11 @@ export class OcspHttp {
       return await this.responder.answer(tenantId, request);
     } catch (err) {
       if (err instanceof OcspOverloadedError) {
-        return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_SECONDS, detail: 'The OCSP responder is busy.' };
+        return { retryAfterSeconds: OVERLOADED_RETRY_AFTER_SECONDS };
       }
       if (isDatabaseUnavailable(err)) {
         this.logger.warn({ err, tenantId }, 'OCSP answer: database unavailable');
-        return {
-          retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS,
-          detail: 'The OCSP responder is unavailable.',
-        };
+        return { retryAfterSeconds: DATABASE_RETRY_AFTER_SECONDS };
       }
       this.logger.error({ err, tenantId }, 'OCSP answer failed');
       return { der: INTERNAL_ERROR };
@@ -141,6 +139,14 @@ export class OcspHttp {
     sendBody(res, 200, OCSP_RESPONSE, MALFORMED);
     req.resume();
   }
+}
+
+/** 503 with Retry-After (RFC 9110 15.6.4), the body a `tryLater` OCSPResponse; never stored. */
+function tryLater(res: ServerResponse, retryAfterSeconds: number): void {
+  if (res.headersSent) return void res.destroy();
+  res.setHeader('Retry-After', String(retryAfterSeconds));
+  res.setHeader('Cache-Control', NOT_STORED);
+  sendBody(res, 503, OCSP_RESPONSE, TRY_LATER);
 }
 
 /** The path's %-escapes decoded (a `%2F` becomes `/`, as a raw `/` is), or undefined if invalid. */

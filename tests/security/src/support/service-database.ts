@@ -79,6 +79,29 @@ export class ServiceDatabase {
     }
   }
 
+  /**
+   * Refuses `schema`'s role as an operator's mistake would (NOLOGIN, or CONNECT revoked, PUBLIC's
+   * included) and ends its open sessions, so that its pool has to connect again; `allow` undoes it.
+   */
+  async refuse(schema: SchemaName, how: 'nologin' | 'connect'): Promise<void> {
+    const role = `${this.rolePrefix}${schema}`;
+    await this.admin(
+      how === 'nologin'
+        ? `ALTER ROLE ${role} NOLOGIN`
+        : `REVOKE CONNECT ON DATABASE ${this.name} FROM PUBLIC, ${role}`,
+    );
+    await this.admin(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE usename = '${role}'`);
+  }
+
+  async allow(schema: SchemaName, how: 'nologin' | 'connect'): Promise<void> {
+    const role = `${this.rolePrefix}${schema}`;
+    await this.admin(
+      how === 'nologin'
+        ? `ALTER ROLE ${role} LOGIN`
+        : `GRANT CONNECT ON DATABASE ${this.name} TO PUBLIC, ${role}`,
+    );
+  }
+
   async drop(): Promise<void> {
     await this.admin(`DROP DATABASE IF EXISTS ${this.name} WITH (FORCE)`);
     for (const schema of SCHEMAS) await this.admin(`DROP ROLE IF EXISTS ${this.rolePrefix}${schema}`);
