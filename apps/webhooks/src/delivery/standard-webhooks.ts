@@ -1,4 +1,5 @@
-import { createHmac, randomBytes } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
+import { Webhook } from 'standardwebhooks';
 
 /** The prefix of a Standard Webhooks signing secret; the rest is the key, base64. */
 const SECRET_PREFIX = 'whsec_';
@@ -9,9 +10,9 @@ export function newSigningSecret(): string {
 }
 
 /**
- * The headers of one delivery by the Standard Webhooks specification: `webhook-signature` is
- * `v1,` and the base64 HMAC-SHA256, keyed with the secret's decoded key, of
- * `<webhook-id>.<webhook-timestamp>.<body>`.
+ * The headers of one delivery by the Standard Webhooks specification, signed by its reference
+ * implementation: `webhook-signature` is `v1,` and the base64 HMAC-SHA256, keyed with the
+ * secret's decoded key, of `<webhook-id>.<webhook-timestamp>.<body>`.
  */
 export function signedHeaders(
   secret: string,
@@ -20,13 +21,10 @@ export function signedHeaders(
   body: string,
 ): Record<string, string> {
   if (!secret.startsWith(SECRET_PREFIX)) throw new Error('not a whsec_ signing secret');
-  const key = Buffer.from(secret.slice(SECRET_PREFIX.length), 'base64');
-  const signature = createHmac('sha256', key)
-    .update(`${webhookId}.${timestampSeconds}.${body}`)
-    .digest('base64');
+  const signature = new Webhook(secret).sign(webhookId, new Date(timestampSeconds * 1000), body);
   return {
     'webhook-id': webhookId,
     'webhook-timestamp': String(timestampSeconds),
-    'webhook-signature': `v1,${signature}`,
+    'webhook-signature': signature,
   };
 }
