@@ -31,6 +31,7 @@ import { CrlLedgerCheck } from './signing/crl-ledger-check';
 import { SignCrlHandler } from './signing/sign-crl.handler';
 import { SigningController } from './signing/signing.controller';
 import { CaKeyCustodies } from './custody/ca-key-custodies';
+import { ResponderPublication } from './publication/responder-publication';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
@@ -45,6 +46,8 @@ export interface IssuanceDependencies {
   defaultCertificateLimit: number;
   /** KEY_ALGORITHM: the key of CAs made without a choice; RSA-2048 is accepted only where it is this. */
   keyAlgorithm: KeyAlgorithm;
+  /** The direct path to the responder (docs/architecture.md#read-your-writes). */
+  publication: ResponderPublication;
 }
 
 /** The issuance context: CA initialization, the certificate lifecycle (issue, renew, revoke, read) and the tenants' issuance policies. */
@@ -53,7 +56,13 @@ export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
     const nudge = () => deps.relay.nudge();
     const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custodies);
-    const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge, deps.defaultCertificateLimit);
+    const publication = deps.publication;
+    const groupCommit = new CertificateGroupCommit(
+      deps.dataSource,
+      nudge,
+      deps.defaultCertificateLimit,
+      (events) => publication.confirm(events, 'certificates'),
+    );
     const policies = new IssuancePolicies(deps.dataSource);
     const addIssuingCa = new AddIssuingCaHandler(
       deps.dataSource,
@@ -102,11 +111,15 @@ export class IssuanceModule {
           provide: RenewCertificateHandler,
           useValue: new RenewCertificateHandler(deps.dataSource, minter, deps.keyAlgorithm),
         },
-        { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
+        {
+          provide: RevokeCertificateHandler,
+          useValue: new RevokeCertificateHandler(deps.dataSource, nudge, publication),
+        },
         {
           provide: ReleaseHoldHandler,
-          useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit),
+          useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit, publication),
         },
+        { provide: ResponderPublication, useValue: publication },
         {
           provide: ExternalRootHandler,
           useValue: new ExternalRootHandler(
@@ -118,10 +131,10 @@ export class IssuanceModule {
           ),
         },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
-        { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge) },
+        { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge, publication) },
         {
           provide: RevokeCrossCertificateHandler,
-          useValue: new RevokeCrossCertificateHandler(deps.dataSource, nudge),
+          useValue: new RevokeCrossCertificateHandler(deps.dataSource, nudge, publication),
         },
         { provide: AddIssuingCaHandler, useValue: addIssuingCa },
         {

@@ -39,3 +39,4 @@ export * from './acme/acme.patterns';
 export * from './issuance/issuance-policy.dto';
 export * from './issuance/issuance-policy.rules';
 export * from './issuance/csr.rules';
+export * from './ocsp-responder/publication.patterns';

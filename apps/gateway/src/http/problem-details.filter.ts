@@ -42,6 +42,8 @@ export class ProblemDetailsFilter implements ExceptionFilter {
     const requestId = (req as RequestWithId).requestId ?? 'unknown';
     const problem = toProblemDocument(error, { catalogUrl: this.catalogUrl, requestId, instance: req.path });
     if (problem.status === 401) res.setHeader('WWW-Authenticate', 'Bearer error="invalid_token"');
+    // RFC 9110 10.2.3: a 503 says when to come back (a backing service or the distribution side away).
+    if (problem.status === 503 && !res.getHeader('Retry-After')) res.setHeader('Retry-After', '2');
     if (problem.status >= 500) {
       // auditResourceOf: a download token in the path is a credential, never logged.
       this.logger.error({ err: exception, requestId, path: auditResourceOf(req.path) }, 'request failed');

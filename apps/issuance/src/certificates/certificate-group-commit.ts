@@ -42,6 +42,11 @@ export class CertificateGroupCommit {
     private readonly onCommitted: () => void,
     /** DEFAULT_CERTIFICATE_LIMIT: the limit of a tenant issuance has not heard of yet. */
     private readonly defaultCertificateLimit: number,
+    /**
+     * Stores the batch's statuses on the public surface first (ResponderPublication.confirm), or
+     * throws: then nothing is stored here and every caller gets that error (read-your-writes).
+     */
+    private readonly publish: (events: EventEnvelope[]) => Promise<void> = async () => undefined,
     private readonly maxBatch = MAX_BATCH,
   ) {}
 
@@ -64,8 +69,19 @@ export class CertificateGroupCommit {
   }
 
   /** Stores a batch in one transaction; never throws (every waiting caller is settled). */
-  private async commit(batch: Waiting[]): Promise<void> {
+  private async commit(batch: Waiting[], published = false): Promise<void> {
     let refusals: (Error | undefined)[];
+    if (!published) {
+      // Before the transaction, not inside it: an open transaction would hold the embedded
+      // database (one session) from the responder. A serial the transaction then refuses (plan
+      // limit, suspension) is known to the responder but never handed out.
+      try {
+        await this.publish(batch.map((item) => item.event));
+      } catch (error) {
+        for (const item of batch) item.reject(error);
+        return;
+      }
+    }
     try {
       refusals = await this.dataSource.transaction((manager) =>
         storeBatch(manager, batch, this.defaultCertificateLimit),
@@ -75,7 +91,7 @@ export class CertificateGroupCommit {
         for (const item of batch) item.reject(error);
         return;
       }
-      for (const item of batch) await this.commit([item]);
+      for (const item of batch) await this.commit([item], true);
       return;
     }
     if (refusals.some((refusal) => refusal === undefined)) this.onCommitted();

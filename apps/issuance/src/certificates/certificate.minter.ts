@@ -132,6 +132,8 @@ export class CertificateMinter {
             notAfter: notAfter.toISOString(),
             ...(request.renewedFrom ? { renewedFrom: request.renewedFrom } : {}),
             issuedBy: request.principal,
+            // Its status sequence starts at 1 (issuance.certificates.status_sequence's default).
+            sequence: 1,
           }),
         });
       } catch (error) {

@@ -65,6 +65,8 @@ const optional = (check: FieldCheck) => ({ check, optional: true });
 
 /** RFC 5280 5.3.1 CRLReason values a revocation may record (8, removeFromCRL, included). */
 const REASON_CODE = integer(0, 10);
+/** A certificate's status sequence (issued is 1, each later change one more; a Postgres integer). */
+const STATUS_SEQUENCE = integer(1, 0x7fffffff);
 
 const SHAPES: Record<string, PayloadShape> = {
   [EventType.CaInitialized]: {
@@ -111,6 +113,7 @@ const SHAPES: Record<string, PayloadShape> = {
     notAfter: required(instant),
     renewedFrom: optional(uuid),
     issuedBy: optional(text),
+    sequence: optional(STATUS_SEQUENCE),
   },
   [EventType.CaRevoked]: {
     tenantId: required(uuid),
@@ -130,6 +133,7 @@ const SHAPES: Record<string, PayloadShape> = {
     revokedAt: required(instant),
     reasonCode: required(REASON_CODE),
     revokedBy: optional(text),
+    sequence: optional(STATUS_SEQUENCE),
   },
   [EventType.CertificateHoldReleased]: {
     tenantId: required(uuid),
@@ -139,6 +143,7 @@ const SHAPES: Record<string, PayloadShape> = {
     heldSince: required(instant),
     releasedAt: required(instant),
     releasedBy: required(text),
+    sequence: optional(STATUS_SEQUENCE),
   },
   [EventType.CrlPublished]: {
     tenantId: required(uuid),
