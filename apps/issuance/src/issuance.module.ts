@@ -32,6 +32,7 @@ import { SignCrlHandler } from './signing/sign-crl.handler';
 import { SigningController } from './signing/signing.controller';
 import { CaKeyCustodies } from './custody/ca-key-custodies';
 import { ResponderPublication } from './publication/responder-publication';
+import { CrlRevocationsController } from './certificates/crl-revocations.controller';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
@@ -90,6 +91,7 @@ export class IssuanceModule {
         ExpiryReportController,
         SigningController,
         IssuancePolicyController,
+        CrlRevocationsController,
       ],
       providers: [
         {
@@ -120,6 +122,7 @@ export class IssuanceModule {
           useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit, publication),
         },
         { provide: ResponderPublication, useValue: publication },
+        { provide: DataSource, useValue: deps.dataSource },
         {
           provide: ExternalRootHandler,
           useValue: new ExternalRootHandler(
