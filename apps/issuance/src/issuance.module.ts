@@ -31,7 +31,7 @@ import { CrlLedgerCheck } from './signing/crl-ledger-check';
 import { SignCrlHandler } from './signing/sign-crl.handler';
 import { SigningController } from './signing/signing.controller';
 import { CaKeyCustodies } from './custody/ca-key-custodies';
-import { ResponderPublication } from './publication/responder-publication';
+import { ResponderPublication, unconfirmed } from './publication/responder-publication';
 import { CrlRevocationsController } from './certificates/crl-revocations.controller';
 
 export interface IssuanceDependencies {
@@ -63,6 +63,7 @@ export class IssuanceModule {
       nudge,
       deps.defaultCertificateLimit,
       (events) => publication.confirm(events, 'certificates'),
+      unconfirmed,
     );
     const policies = new IssuancePolicies(deps.dataSource);
     const addIssuingCa = new AddIssuingCaHandler(

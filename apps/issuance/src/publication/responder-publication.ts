@@ -13,6 +13,13 @@ import { RpcClient } from '@ca/messaging';
 import { publicationMetrics } from '@ca/observability';
 import { DataSource } from 'typeorm';
 
+/** What a caller gets when its issuance could not be confirmed: nothing was handed out. */
+export const unconfirmed = () =>
+  new CaError(
+    ErrorCode.ServiceUnavailable,
+    'The distribution side (OCSP, CRL) could not confirm in time; nothing was handed out. Retry shortly.',
+  );
+
 export type PublicationKind = 'certificates' | 'revocation' | 'ca';
 
 /** The CA events a CA change records; published, with their first CRLs, before it answers. */
@@ -40,31 +47,41 @@ export class ResponderPublication {
     private readonly dataSource: DataSource,
   ) {}
 
-  /** Resolves once the responder has stored `events`; else throws SERVICE_UNAVAILABLE. */
-  async confirm(events: EventEnvelope[], kind: PublicationKind): Promise<void> {
-    if (events.length === 0) return;
+  /**
+   * Resolves once the responder has stored `events`, with the ids of those it left out (issues
+   * under a CA it does not hold yet); throws SERVICE_UNAVAILABLE when no replica answered in time.
+   */
+  async confirm(events: EventEnvelope[], kind: PublicationKind): Promise<ReadonlySet<string>> {
+    if (events.length === 0) return new Set();
+    let refused: ReadonlySet<string>;
     try {
       if (!this.responder) throw new Error('no responder client');
-      await this.responder.send(ResponderPattern.Publish, { events }, { timeoutMs: PUBLICATION_CONFIRM_MS });
+      const answer = await this.responder.send(
+        ResponderPattern.Publish,
+        { events },
+        { timeoutMs: PUBLICATION_CONFIRM_MS },
+      );
+      refused = new Set(Array.isArray(answer?.refused) ? answer.refused : []);
     } catch (error) {
-      publicationMetrics.publicationsTotal.inc({ kind, outcome: 'unconfirmed' });
+      publicationMetrics.publicationsTotal.inc({ kind, outcome: 'unconfirmed' }, events.length);
       this.logger.warn(
         { err: error, kind, events: events.length, tenantId: events[0].tenantId },
         'the distribution side did not confirm in time',
       );
-      throw new CaError(
-        ErrorCode.ServiceUnavailable,
-        'The distribution side (OCSP, CRL) could not confirm in time; nothing was handed out. Retry shortly.',
-      );
+      throw unconfirmed();
     }
-    publicationMetrics.publicationsTotal.inc({ kind, outcome: 'confirmed' });
+    publicationMetrics.publicationsTotal.inc({ kind, outcome: 'confirmed' }, events.length - refused.size);
+    if (refused.size > 0) {
+      publicationMetrics.publicationsTotal.inc({ kind, outcome: 'unconfirmed' }, refused.size);
+      this.logger.warn({ kind, refused: [...refused] }, 'the responder does not publish their CA yet');
+    }
+    return refused;
   }
 
   /** confirm, as a flag: whether the responder stored them (a revocation is recorded either way). */
   async published(events: EventEnvelope[], kind: PublicationKind): Promise<boolean> {
     try {
-      await this.confirm(events, kind);
-      return true;
+      return (await this.confirm(events, kind)).size === 0;
     } catch {
       return false;
     }

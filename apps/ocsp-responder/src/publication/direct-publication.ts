@@ -50,13 +50,14 @@ export class DirectPublication {
   async publish(command: PublishCommand, crlWaitMs: number): Promise<PublishResult> {
     const events = checkedEvents(command);
     const issued: EventEnvelope<CertificateIssuedPayload>[] = [];
+    const refused: string[] = [];
     for (const event of events) {
       if (event.type === EventType.CertificateIssued) {
         issued.push(event as EventEnvelope<CertificateIssuedPayload>);
         continue;
       }
       // Issues first, in one transaction; then the rest in their order (a revoke after its issue).
-      await this.flushIssued(issued);
+      refused.push(...(await this.flushIssued(issued)));
       if (event.type === EventType.CertificateRevoked)
         await this.statuses.applyRevoked(event as EventEnvelope<CertificateRevokedPayload>, { strict: true });
       else if (event.type === EventType.CertificateHoldReleased)
@@ -65,14 +66,15 @@ export class DirectPublication {
         });
       else await this.caEvents[event.type as keyof CaEventAppliers](event, true);
     }
-    await this.flushIssued(issued);
+    refused.push(...(await this.flushIssued(issued)));
     if (command.awaitCrls) await this.awaitFirstCrls(events, crlWaitMs);
-    return { applied: events.length };
+    return { applied: events.length - refused.length, refused };
   }
 
-  private async flushIssued(issued: EventEnvelope<CertificateIssuedPayload>[]): Promise<void> {
-    if (issued.length === 0) return;
-    await this.statuses.applyIssuedBatch(issued.splice(0), { strict: true });
+  /** Applies the issues gathered so far; returns the ids of those refused (CA not held here). */
+  private async flushIssued(issued: EventEnvelope<CertificateIssuedPayload>[]): Promise<string[]> {
+    if (issued.length === 0) return [];
+    return this.statuses.applyIssuedDirect(issued.splice(0));
   }
 
   /**

@@ -28,6 +28,11 @@ export interface PublishCommand {
 export interface PublishResult {
   /** How many events were applied (or already were). */
   applied: number;
+  /**
+   * Ids of `certificate.issued` events left out: their CA is not (yet) published on this
+   * responder. Issuance answers their callers as unconfirmed; the other events stand.
+   */
+  refused: string[];
 }
 
 export type ResponderApi = {
