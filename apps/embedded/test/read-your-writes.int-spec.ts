@@ -107,13 +107,20 @@ describe.each(systemModes('read-your-writes'))('read-your-writes (%s)', (mode) =
     }
   });
 
-  it('serves a rollover CA and its CRL the moment POST /v2/ca/issuing answers', async () => {
+  it("serves a rollover CA, its CRL and its leaves' OCSP the moment POST /v2/ca/issuing answers", async () => {
     const tenant = await createTenant(sut);
     for (let round = 0; round < 2; round++) {
+      // Every replica has the tenant's CAs in memory when the new one is added.
+      await expectServed(tenant.tenantId, ['ca.pem']);
       const added = await tenant.post('/v2/ca/issuing', {});
       expect(added.status).toBe(201);
-      const { caId } = added.json<{ caId: string }>();
+      const { caId, certificatePem } = added.json<{ caId: string; certificatePem: string }>();
       await expectServed(tenant.tenantId, [`ca/${caId}.pem`, `ca/${caId}.crt`, `ca/${caId}/crl`]);
+      // Its leaves: every replica knows the new CA (none answers from a list of CAs cached before it).
+      const leaf = await tenant.issue(issueBody());
+      expect(
+        await ocspEverywhere(tenant.tenantId, Buffer.from(pemToDer(certificatePem)), leaf.serialNumber),
+      ).toEqual(allAre('good'));
     }
   });
 

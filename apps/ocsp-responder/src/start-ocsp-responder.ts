@@ -32,7 +32,7 @@ import {
   once,
   publicMetricsMiddleware,
 } from '@ca/runtime';
-import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
+import { CA_CHANGED, CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { StatusChangeListener } from './certificate-status/status-change.listener';
 import { ADDED_CA_CRLS, CrlStore, ROOT_CRLS } from './crls/crl.store';
@@ -198,8 +198,12 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const statusChanges = config.embedded
     ? undefined
     : new StatusChangeListener(runtime.databaseUrl, (tenantId, serial) =>
-        statuses.changedElsewhere(tenantId, serial),
+        // `<tenant>:*`: the tenant's CAs changed on another replica (a rollover, a renewed root).
+        serial === CA_CHANGED
+          ? caCertificates.changedElsewhere(tenantId)
+          : statuses.changedElsewhere(tenantId, serial),
       );
+  if (!config.embedded) caCertificates.notifyOtherReplicas();
   await statusChanges?.start();
   const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
   // Storage stays bounded: inbox ids and stream messages older than the retention window go.

@@ -11,6 +11,7 @@ import { applyOnce } from '@ca/messaging';
 import { parseCertificate } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
+import { STATUS_CHANGED_CHANNEL } from '../certificate-status/certificate-status.projection';
 import { applyRootRenewed } from './renewed-root.apply';
 
 /** One published CA certificate with its HTTP validators. */
@@ -92,6 +93,9 @@ const MAX_TENANTS_WAITED_FOR = 32;
 /** How often a wait reads the table, for a CA projected by another replica of the responder. */
 const WAIT_POLL_MS = 100;
 
+/** What follows `<tenant>:` on the status channel when the tenant's CAs changed (never a serial). */
+export const CA_CHANGED = '*';
+
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
@@ -105,6 +109,7 @@ export class CaCertificateStore {
   /** Emits a tenant's id (lower case) once its `ca.initialized` is recorded by this process. */
   private readonly recorded = new EventEmitter().setMaxListeners(0);
   private readonly waits = new Map<string, Promise<ServedCaCertificate | undefined>>();
+  private notifyReplicas = false;
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -206,14 +211,41 @@ export class CaCertificateStore {
         [caId, tenantId, Buffer.from(certificateDer, 'base64'), notAfter, event.occurredAt, issuerCaId],
       );
     });
-    this.cache.delete(tenantId.toLowerCase());
+    await this.changed(tenantId);
   }
 
   /** docs/api.md#renew-the-root: a new root and its cross certificate, checked (renewed-root.apply.ts). */
   async applyRootRenewed(event: EventEnvelope<RootRenewedPayload>): Promise<boolean> {
     const recorded = await applyRootRenewed(this.dataSource, event);
-    this.cache.delete(event.tenantId.toLowerCase());
+    await this.changed(event.tenantId);
     return recorded;
+  }
+
+  /**
+   * Other replicas share the schema (not in embedded mode): a CA added or renewed here is then
+   * announced to them, so none serves its cached list of the tenant's CAs (CA_CACHE_MS) without it.
+   */
+  notifyOtherReplicas(): void {
+    this.notifyReplicas = true;
+  }
+
+  /** Called for another replica's change (StatusChangeListener): the tenant's CAs are read again. */
+  changedElsewhere(tenantId: string): void {
+    this.cache.delete(tenantId.toLowerCase());
+  }
+
+  /**
+   * After a commit that changed the tenant's CAs: forgotten here, and on every other replica by a
+   * notification on the status channel (`<tenant>:*`) sent before this returns, so before the
+   * direct path answers issuance (docs/architecture.md#read-your-writes).
+   */
+  private async changed(tenantId: string): Promise<void> {
+    this.cache.delete(tenantId.toLowerCase());
+    if (!this.notifyReplicas) return;
+    await this.dataSource.query('SELECT pg_notify($1, $2)', [
+      STATUS_CHANGED_CHANNEL,
+      `${tenantId.toLowerCase()}:${CA_CHANGED}`,
+    ]);
   }
 
   /**
