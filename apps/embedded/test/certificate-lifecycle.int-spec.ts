@@ -803,10 +803,11 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
       });
     });
 
-    it('answers 200 with exactly certificateId and revokedAt', () => {
+    it('answers 200 with exactly certificateId, revokedAt and published (true: OCSP already says revoked)', () => {
       expect(answer.status).toBe(200);
-      const result = answer.json<{ certificateId: string; revokedAt: string }>();
-      expect(sorted(result)).toEqual(['certificateId', 'revokedAt']);
+      const result = answer.json<{ certificateId: string; revokedAt: string; published: boolean }>();
+      expect(sorted(result)).toEqual(['certificateId', 'published', 'revokedAt']);
+      expect(result.published).toBe(true);
       expect(result.certificateId).toBe(certificate.certificateId);
       expect(result.revokedAt).toMatch(ISO_DATE_TIME);
       expect(Date.parse(result.revokedAt)).toBeGreaterThanOrEqual(Math.floor(requestedAt / 1000) * 1000);

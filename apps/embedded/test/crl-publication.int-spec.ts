@@ -34,6 +34,7 @@ import { HttpAnswer, http } from './support/http';
 import { eventually as poll } from '@ca/messaging/testing';
 import { ServiceCluster, ServiceName } from './support/service-cluster';
 import { freshSubjectPublicKey } from './support/subject-key';
+import { ocspStatus } from './support/pki';
 
 /**
  * CRL publication end to end (docs/ocsp.md): issuance (CA key, SignCrl), the
@@ -396,6 +397,38 @@ describeIfOpenssl('CRL publication', () => {
         [envelope.id],
       );
       expect(Number(inbox.rows[0].count)).toBe(1);
+    });
+
+    it('does not freeze the CRL on a forged certificate.revoked: the next real revocation is listed, the forged one is not', async () => {
+      const tenant = await initializeCa('Forged Revocation Root');
+      const active = await issue(tenant, 'never revoked');
+      // A revocation issuance never recorded (a forged event, or one replayed after its hold was
+      // released): issuance refuses any CRL that lists it.
+      await client.events.publish({
+        id: randomUUID(),
+        type: EventType.CertificateRevoked,
+        tenantId: tenant.tenantId,
+        occurredAt: new Date().toISOString(),
+        payload: {
+          tenantId: tenant.tenantId,
+          certificateId: active.certificateId,
+          caId: tenant.caId,
+          serialNumber: active.serialNumber,
+          revokedAt: new Date(Math.floor(Date.now() / 1000) * 1000).toISOString(),
+          reasonCode: RevocationReasonCodes.KeyCompromise,
+        },
+      } satisfies EventEnvelope<CertificateRevokedPayload>);
+      const real = await issue(tenant, 'really revoked');
+      await revoke(tenant, real.certificateId);
+      const crl = await crlWhere(
+        tenant,
+        'the real revocation listed',
+        (c) => lists(c, real.serialNumber),
+        15_000,
+      );
+      expect(lists(crl.info, active.serialNumber)).toBe(false);
+      // OCSP keeps the status issuance gave: the forged event carries no newer status sequence.
+      expect((await ocspStatus(baseUrl, tenant.tenantId, tenant.der, active.serialNumber)).kind).toBe('good');
     });
 
     it('serves only CRLs the tenant CA signed: forged crl.published events leave the served CRL unchanged', async () => {

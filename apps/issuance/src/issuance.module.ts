@@ -31,6 +31,8 @@ import { CrlLedgerCheck } from './signing/crl-ledger-check';
 import { SignCrlHandler } from './signing/sign-crl.handler';
 import { SigningController } from './signing/signing.controller';
 import { CaKeyCustodies } from './custody/ca-key-custodies';
+import { ResponderPublication, unconfirmed } from './publication/responder-publication';
+import { CrlRevocationsController } from './certificates/crl-revocations.controller';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
@@ -45,6 +47,8 @@ export interface IssuanceDependencies {
   defaultCertificateLimit: number;
   /** KEY_ALGORITHM: the key of CAs made without a choice; RSA-2048 is accepted only where it is this. */
   keyAlgorithm: KeyAlgorithm;
+  /** The direct path to the responder (docs/architecture.md#read-your-writes). */
+  publication: ResponderPublication;
 }
 
 /** The issuance context: CA initialization, the certificate lifecycle (issue, renew, revoke, read) and the tenants' issuance policies. */
@@ -53,7 +57,14 @@ export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
     const nudge = () => deps.relay.nudge();
     const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custodies);
-    const groupCommit = new CertificateGroupCommit(deps.dataSource, nudge, deps.defaultCertificateLimit);
+    const publication = deps.publication;
+    const groupCommit = new CertificateGroupCommit(
+      deps.dataSource,
+      nudge,
+      deps.defaultCertificateLimit,
+      (events) => publication.confirm(events, 'certificates'),
+      unconfirmed,
+    );
     const policies = new IssuancePolicies(deps.dataSource);
     const addIssuingCa = new AddIssuingCaHandler(
       deps.dataSource,
@@ -81,6 +92,7 @@ export class IssuanceModule {
         ExpiryReportController,
         SigningController,
         IssuancePolicyController,
+        CrlRevocationsController,
       ],
       providers: [
         {
@@ -102,11 +114,16 @@ export class IssuanceModule {
           provide: RenewCertificateHandler,
           useValue: new RenewCertificateHandler(deps.dataSource, minter, deps.keyAlgorithm),
         },
-        { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
+        {
+          provide: RevokeCertificateHandler,
+          useValue: new RevokeCertificateHandler(deps.dataSource, nudge, publication),
+        },
         {
           provide: ReleaseHoldHandler,
-          useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit),
+          useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit, publication),
         },
+        { provide: ResponderPublication, useValue: publication },
+        { provide: DataSource, useValue: deps.dataSource },
         {
           provide: ExternalRootHandler,
           useValue: new ExternalRootHandler(
@@ -118,10 +135,10 @@ export class IssuanceModule {
           ),
         },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
-        { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge) },
+        { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge, publication) },
         {
           provide: RevokeCrossCertificateHandler,
-          useValue: new RevokeCrossCertificateHandler(deps.dataSource, nudge),
+          useValue: new RevokeCrossCertificateHandler(deps.dataSource, nudge, publication),
         },
         { provide: AddIssuingCaHandler, useValue: addIssuingCa },
         {

@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { EventType } from '@ca/contracts';
+import { EventType, ResponderApi } from '@ca/contracts';
 import {
   EventRetention,
   OutboxRelay,
@@ -24,6 +24,7 @@ import { ExpiryReporter } from './certificates/expiry-report';
 import { IssuanceModule } from './issuance.module';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { ISSUANCE_MIGRATIONS } from './migrations';
+import { ResponderPublication } from './publication/responder-publication';
 import { ISSUANCE_CONSUMER, TenantProjection } from './tenants/tenant.projection';
 
 /** Issuance, running; it also answers the `custody` operator commands (it owns the CA keys). */
@@ -51,6 +52,9 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   const finished = await finishInterruptedKekRotation(config, dataSource, custodies.main);
   if (finished) runtime.logger.warn(finished, 'finished a KEK rotation that had been interrupted');
   const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events);
+  // Read-your-writes: what a command records reaches the responder before the command answers.
+  const responder = messaging.rpcClient<ResponderApi>();
+  const publication = new ResponderPublication(responder, dataSource);
   const app = await NestFactory.createMicroservice(
     IssuanceModule.register({
       dataSource,
@@ -61,6 +65,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       blobs: messaging.blobs,
       defaultCertificateLimit: config.defaultCertificateLimit,
       keyAlgorithm: config.keyAlgorithm,
+      publication,
     }),
     {
       ...messaging.serverOptions('issuance'),
@@ -117,6 +122,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       await app.close();
       await retention.stop();
       await relay.stop();
+      await responder.close();
       await dataSource.destroy();
       custodies.close();
     }),

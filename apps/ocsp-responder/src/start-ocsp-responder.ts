@@ -3,9 +3,25 @@ import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@ca/config';
-import { EventType, IssuanceApi } from '@ca/contracts';
+import {
+  CaInitializedPayload,
+  CaRevokedPayload,
+  EventEnvelope,
+  EventType,
+  IssuanceApi,
+  IssuingCaAddedPayload,
+  RootRenewedPayload,
+} from '@ca/contracts';
 import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
-import { DeadLetterReplayer, DeadLetterStore, EventRetention, each, routeValidated } from '@ca/messaging';
+import {
+  DeadLetterReplayer,
+  DeadLetterStore,
+  EventRetention,
+  RpcReplyInterceptor,
+  RpcTraceInterceptor,
+  each,
+  routeValidated,
+} from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import {
@@ -33,6 +49,8 @@ import { OCSP_SCHEMA } from './ocsp.schema';
 import { ADDED_CA_SIGNERS, OcspSignerKeeper, ROOT_SIGNERS } from './signers/ocsp-signer.keeper';
 import { IssuingCaAnswers } from './ocsp/issuing-ca-answers';
 import { RenewedRootAnswers } from './ocsp/renewed-root-answers';
+import { CaEventAppliers, DirectPublication } from './publication/direct-publication';
+import { PublicationModule } from './publication/publication.module';
 
 /** Durable consumer name: the responder's position in the event stream. */
 export const OCSP_CONSUMER = 'ocsp-responder';
@@ -103,27 +121,40 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   }
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
   const deadLetters = await new DeadLetterStore(dataSource, OCSP_SCHEMA).ensure();
+  // CA events are applied the same way on the event path and on issuance's direct path.
+  const caEvents: CaEventAppliers = {
+    // On the direct path the signers are awaited too: OCSP answers (not tryLater) once it returns.
+    [EventType.CaInitialized]: async (event, direct) => {
+      const e = event as EventEnvelope<CaInitializedPayload>;
+      await caCertificates.apply(e);
+      const made = [signers.ensure(e.tenantId)];
+      // A corporate root (docs/api.md#external-root) has no key here to certify a signer.
+      if (e.payload.issuingCaId && !e.payload.externalRoot) made.push(rootSigners.ensure(e.tenantId));
+      if (direct) await Promise.all(made);
+    },
+    // docs/api.md#renew-the-root: the new root (checked), then its signer for its issuing CAs.
+    [EventType.RootRenewed]: async (event, direct) => {
+      const e = event as EventEnvelope<RootRenewedPayload>;
+      if (!(await caCertificates.applyRootRenewed(e))) return;
+      const made = addedSigners.ensure(e.payload.caId);
+      if (direct) await made;
+    },
+    [EventType.IssuingCaAdded]: async (event, direct) => {
+      const e = event as EventEnvelope<IssuingCaAddedPayload>;
+      await caCertificates.applyIssuingAdded(e);
+      const made = addedSigners.ensure(e.payload.caId);
+      if (direct) await made;
+    },
+    [EventType.CaRevoked]: (event) => caCertificates.applyCaRevoked(event as EventEnvelope<CaRevokedPayload>),
+  };
   const routes = routeValidated(
     OCSP_CONSUMER,
     {
-      [EventType.CaInitialized]: async (events) => {
-        for (const e of events) {
-          await caCertificates.apply(e);
-          void signers.ensure(e.tenantId);
-          // A corporate root (docs/api.md#external-root) has no key here to certify a signer.
-          if (e.payload.issuingCaId && !e.payload.externalRoot) void rootSigners.ensure(e.tenantId);
-        }
-      },
-      // docs/api.md#renew-the-root: the new root (checked), then its signer for its issuing CAs.
-      [EventType.RootRenewed]: each(async (e) => {
-        if (await caCertificates.applyRootRenewed(e)) void addedSigners.ensure(e.payload.caId);
-      }),
-      [EventType.IssuingCaAdded]: each(async (e) => {
-        await caCertificates.applyIssuingAdded(e);
-        void addedSigners.ensure(e.payload.caId);
-      }),
+      [EventType.CaInitialized]: each((e) => caEvents[EventType.CaInitialized](e)),
+      [EventType.RootRenewed]: each((e) => caEvents[EventType.RootRenewed](e)),
+      [EventType.IssuingCaAdded]: each((e) => caEvents[EventType.IssuingCaAdded](e)),
+      [EventType.CaRevoked]: each((e) => caEvents[EventType.CaRevoked](e)),
       // Issuances come in bursts: one transaction per run instead of one per certificate.
-      [EventType.CaRevoked]: each((e) => caCertificates.applyCaRevoked(e)),
       [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
       [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
       [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
@@ -143,6 +174,17 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     routes,
     { deadLetters, maxAttempts: config.eventMaxAttempts },
   );
+  // Issuance's direct path (docs/architecture.md#read-your-writes): every replica answers it,
+  // queue group "ocsp-responder", so issuance waits for one of them, whichever is up.
+  const publication = await NestFactory.createMicroservice(
+    PublicationModule.register(new DirectPublication(dataSource, statuses, caEvents)),
+    { ...messaging.serverOptions(OCSP_CONSUMER), logger: new NestPinoLogger(runtime.logger) },
+  );
+  publication.useGlobalInterceptors(
+    new RpcTraceInterceptor('ocsp-responder'),
+    new RpcReplyInterceptor(messaging.blobs),
+  );
+  await publication.listen();
   const replays = new DeadLetterReplayer(deadLetters, OCSP_CONSUMER, routes);
   replays.start();
   signers.start();
@@ -155,7 +197,12 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   await statuses.watchChanges({ otherReplicas: !config.embedded });
   const statusChanges = config.embedded
     ? undefined
-    : new StatusChangeListener(runtime.databaseUrl, () => statuses.changedElsewhere());
+    : new StatusChangeListener(runtime.databaseUrl, () => {
+        // The notification names nothing (any role may listen): re-read statuses, forget CAs.
+        statuses.changedElsewhere();
+        caCertificates.changedElsewhere();
+      });
+  if (!config.embedded) caCertificates.notifyOtherReplicas();
   await statusChanges?.start();
   const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
   // Storage stays bounded: inbox ids and stream messages older than the retention window go.
@@ -171,6 +218,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     close: once(async () => {
       unregisterGauges();
       await retention.stop();
+      await publication.close();
       await app.close();
       await subscription.stop();
       await replays.stop();

@@ -11,6 +11,7 @@ import { messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { RevocationLedger } from './ledger/revocation.ledger';
+import { LedgerReconciliation } from './ledger/ledger-reconciliation';
 import { registerRenewedRoot } from './ledger/renewed-root.ledger';
 import { CrlBlobSweeper } from './crls/crl-blob.sweeper';
 import { CrlRefreshScheduler } from './crls/crl-refresh.scheduler';
@@ -36,7 +37,14 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   const relay = new OutboxRelay(dataSource, REVOCATION_SCHEMA, messaging.events);
   const issuance = messaging.rpcClient<IssuanceApi>();
   const ledger = new RevocationLedger(dataSource);
-  const publishing = { dataSource, issuance, blobs: messaging.blobs, relay };
+  const reconciliation = new LedgerReconciliation(dataSource, issuance);
+  const publishing = {
+    dataSource,
+    issuance,
+    blobs: messaging.blobs,
+    relay,
+    reconcile: (tenantId: string, caId: string) => reconciliation.reconcile(tenantId, caId),
+  };
   const publisher = new CrlPublisher(publishing);
   const rootPublisher = new RootCrlPublisher(publishing);
   const scheduler = new CrlRefreshScheduler(dataSource, publisher, rootPublisher);

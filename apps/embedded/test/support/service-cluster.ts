@@ -13,12 +13,14 @@ import { startRevocation } from '@ca/revocation';
 import { eventually, freePorts } from './http';
 import { LOG_LEVEL } from './system-under-test';
 
-export type ServiceName = 'issuance' | 'revocation' | 'ocsp-responder';
+/** `ocsp-responder-2`: a second responder replica on the same schema (startSecondResponder). */
+export type ServiceName = 'issuance' | 'revocation' | 'ocsp-responder' | 'ocsp-responder-2';
 
 const STARTERS: Record<ServiceName, (runtime: ServiceRuntime) => Promise<RunningService>> = {
   issuance: startIssuance,
   revocation: startRevocation,
   'ocsp-responder': startOcspResponder,
+  'ocsp-responder-2': startOcspResponder,
 };
 
 /**
@@ -35,6 +37,9 @@ export class ServiceCluster {
   issuance!: RpcClient<IssuanceApi>;
   config!: CaManagerConfig;
   baseUrl!: string;
+  /** The second responder's public surface, once startSecondResponder ran. */
+  secondBaseUrl: string | undefined;
+  private secondConfig: CaManagerConfig | undefined;
   database!: TestDatabase;
   private testMessaging!: TestMessaging;
   /** In process, request/reply only reaches services on the same Messaging: one for all, as in embedded mode. */
@@ -75,10 +80,23 @@ export class ServiceCluster {
     for (const name of ['issuance', 'revocation', 'ocsp-responder'] as const) await this.start(name);
   }
 
+  /**
+   * Another responder on the same schema and its own port, as a second replica would run (its own
+   * connections, caches and status-change listener). Only on Postgres: the embedded database is
+   * one process's alone.
+   */
+  async startSecondResponder(): Promise<string> {
+    const [port] = await freePorts(1);
+    this.secondBaseUrl = `http://127.0.0.1:${port}`;
+    this.secondConfig = { ...this.config, pkiPort: port };
+    await this.start('ocsp-responder-2');
+    return this.secondBaseUrl;
+  }
+
   async start(name: ServiceName): Promise<void> {
     const messaging = await this.connection(name);
     const service = await STARTERS[name]({
-      config: this.config,
+      config: name === 'ocsp-responder-2' ? this.secondConfig! : this.config,
       databaseUrl: this.database.url,
       messaging,
       logger: this.logger.child({ service: name }),
@@ -97,7 +115,8 @@ export class ServiceCluster {
 
   /** Stops every service, closes the connections and drops the database and messaging names. */
   async close(): Promise<void> {
-    for (const name of ['ocsp-responder', 'revocation', 'issuance'] as const) await this.stop(name);
+    for (const name of ['ocsp-responder-2', 'ocsp-responder', 'revocation', 'issuance'] as const)
+      await this.stop(name);
     await this.issuance?.close();
     if (this.client && this.client !== this.shared) await this.client.close();
     await this.shared?.close();

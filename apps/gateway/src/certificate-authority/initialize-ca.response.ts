@@ -126,6 +126,11 @@ export class RevokeCaResponse implements RevokeCaResult {
   @ApiProperty({ format: 'uuid' }) caId!: string;
   @ApiProperty({ description: 'Uppercase hex, as openssl prints it.' }) serialNumber!: string;
   @ApiProperty({ format: 'date-time' }) revokedAt!: string;
+  @ApiProperty({
+    description:
+      'Whether OCSP already answers revoked for the CA. false: recorded all the same; published once the responder is back.',
+  })
+  published!: boolean;
 }
 
 /** docs/api.md#add-an-issuing-ca response. */

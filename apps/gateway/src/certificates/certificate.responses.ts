@@ -73,6 +73,11 @@ export class RenewCertificateResponseDoc extends CertificateDeliveryDoc implemen
 export class RevokeCertificateResponseDoc implements RevokeCertificateResult {
   @ApiProperty({ format: 'uuid' }) certificateId!: string;
   @ApiProperty({ format: 'date-time' }) revokedAt!: string;
+  @ApiProperty({
+    description:
+      'Whether OCSP already answers revoked on every responder. false: recorded all the same; OCSP and the CRL follow once the responder is back.',
+  })
+  published!: boolean;
 }
 
 export class ReleaseHoldResponseDoc implements ReleaseHoldResult {

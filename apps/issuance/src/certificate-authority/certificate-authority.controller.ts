@@ -28,6 +28,7 @@ import { InitializeCaHandler } from './initialize-ca.handler';
 import { RenewRootHandler } from './renew-root.handler';
 import { RevokeCaHandler } from './revoke-ca.handler';
 import { RevokeCrossCertificateHandler } from './revoke-cross-certificate.handler';
+import { ResponderPublication } from '../publication/responder-publication';
 
 /** The request/reply surface of the certificate-authority aggregate. */
 @Controller()
@@ -40,11 +41,12 @@ export class CertificateAuthorityController {
     private readonly externalRoot: ExternalRootHandler,
     private readonly renewRootHandler: RenewRootHandler,
     private readonly revokeCross: RevokeCrossCertificateHandler,
+    private readonly publication: ResponderPublication,
   ) {}
 
   @MessagePattern(IssuancePattern.InitializeCa)
   initialize(@Payload() command: InitializeCaCommand): Promise<InitializeCaResult> {
-    return this.initializeCa.execute(command);
+    return this.publication.aroundCaChange(command?.tenantId, () => this.initializeCa.execute(command));
   }
 
   @MessagePattern(IssuancePattern.InitializeCaV2)
@@ -54,12 +56,12 @@ export class CertificateAuthorityController {
     // docs/api.md#external-root: a CSR to have signed instead of a root of ours.
     if (command?.request?.hierarchy === CaHierarchy.ExternalRoot)
       return this.externalRoot.initialize(command);
-    return this.initializeCa.executeV2(command);
+    return this.publication.aroundCaChange(command?.tenantId, () => this.initializeCa.executeV2(command));
   }
 
   @MessagePattern(IssuancePattern.UploadCaCertificate)
   uploadCertificate(@Payload() command: UploadCaCertificateCommand): Promise<UploadCaCertificateResult> {
-    return this.externalRoot.upload(command);
+    return this.publication.aroundCaChange(command?.tenantId, () => this.externalRoot.upload(command));
   }
 
   @MessagePattern(IssuancePattern.ListCas)
@@ -75,12 +77,12 @@ export class CertificateAuthorityController {
     // docs/api.md#add-an-issuing-ca: under a corporate root the new CA is a CSR for that root to sign.
     if (await this.externalRoot.rootHeldOutside(command.tenantId))
       return this.externalRoot.addPending(command);
-    return this.addIssuingCa.execute(command);
+    return this.publication.aroundCaChange(command.tenantId, () => this.addIssuingCa.execute(command));
   }
 
   @MessagePattern(IssuancePattern.RenewRoot)
   renewRoot(@Payload() command: RenewRootCommand): Promise<RenewRootResult> {
-    return this.renewRootHandler.execute(command);
+    return this.publication.aroundCaChange(command?.tenantId, () => this.renewRootHandler.execute(command));
   }
 
   @MessagePattern(IssuancePattern.RevokeCa)

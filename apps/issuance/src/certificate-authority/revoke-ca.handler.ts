@@ -12,6 +12,7 @@ import {
   validateDto,
 } from '@ca/contracts';
 import { recordEvent } from '@ca/messaging';
+import { ResponderPublication } from '../publication/responder-publication';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { revocationEventFields, revocationNow } from '../revocation-record';
@@ -31,6 +32,7 @@ export class RevokeCaHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly onEventsRecorded: () => void,
+    private readonly publication?: ResponderPublication,
   ) {}
 
   async execute(command: RevokeCaCommand): Promise<RevokeCaResult> {
@@ -59,17 +61,22 @@ export class RevokeCaHandler {
       if (ca.revokedAt) throw CaError.conflict('This issuing CA is already revoked.');
       await assertIssuerHeldHere(manager, ca);
       await manager.update(CertificateAuthorityEntity, { id: ca.id, tenantId: command.tenantId }, revocation);
-      await recordEvent<CaRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaRevoked, {
+      const event = await recordEvent<CaRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaRevoked, {
         tenantId: ca.tenantId,
         caId: ca.id,
         issuerCaId: ca.issuerCaId,
         serialNumber: ca.serialNumber,
         ...revocationEventFields(revocation),
       });
-      return { caId: ca.id, serialNumber: ca.serialNumber, revokedAt: revocation.revokedAt.toISOString() };
+      return {
+        answer: { caId: ca.id, serialNumber: ca.serialNumber, revokedAt: revocation.revokedAt.toISOString() },
+        event,
+      };
     });
     this.onEventsRecorded();
-    return result;
+    // Recorded either way; published says whether OCSP already answers revoked for the CA.
+    const published = (await this.publication?.published([result.event], 'revocation')) ?? false;
+    return { ...result.answer, published };
   }
 }
 

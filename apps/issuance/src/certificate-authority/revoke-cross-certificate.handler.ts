@@ -11,6 +11,7 @@ import {
   validateDto,
 } from '@ca/contracts';
 import { recordEvent } from '@ca/messaging';
+import { ResponderPublication } from '../publication/responder-publication';
 import { parseCertificate } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
@@ -37,6 +38,7 @@ export class RevokeCrossCertificateHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly onEventsRecorded: () => void,
+    private readonly publication?: ResponderPublication,
   ) {}
 
   async execute(command: RevokeCaCommand): Promise<RevokeCaResult> {
@@ -80,7 +82,7 @@ export class RevokeCrossCertificateHandler {
           revocation.revokedBy,
         ],
       );
-      await recordEvent<CaRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaRevoked, {
+      const event = await recordEvent<CaRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaRevoked, {
         tenantId: command.tenantId,
         caId: root.id,
         issuerCaId: root.previous_root_ca_id,
@@ -88,9 +90,14 @@ export class RevokeCrossCertificateHandler {
         ...revocationEventFields(revocation),
         crossCertificate: true,
       });
-      return { caId: root.id, serialNumber, revokedAt: revocation.revokedAt.toISOString() };
+      return {
+        answer: { caId: root.id, serialNumber, revokedAt: revocation.revokedAt.toISOString() },
+        event,
+      };
     });
     this.onEventsRecorded();
-    return result;
+    // Recorded either way; published says whether the responder already has it (docs/api.md).
+    const published = (await this.publication?.published([result.event], 'revocation')) ?? false;
+    return { ...result.answer, published };
   }
 }

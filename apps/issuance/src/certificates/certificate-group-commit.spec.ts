@@ -59,3 +59,41 @@ describe('CertificateGroupCommit when a batch fails', () => {
     expect(nudges).toBe(1);
   });
 });
+
+describe('CertificateGroupCommit publishing to the responder first (read-your-writes)', () => {
+  const unconfirmed = () => new Error('not confirmed');
+
+  it('stores nothing of a batch the responder did not confirm, and fails every caller', async () => {
+    const { dataSource, transactions } = scriptedDataSource([]);
+    const groupCommit = new CertificateGroupCommit(
+      dataSource,
+      () => undefined,
+      1000,
+      () => Promise.reject(unconfirmed()),
+      unconfirmed,
+    );
+    const outcomes = await storeThree(groupCommit);
+    expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
+    expect(transactions()).toBe(0);
+  });
+
+  it('stores the others when the responder left one out (its CA not published there yet)', async () => {
+    const { dataSource, transactions } = scriptedDataSource([]);
+    const published: string[][] = [];
+    const groupCommit = new CertificateGroupCommit(
+      dataSource,
+      () => undefined,
+      1000,
+      async (events) => {
+        published.push(events.map((event) => event.id));
+        return new Set(['2']);
+      },
+      unconfirmed,
+    );
+    const outcomes = await storeThree(groupCommit);
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
+    expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(unconfirmed());
+    expect(published).toEqual([['1'], ['2', '3']]);
+    expect(transactions()).toBe(2);
+  });
+});

@@ -42,6 +42,14 @@ export class CertificateGroupCommit {
     private readonly onCommitted: () => void,
     /** DEFAULT_CERTIFICATE_LIMIT: the limit of a tenant issuance has not heard of yet. */
     private readonly defaultCertificateLimit: number,
+    /**
+     * Stores the batch's statuses on the public surface first (ResponderPublication.confirm) and
+     * returns the ids of events it left out, or throws: nothing of those (or, on a throw, of the
+     * batch) is stored here, and their callers get the error (read-your-writes).
+     */
+    private readonly publish: (events: EventEnvelope[]) => Promise<ReadonlySet<string>> = async () =>
+      new Set(),
+    private readonly unconfirmed: () => Error = () => new Error('not published'),
     private readonly maxBatch = MAX_BATCH,
   ) {}
 
@@ -52,15 +60,45 @@ export class CertificateGroupCommit {
     });
   }
 
+  /**
+   * Batch after batch: each is published to the responder while the batch before it is being
+   * committed (the round trip overlaps the transaction), and committed once that one is done.
+   */
   private async flush(): Promise<void> {
     this.flushing = true;
+    let committing: Promise<void> = Promise.resolve();
     try {
-      while (this.queue.length > 0) {
-        await this.commit(this.queue.splice(0, this.maxBatch));
+      for (;;) {
+        if (this.queue.length === 0) {
+          await committing;
+          if (this.queue.length === 0) break;
+        }
+        const published = await this.publishFirst(this.queue.splice(0, this.maxBatch));
+        await committing;
+        committing = published.length > 0 ? this.commit(published) : Promise.resolve();
       }
     } finally {
       this.flushing = false;
     }
+  }
+
+  /**
+   * Publishes the batch's statuses before its transaction, not inside it: an open transaction
+   * would hold the embedded database (one session) from the responder. Returns the items to store;
+   * those not confirmed are settled here. A serial the transaction then refuses (plan limit,
+   * suspension) is known to the responder but never handed out.
+   */
+  private async publishFirst(batch: Waiting[]): Promise<Waiting[]> {
+    let refused: ReadonlySet<string>;
+    try {
+      refused = await this.publish(batch.map((item) => item.event));
+    } catch (error) {
+      for (const item of batch) item.reject(error);
+      return [];
+    }
+    if (refused.size === 0) return batch;
+    for (const item of batch) if (refused.has(item.event.id)) item.reject(this.unconfirmed());
+    return batch.filter((item) => !refused.has(item.event.id));
   }
 
   /** Stores a batch in one transaction; never throws (every waiting caller is settled). */

@@ -136,6 +136,8 @@ export class CertificateMinter {
             ...(profile.commonName ? { commonName: profile.commonName } : {}),
             ...(profile.clientId ? { clientId: profile.clientId } : {}),
             subjectAlternativeNames: profile.dnsNames,
+            // Its status sequence starts at 1 (issuance.certificates.status_sequence's default).
+            sequence: 1,
           }),
         });
       } catch (error) {

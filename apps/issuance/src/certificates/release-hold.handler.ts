@@ -15,6 +15,8 @@ import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { CertificateEntity } from './certificate.entity';
 import { admitWithinLimits, lockAndReadStandings } from './certificate-limit';
 import { findTenantCertificate } from './certificate.repository';
+import { nextStatusSequence } from './status-sequence';
+import { ResponderPublication } from '../publication/responder-publication';
 
 /**
  * Ends a certificateHold (RFC 5280 5.3.1): Revoked (reason 6) → Active again. Any other state is
@@ -30,6 +32,7 @@ export class ReleaseHoldHandler {
     private readonly onEventsRecorded: () => void,
     /** The plan limit of a tenant issuance has no `tenant.updated` for yet (never unlimited). */
     private readonly defaultCertificateLimit: number,
+    private readonly publication?: ResponderPublication,
   ) {}
 
   async execute(command: ReleaseHoldCommand): Promise<ReleaseHoldResult> {
@@ -69,7 +72,7 @@ export class ReleaseHoldHandler {
           request.reason ?? null,
         ],
       );
-      await recordEvent<CertificateHoldReleasedPayload>(
+      const event = await recordEvent<CertificateHoldReleasedPayload>(
         manager,
         ISSUANCE_SCHEMA,
         EventType.CertificateHoldReleased,
@@ -81,16 +84,22 @@ export class ReleaseHoldHandler {
           heldSince: heldSince.toISOString(),
           releasedAt: releasedAt.toISOString(),
           releasedBy: command.principal,
+          sequence: await nextStatusSequence(manager, certificate.id),
         },
       );
       return {
-        certificateId: certificate.id,
-        releasedAt: releasedAt.toISOString(),
-        heldSince: heldSince.toISOString(),
+        answer: {
+          certificateId: certificate.id,
+          releasedAt: releasedAt.toISOString(),
+          heldSince: heldSince.toISOString(),
+        },
+        event,
       };
     });
     this.onEventsRecorded();
-    return result;
+    // Released either way; OCSP answers good at once when the responder confirms, else once it is back.
+    await this.publication?.published([result.event], 'revocation');
+    return result.answer;
   }
 
   /** The certificate becomes Active again: it needs a free slot, counted under the issuance lock. */

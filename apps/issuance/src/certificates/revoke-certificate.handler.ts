@@ -17,6 +17,8 @@ import { revocationEventFields, revocationNow } from '../revocation-record';
 import { blockKeyIfCompromised } from './blocked-keys';
 import { CertificateEntity } from './certificate.entity';
 import { findTenantCertificate } from './certificate.repository';
+import { nextStatusSequence } from './status-sequence';
+import { ResponderPublication } from '../publication/responder-publication';
 
 /**
  * docs/api.md#revoke-a-certificate: Active (or Expired) → Revoked, once. The row is locked so two
@@ -26,6 +28,7 @@ export class RevokeCertificateHandler {
   constructor(
     private readonly dataSource: DataSource,
     private readonly onEventsRecorded: () => void,
+    private readonly publication?: ResponderPublication,
   ) {}
 
   async execute(command: RevokeCertificateCommand): Promise<RevokeCertificateResult> {
@@ -59,16 +62,25 @@ export class RevokeCertificateHandler {
         revocation,
       );
       await blockKeyIfCompromised(manager, certificate, revocation.revocationReasonCode);
-      await recordEvent<CertificateRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CertificateRevoked, {
-        tenantId: certificate.tenantId,
-        certificateId: certificate.id,
-        caId: certificate.caId,
-        serialNumber: certificate.serialNumber,
-        ...revocationEventFields(revocation),
-      });
-      return { certificateId: certificate.id, revokedAt: revocation.revokedAt.toISOString() };
+      const event = await recordEvent<CertificateRevokedPayload>(
+        manager,
+        ISSUANCE_SCHEMA,
+        EventType.CertificateRevoked,
+        {
+          tenantId: certificate.tenantId,
+          certificateId: certificate.id,
+          caId: certificate.caId,
+          serialNumber: certificate.serialNumber,
+          ...revocationEventFields(revocation),
+          sequence: await nextStatusSequence(manager, certificate.id),
+        },
+      );
+      return { certificateId: certificate.id, revokedAt: revocation.revokedAt.toISOString(), event };
     });
     this.onEventsRecorded();
-    return result;
+    // Recorded either way; published says whether OCSP already answers revoked (else it will once
+    // the responder is back: the event is in the outbox).
+    const published = (await this.publication?.published([result.event], 'revocation')) ?? false;
+    return { certificateId: result.certificateId, revokedAt: result.revokedAt, published };
   }
 }

@@ -17,6 +17,8 @@ import { AddCaRoles1766410000000 } from './1766410000000-add-ca-roles';
 import { AddKeyFromCsrToCertificates1766500000000 } from './1766500000000-add-key-from-csr-to-certificates';
 import { CreateActiveCertificateCounts1766600000000 } from './1766600000000-create-active-certificate-counts';
 
+import { AddStatusSequenceToCertificates1767840000000 } from './1767840000000-add-status-sequence-to-certificates';
+
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */ import { AddRevocationToCas1766700000000 } from './1766700000000-add-revocation-to-cas';
 
 export const ISSUANCE_MIGRATIONS = [
@@ -39,4 +41,5 @@ export const ISSUANCE_MIGRATIONS = [
   AddAllowedUsagesToIssuancePolicies1767500000000,
   CreateBlockedKeys1767600000000,
   AddCrossCertificateRevocation1767700000000,
+  AddStatusSequenceToCertificates1767840000000,
 ];

@@ -11,6 +11,7 @@ import { applyOnce } from '@ca/messaging';
 import { parseCertificate } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
+import { STATUS_CHANGED_CHANNEL } from '../certificate-status/certificate-status.projection';
 import { applyRootRenewed } from './renewed-root.apply';
 
 /** One published CA certificate with its HTTP validators. */
@@ -105,6 +106,7 @@ export class CaCertificateStore {
   /** Emits a tenant's id (lower case) once its `ca.initialized` is recorded by this process. */
   private readonly recorded = new EventEmitter().setMaxListeners(0);
   private readonly waits = new Map<string, Promise<ServedCaCertificate | undefined>>();
+  private notifyReplicas = false;
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -206,14 +208,41 @@ export class CaCertificateStore {
         [caId, tenantId, Buffer.from(certificateDer, 'base64'), notAfter, event.occurredAt, issuerCaId],
       );
     });
-    this.cache.delete(tenantId.toLowerCase());
+    await this.changed(tenantId);
   }
 
   /** docs/api.md#renew-the-root: a new root and its cross certificate, checked (renewed-root.apply.ts). */
   async applyRootRenewed(event: EventEnvelope<RootRenewedPayload>): Promise<boolean> {
     const recorded = await applyRootRenewed(this.dataSource, event);
-    this.cache.delete(event.tenantId.toLowerCase());
+    await this.changed(event.tenantId);
     return recorded;
+  }
+
+  /**
+   * Other replicas share the schema (not in embedded mode): a CA added or renewed here is then
+   * announced to them, so none serves its cached list of the tenant's CAs (CA_CACHE_MS) without it.
+   */
+  notifyOtherReplicas(): void {
+    this.notifyReplicas = true;
+  }
+
+  /**
+   * Called for another replica's change (StatusChangeListener). The notification names no tenant
+   * (any database role may listen), so every tenant's CAs are read again.
+   */
+  changedElsewhere(): void {
+    this.cache.clear();
+  }
+
+  /**
+   * After a commit that changed the tenant's CAs: forgotten here, and on every other replica by a
+   * notification on the status channel (naming nothing) sent before this returns, so before the
+   * direct path answers issuance (docs/architecture.md#read-your-writes).
+   */
+  private async changed(tenantId: string): Promise<void> {
+    this.cache.delete(tenantId.toLowerCase());
+    if (!this.notifyReplicas) return;
+    await this.dataSource.query(`SELECT pg_notify($1, '')`, [STATUS_CHANGED_CHANNEL]);
   }
 
   /**

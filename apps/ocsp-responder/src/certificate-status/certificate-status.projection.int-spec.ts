@@ -276,6 +276,63 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
     });
   });
 
+  describe('the status sequence (a late or replayed event is a no-op for good)', () => {
+    /** The same event as issuance recorded it, with the certificate's status sequence. */
+    const sequenced = <T extends EventEnvelope<{ sequence?: number }>>(event: T, sequence: number): T => ({
+      ...event,
+      payload: { ...event.payload, sequence },
+    });
+    /** Delivered again under a new id: past the inbox and JetStream's de-duplication window. */
+    const replayed = <T extends EventEnvelope>(event: T): T => ({ ...event, id: randomUUID() });
+
+    it('ignores a revocation replayed after the hold it made was released', async () => {
+      const s = serial();
+      await replicaA.applyIssued(sequenced(issued(s), 1));
+      const hold = sequenced(held(s), 2);
+      await replicaA.applyRevoked(hold);
+      await replicaA.applyHoldReleased(sequenced(released(hold), 3));
+      await replicaA.applyRevoked(replayed(hold));
+      expect((await replicaB.find(tenantId, [s])).get(s)).toMatchObject({
+        revokedAt: null,
+        reasonCode: null,
+      });
+    });
+
+    it('ignores a release older than the hold that followed it', async () => {
+      const s = serial();
+      await replicaA.applyIssued(sequenced(issued(s), 1));
+      const first = sequenced(held(s), 2);
+      await replicaA.applyRevoked(first);
+      const release = sequenced(released(first), 3);
+      await replicaA.applyHoldReleased(release);
+      const second = sequenced(revoked(s), 4);
+      await replicaA.applyRevoked(second);
+      await replicaA.applyHoldReleased(replayed(release));
+      await replicaA.applyRevoked(replayed(first));
+      expect((await replicaB.find(tenantId, [s])).get(s)?.reasonCode).toBe(1);
+    });
+
+    it('applies a change that arrives before an older one, and the older one then changes nothing', async () => {
+      const s = serial();
+      const issue = sequenced(issued(s), 1);
+      const revocation = sequenced(revoked(s), 2);
+      // The direct path stored the revocation; the issue event arrives late.
+      await replicaA.applyRevoked(revocation);
+      await replicaA.applyIssued(issue);
+      expect((await replicaB.find(tenantId, [s])).get(s)?.reasonCode).toBe(1);
+    });
+
+    it('keeps the old rule for events recorded before sequences, and never lets one undo a sequenced change', async () => {
+      const s = serial();
+      await replicaA.applyIssued(issued(s));
+      const legacyHold = held(s);
+      await replicaA.applyRevoked(legacyHold);
+      await replicaA.applyHoldReleased(sequenced(released(legacyHold), 3));
+      await replicaA.applyRevoked(replayed(legacyHold));
+      expect((await replicaB.find(tenantId, [s])).get(s)?.revokedAt).toBeNull();
+    });
+  });
+
   it('does not poll when told there is no other replica, and still forgets its own revocations', async () => {
     // sources[1]: replica B's, which does not watch (replica A polls on sources[0]).
     const single = new CertificateStatusProjection(sources[1]);

@@ -1,5 +1,7 @@
 import { Logger } from '@nestjs/common';
 import {
+  CaError,
+  ErrorCode,
   CertificateHoldReleasedPayload,
   CertificateIssuedPayload,
   CertificateRevokedPayload,
@@ -7,8 +9,30 @@ import {
   RevocationReasonCodes,
 } from '@ca/contracts';
 import { WaitingForDependency, applyOnce, applyOnceEach } from '@ca/messaging';
+import { publicationMetrics } from '@ca/observability';
 import { DataSource, EntityManager } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
+
+export interface ApplyOptions {
+  /**
+   * The direct path (issuance waits for the answer): a status of a CA this responder does not hold
+   * is an error, so issuance does not answer as published; on the event path it is logged and skipped.
+   */
+  strict?: boolean;
+}
+
+/**
+ * When a status change with sequence `incoming` applies to row `s` (docs/architecture.md#certificate-status-sequence):
+ * with a sequence, only over a lower one, or over a row stored before sequences whose status
+ * the change is about (`legacy`, the rule of old: revoke a good row, release that hold); without
+ * one (an event recorded before sequences), only the old rule, and never over a sequenced row.
+ */
+const STATUS_SEQUENCE_RULE = (incoming: string, legacy: string) =>
+  `CASE WHEN ${incoming} IS NULL THEN s.sequence IS NULL AND ${legacy}
+        ELSE (s.sequence IS NULL AND ${legacy}) OR s.sequence < ${incoming} END`;
+
+const notTenantCa = () =>
+  new CaError(ErrorCode.Conflict, 'The certificate names a CA this responder does not publish (yet).');
 
 export interface CertificateStatusRow {
   /** The CA that issued the certificate: a CertID naming another CA does not match it (RFC 6960 4.1.1). */
@@ -63,54 +87,95 @@ export class CertificateStatusProjection {
   constructor(private readonly dataSource: DataSource) {}
 
   async applyIssued(event: EventEnvelope<CertificateIssuedPayload>): Promise<void> {
-    const { tenantId, caId, serialNumber, notAfter } = event.payload;
-    await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
-      if (!(await this.isTenantCa(manager, event))) return;
-      await manager.query(
-        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (tenant_id, serial_number) DO NOTHING`,
-        [tenantId, serialNumber, notAfter, caId],
-      );
-    });
+    await this.applyIssuedBatch([event]);
   }
 
   /**
    * applyIssued for a run of consecutive `certificate.issued` events, in one transaction of a few
    * statements whatever its length: one inbox insert, one CA check, one status insert. Each event
-   * is still checked on its own (isTenantCa): a forged one is refused, the others applied.
+   * is still checked on its own (isTenantCa): a forged one is refused, the others applied. An
+   * issue never changes a row already there: its sequence (1) is the lowest a certificate has.
    */
   async applyIssuedBatch(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<void> {
     await applyOnceEach(this.dataSource, OCSP_SCHEMA, events, async (manager, fresh) => {
       const accepted = await this.tenantCaEvents(manager, fresh);
       if (accepted.length === 0) return;
       await manager.query(
-        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::uuid[])
+        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id, sequence)
+         SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::uuid[], $5::int[])
          ON CONFLICT (tenant_id, serial_number) DO NOTHING`,
         [
           accepted.map((event) => event.payload.tenantId),
           accepted.map((event) => event.payload.serialNumber),
           accepted.map((event) => event.payload.notAfter),
           accepted.map((event) => event.payload.caId),
+          accepted.map((event) => event.payload.sequence ?? null),
         ],
       );
     });
   }
 
-  async applyRevoked(event: EventEnvelope<CertificateRevokedPayload>): Promise<void> {
-    const { tenantId, caId, serialNumber, revokedAt, reasonCode } = event.payload;
+  /**
+   * The direct path's applyIssuedBatch, in one statement: the status rows of the events whose CA
+   * is the tenant's, and the ids of the others (a CA this responder does not hold yet), for
+   * issuance to answer those callers as unconfirmed. No inbox row: the events, arriving later,
+   * find their rows there (an issue never changes a row) and still count for the inbox then.
+   */
+  async applyIssuedDirect(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<string[]> {
+    const rows: { id: string }[] = await this.dataSource.query(
+      `WITH given AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::uuid[], $6::int[])
+           AS g(event_id, tenant_id, serial_number, not_after, ca_id, sequence)),
+       ours AS (
+         SELECT g.* FROM given g
+          WHERE EXISTS (SELECT 1 FROM ocsp.ca_certificates c WHERE c.tenant_id = g.tenant_id AND c.ca_id = g.ca_id)
+             OR EXISTS (SELECT 1 FROM ocsp.added_cas a WHERE a.tenant_id = g.tenant_id AND a.ca_id = g.ca_id)),
+       stored AS (
+         INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id, sequence)
+         SELECT tenant_id, serial_number, not_after, ca_id, sequence FROM ours
+         ON CONFLICT (tenant_id, serial_number) DO NOTHING)
+       SELECT event_id::text AS id FROM given WHERE event_id NOT IN (SELECT event_id FROM ours)`,
+      [
+        events.map((event) => event.id),
+        events.map((event) => event.payload.tenantId),
+        events.map((event) => event.payload.serialNumber),
+        events.map((event) => event.payload.notAfter),
+        events.map((event) => event.payload.caId),
+        events.map((event) => event.payload.sequence ?? null),
+      ],
+    );
+    if (rows.length > 0)
+      this.logger.warn({ events: rows.map((row) => row.id) }, 'status of a CA not published here refused');
+    return rows.map((row) => row.id);
+  }
+
+  /**
+   * A revocation, applied only if it is newer than the row's status (STATUS_SEQUENCE_RULE): a
+   * late or replayed one, after a released hold say, changes nothing, however old it is.
+   */
+  async applyRevoked(
+    event: EventEnvelope<CertificateRevokedPayload>,
+    options: ApplyOptions = {},
+  ): Promise<void> {
+    const { tenantId, caId, serialNumber, revokedAt, reasonCode, sequence } = event.payload;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
-      if (!(await this.isTenantCa(manager, event))) return;
+      if (!(await this.isTenantCa(manager, event))) {
+        if (options.strict) throw notTenantCa();
+        return;
+      }
       // Upsert: a revocation must be answered even if the issue event were ever missing.
-      await manager.query(
-        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, revoked_at, reason_code, status_changed_at, ca_id)
-         VALUES ($1, $2, 'infinity', $3, $4, now(), $5)
+      const changed: unknown[] = await manager.query(
+        `INSERT INTO ocsp.certificate_status AS s (tenant_id, serial_number, not_after, revoked_at, reason_code, status_changed_at, ca_id, sequence)
+         VALUES ($1, $2, 'infinity', $3, $4, now(), $5, $6)
          ON CONFLICT (tenant_id, serial_number) DO UPDATE SET revoked_at = EXCLUDED.revoked_at,
-           reason_code = EXCLUDED.reason_code, status_changed_at = EXCLUDED.status_changed_at
-         WHERE ocsp.certificate_status.revoked_at IS NULL`,
-        [tenantId, serialNumber, revokedAt, reasonCode, caId],
+           reason_code = EXCLUDED.reason_code, status_changed_at = EXCLUDED.status_changed_at,
+           sequence = EXCLUDED.sequence
+         WHERE ${STATUS_SEQUENCE_RULE('EXCLUDED.sequence', 's.revoked_at IS NULL')}
+         RETURNING 1`,
+        [tenantId, serialNumber, revokedAt, reasonCode, caId, sequence ?? null],
       );
-      await this.notifyChange(manager);
+      if (changed.length === 0) this.staleChange(event);
+      else await this.notifyChange(manager);
     });
     this.forget(tenantId, serialNumber);
   }
@@ -120,18 +185,37 @@ export class CertificateStatusProjection {
    * reason 6 and revocation date), so a late or forged event cannot clear another revocation.
    * Like a revocation, it stamps `status_changed_at`, so other replicas forget the row too.
    */
-  async applyHoldReleased(event: EventEnvelope<CertificateHoldReleasedPayload>): Promise<void> {
-    const { tenantId, serialNumber, heldSince } = event.payload;
+  async applyHoldReleased(
+    event: EventEnvelope<CertificateHoldReleasedPayload>,
+    options: ApplyOptions = {},
+  ): Promise<void> {
+    const { tenantId, serialNumber, heldSince, sequence } = event.payload;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
-      if (!(await this.isTenantCa(manager, event))) return;
-      await manager.query(
-        `UPDATE ocsp.certificate_status SET revoked_at = NULL, reason_code = NULL, status_changed_at = now()
-          WHERE tenant_id = $1 AND serial_number = $2 AND reason_code = $3 AND revoked_at = $4`,
-        [tenantId, serialNumber, RevocationReasonCodes.CertificateHold, heldSince],
+      if (!(await this.isTenantCa(manager, event))) {
+        if (options.strict) throw notTenantCa();
+        return;
+      }
+      const changed: unknown[] = await manager.query(
+        `UPDATE ocsp.certificate_status AS s SET revoked_at = NULL, reason_code = NULL, status_changed_at = now(),
+                sequence = $5
+          WHERE tenant_id = $1 AND serial_number = $2
+            AND ${STATUS_SEQUENCE_RULE('$5::int', 's.reason_code = $3 AND s.revoked_at = $4')}
+          RETURNING 1`,
+        [tenantId, serialNumber, RevocationReasonCodes.CertificateHold, heldSince, sequence ?? null],
       );
-      await this.notifyChange(manager);
+      if (changed.length === 0) this.staleChange(event);
+      else await this.notifyChange(manager);
     });
     this.forget(tenantId, serialNumber);
+  }
+
+  /** A change older than the row's status: logged and counted, never applied. */
+  private staleChange(event: EventEnvelope<{ sequence?: number }>): void {
+    publicationMetrics.staleStatusChangesTotal.inc({ type: event.type });
+    this.logger.log(
+      { eventId: event.id, type: event.type, tenantId: event.tenantId, sequence: event.payload.sequence },
+      'status change older than the one applied: ignored',
+    );
   }
 
   /** The rows of all `serialNumbers` if every one is remembered (no query), else undefined. */

@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import {
+  CaError,
   CrlIssuer,
+  ErrorCode,
   CrlPublishedPayload,
   EventType,
   IssuanceApi,
@@ -18,6 +20,11 @@ export interface CrlPublishing {
   issuance: RpcClient<IssuanceApi>;
   blobs: BlobStore;
   relay: OutboxRelay;
+  /**
+   * After issuance refused a CRL of a CA that signs leaves: makes this CA's ledger match
+   * issuance's (LedgerReconciliation); true when it changed something.
+   */
+  reconcile?: (tenantId: string, caId: string) => Promise<boolean>;
 }
 
 /** How long a CRL is valid (nextUpdate − thisUpdate); it is re-signed at half of that. */
@@ -77,7 +84,15 @@ export async function signAndPublishCrl(publishing: CrlPublishing, crl: CrlToPub
     // Issuance signed this number before, for a CRL never stored here (a crash between its
     // signature and our commit): move past it and build again at once (RFC 5280 5.2.3 allows gaps).
     const lastSigned = lastSignedCrlNumber(error);
-    if (lastSigned === undefined || lastSigned < crl.crlNumber) throw error;
+    if (lastSigned === undefined) {
+      // Refused for its entries, say: an entry issuance never recorded (a forged or replayed
+      // event) would have every later CRL refused too. Reconciled, the next build can pass.
+      const refused = error instanceof CaError && error.code === ErrorCode.Forbidden;
+      if (refused && crl.caId && !crl.issuer && (await publishing.reconcile?.(crl.tenantId, crl.caId)))
+        return false;
+      throw error;
+    }
+    if (lastSigned < crl.crlNumber) throw error;
     const { table, key, id } = crl.issuerRow;
     await dataSource.query(
       `UPDATE ${table} SET next_crl_number = $3 WHERE ${key} = $1 AND next_crl_number = $2`,

@@ -72,6 +72,8 @@ const optional = (check: FieldCheck) => ({ check, optional: true });
 
 /** RFC 5280 5.3.1 CRLReason values a revocation may record (8, removeFromCRL, included). */
 const REASON_CODE = integer(0, 10);
+/** A certificate's status sequence (issued is 1, each later change one more; a Postgres integer). */
+const STATUS_SEQUENCE = integer(1, 0x7fffffff);
 
 const SHAPES: Record<string, PayloadShape> = {
   [EventType.CaInitialized]: {
@@ -121,6 +123,7 @@ const SHAPES: Record<string, PayloadShape> = {
     commonName: optional(text),
     clientId: optional(text),
     subjectAlternativeNames: optional(textList(1000)),
+    sequence: optional(STATUS_SEQUENCE),
   },
   [EventType.CaRevoked]: {
     tenantId: required(uuid),
@@ -140,6 +143,7 @@ const SHAPES: Record<string, PayloadShape> = {
     revokedAt: required(instant),
     reasonCode: required(REASON_CODE),
     revokedBy: optional(text),
+    sequence: optional(STATUS_SEQUENCE),
   },
   [EventType.CertificateHoldReleased]: {
     tenantId: required(uuid),
@@ -149,6 +153,7 @@ const SHAPES: Record<string, PayloadShape> = {
     heldSince: required(instant),
     releasedAt: required(instant),
     releasedBy: required(text),
+    sequence: optional(STATUS_SEQUENCE),
   },
   [EventType.CrlPublished]: {
     tenantId: required(uuid),

@@ -16,6 +16,12 @@ export interface CertificateIssuedPayload {
   clientId?: string;
   /** DNS subjectAlternativeNames; absent in older events. */
   subjectAlternativeNames?: string[];
+  /**
+   * The certificate's status sequence in issuance: 1 when issued, one more at each later change
+   * (revoked, hold released). A consumer applies a status only if it is higher than the one it
+   * holds, so a late or replayed event is a no-op. Absent in events recorded before it was kept.
+   */
+  sequence?: number;
 }
 
 /**
@@ -31,6 +37,12 @@ export interface CertificateRevokedPayload {
   reasonCode: number;
   /** The principal (token subject) whose command revoked it; absent in events recorded before it was kept. */
   revokedBy?: string;
+  /**
+   * The certificate's status sequence in issuance: 1 when issued, one more at each later change
+   * (revoked, hold released). A consumer applies a status only if it is higher than the one it
+   * holds, so a late or replayed event is a no-op. Absent in events recorded before it was kept.
+   */
+  sequence?: number;
 }
 
 /**
@@ -49,4 +61,10 @@ export interface CertificateHoldReleasedPayload {
   releasedAt: string;
   /** The principal that released it. */
   releasedBy: string;
+  /**
+   * The certificate's status sequence in issuance: 1 when issued, one more at each later change
+   * (revoked, hold released). A consumer applies a status only if it is higher than the one it
+   * holds, so a late or replayed event is a no-op. Absent in events recorded before it was kept.
+   */
+  sequence?: number;
 }

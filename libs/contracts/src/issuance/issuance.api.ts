@@ -31,6 +31,7 @@ import {
 } from './external-root.dto';
 import { RenewRootCommand, RenewRootResult } from './renew-root.dto';
 import { IssueOcspSignerCommand, IssueOcspSignerResult, SignCrlCommand, SignCrlResult } from './signing.dto';
+import { CrlRevocationsQuery, CrlRevocationsResult } from './crl-revocations.dto';
 
 /** Request and reply type of every pattern the issuance context answers (for a typed RpcClient). */
 export type IssuanceApi = {
@@ -59,6 +60,7 @@ export type IssuanceApi = {
   ];
   [IssuancePattern.ExpiryReport]: [ExpiryReportQuery, ExpiryReport];
   [IssuancePattern.SignCrl]: [SignCrlCommand, SignCrlResult];
+  [IssuancePattern.CrlRevocations]: [CrlRevocationsQuery, CrlRevocationsResult];
   [IssuancePattern.IssueOcspSigner]: [IssueOcspSignerCommand, IssueOcspSignerResult];
   [IssuancePattern.SetIssuancePolicy]: [SetIssuancePolicyCommand, IssuancePolicy];
   [IssuancePattern.GetIssuancePolicy]: [GetIssuancePolicyQuery, IssuancePolicy];

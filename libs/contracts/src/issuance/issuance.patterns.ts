@@ -25,6 +25,8 @@ export const IssuancePattern = {
   /** Operator report across tenants (`npm run ops -- expiring`); never reachable from the admin API. */
   ExpiryReport: 'issuance.report.expiring',
   SignCrl: 'issuance.crl.sign',
+  /** Revocation only: the revocations recorded for one CA, to reconcile its ledger after a refused CRL. */
+  CrlRevocations: 'issuance.crl.revocations',
   IssueOcspSigner: 'issuance.ocsp-signer.issue',
   /** The tenant's issuance policy (docs/api.md#issuance-policy): replace or remove, and read. */
   SetIssuancePolicy: 'issuance.policy.set',

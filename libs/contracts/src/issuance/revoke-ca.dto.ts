@@ -35,4 +35,6 @@ export interface RevokeCaResult {
   caId: string;
   serialNumber: string;
   revokedAt: string;
+  /** As for a certificate: whether OCSP already answers `revoked` for the CA (else once the responder is back). */
+  published: boolean;
 }

@@ -34,4 +34,10 @@ export interface RevokeCertificateCommand extends TenantCommand {
 export interface RevokeCertificateResult {
   certificateId: string;
   revokedAt: string;
+  /**
+   * Whether OCSP already answers `revoked` on every responder replica. False when the distribution
+   * side could not confirm within 2 s: the revocation is recorded all the same and reaches OCSP and
+   * the CRL once the responder is back.
+   */
+  published: boolean;
 }

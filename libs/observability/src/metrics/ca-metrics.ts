@@ -120,3 +120,29 @@ export const webhookMetrics = {
     ['service'] as const,
   ),
 };
+
+/**
+ * Read-your-writes (docs/architecture.md#read-your-writes): issuance's direct publications to the
+ * responder by outcome, status changes the responder ignored as older than what it holds, and
+ * ledger entries revocation dropped because issuance never recorded them.
+ */
+export const publicationMetrics = {
+  publicationsTotal: new Counter({
+    name: 'ca_publications_total',
+    help: 'Direct publications from issuance to the responder, by kind (certificates, revocation, ca) and outcome (confirmed, unconfirmed).',
+    labelNames: ['kind', 'outcome'] as const,
+    registers,
+  }),
+  staleStatusChangesTotal: new Counter({
+    name: 'ca_ocsp_stale_status_changes_total',
+    help: 'Status changes the responder ignored because it already holds a newer one (late or replayed events), by event type.',
+    labelNames: ['type'] as const,
+    registers,
+  }),
+  reconciledCrlEntriesTotal: new Counter({
+    name: 'ca_crl_entries_reconciled_total',
+    help: "Revocation ledger entries dropped (extra) or added (missing) to match issuance's ledger after it refused a CRL.",
+    labelNames: ['change'] as const,
+    registers,
+  }),
+};
