@@ -1,9 +1,10 @@
 import { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@ca/config';
-import { EventType, IssuanceApi } from '@ca/contracts';
+import { CaInitializedPayload, EventEnvelope, EventType, IssuanceApi } from '@ca/contracts';
 import { KeyCustody, LocalKeyCustody, loadOrCreateLocalKek } from '@ca/custody';
 import { DeadLetterReplayer, DeadLetterStore, EventRetention, each, routeValidated } from '@ca/messaging';
 import { NestPinoLogger, httpObservability } from '@ca/observability';
@@ -17,6 +18,7 @@ import {
   publicMetricsMiddleware,
 } from '@ca/runtime';
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
+import { IssuanceCaCheck } from './ca-certificates/issuance-ca-check';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { StatusChangeListener } from './certificate-status/status-change.listener';
 import { ADDED_CA_CRLS, CrlStore, ROOT_CRLS } from './crls/crl.store';
@@ -32,10 +34,13 @@ import { fastAnswerMetrics, publicSurfaceRouteOf, registerResponderGauges } from
 import { OCSP_SCHEMA } from './ocsp.schema';
 import { ADDED_CA_SIGNERS, OcspSignerKeeper, ROOT_SIGNERS } from './signers/ocsp-signer.keeper';
 import { IssuingCaAnswers } from './ocsp/issuing-ca-answers';
+import { SignerAnnouncements } from './signers/signer-announcements';
 import { RenewedRootAnswers } from './ocsp/renewed-root-answers';
 
 /** Durable consumer name: the responder's position in the event stream. */
 export const OCSP_CONSUMER = 'ocsp-responder';
+
+const logger = new Logger('OcspResponder');
 
 /**
  * Starts the public surface on PKI_PORT. It answers from its own schema only, so it keeps
@@ -61,6 +66,8 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const rootSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ROOT_SIGNERS);
   // One per issuing CA added later, certified by that CA (docs/api.md#add-an-issuing-ca).
   const addedSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ADDED_CA_SIGNERS);
+  const signerAnnouncements = new SignerAnnouncements(dataSource);
+  const caCheck = new IssuanceCaCheck(issuance);
   const ocspLimits = { ...DEFAULT_OCSP_LIMITS, ...config.ocsp };
   const responder = new OcspResponder(
     caCertificates,
@@ -101,32 +108,55 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     await dataSource.destroy();
     throw error;
   }
+  /**
+   * A tenant's CAs from `ca.initialized`, only as issuance vouches for them (docs/security.md, "CA
+   * certificates on the responder"): asked over the bus, unless the event came from issuance
+   * itself on a channel only its user may use (`fromIssuance`). A squatted event is refused; a
+   * squatted row is replaced by what issuance vouches for.
+   */
+  const applyCaInitialized = async (e: EventEnvelope<CaInitializedPayload>, fromIssuance = false) => {
+    const problem = fromIssuance ? undefined : await caCheck.problem(e);
+    if (problem) {
+      logger.error(
+        { eventId: e.id, tenantId: e.tenantId, caId: e.payload.caId, reason: problem },
+        'ca.initialized refused: issuance does not vouch for these CA certificates',
+      );
+      return;
+    }
+    if (await caCertificates.apply(e, true)) {
+      logger.error(
+        { eventId: e.id, tenantId: e.tenantId, caId: e.payload.caId },
+        'ca.initialized replaced CA certificates issuance does not vouch for, and the CRLs checked against them',
+      );
+    }
+    void signers.ensure(e.tenantId);
+    // A corporate root (docs/api.md#external-root) has no key here to certify a signer.
+    if (e.payload.issuingCaId && !e.payload.externalRoot) void rootSigners.ensure(e.tenantId);
+  };
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
   const deadLetters = await new DeadLetterStore(dataSource, OCSP_SCHEMA).ensure();
   const routes = routeValidated(
     OCSP_CONSUMER,
     {
       [EventType.CaInitialized]: async (events) => {
-        for (const e of events) {
-          await caCertificates.apply(e);
-          void signers.ensure(e.tenantId);
-          // A corporate root (docs/api.md#external-root) has no key here to certify a signer.
-          if (e.payload.issuingCaId && !e.payload.externalRoot) void rootSigners.ensure(e.tenantId);
-        }
+        for (const e of events) await applyCaInitialized(e);
       },
       // docs/api.md#renew-the-root: the new root (checked), then its signer for its issuing CAs.
       [EventType.RootRenewed]: each(async (e) => {
         if (await caCertificates.applyRootRenewed(e)) void addedSigners.ensure(e.payload.caId);
       }),
       [EventType.IssuingCaAdded]: each(async (e) => {
-        await caCertificates.applyIssuingAdded(e);
-        void addedSigners.ensure(e.payload.caId);
+        // Only an issuing CA the tenant's root signed.
+        if (await caCertificates.applyIssuingAdded(e)) void addedSigners.ensure(e.payload.caId);
       }),
       // Issuances come in bursts: one transaction per run instead of one per certificate.
       [EventType.CaRevoked]: each((e) => caCertificates.applyCaRevoked(e)),
       [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
       [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
       [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
+      [EventType.OcspSignerCertified]: each(async (e) => {
+        await signerAnnouncements.check(e);
+      }),
       [EventType.CrlPublished]: each(async (e) => {
         if (e.payload.issuer === 'root') return rootCrls.apply(e);
         // The CRL of an issuing CA added later has a store of its own; any other, the tenant's.

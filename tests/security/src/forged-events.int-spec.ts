@@ -200,7 +200,7 @@ describeWithRealServices('security: forged events', [])('forged and replayed eve
       issued.serialNumber.toLowerCase(),
     );
     const view = await victim.get(`/v1/certificates/${good.certificateId}`);
-    expect(JSON.parse(view.body)).toMatchObject({ status: 'Active' });
+    expect(JSON.parse(view.body.toString())).toMatchObject({ status: 'Active' });
     const ledger = await queryRows(
       sut.databaseUrl,
       'SELECT 1 FROM revocation.revoked_certificates WHERE serial_number = $1',

@@ -9,6 +9,7 @@ import { AddedIssuingCas1766900000000 } from './1766900000000-added-issuing-cas'
 import { CertificateStatusCa1767000000000 } from './1767000000000-certificate-status-ca';
 import { ExternalRoots1767100000001 } from './1767100000001-external-roots';
 import { RenewedRoots1767300000000 } from './1767300000000-renewed-roots';
+import { RequestedSigners1767620000000 } from './1767620000000-requested-signers';
 
 export const OCSP_MIGRATIONS = [
   CreateCaCertificates1763769600000,
@@ -22,4 +23,5 @@ export const OCSP_MIGRATIONS = [
   CertificateStatusCa1767000000000,
   ExternalRoots1767100000001,
   RenewedRoots1767300000000,
+  RequestedSigners1767620000000,
 ];

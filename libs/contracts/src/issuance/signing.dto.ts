@@ -113,11 +113,15 @@ export class IssueOcspSignerCommand {
   @IsUUID()
   tenantId!: string;
 
-  /** DER SubjectPublicKeyInfo of the responder's own key, base64. */
+  /**
+   * DER PKCS#10 CertificationRequest (RFC 2986) of the responder's own key, base64, signed with
+   * that key: proof that the requester holds it. Only its key is taken; subject and attributes
+   * are ignored.
+   */
   @IsString()
-  @MaxLength(4096)
+  @MaxLength(8192)
   @IsBase64()
-  publicKeySpki!: string;
+  certificationRequest!: string;
 
   /** `root`: certified by the root, to answer for the issuing CA; absent: by the CA that signs leaves. */
   @IsOptional()
@@ -132,6 +136,9 @@ export class IssueOcspSignerCommand {
   @IsUUID()
   caId?: string;
 }
+
+/** Certifications of OCSP signers per tenant and certifying CA within one rolling hour, at most. */
+export const OCSP_SIGNERS_PER_HOUR = 8;
 
 export interface IssueOcspSignerResult {
   /** DER of the delegated OCSP-signing certificate (EKU OCSPSigning, id-pkix-ocsp-nocheck), base64. */
