@@ -26,8 +26,16 @@ export async function correctCaEntries(
     [caId, extra],
   );
   let added = 0;
+  let duplicates = 0;
   for (const d of differences) {
     if (d.kind !== 'missing') continue;
+    // One entry per serial: a row of the same serial written otherwise (case, leading zeros) goes.
+    const [, gone]: [unknown[], number] = await manager.query(
+      `DELETE FROM revocation.revoked_certificates
+        WHERE ca_id = $1 AND ltrim(lower(serial_number), '0') = ltrim(lower($2), '0') AND serial_number <> $2`,
+      [caId, d.serialHex],
+    );
+    duplicates += gone;
     const rows: unknown[] = await manager.query(
       `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
        VALUES ($1, $2, $3, $4, $5, $6)
@@ -41,13 +49,13 @@ export async function correctCaEntries(
     );
     added += rows.length;
   }
-  if (removed + added > 0) {
+  if (removed + duplicates + added > 0) {
     await manager.query(
       'UPDATE revocation.crl_issuers SET entries_removed = entries_removed + 1 WHERE ca_id = $1',
       [caId],
     );
   }
-  return { removed, added };
+  return { removed: removed + duplicates, added };
 }
 
 /** The same for a tenant's `root.crl`, whose entries are its revoked issuing CAs. */
@@ -62,8 +70,15 @@ export async function correctRootEntries(
     [tenantId, extra],
   );
   let added = 0;
+  let duplicates = 0;
   for (const d of differences) {
     if (d.kind !== 'missing') continue;
+    const [, gone]: [unknown[], number] = await manager.query(
+      `DELETE FROM revocation.revoked_cas
+        WHERE tenant_id = $1 AND ltrim(lower(serial_number), '0') = ltrim(lower($2), '0') AND serial_number <> $2`,
+      [tenantId, d.serialHex],
+    );
+    duplicates += gone;
     const rows: unknown[] = await manager.query(
       `INSERT INTO revocation.revoked_cas (tenant_id, serial_number, ca_id, revocation_date, reason_code)
        VALUES ($1, $2, $3, $4, $5)
@@ -76,5 +91,5 @@ export async function correctRootEntries(
     );
     added += rows.length;
   }
-  return { removed, added };
+  return { removed: removed + duplicates, added };
 }

@@ -78,9 +78,9 @@ export function crlEntryDifferenceError(difference: CrlEntryDifference): FieldEr
   };
 }
 
-const EXTRA_ENTRY = /^extra ([0-9a-f]{1,42})$/;
+const EXTRA_ENTRY = /^extra ([0-9a-fA-F]{1,42})$/;
 const MISSING_ENTRY =
-  /^missing ([0-9a-f]{1,42}) (\d{1,12}) (\d{1,2}) ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+  /^missing ([0-9a-fA-F]{1,42}) (\d{1,12}) (\d{1,2}) ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
 
 /** The differences named by a refusal made with crlEntryDifferenceError; empty for any other error. */
 export function crlEntryDifferences(error: unknown): CrlEntryDifference[] {

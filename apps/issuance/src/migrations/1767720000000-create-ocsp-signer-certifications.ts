@@ -5,8 +5,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * the audit of who holds an OCSP-signing key for a tenant, and the count behind the hourly bound
  * per tenant and certifying CA.
  */
-export class CreateOcspSignerCertifications1767620000000 implements MigrationInterface {
-  name = 'CreateOcspSignerCertifications1767620000000';
+export class CreateOcspSignerCertifications1767720000000 implements MigrationInterface {
+  name = 'CreateOcspSignerCertifications1767720000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(`CREATE TABLE issuance.ocsp_signer_certifications (
