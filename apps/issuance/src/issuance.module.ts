@@ -159,7 +159,10 @@ export class IssuanceModule {
           provide: SignCrlHandler,
           useValue: new SignCrlHandler(signer, deps.blobs, new CrlLedgerCheck(deps.dataSource)),
         },
-        { provide: IssueOcspSignerHandler, useValue: new IssueOcspSignerHandler(signer) },
+        {
+          provide: IssueOcspSignerHandler,
+          useValue: new IssueOcspSignerHandler(signer, deps.dataSource, nudge),
+        },
         {
           provide: IssuancePolicyHandler,
           useValue: new IssuancePolicyHandler(policies, deps.dataSource, addIssuingCa),

@@ -2,8 +2,20 @@ import 'reflect-metadata';
 import { X509Certificate, randomBytes, randomUUID } from 'node:crypto';
 import { AddressInfo, createServer } from 'node:net';
 import { CaManagerConfig, loadConfig } from '@ca/config';
-import { CaInitializedPayload, EventEnvelope, EventType, RootRenewedPayload } from '@ca/contracts';
-import { Messaging } from '@ca/messaging';
+import { Controller, INestMicroservice, Module } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  CaInitializedPayload,
+  CaSummary,
+  EventEnvelope,
+  EventType,
+  IssuancePattern,
+  IssuingCaAddedPayload,
+  RootRenewedPayload,
+  TenantCommand,
+} from '@ca/contracts';
+import { Messaging, RpcReplyInterceptor } from '@ca/messaging';
 import { TestMessaging, createTestMessaging, eventually, transportKinds } from '@ca/messaging/testing';
 import { createLogger } from '@ca/observability';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
@@ -17,6 +29,34 @@ import {
 } from '@ca/pki';
 import { RunningService } from '@ca/runtime';
 import { startOcspResponder } from './start-ocsp-responder';
+
+/**
+ * What issuance holds per tenant, as `issuance.ca.list` answers it: the responder accepts a
+ * `ca.initialized` only for these certificates (docs/security.md, "CA certificates on the responder").
+ */
+const issuanceHolds = new Map<string, CaSummary[]>();
+
+function vouchFor(event: EventEnvelope<CaInitializedPayload>): void {
+  const { tenantId, caId, certificateDer, issuingCaId, issuingCertificateDer } = event.payload;
+  const summary = (id: string, role: CaSummary['role'], der: string) =>
+    ({ caId: id, role, certificatePem: derToPem(Buffer.from(der, 'base64')) }) as CaSummary;
+  issuanceHolds.set(tenantId, [
+    summary(caId, 'root', certificateDer),
+    ...(issuingCaId && issuingCertificateDer ? [summary(issuingCaId, 'issuing', issuingCertificateDer)] : []),
+  ]);
+}
+
+/** Issuance's side of `issuance.ca.list` and nothing else: this suite runs the responder alone. */
+@Controller()
+class FakeIssuanceController {
+  @MessagePattern(IssuancePattern.ListCas)
+  list(@Payload() query: TenantCommand): { cas: CaSummary[] } {
+    return { cas: issuanceHolds.get(query.tenantId) ?? [] };
+  }
+}
+
+@Module({ controllers: [FakeIssuanceController] })
+class FakeIssuanceModule {}
 
 /**
  * The OCSP responder alone (no gateway, no issuance): it learns CA certificates from
@@ -175,8 +215,16 @@ describe.each(combinations)(
     let publisher: Messaging;
     let responderMessaging: Messaging | undefined;
     let responder: RunningService | undefined;
+    let fakeIssuance: INestMicroservice | undefined;
     let config: CaManagerConfig;
     let baseUrl: string;
+
+    /** Publishes as issuance would: the first ca.initialized of a tenant is what issuance holds. */
+    function publish(event: EventEnvelope): Promise<void> {
+      if (event.type === EventType.CaInitialized && !issuanceHolds.has(event.tenantId))
+        vouchFor(event as EventEnvelope<CaInitializedPayload>);
+      return publisher.events.publish(event);
+    }
 
     const pemUrl = (tenantId: string) => `${baseUrl}/v1/tenants/${tenantId}/ca.pem`;
     const crtUrl = (tenantId: string) => `${baseUrl}/v1/tenants/${tenantId}/ca.crt`;
@@ -184,6 +232,13 @@ describe.each(combinations)(
     /** Starts the responder as a restarted process would: a fresh connection, the same database and durable consumer. */
     async function startResponder(): Promise<void> {
       responderMessaging = await testMessaging.open('ocsp-responder');
+      // On the responder's own messaging: in process, requests stay within one connection.
+      fakeIssuance = await NestFactory.createMicroservice(FakeIssuanceModule, {
+        ...responderMessaging.serverOptions('issuance'),
+        logger: false,
+      });
+      fakeIssuance.useGlobalInterceptors(new RpcReplyInterceptor());
+      await fakeIssuance.listen();
       responder = await startOcspResponder({
         config,
         databaseUrl: database.url,
@@ -195,6 +250,8 @@ describe.each(combinations)(
     async function stopResponder(): Promise<void> {
       await responder?.close();
       responder = undefined;
+      await fakeIssuance?.close();
+      fakeIssuance = undefined;
       await responderMessaging?.close();
       responderMessaging = undefined;
     }
@@ -251,7 +308,7 @@ describe.each(combinations)(
       const publishedAt = Date.now();
       const ca = await caInitializedEvent(randomUUID(), 'Responder First Root');
       cas.first = ca;
-      await publisher.events.publish(ca.event);
+      await publish(ca.event);
       const { pem, crt } = await expectServed(ca);
       expect(new X509Certificate(pem.body).subject).toContain('CN=Responder First Root');
 
@@ -306,7 +363,7 @@ describe.each(combinations)(
       // when a client asks right after its initialize was answered.
       const asked = http(pemUrl(ca.tenantId));
       await new Promise((resolve) => setTimeout(resolve, 50));
-      await publisher.events.publish(ca.event);
+      await publish(ca.event);
       const answer = await asked;
       expect(answer.status).toBe(200);
       expect(answer.body.toString('ascii')).toBe(derToPem(ca.der));
@@ -314,7 +371,7 @@ describe.each(combinations)(
 
     it('skips event types it does not handle and keeps consuming', async () => {
       const tenantId = randomUUID();
-      await publisher.events.publish({
+      await publish({
         id: randomUUID(),
         type: 'tenant.renamed',
         tenantId,
@@ -322,7 +379,7 @@ describe.each(combinations)(
         payload: { tenantId, name: 'irrelevant' },
       });
       const ca = await caInitializedEvent(tenantId, 'After Unknown Event Root');
-      await publisher.events.publish(ca.event);
+      await publish(ca.event);
       await expectServed(ca);
     });
 
@@ -339,7 +396,7 @@ describe.each(combinations)(
 
       const second = await caInitializedEvent(randomUUID(), 'Published While Down Root');
       cas.second = second;
-      await publisher.events.publish(second.event);
+      await publish(second.event);
       await new Promise((resolve) => setTimeout(resolve, 200));
       await startResponder();
 
@@ -354,13 +411,13 @@ describe.each(combinations)(
       const before = await expectServed(first);
 
       // The same event again (a redelivery or a relay that published twice) ...
-      await publisher.events.publish(first.event);
+      await publish(first.event);
       // ... and a different event claiming another CA for the same tenant.
       const impostor = await caInitializedEvent(first.tenantId, 'Impostor Root');
-      await publisher.events.publish(impostor.event);
+      await publish(impostor.event);
       // Events are applied in order: once this one is served, the two above have been handled.
       const marker = await caInitializedEvent(randomUUID(), 'Marker Root');
-      await publisher.events.publish(marker.event);
+      await publish(marker.event);
       await expectServed(marker);
 
       const check = async () => {
@@ -385,15 +442,15 @@ describe.each(combinations)(
       const root = () => testRoot('Responder Renewed Root', notBefore, notAfter);
       const [old, next, stranger] = [await root(), await root(), await root()];
       const oldRootId = randomUUID();
-      await publisher.events.publish(rootInitialized(tenantId, oldRootId, old));
+      await publish(rootInitialized(tenantId, oldRootId, old));
       await served(tenantId);
       const renewed = (signer: TestRoot, caId: string) =>
         rootRenewed(tenantId, { caId, previousRootCaId: oldRootId }, next, signer);
       // A cross certificate signed by a key that is not the tenant's root: refused, nothing served.
       const forgedId = randomUUID();
-      await publisher.events.publish(await renewed(stranger, forgedId));
+      await publish(await renewed(stranger, forgedId));
       const genuine = await renewed(old, randomUUID());
-      await publisher.events.publish(genuine);
+      await publish(genuine);
       const base = `${baseUrl}/v1/tenants/${tenantId}/ca`;
       const cross = await eventually(async () => {
         const answer = await http(`${base}/${genuine.payload.caId}-cross.crt`);
@@ -420,12 +477,10 @@ describe.each(combinations)(
         new Date(notBefore.getTime() + 365 * 86_400_000),
       );
       const oldRootId = randomUUID();
-      await publisher.events.publish(rootInitialized(tenantId, oldRootId, old));
+      await publish(rootInitialized(tenantId, oldRootId, old));
       await served(tenantId);
       const newRootId = randomUUID();
-      await publisher.events.publish(
-        await rootRenewed(tenantId, { caId: newRootId, previousRootCaId: oldRootId }, next, old),
-      );
+      await publish(await rootRenewed(tenantId, { caId: newRootId, previousRootCaId: oldRootId }, next, old));
       const base = `${baseUrl}/v1/tenants/${tenantId}`;
       await eventually(async () => {
         const answer = await http(`${base}/ca/${newRootId}.crt`);
@@ -449,6 +504,96 @@ describe.each(combinations)(
       expect(Buffer.from(pem.body).toString()).toBe(derToPem(next.der));
       // The expired root stays at its own path, for whoever still follows it.
       expect((await http(`${base}/ca/${oldRootId}.crt`)).body).toEqual(Buffer.from(old.der));
+    });
+
+    it('refuses a ca.initialized issuance does not vouch for, published ahead of the real one, and serves the real one', async () => {
+      const tenantId = randomUUID();
+      const real = await caInitializedEvent(tenantId, 'Responder Real Root');
+      vouchFor(real.event);
+      const squatter = await caInitializedEvent(tenantId, 'Squatter Root');
+      await publisher.events.publish(squatter.event);
+      await publish(real.event);
+      await expectServed(real);
+    });
+
+    it('replaces CA certificates recorded before the check with the ones issuance vouches for', async () => {
+      const tenantId = randomUUID();
+      // A squatter's row from before the responder asked issuance: vouched for here to get it in.
+      const squatter = await caInitializedEvent(tenantId, 'Earlier Squatter Root');
+      vouchFor(squatter.event);
+      await publish(squatter.event);
+      await expectServed(squatter);
+      const real = await caInitializedEvent(tenantId, 'Responder Replacing Root');
+      vouchFor(real.event);
+      await publish(real.event);
+      await eventually(
+        async () => {
+          const answer = await http(crtUrl(tenantId));
+          return answer.body.equals(real.der) ? answer : undefined;
+        },
+        'the real root served instead of the squatter',
+        10_000,
+      );
+    });
+
+    it("records a ca.issuing-added only when the tenant's root signed the new CA", async () => {
+      const tenantId = randomUUID();
+      const notBefore = new Date(Math.floor(Date.now() / 1000) * 1000 - 60_000);
+      const notAfter = new Date(notBefore.getTime() + 365 * 86_400_000);
+      const [root, stranger] = [
+        await testRoot('Responder Issuing Root', notBefore, notAfter),
+        await testRoot('Responder Issuing Root', notBefore, notAfter),
+      ];
+      const rootId = randomUUID();
+      await publish(rootInitialized(tenantId, rootId, root));
+      await served(tenantId);
+      const added = async (signer: TestRoot): Promise<EventEnvelope<IssuingCaAddedPayload>> => {
+        const keys = await generateEcKeyPair(false);
+        const der = await buildCaCertificate(
+          {
+            subject: {
+              commonName: 'Responder Added Issuing CA',
+              organization: 'Responder Test',
+              country: 'DE',
+            },
+            notBefore,
+            notAfter,
+            serialNumber: randomSerialNumber(),
+            pathLenConstraint: 0,
+          },
+          keys,
+          { certificateDer: signer.der, privateKey: signer.keys.privateKey },
+        );
+        const caId = randomUUID();
+        return {
+          id: randomUUID(),
+          type: EventType.IssuingCaAdded,
+          tenantId,
+          occurredAt: new Date().toISOString(),
+          payload: {
+            tenantId,
+            caId,
+            certificateDer: Buffer.from(der).toString('base64'),
+            notBefore: notBefore.toISOString(),
+            notAfter: notAfter.toISOString(),
+            issuerCaId: rootId,
+            rootCertificateDer: Buffer.from(root.der).toString('base64'),
+            previousCaId: rootId,
+          },
+        };
+      };
+      // Same subject and issuer name as the tenant's root, signed by another key: refused.
+      const forged = await added(stranger);
+      await publish(forged);
+      const genuine = await added(root);
+      await publish(genuine);
+      const base = `${baseUrl}/v1/tenants/${tenantId}/ca`;
+      await eventually(async () => {
+        const answer = await http(`${base}/${genuine.payload.caId}.crt`);
+        return answer.status === 200 ? answer : undefined;
+      }, 'the genuine issuing CA served');
+      // Applied in order: the forged one came first and is not there.
+      expect((await http(`${base}/${forged.payload.caId}.crt`)).status).toBe(404);
     });
   },
 );

@@ -1,5 +1,6 @@
 import { IncomingMessage, RequestListener, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
+import { Logger } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { ConfigError } from '@ca/config';
@@ -33,6 +34,7 @@ import {
   publicMetricsMiddleware,
 } from '@ca/runtime';
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
+import { IssuanceCaCheck } from './ca-certificates/issuance-ca-check';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
 import { StatusChangeListener } from './certificate-status/status-change.listener';
 import { ADDED_CA_CRLS, CrlStore, ROOT_CRLS } from './crls/crl.store';
@@ -48,12 +50,15 @@ import { fastAnswerMetrics, publicSurfaceRouteOf, registerResponderGauges } from
 import { OCSP_SCHEMA } from './ocsp.schema';
 import { ADDED_CA_SIGNERS, OcspSignerKeeper, ROOT_SIGNERS } from './signers/ocsp-signer.keeper';
 import { IssuingCaAnswers } from './ocsp/issuing-ca-answers';
+import { SignerAnnouncements } from './signers/signer-announcements';
 import { RenewedRootAnswers } from './ocsp/renewed-root-answers';
 import { CaEventAppliers, DirectPublication } from './publication/direct-publication';
 import { PublicationModule } from './publication/publication.module';
 
 /** Durable consumer name: the responder's position in the event stream. */
 export const OCSP_CONSUMER = 'ocsp-responder';
+
+const logger = new Logger('OcspResponder');
 
 /**
  * Starts the public surface on PKI_PORT. It answers from its own schema only, so it keeps
@@ -79,6 +84,8 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   const rootSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ROOT_SIGNERS);
   // One per issuing CA added later, certified by that CA (docs/api.md#add-an-issuing-ca).
   const addedSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ADDED_CA_SIGNERS);
+  const signerAnnouncements = new SignerAnnouncements(dataSource);
+  const caCheck = new IssuanceCaCheck(issuance);
   const ocspLimits = { ...DEFAULT_OCSP_LIMITS, ...config.ocsp };
   const responder = new OcspResponder(
     caCertificates,
@@ -119,19 +126,40 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     await dataSource.destroy();
     throw error;
   }
+  /**
+   * A tenant's CAs from `ca.initialized`, only as issuance vouches for them (docs/security.md, "CA
+   * certificates on the responder"): asked over the bus, unless the event came from issuance
+   * itself on a channel only its user may use (`fromIssuance`). A squatted event is refused; a
+   * squatted row is replaced by what issuance vouches for.
+   */
+  const applyCaInitialized = async (e: EventEnvelope<CaInitializedPayload>, fromIssuance = false) => {
+    const problem = fromIssuance ? undefined : await caCheck.problem(e);
+    if (problem) {
+      logger.error(
+        { eventId: e.id, tenantId: e.tenantId, caId: e.payload.caId, reason: problem },
+        'ca.initialized refused: issuance does not vouch for these CA certificates',
+      );
+      return;
+    }
+    if (await caCertificates.apply(e, true)) {
+      logger.error(
+        { eventId: e.id, tenantId: e.tenantId, caId: e.payload.caId },
+        'ca.initialized replaced CA certificates issuance does not vouch for, and the CRLs checked against them',
+      );
+    }
+    const made = [signers.ensure(e.tenantId)];
+    // A corporate root (docs/api.md#external-root) has no key here to certify a signer.
+    if (e.payload.issuingCaId && !e.payload.externalRoot) made.push(rootSigners.ensure(e.tenantId));
+    // On the direct path the signers are awaited too: OCSP answers (not tryLater) once it returns.
+    if (fromIssuance) await Promise.all(made);
+  };
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
   const deadLetters = await new DeadLetterStore(dataSource, OCSP_SCHEMA).ensure();
   // CA events are applied the same way on the event path and on issuance's direct path.
   const caEvents: CaEventAppliers = {
-    // On the direct path the signers are awaited too: OCSP answers (not tryLater) once it returns.
-    [EventType.CaInitialized]: async (event, direct) => {
-      const e = event as EventEnvelope<CaInitializedPayload>;
-      await caCertificates.apply(e);
-      const made = [signers.ensure(e.tenantId)];
-      // A corporate root (docs/api.md#external-root) has no key here to certify a signer.
-      if (e.payload.issuingCaId && !e.payload.externalRoot) made.push(rootSigners.ensure(e.tenantId));
-      if (direct) await Promise.all(made);
-    },
+    // The direct path is issuance's own (only its user may publish it): no need to ask it again.
+    [EventType.CaInitialized]: (event, direct) =>
+      applyCaInitialized(event as EventEnvelope<CaInitializedPayload>, direct),
     // docs/api.md#renew-the-root: the new root (checked), then its signer for its issuing CAs.
     [EventType.RootRenewed]: async (event, direct) => {
       const e = event as EventEnvelope<RootRenewedPayload>;
@@ -141,7 +169,8 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     },
     [EventType.IssuingCaAdded]: async (event, direct) => {
       const e = event as EventEnvelope<IssuingCaAddedPayload>;
-      await caCertificates.applyIssuingAdded(e);
+      // Only an issuing CA the tenant's root signed.
+      if (!(await caCertificates.applyIssuingAdded(e))) return;
       const made = addedSigners.ensure(e.payload.caId);
       if (direct) await made;
     },
@@ -158,6 +187,9 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
       [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
       [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
+      [EventType.OcspSignerCertified]: each(async (e) => {
+        await signerAnnouncements.check(e);
+      }),
       [EventType.CrlPublished]: each(async (e) => {
         if (e.payload.issuer === 'root') return rootCrls.apply(e);
         // The CRL of an issuing CA added later has a store of its own; any other, the tenant's.

@@ -28,6 +28,7 @@ export * from './issuance/expiry-report';
 export * from './issuance/certificate.events';
 export * from './issuance/signing.dto';
 export * from './issuance/crl-revocations.dto';
+export * from './issuance/ocsp-signer-certified.event';
 export * from './revocation/crl-published.event';
 export * from './issuance/dns-name.rules';
 export * from './issuance/subject-field.rules';

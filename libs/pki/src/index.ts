@@ -1,5 +1,6 @@
 export { buildCaCertificate, type CaCertificateProfile } from './ca-certificate.builder';
 export { buildCaCertificationRequest } from './ca-certification-request.builder';
+export { buildOcspSignerCertificationRequest } from './ocsp-signer-request.builder';
 export {
   checkUploadedCaChain,
   type UploadedCaChain,
@@ -103,3 +104,4 @@ export {
 export { type CsrRequestedNames, csrRequestedNames } from './csr-requested-names';
 export { buildCrossCertificate, type CrossCertificateProfile } from './cross-certificate.builder';
 export { crossCertificateProblem } from './cross-certificate.check';
+export { issuedByProblem } from './issued-by.check';

@@ -25,7 +25,7 @@ const MAY_REQUEST: Record<ServiceName, string[]> = {
   ],
   issuance: [],
   revocation: ['issuance.crl.sign'],
-  'ocsp-responder': ['issuance.ocsp-signer.issue'],
+  'ocsp-responder': ['issuance.ocsp-signer.issue', 'issuance.ca.list'],
   acme: [
     'issuance.certificate.issue-v2',
     'issuance.certificate.revoke',
@@ -47,6 +47,7 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
     'certificate.issued',
     'certificate.revoked',
     'certificate.hold-released',
+    'ocsp-signer.certified',
   ],
   revocation: ['crl.published'],
   'ocsp-responder': [],

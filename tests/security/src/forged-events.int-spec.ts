@@ -162,6 +162,56 @@ describeWithRealServices('security: forged events', [])('forged and replayed eve
     await realRevocation(victim);
   });
 
+  it("a forged certificate.revoked of a good certificate costs one refused CRL: revocation takes issuance's ledger and goes on", async () => {
+    const issuedEvents = rogue.record('certificate.issued');
+    const good = await victim.issue(issueBody({ clientId: 'forged-revocation-target' }));
+    await eventually(
+      async () =>
+        issuedEvents.find(
+          (e) => (e.payload as { certificateId?: string }).certificateId === good.certificateId,
+        ),
+      10_000,
+      'the issue sniffed',
+    );
+    const issued = issuedEvents.find(
+      (e) => (e.payload as { certificateId?: string }).certificateId === good.certificateId,
+    )!.payload as { caId: string; serialNumber: string };
+    await settled();
+    const numberBefore = (await eventuallyCrl(sut.pkiUrl, victim.tenantId, () => true)).crl.crlNumber;
+
+    // Well-formed and of this tenant CA, so revocation records it and builds a CRL listing it.
+    await rogue.publishEvent('certificate.revoked', victim.tenantId, {
+      tenantId: victim.tenantId,
+      certificateId: good.certificateId,
+      caId: issued.caId,
+      serialNumber: issued.serialNumber,
+      revokedAt: new Date(Math.floor(Date.now() / 1000) * 1000).toISOString(),
+      reasonCode: 1,
+    });
+    // Issuance refuses that CRL (the certificate is Active in its ledger); revocation drops the
+    // entry as issuance names it and the next CRL is signed and served without it.
+    const { crl } = await eventuallyCrl(
+      sut.pkiUrl,
+      victim.tenantId,
+      (c) => c.crlNumber > numberBefore,
+      'a CRL after the forged revocation',
+    );
+    expect(crl.entries.map((e) => e.serialNumberHex.toLowerCase())).not.toContain(
+      issued.serialNumber.toLowerCase(),
+    );
+    const view = await victim.get(`/v1/certificates/${good.certificateId}`);
+    expect(JSON.parse(view.body.toString())).toMatchObject({ status: 'Active' });
+    const ledger = await queryRows(
+      sut.databaseUrl,
+      'SELECT 1 FROM revocation.revoked_certificates WHERE serial_number = $1',
+      [issued.serialNumber],
+    );
+    expect(ledger).toEqual([]);
+
+    // Later real revocations reach the CRL as ever: nothing is frozen.
+    await realRevocation(victim);
+  });
+
   it('sets malformed events aside and applies the real ones behind them', async () => {
     const stored = await readStoredState(sut.databaseUrl);
     await rogue.publishRaw('certificate.revoked', Buffer.from('{not json'));

@@ -13,6 +13,8 @@ import { CreateHoldReleases1766000000000 } from './1766000000000-create-hold-rel
 import { IssuanceTrustsNoCaller1766200000000 } from './1766200000000-issuance-trusts-no-caller';
 import { AddClaimsAndRetentionToOutbox1766300000000 } from './1766300000000-add-claims-and-retention-to-outbox';
 import { CreateIssuancePolicies1766400000000 } from './1766400000000-create-issuance-policies';
+import { CrlListedRevocations1767710000000 } from './1767710000000-crl-listed-revocations';
+import { CreateOcspSignerCertifications1767720000000 } from './1767720000000-create-ocsp-signer-certifications';
 import { AddCaRoles1766410000000 } from './1766410000000-add-ca-roles';
 import { AddKeyFromCsrToCertificates1766500000000 } from './1766500000000-add-key-from-csr-to-certificates';
 import { CreateActiveCertificateCounts1766600000000 } from './1766600000000-create-active-certificate-counts';
@@ -41,5 +43,7 @@ export const ISSUANCE_MIGRATIONS = [
   AddAllowedUsagesToIssuancePolicies1767500000000,
   CreateBlockedKeys1767600000000,
   AddCrossCertificateRevocation1767700000000,
+  CrlListedRevocations1767710000000,
+  CreateOcspSignerCertifications1767720000000,
   AddStatusSequenceToCertificates1767840000000,
 ];

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CaError, ErrorCode, lastSignedCrlNumber } from '@ca/contracts';
+import { CaError, ErrorCode, crlEntryDifferences, lastSignedCrlNumber } from '@ca/contracts';
 import { openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { RevokedCertificateEntry, encodeTbsCertList, inspectTbsCertList } from '@ca/pki';
@@ -9,7 +9,7 @@ import { CertificateAuthorityEntity } from '../certificate-authority/certificate
 import { CertificateEntity } from '../certificates/certificate.entity';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
-import { CrlAuthority, CrlLedgerCheck, MAX_CRL_NUMBER_STEP } from './crl-ledger-check';
+import { CrlAuthority, CrlLedgerCheck } from './crl-ledger-check';
 
 jest.setTimeout(120_000);
 
@@ -137,14 +137,24 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
     await check.admit(authority, tbs([...entries].reverse(), 1n));
 
     const missing = await refusal(check.admit(authority, tbs(entries.slice(1), 2n)));
-    expect(missing.message).toMatch(/0 not revoked here.*1 revoked certificates missing/);
+    expect(missing.message).toMatch(/0 not revoked here.*1 revoked at or before .* missing/);
+    // Named as issuance records it, so revocation can correct its ledger and build again.
+    expect(crlEntryDifferences(missing)).toEqual([
+      expect.objectContaining({
+        kind: 'missing',
+        serialHex: entries[0].serialNumberHex,
+        revokedAt: new Date(Math.floor(entries[0].revocationDate.getTime() / 1000) * 1000),
+        reasonCode: entries[0].reasonCode,
+      }),
+    ]);
     const notRevoked = {
       serialNumberHex: 'abcdef0123',
       revocationDate: new Date(Date.now() - HOUR),
       reasonCode: 1,
     };
     const extra = await refusal(check.admit(authority, tbs([...entries, notRevoked], 2n)));
-    expect(extra.message).toMatch(/1 not revoked here.*0 revoked certificates missing/);
+    expect(extra.message).toMatch(/1 not revoked here.*0 revoked at or before .* missing/);
+    expect(crlEntryDifferences(extra)).toEqual([{ kind: 'extra', serialHex: 'abcdef0123' }]);
     const otherReason = entries.map((e, i) =>
       i === 0 ? { ...e, reasonCode: e.reasonCode === 1 ? 4 : 1 } : e,
     );
@@ -159,7 +169,7 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
     await check.admit(authority, tbs(entries, 2n));
   });
 
-  it('refuses a CRLNumber not higher than the last signed (naming it), a jump past the step, and odd times', async () => {
+  it('refuses a CRLNumber not the last signed plus one (naming the last when lower), odd times and a validity past 24 h', async () => {
     const authority = await newAuthority();
     const entries = await certificates(authority.id, 3, 2);
     await check.admit(authority, tbs(entries, 5n));
@@ -168,9 +178,13 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
     // Named, so revocation moves past a number signed for a CRL it never stored.
     expect(lastSignedCrlNumber(used)).toBe(5n);
     await refusal(check.admit(authority, tbs(entries, 4n)));
-    await refusal(check.admit(authority, tbs(entries, 6n + MAX_CRL_NUMBER_STEP)));
+    const jump = await refusal(check.admit(authority, tbs(entries, 7n)));
+    expect(jump.message).toMatch(/CRL number 7 is not 6/);
+    expect(lastSignedCrlNumber(jump)).toBeUndefined();
     await refusal(check.admit(authority, tbs(entries, 6n, { thisUpdate: new Date(Date.now() - 2 * HOUR) })));
-    await refusal(check.admit(authority, tbs(entries, 6n, { validityMs: 8 * 24 * HOUR })));
+    // What revocation asks for (24 h) and no longer: a forged week-long CRL is refused.
+    await refusal(check.admit(authority, tbs(entries, 6n, { validityMs: 24 * HOUR + 1000 })));
+    await refusal(check.admit(authority, tbs(entries, 6n, { validityMs: 7 * 24 * HOUR })));
     await check.admit(authority, tbs(entries, 6n));
 
     // A number is signed once, however long ago (RFC 5280 5.2.3).
@@ -196,7 +210,10 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
       [issuing.id, revokedAt],
     );
     const missing = await refusal(check.admit(root, tbs([], 2n)));
-    expect(missing.message).toMatch(/1 revoked certificates missing/);
+    expect(missing.message).toMatch(/1 revoked at or before .* missing/);
+    expect(crlEntryDifferences(missing)).toEqual([
+      { kind: 'missing', serialHex: '01', revokedAt, reasonCode: 1, id: issuing.id },
+    ]);
     await check.admit(root, tbs([{ serialNumberHex: '01', revocationDate: revokedAt, reasonCode: 1 }], 2n));
     // The issuing CA's own CRL does not list itself.
     await check.admit(issuing, tbs([], 1n));
@@ -211,15 +228,71 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
     expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(1);
   });
 
-  it('tolerates a revocation of the last seconds that has not reached the CRL yet, not an older one', async () => {
+  it('wants every revocation up to thisUpdate, and every one an earlier CRL of the CA listed (no grace)', async () => {
     const authority = await newAuthority();
-    const entries = await certificates(authority.id, 3, 2);
+    const entries = await certificates(authority.id, 4, 2);
+    const second = (ms: number) => new Date(Math.floor(ms / 1000) * 1000);
+    const now = Date.now();
     await dataSource.query(
-      `UPDATE issuance.certificates SET revoked_at = now(), revocation_reason_code = 1
+      `UPDATE issuance.certificates SET revoked_at = $2, revocation_reason_code = 1
         WHERE ca_id = $1 AND revoked_at IS NULL`,
-      [authority.id],
+      [authority.id, second(now - 2000)],
     );
-    await check.admit(authority, tbs(entries, 1n));
+    const recent = await dataSource.query(
+      `SELECT serial_number FROM issuance.certificates WHERE ca_id = $1 AND revoked_at = $2 ORDER BY serial_number`,
+      [authority.id, second(now - 2000)],
+    );
+    const recentEntries: RevokedCertificateEntry[] = recent.map((row: { serial_number: string }) => ({
+      serialNumberHex: row.serial_number,
+      revocationDate: second(now - 2000),
+      reasonCode: 1,
+    }));
+    // Revoked two seconds ago: a CRL as of three seconds ago may leave them out, none as of now.
+    const asOfNow = await refusal(check.admit(authority, tbs(entries, 1n, { thisUpdate: second(now) })));
+    expect(asOfNow.message).toMatch(/2 revoked at or before .* missing/);
+    const atTheSecond = await refusal(
+      check.admit(authority, tbs(entries, 1n, { thisUpdate: second(now - 2000) })),
+    );
+    expect(atTheSecond.message).toMatch(/2 revoked at or before/);
+    await check.admit(authority, tbs([...entries, recentEntries[0]], 1n, { thisUpdate: second(now - 3000) }));
+    // The CRL numbered 1 listed one of them: no later CRL leaves it out, whatever its thisUpdate;
+    // the other, never listed, may still be absent from a CRL dated before it.
+    const older = await refusal(
+      check.admit(authority, tbs(entries, 2n, { thisUpdate: second(now - 4 * 60_000) })),
+    );
+    expect(older.message).toMatch(/1 revoked at or before .* missing/);
+    expect(crlEntryDifferences(older)).toEqual([
+      expect.objectContaining({ kind: 'missing', serialHex: recentEntries[0].serialNumberHex }),
+    ]);
+    await check.admit(
+      authority,
+      tbs([...entries, recentEntries[0]], 2n, { thisUpdate: second(now - 60_000) }),
+    );
+    await check.admit(authority, tbs([...entries, ...recentEntries], 3n, { thisUpdate: second(now) }));
+    await refusal(
+      check.admit(authority, tbs([...entries, recentEntries[0]], 4n, { thisUpdate: second(now - 60_000) })),
+    );
+  });
+
+  it('takes a released hold and an expired certificate as the ledger has them', async () => {
+    const authority = await newAuthority();
+    const entries = await certificates(authority.id, 3, 3);
+    // Released: no longer revoked, so no longer listed; expired: still listed (RFC 5280 5.1.2.6).
+    await dataSource.query(
+      `UPDATE issuance.certificates SET revoked_at = NULL, revocation_reason = NULL, revocation_reason_code = NULL
+        WHERE ca_id = $1 AND serial_number = $2`,
+      [authority.id, entries[0].serialNumberHex],
+    );
+    await dataSource.query(
+      `UPDATE issuance.certificates SET not_after = now() - interval '1 day' WHERE ca_id = $1 AND serial_number = $2`,
+      [authority.id, entries[1].serialNumberHex],
+    );
+    const stillHeld = await refusal(check.admit(authority, tbs(entries, 1n)));
+    expect(crlEntryDifferences(stillHeld)).toEqual([
+      { kind: 'extra', serialHex: entries[0].serialNumberHex.replace(/^0+/, '') },
+    ]);
+    await refusal(check.admit(authority, tbs(entries.slice(2), 1n)));
+    await check.admit(authority, tbs(entries.slice(1), 1n));
   });
 
   it('checks a CRL of 100,000 entries quickly (one indexed read, a set compare)', async () => {

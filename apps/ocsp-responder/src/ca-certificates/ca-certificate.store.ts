@@ -8,11 +8,14 @@ import {
   RootRenewedPayload,
 } from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
-import { parseCertificate } from '@ca/pki';
+import { issuedByProblem, parseCertificate } from '@ca/pki';
+import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 import { STATUS_CHANGED_CHANNEL } from '../certificate-status/certificate-status.projection';
 import { applyRootRenewed } from './renewed-root.apply';
+
+const logger = new Logger('CaCertificateStore');
 
 /** One published CA certificate with its HTTP validators. */
 export interface PublishedCertificate {
@@ -152,7 +155,13 @@ export class CaCertificateStore {
     }
   }
 
-  async apply(event: EventEnvelope<CaInitializedPayload>): Promise<void> {
+  /**
+   * Records the tenant's CAs from a `ca.initialized`. With `vouched` (issuance confirmed these
+   * very certificates, IssuanceCaCheck), a row that differs (a squatter's, recorded before this
+   * check existed) is replaced, and the CRLs verified against it are dropped; returns whether it
+   * replaced one. Without, the first row stays.
+   */
+  async apply(event: EventEnvelope<CaInitializedPayload>, vouched = false): Promise<boolean> {
     const {
       tenantId,
       caId,
@@ -164,51 +173,95 @@ export class CaCertificateStore {
       externalRoot,
     } = event.payload;
     const issuing = issuingCaId && issuingCertificateDer && issuingNotAfter;
+    const values = issuing
+      ? [
+          tenantId,
+          issuingCaId,
+          Buffer.from(issuingCertificateDer, 'base64'),
+          issuingNotAfter,
+          event.occurredAt,
+          Buffer.from(certificateDer, 'base64'),
+          caId,
+          externalRoot === true,
+        ]
+      : [
+          tenantId,
+          caId,
+          Buffer.from(certificateDer, 'base64'),
+          notAfter,
+          event.occurredAt,
+          null,
+          caId,
+          false,
+        ];
+    let replaced = false;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
-      await manager.query(
+      const inserted: unknown[] = await manager.query(
         `INSERT INTO ocsp.ca_certificates (tenant_id, ca_id, certificate_der, not_after, published_at, root_certificate_der, root_ca_id, external_root)
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant_id) DO NOTHING`,
-        issuing
-          ? [
-              tenantId,
-              issuingCaId,
-              Buffer.from(issuingCertificateDer, 'base64'),
-              issuingNotAfter,
-              event.occurredAt,
-              Buffer.from(certificateDer, 'base64'),
-              caId,
-              externalRoot === true,
-            ]
-          : [
-              tenantId,
-              caId,
-              Buffer.from(certificateDer, 'base64'),
-              notAfter,
-              event.occurredAt,
-              null,
-              caId,
-              false,
-            ],
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8) ON CONFLICT (tenant_id) DO NOTHING RETURNING 1`,
+        values,
       );
+      if (inserted.length > 0 || !vouched) return;
+      const updated: unknown[] = await manager.query(
+        `UPDATE ocsp.ca_certificates SET ca_id = $2, certificate_der = $3, not_after = $4, published_at = $5,
+                root_certificate_der = $6, root_ca_id = $7, external_root = $8
+          WHERE tenant_id = $1
+            AND (ca_id, certificate_der, root_certificate_der) IS DISTINCT FROM ($2::uuid, $3::bytea, $6::bytea)
+         RETURNING 1`,
+        values,
+      );
+      if (updated.length === 0) return;
+      // Verified against the replaced CA: none of them is the real CA's.
+      await manager.query('DELETE FROM ocsp.crls WHERE tenant_id = $1', [tenantId]);
+      await manager.query('DELETE FROM ocsp.root_crls WHERE tenant_id = $1', [tenantId]);
+      replaced = true;
     });
+    this.cache.delete(tenantId.toLowerCase());
     this.recorded.emit('recorded', tenantId.toLowerCase());
+    return replaced;
   }
 
   /**
    * Records an issuing CA added under the tenant's root (docs/api.md#add-an-issuing-ca), served at
    * its own paths. Refused when envelope and payload name different tenants.
    */
-  async applyIssuingAdded(event: EventEnvelope<IssuingCaAddedPayload>): Promise<void> {
+  async applyIssuingAdded(event: EventEnvelope<IssuingCaAddedPayload>): Promise<boolean> {
     const { tenantId, caId, certificateDer, notAfter, issuerCaId } = event.payload;
+    let refusal: string | undefined;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
-      if (event.tenantId !== tenantId) return;
+      if (event.tenantId !== tenantId) {
+        refusal = 'envelope and payload name different tenants';
+        return;
+      }
+      // The root named must be one this responder holds for the tenant (made at initialization, or
+      // renewed), and its key must have signed the new CA (RFC 5280 6.1.3 (a)(1)).
+      const roots: { der: Buffer }[] = await manager.query(
+        `SELECT COALESCE(root_certificate_der, certificate_der) AS der FROM ocsp.ca_certificates
+          WHERE tenant_id = $1 AND (root_ca_id = $2 OR root_ca_id IS NULL)
+         UNION ALL
+         SELECT certificate_der AS der FROM ocsp.added_cas WHERE tenant_id = $1 AND ca_id = $2 AND role = 'root'`,
+        [tenantId, issuerCaId],
+      );
+      refusal =
+        roots.length === 0
+          ? 'the root named is not a root of this tenant'
+          : issuedByProblem(roots[0].der, Buffer.from(certificateDer, 'base64'));
+      if (refusal) return;
       await manager.query(
         `INSERT INTO ocsp.added_cas (ca_id, tenant_id, certificate_der, not_after, published_at, issuer_ca_id)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ca_id) DO NOTHING`,
         [caId, tenantId, Buffer.from(certificateDer, 'base64'), notAfter, event.occurredAt, issuerCaId],
       );
     });
+    if (refusal) {
+      logger.warn(
+        { eventId: event.id, tenantId: event.tenantId, caId, reason: refusal },
+        'ca.issuing-added refused',
+      );
+      return false;
+    }
     await this.changed(tenantId);
+    return true;
   }
 
   /** docs/api.md#renew-the-root: a new root and its cross certificate, checked (renewed-root.apply.ts). */

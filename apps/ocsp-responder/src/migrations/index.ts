@@ -10,6 +10,7 @@ import { CertificateStatusCa1767000000000 } from './1767000000000-certificate-st
 import { ExternalRoots1767100000001 } from './1767100000001-external-roots';
 import { RenewedRoots1767300000000 } from './1767300000000-renewed-roots';
 import { StatusSequence1767640000000 } from './1767640000000-status-sequence';
+import { RequestedSigners1767620000000 } from './1767620000000-requested-signers';
 
 export const OCSP_MIGRATIONS = [
   CreateCaCertificates1763769600000,
@@ -23,5 +24,6 @@ export const OCSP_MIGRATIONS = [
   CertificateStatusCa1767000000000,
   ExternalRoots1767100000001,
   RenewedRoots1767300000000,
+  RequestedSigners1767620000000,
   StatusSequence1767640000000,
 ];

@@ -1,10 +1,10 @@
 import type { webcrypto } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { X509Certificate, randomUUID } from 'node:crypto';
+import { X509Certificate, createHash, randomUUID } from 'node:crypto';
 import { CaError, CrlIssuer, ErrorCode, IssuanceApi, IssuancePattern, ROOT_CRL_ISSUER } from '@ca/contracts';
 import { CUSTODY_ALGORITHM, CustodiedKey, KeyCustody } from '@ca/custody';
 import { RpcClient } from '@ca/messaging';
-import { leafKeyAlgorithmOfSpki } from '@ca/pki';
+import { buildOcspSignerCertificationRequest, leafKeyAlgorithmOfSpki } from '@ca/pki';
 import { ocspMetrics } from '@ca/observability';
 import { DataSource } from 'typeorm';
 
@@ -166,6 +166,10 @@ export class OcspSignerKeeper {
       return;
     }
     for (const { key } of due) if (!this.refused.has(key)) await this.ensure(key);
+    // Longer than any signer lives: a later announcement of such a key is not ours either way.
+    await this.dataSource
+      .query("DELETE FROM ocsp.requested_signers WHERE requested_at < now() - interval '40 days'")
+      .catch(() => undefined);
   }
 
   private async renewIfNeeded(tenantId: string): Promise<void> {
@@ -187,9 +191,18 @@ export class OcspSignerKeeper {
     const algorithm = issuerKey ? CUSTODY_ALGORITHM[issuerKey] : undefined;
     // Custody binds the key to the keeper's key (tenant or CA id), with which it is opened again.
     const { key } = await this.custody.generateSigningKey({ tenantId, keyId }, algorithm);
+    // Signed with the new key (proof of possession), and recorded as asked for before asking, so
+    // an announced signer of any other key is one no replica asked for (SignerAnnouncements).
+    const opened = await this.custody.openSigningKey({ tenantId, keyId }, key);
+    const request = await buildOcspSignerCertificationRequest('OCSP signer', opened);
+    await this.dataSource.query(
+      `INSERT INTO ocsp.requested_signers (public_key_sha256, tenant_id) VALUES ($1, $2)
+       ON CONFLICT (public_key_sha256) DO NOTHING`,
+      [createHash('sha256').update(key.publicKeySpki).digest('hex'), owner],
+    );
     const issued = await this.issuance.send(IssuancePattern.IssueOcspSigner, {
       tenantId: owner,
-      publicKeySpki: Buffer.from(key.publicKeySpki).toString('base64'),
+      certificationRequest: Buffer.from(request).toString('base64'),
       ...(this.line.issuer ? { issuer: this.line.issuer } : {}),
       ...(caId ? { caId } : {}),
     });

@@ -1,18 +1,27 @@
 import { createHash } from 'node:crypto';
 import {
   CaError,
+  CRL_VALIDITY_MS,
+  CrlEntryDifference,
   CrlIssuer,
   ErrorCode,
   CrlPublishedPayload,
   EventType,
   IssuanceApi,
   IssuancePattern,
+  crlEntryDifferences,
   lastSignedCrlNumber,
 } from '@ca/contracts';
+import { Logger } from '@nestjs/common';
 import { BlobStore, OutboxRelay, RpcClient, recordEvent } from '@ca/messaging';
 import { CrlProfile, assembleCertificateList, backdatedStart, encodeTbsCertList } from '@ca/pki';
 import { DataSource, EntityManager } from 'typeorm';
+import { LedgerCorrection } from '../ledger/ledger-correction';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
+
+export { CRL_VALIDITY_MS };
+
+const logger = new Logger('CrlSigning');
 
 /** What both publishers (the `/crl` of the CA that signs leaves, the root's `root.crl`) work with. */
 export interface CrlPublishing {
@@ -26,9 +35,6 @@ export interface CrlPublishing {
    */
   reconcile?: (tenantId: string, caId: string) => Promise<boolean>;
 }
-
-/** How long a CRL is valid (nextUpdate − thisUpdate); it is re-signed at half of that. */
-export const CRL_VALIDITY_MS = 24 * 60 * 60_000;
 
 /** A signed CRL as its publisher stores it. */
 export interface SignedCrl {
@@ -52,6 +58,8 @@ export interface CrlToPublish extends Pick<CrlProfile, 'issuerCertificateDer' | 
   };
   /** Takes `crlNumber` (a conditional update) and stores what the publisher keeps; false when another replica took it. */
   store(manager: EntityManager, crl: SignedCrl): Promise<boolean>;
+  /** Corrects the entries from issuance's refusal (crlEntryDifferences), in one transaction. */
+  correct(manager: EntityManager, differences: CrlEntryDifference[]): Promise<LedgerCorrection>;
 }
 
 /**
@@ -81,6 +89,8 @@ export async function signAndPublishCrl(publishing: CrlPublishing, crl: CrlToPub
       .send(IssuancePattern.SignCrl, { tenantId: crl.tenantId, tbsBlobRef, ...caId, ...issuer })
       .finally(() => blobs.delete(tbsBlobRef)));
   } catch (error) {
+    const differences = crlEntryDifferences(error);
+    if (differences.length > 0) return correctFromIssuance(publishing, crl, differences, error);
     // Issuance signed this number before, for a CRL never stored here (a crash between its
     // signature and our commit): move past it and build again at once (RFC 5280 5.2.3 allows gaps).
     const lastSigned = lastSignedCrlNumber(error);
@@ -122,4 +132,32 @@ export async function signAndPublishCrl(publishing: CrlPublishing, crl: CrlToPub
   }
   relay.nudge();
   return true;
+}
+
+/**
+ * Issuance refused the CRL because its entries differ from issuance's ledger (an event forged,
+ * replayed, lost or still on its way): the entries are corrected as issuance names them and the
+ * CRL is built again at once (false), so one inconsistency costs one refused CRL, never a frozen
+ * one. A refusal that changes nothing here is thrown: the scheduler retries later, no loop.
+ */
+async function correctFromIssuance(
+  publishing: CrlPublishing,
+  crl: CrlToPublish,
+  differences: CrlEntryDifference[],
+  refusal: unknown,
+): Promise<boolean> {
+  const corrected = await publishing.dataSource.transaction((manager) => crl.correct(manager, differences));
+  logger.warn(
+    {
+      tenantId: crl.tenantId,
+      caId: crl.caId,
+      issuer: crl.issuer,
+      crlNumber: crl.crlNumber.toString(),
+      ...corrected,
+      reason: refusal instanceof Error ? refusal.message : String(refusal),
+    },
+    "CRL refused by issuance: its entries differ from issuance's ledger; entries corrected from it, building again",
+  );
+  if (corrected.removed + corrected.added === 0) throw refusal;
+  return false;
 }

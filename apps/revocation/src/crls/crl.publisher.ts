@@ -1,5 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { correctCaEntries } from '../ledger/ledger-correction';
 import { CrlBuildLease } from './crl-build.lease';
 import { CrlEntriesCache } from './crl-entries.cache';
 import { CrlPublishing, signAndPublishCrl } from './crl-signing';
@@ -145,6 +146,7 @@ export class CrlPublisher {
         ]);
         return true;
       },
+      correct: (manager, differences) => correctCaEntries(manager, tenantId, caId, differences),
     });
   }
 }

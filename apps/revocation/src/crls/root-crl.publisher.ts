@@ -1,6 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { ROOT_CRL_ISSUER } from '@ca/contracts';
 import { publishedReasonCode } from '@ca/pki';
+import { correctRootEntries } from '../ledger/ledger-correction';
 import { CrlPublishing, signAndPublishCrl } from './crl-signing';
 
 interface RootIssuerRow {
@@ -87,6 +88,7 @@ export class RootCrlPublisher {
         );
         return updated[1] === 1;
       },
+      correct: (manager, differences) => correctRootEntries(manager, tenantId, differences),
     });
   }
 }

@@ -3,6 +3,7 @@ import { TenantUpdatedPayload } from '../gateway/tenant-updated.event';
 import { CaInitializedPayload } from '../issuance/ca-initialized.event';
 import { CaRevokedPayload } from '../issuance/ca-revoked.event';
 import { IssuingCaAddedPayload } from '../issuance/issuing-ca-added.event';
+import { OcspSignerCertifiedPayload } from '../issuance/ocsp-signer-certified.event';
 import { RootRenewedPayload } from '../issuance/root-renewed.event';
 import {
   CertificateHoldReleasedPayload,
@@ -26,6 +27,7 @@ export interface EventPayloads {
   [EventType.CertificateRevoked]: CertificateRevokedPayload;
   [EventType.CertificateHoldReleased]: CertificateHoldReleasedPayload;
   [EventType.CrlPublished]: CrlPublishedPayload;
+  [EventType.OcspSignerCertified]: OcspSignerCertifiedPayload;
   [EventType.TenantUpdated]: TenantUpdatedPayload;
 }
 

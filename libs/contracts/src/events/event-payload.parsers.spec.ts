@@ -90,6 +90,14 @@ const valid: Record<string, Record<string, unknown>> = {
     sha256: 'a'.repeat(64),
   },
   [EventType.TenantUpdated]: { tenantId, status: 'suspended', certificateLimit: 0, updatedAt: now },
+  [EventType.OcspSignerCertified]: {
+    tenantId,
+    caId: randomUUID(),
+    serialNumber: '7f01',
+    publicKeySha256: 'ab'.repeat(32),
+    notAfter: now,
+    certifiedAt: now,
+  },
 };
 
 describe('event payload checkers', () => {

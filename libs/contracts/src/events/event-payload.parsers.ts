@@ -165,6 +165,15 @@ const SHAPES: Record<string, PayloadShape> = {
     issuer: optional(oneOf(['root'])),
     caId: optional(uuid),
   },
+  [EventType.OcspSignerCertified]: {
+    tenantId: required(uuid),
+    caId: required(uuid),
+    issuer: optional(oneOf(['root'])),
+    serialNumber: required(serialHex),
+    publicKeySha256: required(sha256Hex),
+    notAfter: required(instant),
+    certifiedAt: required(instant),
+  },
   [EventType.TenantUpdated]: {
     tenantId: required(uuid),
     status: required(oneOf(Object.values(TenantStatus))),

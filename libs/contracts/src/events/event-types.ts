@@ -8,6 +8,7 @@ export const EventType = {
   CertificateRevoked: 'certificate.revoked',
   CertificateHoldReleased: 'certificate.hold-released',
   CrlPublished: 'crl.published',
+  OcspSignerCertified: 'ocsp-signer.certified',
   TenantUpdated: 'tenant.updated',
 } as const;
 

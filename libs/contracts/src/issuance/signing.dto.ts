@@ -48,6 +48,62 @@ export function lastSignedCrlNumber(error: unknown): bigint | undefined {
   return match ? BigInt(match[1]) : undefined;
 }
 
+/**
+ * How long a CRL is valid (nextUpdate − thisUpdate): revocation asks for this, issuance signs no
+ * longer. Re-signed at half of it (RFC 5280 5.1.2.5: a new CRL at or before nextUpdate).
+ */
+export const CRL_VALIDITY_MS = 24 * 60 * 60_000;
+
+/** At most this many differences of each kind are named in one refusal; the next build gets the rest. */
+export const CRL_ENTRY_DIFFERENCES_NAMED = 500;
+
+/** How a CRL handed in for signing differs from issuance's ledger, entry by entry. */
+export type CrlEntryDifference =
+  /** Revoked in the ledger, absent from the CRL: `id` is the certificate's (or issuing CA's). */
+  | { kind: 'missing'; serialHex: string; revokedAt: Date; reasonCode: number; id: string }
+  /** In the CRL, not revoked in the ledger as listed (serial, date or reason). */
+  | { kind: 'extra'; serialHex: string };
+
+/**
+ * A CRL refused because its entries differ from issuance's ledger names each difference in a
+ * `crlEntries` field error, so revocation can correct its own ledger from issuance's (the owner of
+ * the fact) and build again, instead of asking for the same refused CRL until it expires.
+ */
+export function crlEntryDifferenceError(difference: CrlEntryDifference): FieldError {
+  if (difference.kind === 'extra') return { field: 'crlEntries', message: `extra ${difference.serialHex}` };
+  const seconds = Math.floor(difference.revokedAt.getTime() / 1000);
+  return {
+    field: 'crlEntries',
+    message: `missing ${difference.serialHex} ${seconds} ${difference.reasonCode} ${difference.id}`,
+  };
+}
+
+const EXTRA_ENTRY = /^extra ([0-9a-fA-F]{1,42})$/;
+const MISSING_ENTRY =
+  /^missing ([0-9a-fA-F]{1,42}) (\d{1,12}) (\d{1,2}) ([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+
+/** The differences named by a refusal made with crlEntryDifferenceError; empty for any other error. */
+export function crlEntryDifferences(error: unknown): CrlEntryDifference[] {
+  if (!(error instanceof CaError)) return [];
+  const differences: CrlEntryDifference[] = [];
+  for (const { field, message } of error.errors ?? []) {
+    if (field !== 'crlEntries') continue;
+    const extra = EXTRA_ENTRY.exec(message);
+    if (extra) differences.push({ kind: 'extra', serialHex: extra[1] });
+    const missing = MISSING_ENTRY.exec(message);
+    if (missing) {
+      differences.push({
+        kind: 'missing',
+        serialHex: missing[1],
+        revokedAt: new Date(Number(missing[2]) * 1000),
+        reasonCode: Number(missing[3]),
+        id: missing[4],
+      });
+    }
+  }
+  return differences;
+}
+
 export interface SignCrlResult {
   /** DER Ecdsa-Sig-Value over the TBSCertList, base64. */
   signature: string;
@@ -57,11 +113,15 @@ export class IssueOcspSignerCommand {
   @IsUUID()
   tenantId!: string;
 
-  /** DER SubjectPublicKeyInfo of the responder's own key, base64. */
+  /**
+   * DER PKCS#10 CertificationRequest (RFC 2986) of the responder's own key, base64, signed with
+   * that key: proof that the requester holds it. Only its key is taken; subject and attributes
+   * are ignored.
+   */
   @IsString()
-  @MaxLength(4096)
+  @MaxLength(8192)
   @IsBase64()
-  publicKeySpki!: string;
+  certificationRequest!: string;
 
   /** `root`: certified by the root, to answer for the issuing CA; absent: by the CA that signs leaves. */
   @IsOptional()
@@ -76,6 +136,9 @@ export class IssueOcspSignerCommand {
   @IsUUID()
   caId?: string;
 }
+
+/** Certifications of OCSP signers per tenant and certifying CA within one rolling hour, at most. */
+export const OCSP_SIGNERS_PER_HOUR = 8;
 
 export interface IssueOcspSignerResult {
   /** DER of the delegated OCSP-signing certificate (EKU OCSPSigning, id-pkix-ocsp-nocheck), base64. */

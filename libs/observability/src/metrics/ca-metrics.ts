@@ -69,6 +69,11 @@ export const ocspMetrics = {
     help: 'Cacheable OCSP requests (no nonce) that had to be signed anew.',
     registers,
   }),
+  unrequestedSignersTotal: new Counter({
+    name: 'ca_ocsp_unrequested_signers_total',
+    help: 'OCSP signers issuance announced as certified that no responder replica asked for (alert on any).',
+    registers,
+  }),
   signerSweepFailuresTotal: new Counter({
     name: 'ca_ocsp_signer_sweep_failures_total',
     help: 'Background sweeps for due OCSP signers that could not read the signer table (retried next sweep).',

@@ -16,8 +16,7 @@ export class Tenant {
     readonly caDer: Uint8Array,
   ) {}
 
-  static async create(system: ServiceProcesses): Promise<Tenant> {
-    const tenantId = randomUUID();
+  static async create(system: ServiceProcesses, tenantId: string = randomUUID()): Promise<Tenant> {
     const bearer = await system.token(tenantId);
     const tenant = new Tenant(system, tenantId, bearer, new Uint8Array());
     const answer = await tenant.admin('POST', '/v1/ca/initialize', {
