@@ -12,7 +12,7 @@ async function main(): Promise<void> {
   } catch (error) {
     exitOnStartupError(error);
   }
-  const logger = createLogger({ level: config.logLevel, service: 'ca-manager' });
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, service: 'ca-manager' });
   const started = Date.now();
   try {
     const system = await startEmbeddedSystem(config);
