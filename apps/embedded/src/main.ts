@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { CaManagerConfig, loadConfig } from '@ca/config';
 import { createLogger } from '@ca/observability';
 import { exitOnStartupError, onShutdownSignal } from '@ca/runtime';
+import { readyBanner } from './ready-banner';
 import { startEmbeddedSystem } from './start-embedded';
 
 async function main(): Promise<void> {
@@ -11,7 +12,7 @@ async function main(): Promise<void> {
   } catch (error) {
     exitOnStartupError(error);
   }
-  const logger = createLogger({ level: config.logLevel, service: 'ca-manager' });
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, service: 'ca-manager' });
   const started = Date.now();
   try {
     const system = await startEmbeddedSystem(config);
@@ -22,19 +23,17 @@ async function main(): Promise<void> {
   } catch (error) {
     exitOnStartupError(error, logger);
   }
-  const storage = config.databaseUrl ? 'Postgres' : `embedded Postgres in ${config.dataDir}`;
-  const mode = `${storage}, ${config.natsUrl ? 'NATS' : 'in-process transport'}`;
   process.stdout.write(
-    [
-      '',
-      `CA Manager is ready in ${Date.now() - started} ms (${mode})`,
-      `  Administrative API:  http://${config.host}:${config.gatewayPort}   (OpenAPI: /openapi.json, docs: /docs)`,
-      `  PKI distribution:    http://${config.host}:${config.pkiPort}`,
-      config.jwt.publicKeyPem || config.jwt.jwksUri
-        ? '  Tokens: signed by your identity provider (JWT_PUBLIC_KEY / JWT_JWKS_URI).'
-        : '  Get a token:         npm run token -- --tenant $(node -e "console.log(crypto.randomUUID())")',
-      '',
-    ].join('\n') + '\n',
+    readyBanner({
+      startedInMs: Date.now() - started,
+      host: config.host,
+      gatewayPort: config.gatewayPort,
+      pkiPort: config.pkiPort,
+      databaseUrl: config.databaseUrl,
+      natsUrl: config.natsUrl,
+      dataDir: config.dataDir,
+      externalTokens: Boolean(config.jwt.publicKeyPem || config.jwt.jwksUri),
+    }),
   );
 }
 

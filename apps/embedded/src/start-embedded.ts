@@ -53,7 +53,8 @@ export async function startEmbeddedSystem(
 ): Promise<EmbeddedSystem> {
   refuseSettingsOfOwnProcesses(config);
   const serviceLogger =
-    options.serviceLogger ?? ((service: string) => createLogger({ level: config.logLevel, service }));
+    options.serviceLogger ??
+    ((service: string) => createLogger({ level: config.logLevel, format: config.logFormat, service }));
   // One tracer provider for the process: spans of every service share it (service.name ca-manager).
   installTracing({ serviceName: 'ca-manager' });
   const embeddedPg = config.databaseUrl ? undefined : await startEmbeddedPostgres(config.dataDir);

@@ -16,6 +16,7 @@ describe('loadConfig', () => {
       keyCustody: 'local',
       keyAlgorithm: 'P-256',
       logLevel: 'info',
+      logFormat: 'auto',
       embedded: true,
     });
     expect(config.dataDir).toMatch(/\.data$/);
@@ -34,6 +35,7 @@ describe('loadConfig', () => {
     ['DATABASE_URL', 'mysql://x'],
     ['NATS_URL', 'http://x'],
     ['LOG_LEVEL', 'loud'],
+    ['LOG_FORMAT', 'yaml'],
     ['KEY_CUSTODY', 'cloud'],
     ['KEY_ALGORITHM', 'RSA-1024'],
     ['KEY_ALGORITHM', 'p-256'],

@@ -25,6 +25,9 @@ export type DeploymentKeyAlgorithm = (typeof DEPLOYMENT_KEY_ALGORITHMS)[number];
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
+/** LOG_FORMAT: `auto` prints readable lines when standard output is a terminal, JSON otherwise. */
+export const LOG_FORMATS = ['auto', 'json', 'pretty'] as const;
+export type LogFormat = (typeof LOG_FORMATS)[number];
 
 /** Every setting of docs/api.md#configuration, validated once at start. */
 export interface CaManagerConfig {
@@ -60,6 +63,7 @@ export interface CaManagerConfig {
   caKek?: string;
   pkcs11: Pkcs11Settings;
   logLevel: LogLevel;
+  logFormat: LogFormat;
   /** EVENT_RETENTION_DAYS: how long published events, inbox entries and stream messages are kept, ms (docs/operations.md, Retention). */
   eventRetentionMs: number;
   /** BLOB_TTL: how long a hand-over blob (a CRL for the responder) is kept at most, ms. */
@@ -131,6 +135,7 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     caKek: readString(env, 'CA_KEK'),
     pkcs11,
     logLevel: readEnum(env, 'LOG_LEVEL', LOG_LEVELS, 'info'),
+    logFormat: readEnum(env, 'LOG_FORMAT', LOG_FORMATS, 'auto'),
     eventRetentionMs: readEventRetentionMs(env),
     blobTtlMs: readDurationSeconds(env, 'BLOB_TTL', 24 * 3600, 60, 30 * 86_400) * 1000,
     downloadLinkTtlMs: readDurationSeconds(env, 'DOWNLOAD_LINK_TTL', 3600, 60, 7 * 86_400) * 1000,

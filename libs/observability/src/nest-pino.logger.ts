@@ -2,6 +2,12 @@ import { LoggerService } from '@nestjs/common';
 import { Logger } from 'pino';
 
 /**
+ * Nest's own start-up chatter: one line per route mapped and per module wired, dozens before a
+ * system is ready, none of which an operator acts on. Logged at debug (`LOG_LEVEL=debug` shows them).
+ */
+const FRAMEWORK_WIRING = new Set(['RoutesResolver', 'RouterExplorer', 'InstanceLoader']);
+
+/**
  * Nest's logger interface over pino. Nest passes `(message, ...params, context)`; an object
  * message becomes the structured part of the line.
  */
@@ -9,7 +15,12 @@ export class NestPinoLogger implements LoggerService {
   constructor(private readonly logger: Logger) {}
 
   log(message: unknown, ...params: unknown[]): void {
-    this.write('info', message, params);
+    const context = params[params.length - 1];
+    this.write(
+      typeof context === 'string' && FRAMEWORK_WIRING.has(context) ? 'debug' : 'info',
+      message,
+      params,
+    );
   }
   error(message: unknown, ...params: unknown[]): void {
     this.write('error', message, params);

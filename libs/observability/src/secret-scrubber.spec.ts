@@ -90,4 +90,17 @@ describe('secret scrubbing', () => {
     expect(all).not.toContain(jwt);
     expect(lines).toHaveLength(2);
   });
+
+  it('applies to the readable lines of a terminal too', () => {
+    const lines: string[] = [];
+    const destination = new Writable({ write: (chunk, _e, done) => (lines.push(String(chunk)), done()) });
+    const logger = createLogger({ level: 'debug', service: 'test', destination, format: 'pretty' });
+    logger.debug({ req: { headers: { authorization: `Bearer ${jwt}` } }, privateKeyPem: pem }, `key ${pem}`);
+    logger.error({ err: new Error(`boom ${pem}`) }, 'failure');
+    const all = lines.join('\n');
+    expect(all).toContain('DEBUG');
+    expect(all).not.toContain('{"level"');
+    expect(all).not.toContain('MIGHAgEA');
+    expect(all).not.toContain(jwt);
+  });
 });

@@ -66,7 +66,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
     exitOnStartupError(error);
   }
   configureMetricsAccess({ token: config.metricsToken });
-  const logger = createLogger({ level: config.logLevel, service: definition.name });
+  const logger = createLogger({ level: config.logLevel, format: config.logFormat, service: definition.name });
   const workers = definition.workers ? resolveWorkerCount(definition.workers(config)) : 1;
   if (workers > 1 && cluster.isPrimary) {
     // The settings were checked here once; each worker runs this function again as the service.
