@@ -12,6 +12,7 @@ import { RenewRootHandler } from './certificate-authority/renew-root.handler';
 import { InitializeCaHandler } from './certificate-authority/initialize-ca.handler';
 import { ExternalRootHandler } from './certificate-authority/external-root.handler';
 import { CertificateGroupCommit } from './certificates/certificate-group-commit';
+import { CertificateInventory } from './certificates/certificate-inventory';
 import { CertificateQueries } from './certificates/certificate-queries';
 import { BlockedKeys } from './certificates/blocked-keys';
 import { CertificateMinter } from './certificates/certificate.minter';
@@ -137,6 +138,7 @@ export class IssuanceModule {
           ),
         },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
+        { provide: CertificateInventory, useValue: new CertificateInventory(deps.dataSource) },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
         {
           provide: SignCrlHandler,

@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { certificateMetrics } from '@ca/observability';
+import { CertificateInventory } from './certificate-inventory';
 import { CertificateQueries } from './certificate-queries';
 import { IssueCertificateHandler } from './issue-certificate.handler';
 import { RenewCertificateHandler } from './renew-certificate.handler';
@@ -20,6 +21,7 @@ export class CertificatesController {
     private readonly revokeHandler: RevokeCertificateHandler,
     private readonly releaseHoldHandler: ReleaseHoldHandler,
     private readonly queries: CertificateQueries,
+    private readonly inventory: CertificateInventory,
   ) {}
 
   @MessagePattern(IssuancePattern.IssueCertificate)
@@ -78,6 +80,20 @@ export class CertificatesController {
     @Payload() query: Request<typeof IssuancePattern.ListCertificates>,
   ): Reply<typeof IssuancePattern.ListCertificates> {
     return this.queries.list(query);
+  }
+
+  @MessagePattern(IssuancePattern.SearchCertificates)
+  search(
+    @Payload() query: Request<typeof IssuancePattern.SearchCertificates>,
+  ): Reply<typeof IssuancePattern.SearchCertificates> {
+    return this.inventory.search(query);
+  }
+
+  @MessagePattern(IssuancePattern.SummarizeCertificates)
+  summary(
+    @Payload() query: Request<typeof IssuancePattern.SummarizeCertificates>,
+  ): Reply<typeof IssuancePattern.SummarizeCertificates> {
+    return this.inventory.summary(query);
   }
 
   @MessagePattern(IssuancePattern.ListExpiringCertificates)

@@ -1,3 +1,4 @@
+import { InventoryPage, InventorySummary, InventorySummaryQuery, SearchCertificatesQuery } from './certificate-inventory';
 import { TenantCommand } from '../common/tenant-command';
 import {
   CertificateDetail,
@@ -57,6 +58,8 @@ export type IssuanceApi = {
     ExpiringCertificatesQuery,
     { certificates: ExpiringCertificateSummary[] },
   ];
+  [IssuancePattern.SearchCertificates]: [SearchCertificatesQuery, InventoryPage];
+  [IssuancePattern.SummarizeCertificates]: [InventorySummaryQuery, InventorySummary];
   [IssuancePattern.ExpiryReport]: [ExpiryReportQuery, ExpiryReport];
   [IssuancePattern.SignCrl]: [SignCrlCommand, SignCrlResult];
   [IssuancePattern.IssueOcspSigner]: [IssueOcspSignerCommand, IssueOcspSignerResult];

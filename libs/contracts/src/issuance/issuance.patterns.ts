@@ -22,6 +22,10 @@ export const IssuancePattern = {
   GetCertificate: 'issuance.certificate.get',
   ListCertificates: 'issuance.certificate.list',
   ListExpiringCertificates: 'issuance.certificate.list-expiring',
+  /** docs/api.md#search-certificates: one keyset page of the filtered inventory. */
+  SearchCertificates: 'issuance.certificate.search',
+  /** docs/api.md#certificate-summary: counts by status and expiry window. */
+  SummarizeCertificates: 'issuance.certificate.summary',
   /** Operator report across tenants (`npm run ops -- expiring`); never reachable from the admin API. */
   ExpiryReport: 'issuance.report.expiring',
   SignCrl: 'issuance.crl.sign',

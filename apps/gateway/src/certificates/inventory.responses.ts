@@ -1,0 +1,35 @@
+import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
+import { CertificateSource, InventoryItem, InventorySummary } from '@ca/contracts';
+import { CertificateSummaryDoc } from './certificate.responses';
+
+/** OpenAPI shapes of docs/api.md#search-certificates and docs/api.md#certificate-summary. */
+export class InventoryItemDoc extends CertificateSummaryDoc implements InventoryItem {
+  @ApiProperty({ type: [String], description: 'DNS names.' }) subjectAlternativeNames!: string[];
+  @ApiProperty({ enum: ['Client', 'Server', 'ClientAndServer'] }) usage!: string;
+  @ApiProperty({ format: 'uuid', description: 'The issuing CA.' }) caId!: string;
+  @ApiProperty({ enum: Object.values(CertificateSource) }) source!: CertificateSource;
+  @ApiPropertyOptional({ format: 'date-time', description: 'When revoked.' }) revokedAt?: string;
+}
+
+export class InventoryPageDoc {
+  @ApiProperty({ type: [InventoryItemDoc] }) certificates!: InventoryItemDoc[];
+  @ApiProperty({ type: String, nullable: true, description: 'Opaque; null on the last page.' })
+  nextCursor!: string | null;
+}
+
+class ExpiringWithinDoc {
+  @ApiProperty({ name: '7' }) '7'!: number;
+  @ApiProperty({ name: '30' }) '30'!: number;
+  @ApiProperty({ name: '90' }) '90'!: number;
+}
+
+export class InventorySummaryDoc implements InventorySummary {
+  @ApiProperty() active!: number;
+  @ApiProperty() revoked!: number;
+  @ApiProperty() expired!: number;
+  @ApiProperty({
+    type: ExpiringWithinDoc,
+    description: 'Active certificates expiring within 7, 30, 90 days.',
+  })
+  expiringWithin!: ExpiringWithinDoc;
+}
