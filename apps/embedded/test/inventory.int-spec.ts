@@ -4,7 +4,9 @@ import { derToPem, generateEcKeyPair } from '@ca/pki';
 import { buildTestCsr } from '@ca/pki/testing';
 import { Client } from 'pg';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
-import { expectValidationProblem } from './support/problems';
+import { eventually } from './support/http';
+import { eventuallyRevokedInOcsp } from './support/pki';
+import { expectProblem, expectValidationProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
 
 /**
@@ -399,5 +401,68 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
       const inWalk = new Set(seen);
       expect(walked.filter((id) => !inWalk.has(id))).toEqual([]);
     }
+  });
+
+  it('revokes every match by a job: dry run, count guard, progress, each one in OCSP, other tenants kept out', async () => {
+    const bulk = await inBatches(25, 12, async (i) =>
+      tenant.issue(issueBody({ clientId: 'bulk', commonName: `bulk-${i}` })),
+    );
+    const body = {
+      filter: { clientId: 'bulk' },
+      reason: 'decommissioned',
+      reasonCode: 'CessationOfOperation',
+    };
+    const dry = await tenant.post('/v2/certificates/revoke-matching', { ...body, dryRun: true });
+    expect([dry.status, dry.json()]).toEqual([200, { matched: 25 }]);
+    expect(idsOf(await searchAll('clientId=bulk&status=Revoked'))).toEqual([]);
+
+    const guarded = await tenant.post('/v2/certificates/revoke-matching', { ...body, expectedCount: 24 });
+    expectProblem(guarded, 409, 'COUNT_MISMATCH');
+    expect(idsOf(await searchAll('clientId=bulk&status=Revoked'))).toEqual([]);
+    expectValidationProblem(
+      await tenant.post('/v2/certificates/revoke-matching', {
+        ...body,
+        filter: { status: 'Gone' },
+        dryRun: true,
+      }),
+      ['filter.status'],
+    );
+    expectValidationProblem(await tenant.post('/v2/certificates/revoke-matching', body), ['expectedCount']);
+    const writer = await tenant.tokenWithScope('certificates:write');
+    expectProblem(
+      await tenant.post('/v2/certificates/revoke-matching', { ...body, dryRun: true }, { bearer: writer }),
+      403,
+      'FORBIDDEN',
+    );
+
+    const started = await tenant.post('/v2/certificates/revoke-matching', { ...body, expectedCount: 25 });
+    expect(started.status).toBe(202);
+    const { jobId, matched } = started.json<{ jobId: string; matched: number }>();
+    expect(matched).toBe(25);
+    const finished = await eventually(
+      async () => {
+        const job = (await tenant.get(`/v2/jobs/${jobId}`)).json<{ status: string }>();
+        return job.status === 'running' ? undefined : job;
+      },
+      60_000,
+      'the job to finish',
+    );
+    expect(finished).toEqual({
+      jobId,
+      kind: 'revoke-matching',
+      status: 'done',
+      total: 25,
+      done: 25,
+      failed: 0,
+    });
+    expect(idsOf(await searchAll('clientId=bulk&status=Revoked'))).toEqual(
+      bulk.map((c) => c.certificateId).sort(),
+    );
+    await Promise.all(
+      bulk.map((c) => eventuallyRevokedInOcsp(sut.pkiUrl, tenant.tenantId, tenant.caDer, c.serialNumber)),
+    );
+    expectProblem(await other.get(`/v2/jobs/${jobId}`), 404, 'NOT_FOUND');
+    const again = await tenant.post('/v2/certificates/revoke-matching', { ...body, dryRun: true });
+    expect(again.json()).toEqual({ matched: 0 });
   });
 });

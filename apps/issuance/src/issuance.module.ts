@@ -23,6 +23,8 @@ import { ExpiryReportController } from './certificates/expiry-report.controller'
 import { IssueCertificateHandler } from './certificates/issue-certificate.handler';
 import { RenewCertificateHandler } from './certificates/renew-certificate.handler';
 import { RevokeCertificateHandler } from './certificates/revoke-certificate.handler';
+import { RevocationJobRunner } from './certificates/revocation-job-runner';
+import { RevokeMatchingHandler } from './certificates/revoke-matching.handler';
 import { ReleaseHoldHandler } from './certificates/release-hold.handler';
 import { IssuancePolicies } from './policy/issuance-policies';
 import { IssuancePolicyController } from './policy/issuance-policy.controller';
@@ -66,6 +68,8 @@ export class IssuanceModule {
       deps.keyAlgorithm,
       policies,
     );
+    const revokeHandler = new RevokeCertificateHandler(deps.dataSource, nudge);
+    const jobRunner = new RevocationJobRunner(deps.dataSource, revokeHandler);
     const minter = new CertificateMinter(
       signer,
       deps.pkiPublicUrl,
@@ -103,7 +107,12 @@ export class IssuanceModule {
           provide: RenewCertificateHandler,
           useValue: new RenewCertificateHandler(deps.dataSource, minter, deps.keyAlgorithm),
         },
-        { provide: RevokeCertificateHandler, useValue: new RevokeCertificateHandler(deps.dataSource, nudge) },
+        { provide: RevokeCertificateHandler, useValue: revokeHandler },
+        { provide: RevocationJobRunner, useValue: jobRunner },
+        {
+          provide: RevokeMatchingHandler,
+          useValue: new RevokeMatchingHandler(deps.dataSource, (jobId) => jobRunner.kick(jobId)),
+        },
         {
           provide: ReleaseHoldHandler,
           useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit),

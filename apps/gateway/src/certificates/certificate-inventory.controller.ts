@@ -1,5 +1,14 @@
-import { Controller, Get, Query, Req, Res } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProduces, ApiQuery, ApiTags } from '@nestjs/swagger';
+import { Body, Controller, Get, Param, Post, Query, Req, Res } from '@nestjs/common';
+import {
+  ApiAcceptedResponse,
+  ApiBearerAuth,
+  ApiBody,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProduces,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import {
   CaError,
   INVENTORY_SORTS,
@@ -8,12 +17,23 @@ import {
   IssuanceApi,
   IssuancePattern,
   MAX_INVENTORY_LIMIT,
+  RevocationJobView,
+  RevokeMatchingResult,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import type { Request, Response } from 'express';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
-import { InventoryPageDoc, InventorySummaryDoc } from './inventory.responses';
+import { RequestWithId } from '../http/request-id';
+import { UuidParamPipe } from '../http/uuid-param.pipe';
+import {
+  InventoryPageDoc,
+  InventorySummaryDoc,
+  RevocationJobDoc,
+  RevokeMatchingRequestDoc,
+  RevokeMatchingResponseDoc,
+} from './inventory.responses';
+import { writeCommand } from './write-command';
 import { CSV_FORMAT, NDJSON_FORMAT, inventoryPages, streamInventory } from './inventory-stream';
 
 const DATE_TIME = { type: 'string', format: 'date-time' } as const;
@@ -134,5 +154,53 @@ export class CertificateInventoryController {
       inventoryPages(this.issuance, principal.tenantId, query),
       csv ? CSV_FORMAT : NDJSON_FORMAT,
     );
+  }
+
+  @Post('revoke-matching')
+  @RequireScope(Scope.CaAdmin)
+  @ApiOperation({
+    summary: 'Revoke every certificate a filter matches: a dry run that counts, then a job',
+    description: [
+      'Matches are the certificates the filter (the list parameters, without sort, limit, cursor) matches',
+      'that are not revoked yet. dryRun true: 200 {"matched"}, nothing changes. Otherwise expectedCount must',
+      'equal the current count (409 COUNT_MISMATCH, nothing revoked), and 202 {"jobId", "matched"}: a job',
+      'revokes each one as POST /v1/certificates/{id}/revoke would (event, CRL, OCSP); GET /v2/jobs/{jobId}.',
+    ].join(' '),
+    operationId: 'revokeMatchingCertificates',
+  })
+  @ApiBody({ type: RevokeMatchingRequestDoc })
+  @ApiOkResponse({ type: RevokeMatchingResponseDoc, description: 'The dry run.' })
+  @ApiAcceptedResponse({ type: RevokeMatchingResponseDoc, description: 'The job started.' })
+  async revokeMatching(
+    @Body() body: unknown,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+    @Res({ passthrough: true }) res: Response,
+  ): Promise<RevokeMatchingResult> {
+    const result = await this.issuance.send(IssuancePattern.RevokeMatching, {
+      ...writeCommand(principal, req),
+      request: body,
+    });
+    res.status('jobId' in result ? 202 : 200);
+    return result;
+  }
+}
+
+/** docs/api.md#jobs: a bulk revocation's progress, for the tenant that started it. */
+@ApiTags('Certificates v2')
+@ApiBearerAuth()
+@Controller('v2/jobs')
+export class JobsController {
+  constructor(private readonly issuance: RpcClient<IssuanceApi>) {}
+
+  @Get(':jobId')
+  @RequireScope(Scope.CertificatesRead)
+  @ApiOperation({ summary: "A revoke-matching job's progress", operationId: 'getJob' })
+  @ApiOkResponse({ type: RevocationJobDoc })
+  job(
+    @Param('jobId', new UuidParamPipe()) jobId: string,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+  ): Promise<RevocationJobView> {
+    return this.issuance.send(IssuancePattern.GetRevocationJob, { tenantId: principal.tenantId, jobId });
   }
 }

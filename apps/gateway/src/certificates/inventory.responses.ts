@@ -33,3 +33,34 @@ export class InventorySummaryDoc implements InventorySummary {
   })
   expiringWithin!: ExpiringWithinDoc;
 }
+
+export class RevokeMatchingRequestDoc {
+  @ApiPropertyOptional({
+    type: 'object',
+    additionalProperties: true,
+    description:
+      'The list filters of searchCertificates (status, q, clientId, caId, usage, source, expiresBefore, …).',
+  })
+  filter?: Record<string, string>;
+  @ApiProperty({ minLength: 1, maxLength: 255, description: 'Free text for the audit log.' }) reason!: string;
+  @ApiPropertyOptional({ description: 'As for a single revocation; Unspecified by default.' })
+  reasonCode?: string;
+  @ApiPropertyOptional({ description: 'Count only.' }) dryRun?: boolean;
+  @ApiPropertyOptional({ description: 'Required unless dryRun: the count the dry run answered.' })
+  expectedCount?: number;
+}
+
+export class RevokeMatchingResponseDoc {
+  @ApiProperty() matched!: number;
+  @ApiPropertyOptional({ format: 'uuid', description: 'Absent on a dry run.' }) jobId?: string;
+}
+
+export class RevocationJobDoc {
+  @ApiProperty({ format: 'uuid' }) jobId!: string;
+  @ApiProperty({ enum: ['revoke-matching'] }) kind!: string;
+  @ApiProperty({ enum: ['running', 'done', 'failed'] }) status!: string;
+  @ApiProperty() total!: number;
+  @ApiProperty({ description: 'Revoked so far.' }) done!: number;
+  @ApiProperty({ description: 'Not revoked by the job: revoked meanwhile by another call, or gone.' })
+  failed!: number;
+}

@@ -8,6 +8,7 @@ import { IssueCertificateHandler } from './issue-certificate.handler';
 import { RenewCertificateHandler } from './renew-certificate.handler';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
 import { ReleaseHoldHandler } from './release-hold.handler';
+import { RevokeMatchingHandler } from './revoke-matching.handler';
 
 type Request<P extends keyof IssuanceApi> = IssuanceApi[P][0];
 type Reply<P extends keyof IssuanceApi> = Promise<IssuanceApi[P][1]>;
@@ -22,6 +23,7 @@ export class CertificatesController {
     private readonly releaseHoldHandler: ReleaseHoldHandler,
     private readonly queries: CertificateQueries,
     private readonly inventory: CertificateInventory,
+    private readonly revokeMatchingHandler: RevokeMatchingHandler,
   ) {}
 
   @MessagePattern(IssuancePattern.IssueCertificate)
@@ -43,6 +45,15 @@ export class CertificatesController {
     @Payload() command: Request<typeof IssuancePattern.IssueCertificateV2>,
   ): Reply<typeof IssuancePattern.IssueCertificateV2> {
     return this.issueHandler.executeV2(command).then(counted(() => certificateMetrics.issued('issue-v2')));
+  }
+
+  @MessagePattern(IssuancePattern.IssueAcmeCertificate)
+  issueAcme(
+    @Payload() command: Request<typeof IssuancePattern.IssueAcmeCertificate>,
+  ): Reply<typeof IssuancePattern.IssueAcmeCertificate> {
+    return this.issueHandler
+      .executeV2(command, true)
+      .then(counted(() => certificateMetrics.issued('issue-v2')));
   }
 
   @MessagePattern(IssuancePattern.RenewCertificateV2)
@@ -94,6 +105,20 @@ export class CertificatesController {
     @Payload() query: Request<typeof IssuancePattern.SummarizeCertificates>,
   ): Reply<typeof IssuancePattern.SummarizeCertificates> {
     return this.inventory.summary(query);
+  }
+
+  @MessagePattern(IssuancePattern.RevokeMatching)
+  revokeMatching(
+    @Payload() command: Request<typeof IssuancePattern.RevokeMatching>,
+  ): Reply<typeof IssuancePattern.RevokeMatching> {
+    return this.revokeMatchingHandler.execute(command);
+  }
+
+  @MessagePattern(IssuancePattern.GetRevocationJob)
+  job(
+    @Payload() query: Request<typeof IssuancePattern.GetRevocationJob>,
+  ): Reply<typeof IssuancePattern.GetRevocationJob> {
+    return this.revokeMatchingHandler.job(query);
   }
 
   @MessagePattern(IssuancePattern.ListExpiringCertificates)

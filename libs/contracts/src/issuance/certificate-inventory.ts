@@ -190,3 +190,28 @@ export function canonicalInventoryQuery(filter: InventoryFilter, sort: Inventory
   ]);
   return JSON.stringify([sort, entries]);
 }
+
+/** docs/api.md#revoke-matching: the body, checked by issuance (`filter` as the list parameters). */
+export interface RevokeMatchingCommand {
+  tenantId: string;
+  principal: string;
+  requestId?: string;
+  request: unknown;
+}
+
+export type RevokeMatchingResult = { matched: number } | { jobId: string; matched: number };
+
+export interface RevocationJobQuery {
+  tenantId: string;
+  jobId: string;
+}
+
+/** docs/api.md#jobs */
+export interface RevocationJobView {
+  jobId: string;
+  kind: 'revoke-matching';
+  status: 'running' | 'done' | 'failed';
+  total: number;
+  done: number;
+  failed: number;
+}

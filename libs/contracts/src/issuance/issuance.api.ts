@@ -1,4 +1,13 @@
-import { InventoryPage, InventorySummary, InventorySummaryQuery, SearchCertificatesQuery } from './certificate-inventory';
+import {
+  InventoryPage,
+  InventorySummary,
+  InventorySummaryQuery,
+  RevocationJobQuery,
+  RevocationJobView,
+  RevokeMatchingCommand,
+  RevokeMatchingResult,
+  SearchCertificatesQuery,
+} from './certificate-inventory';
 import { TenantCommand } from '../common/tenant-command';
 import {
   CertificateDetail,
@@ -49,6 +58,7 @@ export type IssuanceApi = {
   [IssuancePattern.IssueCertificate]: [IssueCertificateCommand, IssuedCertificate];
   [IssuancePattern.RenewCertificate]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.IssueCertificateV2]: [IssueCertificateV2Command, IssuedCertificate];
+  [IssuancePattern.IssueAcmeCertificate]: [IssueCertificateV2Command, IssuedCertificate];
   [IssuancePattern.RenewCertificateV2]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.RevokeCertificate]: [RevokeCertificateCommand, RevokeCertificateResult];
   [IssuancePattern.ReleaseCertificateHold]: [ReleaseHoldCommand, ReleaseHoldResult];
@@ -60,6 +70,8 @@ export type IssuanceApi = {
   ];
   [IssuancePattern.SearchCertificates]: [SearchCertificatesQuery, InventoryPage];
   [IssuancePattern.SummarizeCertificates]: [InventorySummaryQuery, InventorySummary];
+  [IssuancePattern.RevokeMatching]: [RevokeMatchingCommand, RevokeMatchingResult];
+  [IssuancePattern.GetRevocationJob]: [RevocationJobQuery, RevocationJobView];
   [IssuancePattern.ExpiryReport]: [ExpiryReportQuery, ExpiryReport];
   [IssuancePattern.SignCrl]: [SignCrlCommand, SignCrlResult];
   [IssuancePattern.IssueOcspSigner]: [IssueOcspSignerCommand, IssueOcspSignerResult];
