@@ -7,6 +7,7 @@ import { AddCrossCertificateRevocation1767700000000 } from './1767700000000-add-
 import { AddSourceToCertificates1767600000000 } from './1767600000000-add-source-to-certificates';
 import { IndexCertificateInventory1767600000001 } from './1767600000001-index-certificate-inventory';
 import { CreateRevocationJobs1767600000002 } from './1767600000002-create-revocation-jobs';
+import { IndexCertificateSearch1767600000003 } from './1767600000003-index-certificate-search';
 import { CreateCertificateAuthorities1763769600000 } from './1763769600000-create-certificate-authorities';
 import { CreateCertificates1763769700000 } from './1763769700000-create-certificates';
 import { AddV2ProfileToCertificates1763769900000 } from './1763769900000-add-v2-profile-to-certificates';
@@ -45,4 +46,5 @@ export const ISSUANCE_MIGRATIONS = [
   AddSourceToCertificates1767600000000,
   IndexCertificateInventory1767600000001,
   CreateRevocationJobs1767600000002,
+  IndexCertificateSearch1767600000003,
 ];
