@@ -191,10 +191,14 @@ function streamed(
       (res) => {
         if (res.statusCode !== 200) reject(new Error(`${path}: ${res.statusCode}`));
         let count = 0;
+        // NDJSON and CSV: one line per row (CSV: minus the header); v1: one certificateId per item.
+        const needle = Buffer.from(accept === 'application/json' ? '"certificateId"' : '\n');
+        // The end of the previous chunk, so that a needle split between two chunks is counted.
+        let tail = Buffer.alloc(0);
         res.on('data', (chunk: Buffer) => {
-          // NDJSON and CSV: one line per row (CSV: minus the header); v1: one certificateId per item.
-          const needle = accept === 'application/json' ? '"certificateId"' : '\n';
-          for (let i = chunk.indexOf(needle); i !== -1; i = chunk.indexOf(needle, i + 1)) count++;
+          const text = Buffer.concat([tail, chunk]);
+          for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + 1)) count++;
+          tail = text.subarray(Math.max(text.length - needle.length + 1, 0));
         });
         res.on('end', () => {
           clearInterval(sampler);
