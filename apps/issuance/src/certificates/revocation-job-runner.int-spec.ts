@@ -105,7 +105,11 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
     })(dataSource, () => undefined);
     const first = new RevocationJobRunner(dataSource, dying);
     await expect(first.run(jobId)).rejects.toThrow('process killed');
-    expect(await handler.job({ tenantId, jobId })).toMatchObject({ status: 'running', done: 10, failed: 0 });
+    // Stopped part-way: the revocations under way beside the one that died may have finished.
+    const stopped = await handler.job({ tenantId, jobId });
+    expect(stopped).toMatchObject({ status: 'running', failed: 0 });
+    expect(stopped.done).toBeGreaterThanOrEqual(10);
+    expect(stopped.done).toBeLessThan(25);
     // Its lease is never handed back: the next process takes the job once the lease has run out.
     await dataSource.query("UPDATE issuance.revocation_jobs SET lease_until = now() - interval '1 second'");
 
