@@ -7,8 +7,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * are marked as CSR-keyed now, so a renewal asks for a CSR instead of handing out a new key.
  * Also the key that signs list cursors, made once per database by issuance (never by SQL).
  */
-export class AddSourceToCertificates1767600000000 implements MigrationInterface {
-  name = 'AddSourceToCertificates1767600000000';
+export class AddSourceToCertificates1767800000000 implements MigrationInterface {
+  name = 'AddSourceToCertificates1767800000000';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(

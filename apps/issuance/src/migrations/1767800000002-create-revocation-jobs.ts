@@ -6,8 +6,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * transaction of its revocation, so a job resumed after a crash revokes nothing twice and skips
  * nothing. `lease_until` lets one issuance replica at a time work on a job.
  */
-export class CreateRevocationJobs1767600000002 implements MigrationInterface {
-  name = 'CreateRevocationJobs1767600000002';
+export class CreateRevocationJobs1767800000002 implements MigrationInterface {
+  name = 'CreateRevocationJobs1767800000002';
 
   async up(queryRunner: QueryRunner): Promise<void> {
     await queryRunner.query(

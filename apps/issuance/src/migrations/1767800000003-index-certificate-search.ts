@@ -9,8 +9,8 @@ const INDEX = 'certificates_inventory_search';
  * operator's set-up does (deploy/postgres/init-roles.sql). Without it, `q` still works, by a scan
  * of the tenant's rows. Built CONCURRENTLY, outside a transaction, like the other inventory indexes.
  */
-export class IndexCertificateSearch1767600000003 implements MigrationInterface {
-  name = 'IndexCertificateSearch1767600000003';
+export class IndexCertificateSearch1767800000003 implements MigrationInterface {
+  name = 'IndexCertificateSearch1767800000003';
   transaction = false as const;
 
   async up(queryRunner: QueryRunner): Promise<void> {

@@ -14,8 +14,8 @@ const INDEXES: Record<string, string> = {
  * holding millions of certificates keeps taking issuances and revocations while they build. A
  * build that was interrupted leaves an invalid index: it is dropped and built again.
  */
-export class IndexCertificateInventory1767600000001 implements MigrationInterface {
-  name = 'IndexCertificateInventory1767600000001';
+export class IndexCertificateInventory1767800000001 implements MigrationInterface {
+  name = 'IndexCertificateInventory1767800000001';
   transaction = false as const;
 
   async up(queryRunner: QueryRunner): Promise<void> {
