@@ -56,6 +56,8 @@ describe.each(modes)('ACME (%s)', (mode) => {
         ACME_RESOLVE: '*.example.test=127.0.0.1,app.example.test=127.0.0.1',
         ACME_ALLOW_PRIVATE_TARGETS: 'true',
         ACME_DNS_RESOLVER: dns.address,
+        // Every client of this suite is 127.0.0.1 in one tenant: the per-address limit is the tenant's.
+        ACME_RATE_LIMIT_PER_SOURCE: '1200',
       },
     });
     tenant = await createTenant(sut, {
