@@ -26,11 +26,12 @@ const BENCHMARKS = {
   replicas: 'replicas.ts',
   'events-scaling': 'events-scaling.ts',
   webhooks: 'webhooks.ts',
+  inventory: 'inventory.ts',
 };
 // Run only when named: the soak alone takes 10 minutes (`npm run bench -- soak`); floods load the
 // machine on purpose (`npm run bench -- floods`, `exhaustion`); replicas needs DATABASE_URL, events-scaling real
 // NATS (`npm run bench -- replicas events-scaling`).
-const OPT_IN = ['soak', 'floods', 'exhaustion', 'replicas', 'events-scaling'];
+const OPT_IN = ['soak', 'floods', 'exhaustion', 'replicas', 'events-scaling', 'inventory'];
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);

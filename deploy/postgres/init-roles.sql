@@ -42,6 +42,9 @@ SELECT format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), role_nam
 
 SELECT format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I', schema_name, role_name)
   FROM ca_service_roles \gexec
+-- Trigram matching for the certificate inventory's substring search (issuance's migration builds
+-- its index when the extension is there; a service role may not create extensions itself).
+CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
 SELECT format('ALTER SCHEMA %I OWNER TO %I', schema_name, role_name) FROM ca_service_roles \gexec
 SELECT format('REVOKE ALL ON SCHEMA %I FROM PUBLIC', schema_name) FROM ca_service_roles \gexec
 

@@ -42,6 +42,23 @@ export class ApiClient {
     return this.call<T>('DELETE', path);
   }
 
+  /** A streamed answer (docs/api.md#export-certificates), chunk by chunk as it arrives. */
+  async *stream(path: string, accept: string): AsyncGenerator<Uint8Array> {
+    const url = new URL(path, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
+    let response: Response;
+    try {
+      response = await fetch(url, { headers: { authorization: `Bearer ${this.token}`, accept } });
+    } catch (error) {
+      const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+      throw new ConnectionError(
+        `cannot reach ${url.origin}: ${cause?.code ?? cause?.message ?? String(error)}`,
+      );
+    }
+    if (!response.ok) throw new ApiError(response.status, problemOf(response, await response.text()));
+    if (!response.body) return;
+    for await (const chunk of response.body) yield chunk;
+  }
+
   private async call<T>(method: string, path: string, body?: unknown): Promise<T> {
     const url = new URL(path, this.baseUrl.endsWith('/') ? this.baseUrl : `${this.baseUrl}/`);
     const headers: Record<string, string> = {

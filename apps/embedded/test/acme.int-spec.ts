@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { calculateJwkThumbprint } from 'jose';
 import { createServer } from 'node:http';
 import { Client } from 'pg';
-import { generateEcKeyPair } from '@ca/pki';
+import { derToPem, generateEcKeyPair } from '@ca/pki';
 import { buildTestCsr } from '@ca/pki/testing';
 import { RawAcmeClient, acmeErrorType } from './support/acme-client';
 import { TestTenant, adminRequest, createTenant } from './support/admin-api';
@@ -56,6 +56,8 @@ describe.each(modes)('ACME (%s)', (mode) => {
         ACME_RESOLVE: '*.example.test=127.0.0.1,app.example.test=127.0.0.1',
         ACME_ALLOW_PRIVATE_TARGETS: 'true',
         ACME_DNS_RESOLVER: dns.address,
+        // Every client of this suite is 127.0.0.1 in one tenant: the per-address limit is the tenant's.
+        ACME_RATE_LIMIT_PER_SOURCE: '1200',
       },
     });
     tenant = await createTenant(sut, {
@@ -630,6 +632,40 @@ describe.each(modes)('ACME (%s)', (mode) => {
         await new Promise((resolve) => elsewhere.close(resolve));
         await new Promise((resolve) => redirector.close(resolve));
       }
+    });
+
+    it('records an ACME certificate as source acme, keyed by its CSR: renewal asks for a CSR and never hands out a key', async () => {
+      const account = await openAccount();
+      const created = await account.post(account.newOrder, {
+        identifiers: [{ type: 'dns', value: 'renew.example.test' }],
+      });
+      const { authorizations, finalize } = created.json<{ authorizations: string[]; finalize: string }>();
+      const authz = (await account.post(authorizations[0], '')).json<AuthorizationView>();
+      const challenge = authz.challenges.find((c) => c.type === 'dns-01')!;
+      dns.txt.set('_acme-challenge.renew.example.test', [account.txtFor(challenge.token)]);
+      await account.post(challenge.url, {});
+      expect((await account.settled(authorizations[0])).status).toBe('valid');
+      const csr = Buffer.from(await buildTestCsr(await generateEcKeyPair(false), 'renew.example.test'));
+      expect((await account.post(finalize, { csr: csr.toString('base64url') })).status).toBe(200);
+
+      const listed = (await tenant.get('/v2/certificates?q=renew.example.test')).json<{
+        certificates: { certificateId: string; source: string; usage: string }[];
+      }>().certificates;
+      expect(listed).toEqual([expect.objectContaining({ source: 'acme', usage: 'Server' })]);
+      const id = listed[0].certificateId;
+      const serverKeyed = await tenant.post(`/v1/certificates/${id}/renew`, { validityDays: 30 });
+      expect(serverKeyed.status).toBe(400);
+      expect(serverKeyed.text).not.toContain('PRIVATE KEY');
+      expect(serverKeyed.json<{ errors: { field: string }[] }>().errors.map((e) => e.field)).toEqual([
+        'csrPem',
+      ]);
+      const newCsr = derToPem(
+        await buildTestCsr(await generateEcKeyPair(false), 'renew.example.test'),
+        'CERTIFICATE REQUEST',
+      );
+      const renewed = await tenant.post(`/v2/certificates/${id}/renew`, { validityDays: 30, csrPem: newCsr });
+      expect(renewed.status).toBe(200);
+      expect(renewed.json()).not.toHaveProperty('privateKeyPem');
     });
   });
 

@@ -223,6 +223,35 @@ describe('npm run cli (embedded)', () => {
     }
   });
 
+  it('searches with filters and --all across pages, and exports CSV to a file', async () => {
+    const listed = JSON.parse((await cli('cert', 'list', '--json')).stdout) as { certificates: unknown[] };
+    const [all, server, exported] = await Promise.all([
+      cli('cert', 'search', '--all', '--limit', '1', '--json'),
+      cli('cert', 'search', '--usage', 'Server', '--status', 'Active'),
+      cli('cert', 'export', '--format', 'csv', '--output', path('inventory.csv')),
+    ]);
+    const walked = JSON.parse(all.stdout) as { certificates: { certificateId: string }[]; nextCursor: null };
+    expect(walked.certificates).toHaveLength(listed.certificates.length);
+    expect(new Set(walked.certificates.map((c) => c.certificateId)).size).toBe(listed.certificates.length);
+    const [header, ...rows] = server.stdout.trimEnd().split('\n');
+    expect(header.split(/\s{2,}/)).toEqual([
+      'ID',
+      'COMMON NAME',
+      'CLIENT',
+      'SERIAL',
+      'STATUS',
+      'USAGE',
+      'SOURCE',
+      'EXPIRES',
+    ]);
+    expect(rows.length).toBeGreaterThan(0);
+    for (const row of rows) expect(row).toMatch(/ Active +Server +api /);
+    expect(exported.status).toBe(0);
+    const csv = readFileSync(path('inventory.csv'), 'utf8').trimEnd().split('\r\n');
+    expect(csv[0].startsWith('certificateId,clientId,commonName,')).toBe(true);
+    expect(csv).toHaveLength(listed.certificates.length + 1);
+  });
+
   it('shows a Problem Details answer as one line and exits non-zero', async () => {
     const [bad, twice, missing, refused] = await Promise.all([
       cli('cert', 'issue', 'x', '--org', 'Acme', '--ou', 'IT', '--country', 'usa'),

@@ -188,4 +188,34 @@ describe('OpenAPI description (embedded)', () => {
       expect(bodySchema(path).properties).not.toHaveProperty('pkcs12Profile');
     }
   });
+
+  it('documents the inventory operations with every parameter', () => {
+    const parameters = (path: string) =>
+      (doc.paths[path].get as unknown as { parameters: { name: string; in: string }[] }).parameters
+        .filter((p) => p.in === 'query')
+        .map((p) => p.name)
+        .sort();
+    const filters = [
+      'caId',
+      'clientId',
+      'expiresAfter',
+      'expiresBefore',
+      'issuedAfter',
+      'issuedBefore',
+      'q',
+      'sort',
+      'source',
+      'status',
+      'usage',
+    ];
+    expect(parameters('/v2/certificates')).toEqual([...filters, 'cursor', 'limit'].sort());
+    expect(parameters('/v2/certificates/export')).toEqual(filters);
+    for (const [method, path] of [
+      ['get', '/v2/certificates/summary'],
+      ['post', '/v2/certificates/revoke-matching'],
+      ['get', '/v2/jobs/{jobId}'],
+    ] as const) {
+      expect(doc.paths[path]?.[method]).toBeDefined();
+    }
+  });
 });

@@ -15,6 +15,10 @@ import { CertificateAuthorityController } from './certificate-authority/certific
 import { CertificateAuthorityV2Controller } from './certificate-authority/certificate-authority-v2.controller';
 import { CertificatesController } from './certificates/certificates.controller';
 import { CertificatesV2Controller } from './certificates/certificates-v2.controller';
+import {
+  CertificateInventoryController,
+  JobsController,
+} from './certificates/certificate-inventory.controller';
 import { CertificateDeliverer } from './certificates/certificate-delivery';
 import { LeafKeyAlgorithms } from './certificates/leaf-key-algorithm';
 import { DownloadLinks } from './downloads/download-links';
@@ -57,6 +61,8 @@ export class GatewayModule {
         CertificateAuthorityV2Controller,
         CertificatesController,
         CertificatesV2Controller,
+        CertificateInventoryController,
+        JobsController,
         DownloadsController,
         EabKeysController,
         AcmeEdgeController,

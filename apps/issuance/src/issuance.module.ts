@@ -12,6 +12,7 @@ import { RenewRootHandler } from './certificate-authority/renew-root.handler';
 import { InitializeCaHandler } from './certificate-authority/initialize-ca.handler';
 import { ExternalRootHandler } from './certificate-authority/external-root.handler';
 import { CertificateGroupCommit } from './certificates/certificate-group-commit';
+import { CertificateInventory } from './certificates/certificate-inventory';
 import { CertificateQueries } from './certificates/certificate-queries';
 import { BlockedKeys } from './certificates/blocked-keys';
 import { CertificateMinter } from './certificates/certificate.minter';
@@ -22,6 +23,8 @@ import { ExpiryReportController } from './certificates/expiry-report.controller'
 import { IssueCertificateHandler } from './certificates/issue-certificate.handler';
 import { RenewCertificateHandler } from './certificates/renew-certificate.handler';
 import { RevokeCertificateHandler } from './certificates/revoke-certificate.handler';
+import { RevocationJobRunner } from './certificates/revocation-job-runner';
+import { RevokeMatchingHandler } from './certificates/revoke-matching.handler';
 import { ReleaseHoldHandler } from './certificates/release-hold.handler';
 import { IssuancePolicies } from './policy/issuance-policies';
 import { IssuancePolicyController } from './policy/issuance-policy.controller';
@@ -76,6 +79,8 @@ export class IssuanceModule {
       deps.keyAlgorithm,
       policies,
     );
+    const revokeHandler = new RevokeCertificateHandler(deps.dataSource, nudge, publication);
+    const jobRunner = new RevocationJobRunner(deps.dataSource, revokeHandler);
     const minter = new CertificateMinter(
       signer,
       deps.pkiPublicUrl,
@@ -114,9 +119,11 @@ export class IssuanceModule {
           provide: RenewCertificateHandler,
           useValue: new RenewCertificateHandler(deps.dataSource, minter, deps.keyAlgorithm),
         },
+        { provide: RevokeCertificateHandler, useValue: revokeHandler },
+        { provide: RevocationJobRunner, useValue: jobRunner },
         {
-          provide: RevokeCertificateHandler,
-          useValue: new RevokeCertificateHandler(deps.dataSource, nudge, publication),
+          provide: RevokeMatchingHandler,
+          useValue: new RevokeMatchingHandler(deps.dataSource, (jobId) => jobRunner.kick(jobId)),
         },
         {
           provide: ReleaseHoldHandler,
@@ -154,6 +161,7 @@ export class IssuanceModule {
           ),
         },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
+        { provide: CertificateInventory, useValue: new CertificateInventory(deps.dataSource) },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
         {
           provide: SignCrlHandler,

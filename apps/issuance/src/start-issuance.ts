@@ -23,6 +23,7 @@ import { openIssuanceCustody } from './custody/open-issuance-custody';
 import { ExpiryReporter } from './certificates/expiry-report';
 import { IssuanceModule } from './issuance.module';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
+import { RevocationJobRunner } from './certificates/revocation-job-runner';
 import { ISSUANCE_MIGRATIONS } from './migrations';
 import { ResponderPublication } from './publication/responder-publication';
 import { ISSUANCE_CONSUMER, TenantProjection } from './tenants/tenant.projection';
@@ -76,6 +77,11 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   app.useGlobalInterceptors(new RpcTraceInterceptor('issuance'), new RpcReplyInterceptor(messaging.blobs));
   await app.listen();
   relay.start();
+  // Bulk revocations a stopped process left unfinished go on from where they stood.
+  const jobs = app.get(RevocationJobRunner);
+  await jobs.start((error, jobId) =>
+    runtime.logger.warn({ err: error, jobId }, 'a revoke-matching job stopped; it is retried'),
+  );
   // The gateway's tenant facts (suspension, plan limit), schema-checked, into issuance.tenants.
   const tenants = new TenantProjection(dataSource);
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
@@ -119,6 +125,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       for (const unregister of unregisterGauges) unregister();
       await subscription.stop();
       await replays.stop();
+      await jobs.stop();
       await app.close();
       await retention.stop();
       await relay.stop();

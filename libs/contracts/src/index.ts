@@ -24,6 +24,7 @@ export * from './issuance/renew-certificate.dto';
 export * from './issuance/revoke-certificate.dto';
 export * from './issuance/release-hold.dto';
 export * from './issuance/certificate-views';
+export * from './issuance/certificate-inventory';
 export * from './issuance/expiry-report';
 export * from './issuance/certificate.events';
 export * from './issuance/signing.dto';

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { PGlite } from '@electric-sql/pglite';
+import { Extension, PGlite } from '@electric-sql/pglite';
 import { Client } from 'pg';
 import { PgliteWireServer } from './pglite-wire.server';
 
@@ -12,6 +12,10 @@ import { PgliteWireServer } from './pglite-wire.server';
  * vacuumed this often instead; pages without dead rows are skipped (the visibility map).
  */
 export const EMBEDDED_VACUUM_INTERVAL_MS = 60_000;
+
+// The package exports it as a subpath, which TypeScript's `node` module resolution cannot see.
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
 
 export interface EmbeddedPostgres {
   /** A normal Postgres connection URL for the `pg` driver. */
@@ -33,7 +37,8 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedPostgres> {
   const dir = join(dataDir, 'pg');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const db = await PGlite.create({ dataDir: dir });
+  // pg_trgm: the certificate inventory's substring search index (issuance migrations).
+  const db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } });
   const password = randomBytes(24).toString('base64url');
   const server = new PgliteWireServer(db, password);
   const port = await server.listen('127.0.0.1', 0);

@@ -139,6 +139,13 @@ export const PROBLEM_CATALOG: Record<ErrorCode, ProblemClass> = {
     recovery:
       'Only a certificate revoked with reasonCode CertificateHold can be released; read it to see its status.',
   },
+  [ErrorCode.CountMismatch]: {
+    status: 409,
+    path: 'ca-manager/count-mismatch',
+    title: 'Count mismatch',
+    recovery:
+      'The filter now matches another number of certificates than expectedCount; nothing was revoked. Run the dry run again and confirm the new count.',
+  },
   // 400: what reaches the linter through the admin API was derived from the request (subject, names,
   // extensions, validity), so the request is what has to change. See docs/lints.md.
   [ErrorCode.CertificateLintFailed]: {

@@ -27,7 +27,7 @@ const MAY_REQUEST: Record<ServiceName, string[]> = {
   revocation: ['issuance.crl.sign'],
   'ocsp-responder': ['issuance.ocsp-signer.issue', 'issuance.ca.list'],
   acme: [
-    'issuance.certificate.issue-v2',
+    'issuance.acme.issue-certificate',
     'issuance.certificate.revoke',
     'issuance.policy.get',
     'issuance.ca.list',

@@ -183,7 +183,7 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
           { tenantId: ctx.tenantId, principal: `acme:${account.id}` },
           order.identifiers,
         );
-        const issued = await deps.issuance.send(IssuancePattern.IssueCertificateV2, {
+        const issued = await deps.issuance.send(IssuancePattern.IssueAcmeCertificate, {
           tenantId: ctx.tenantId,
           principal: `acme:${account.id}`,
           subjectPublicKey: { format: 'spki', der: subjectPublicKey.toString('base64') },

@@ -8,6 +8,8 @@ import { certRevoke } from './cert-revoke';
 import { certReleaseHold } from './cert-release-hold';
 import { certShow } from './cert-show';
 import { webhookAdd, webhookDelete, webhookDeliveries, webhookList, webhookTest } from './webhook';
+import { certSearch } from './cert-search';
+import { certExport } from './cert-export';
 
 export const COMMANDS: Command[] = [
   caInit,
@@ -23,4 +25,6 @@ export const COMMANDS: Command[] = [
   webhookDelete,
   webhookTest,
   webhookDeliveries,
+  certSearch,
+  certExport,
 ];

@@ -26,6 +26,11 @@ const ACTIONS: { method: string; path: RegExp; action: string }[] = [
   { method: 'POST', path: route(`/v1/certificates/${SEGMENT}/renew`), action: 'certificate.renew' },
   { method: 'POST', path: route(`/v1/certificates/${SEGMENT}/revoke`), action: 'certificate.revoke' },
   { method: 'POST', path: route('/v2/certificates'), action: 'certificate.issue-v2' },
+  { method: 'GET', path: route('/v2/certificates'), action: 'certificate.search' },
+  { method: 'GET', path: route('/v2/certificates/summary'), action: 'certificate.summary' },
+  { method: 'GET', path: route('/v2/certificates/export'), action: 'certificate.export' },
+  { method: 'POST', path: route('/v2/certificates/revoke-matching'), action: 'certificate.revoke-matching' },
+  { method: 'GET', path: route(`/v2/jobs/${SEGMENT}`), action: 'job.get' },
   { method: 'POST', path: route(`/v2/certificates/${SEGMENT}/renew`), action: 'certificate.renew-v2' },
   {
     method: 'POST',

@@ -90,6 +90,7 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
         renewedFrom: null,
         issuedBy: 'tester',
         keyFromCsr: false,
+        source: 'api',
       },
       event,
     };

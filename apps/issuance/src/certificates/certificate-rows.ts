@@ -8,7 +8,7 @@ export type NewCertificate = Omit<
 
 const COLUMNS = `id, tenant_id, ca_id, serial_number, client_id, common_name, organization,
   organizational_unit, country, certificate_der, usage, dns_names, must_staple, custom_extensions,
-  not_before, not_after, issued_at, renewed_from, issued_by, key_from_csr`;
+  not_before, not_after, issued_at, renewed_from, issued_by, key_from_csr, source`;
 const CASTS = [
   'uuid',
   'uuid',
@@ -30,6 +30,7 @@ const CASTS = [
   'uuid',
   'text',
   'boolean',
+  'text',
 ];
 
 /**
@@ -67,6 +68,7 @@ export async function insertCertificates(
       c.renewedFrom,
       c.issuedBy,
       c.keyFromCsr,
+      c.source,
     ]),
   );
 }

@@ -1,3 +1,4 @@
+import { CertificateSource } from '@ca/contracts';
 import { Column, Entity, PrimaryColumn } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 
@@ -76,6 +77,10 @@ export class CertificateEntity {
   /** Issued for the caller's CSR: the CA never had its key, so it is renewed with a CSR only. */
   @Column('boolean', { name: 'key_from_csr', default: false })
   keyFromCsr!: boolean;
+
+  /** docs/api.md#search-certificates source: api (the service made the key), csr or acme. */
+  @Column('text', { default: 'api' })
+  source!: CertificateSource;
 
   /** The principal whose command revoked it. */
   @Column('text', { name: 'revoked_by', nullable: true })

@@ -21,6 +21,8 @@ export interface MintRequest {
   subjectKey: SubjectKey;
   /** The principal whose command this is, kept on the row and in the event. */
   principal: string;
+  /** An ACME order's certificate (only the acme service's subject says so); else by its key. */
+  viaAcme?: boolean;
 }
 
 /** A random 128-bit serial colliding is astronomically unlikely; a few retries make it impossible to store twice. */
@@ -121,6 +123,7 @@ export class CertificateMinter {
             renewedFrom: request.renewedFrom ?? null,
             issuedBy: request.principal,
             keyFromCsr: request.subjectKey.fromCsr,
+            source: request.viaAcme ? 'acme' : request.subjectKey.fromCsr ? 'csr' : 'api',
           },
           // Made here, in the request's context, whose trace and request id it carries.
           event: newEvent<CertificateIssuedPayload>(EventType.CertificateIssued, {

@@ -2,11 +2,13 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { certificateMetrics } from '@ca/observability';
+import { CertificateInventory } from './certificate-inventory';
 import { CertificateQueries } from './certificate-queries';
 import { IssueCertificateHandler } from './issue-certificate.handler';
 import { RenewCertificateHandler } from './renew-certificate.handler';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
 import { ReleaseHoldHandler } from './release-hold.handler';
+import { RevokeMatchingHandler } from './revoke-matching.handler';
 
 type Request<P extends keyof IssuanceApi> = IssuanceApi[P][0];
 type Reply<P extends keyof IssuanceApi> = Promise<IssuanceApi[P][1]>;
@@ -20,6 +22,8 @@ export class CertificatesController {
     private readonly revokeHandler: RevokeCertificateHandler,
     private readonly releaseHoldHandler: ReleaseHoldHandler,
     private readonly queries: CertificateQueries,
+    private readonly inventory: CertificateInventory,
+    private readonly revokeMatchingHandler: RevokeMatchingHandler,
   ) {}
 
   @MessagePattern(IssuancePattern.IssueCertificate)
@@ -41,6 +45,15 @@ export class CertificatesController {
     @Payload() command: Request<typeof IssuancePattern.IssueCertificateV2>,
   ): Reply<typeof IssuancePattern.IssueCertificateV2> {
     return this.issueHandler.executeV2(command).then(counted(() => certificateMetrics.issued('issue-v2')));
+  }
+
+  @MessagePattern(IssuancePattern.IssueAcmeCertificate)
+  issueAcme(
+    @Payload() command: Request<typeof IssuancePattern.IssueAcmeCertificate>,
+  ): Reply<typeof IssuancePattern.IssueAcmeCertificate> {
+    return this.issueHandler
+      .executeV2(command, true)
+      .then(counted(() => certificateMetrics.issued('issue-v2')));
   }
 
   @MessagePattern(IssuancePattern.RenewCertificateV2)
@@ -78,6 +91,34 @@ export class CertificatesController {
     @Payload() query: Request<typeof IssuancePattern.ListCertificates>,
   ): Reply<typeof IssuancePattern.ListCertificates> {
     return this.queries.list(query);
+  }
+
+  @MessagePattern(IssuancePattern.SearchCertificates)
+  search(
+    @Payload() query: Request<typeof IssuancePattern.SearchCertificates>,
+  ): Reply<typeof IssuancePattern.SearchCertificates> {
+    return this.inventory.search(query);
+  }
+
+  @MessagePattern(IssuancePattern.SummarizeCertificates)
+  summary(
+    @Payload() query: Request<typeof IssuancePattern.SummarizeCertificates>,
+  ): Reply<typeof IssuancePattern.SummarizeCertificates> {
+    return this.inventory.summary(query);
+  }
+
+  @MessagePattern(IssuancePattern.RevokeMatching)
+  revokeMatching(
+    @Payload() command: Request<typeof IssuancePattern.RevokeMatching>,
+  ): Reply<typeof IssuancePattern.RevokeMatching> {
+    return this.revokeMatchingHandler.execute(command);
+  }
+
+  @MessagePattern(IssuancePattern.GetRevocationJob)
+  job(
+    @Payload() query: Request<typeof IssuancePattern.GetRevocationJob>,
+  ): Reply<typeof IssuancePattern.GetRevocationJob> {
+    return this.revokeMatchingHandler.job(query);
   }
 
   @MessagePattern(IssuancePattern.ListExpiringCertificates)

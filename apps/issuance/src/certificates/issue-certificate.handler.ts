@@ -42,7 +42,11 @@ export class IssueCertificateHandler {
     });
   }
 
-  async executeV2(command: IssueCertificateV2Command): Promise<IssuedCertificate> {
+  /**
+   * `viaAcme`: asked on the acme service's own subject. Its key is the order's CSR's, which the
+   * acme service verified (RFC 8555 7.4), so the CA never held its private key: recorded as such.
+   */
+  async executeV2(command: IssueCertificateV2Command, viaAcme = false): Promise<IssuedCertificate> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     // validateDto also runs the rules across fields (v2IssuanceRuleErrors). acme's request for
     // names too long for a CN has none (docs/api.md#acme-certificate-profile): stored as ''.
@@ -52,7 +56,8 @@ export class IssueCertificateHandler {
       command.request,
     );
     if (withoutCn) request.commonName = '';
-    const subjectKey = await importSubjectPublicKey(command.subjectPublicKey, this.deploymentKeyAlgorithm);
+    const imported = await importSubjectPublicKey(command.subjectPublicKey, this.deploymentKeyAlgorithm);
+    const subjectKey = viaAcme ? { ...imported, fromCsr: true } : imported;
     const usage = request.usage ?? CertificateUsage.Client;
     const hostNames = normalizedHostNames(usage, request.commonName, request.subjectAlternativeNames ?? []);
     return this.minter.mint({
@@ -67,6 +72,7 @@ export class IssueCertificateHandler {
       validityDays: request.validityDays,
       subjectKey,
       principal: command.principal,
+      viaAcme,
     });
   }
 }

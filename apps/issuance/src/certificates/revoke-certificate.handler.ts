@@ -11,7 +11,7 @@ import {
   validateDto,
 } from '@ca/contracts';
 import { recordEvent } from '@ca/messaging';
-import { DataSource } from 'typeorm';
+import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { revocationEventFields, revocationNow } from '../revocation-record';
 import { blockKeyIfCompromised } from './blocked-keys';
@@ -31,7 +31,14 @@ export class RevokeCertificateHandler {
     private readonly publication?: ResponderPublication,
   ) {}
 
-  async execute(command: RevokeCertificateCommand): Promise<RevokeCertificateResult> {
+  /**
+   * `inTransaction`: more work that must commit with the revocation or not at all (a bulk
+   * revocation job marks its item done there, so a crash can never revoke one twice).
+   */
+  async execute(
+    command: RevokeCertificateCommand,
+    inTransaction?: (manager: EntityManager) => Promise<void>,
+  ): Promise<RevokeCertificateResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', certificateId: 'uuid' });
     await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
     const request = await validateDto(RevokeCertificateRequest, command.request);
@@ -75,6 +82,7 @@ export class RevokeCertificateHandler {
           sequence: await nextStatusSequence(manager, certificate.id),
         },
       );
+      await inTransaction?.(manager);
       return { certificateId: certificate.id, revokedAt: revocation.revokedAt.toISOString(), event };
     });
     this.onEventsRecorded();

@@ -4,6 +4,10 @@ import { RootRenewal1767300000000 } from './1767300000000-root-renewal';
 import { AddAllowedUsagesToIssuancePolicies1767500000000 } from './1767500000000-add-allowed-usages-to-issuance-policies';
 import { CreateBlockedKeys1767600000000 } from './1767600000000-create-blocked-keys';
 import { AddCrossCertificateRevocation1767700000000 } from './1767700000000-add-cross-certificate-revocation';
+import { AddSourceToCertificates1767800000000 } from './1767800000000-add-source-to-certificates';
+import { IndexCertificateInventory1767800000001 } from './1767800000001-index-certificate-inventory';
+import { CreateRevocationJobs1767800000002 } from './1767800000002-create-revocation-jobs';
+import { IndexCertificateSearch1767800000003 } from './1767800000003-index-certificate-search';
 import { CreateCertificateAuthorities1763769600000 } from './1763769600000-create-certificate-authorities';
 import { CreateCertificates1763769700000 } from './1763769700000-create-certificates';
 import { AddV2ProfileToCertificates1763769900000 } from './1763769900000-add-v2-profile-to-certificates';
@@ -45,5 +49,9 @@ export const ISSUANCE_MIGRATIONS = [
   AddCrossCertificateRevocation1767700000000,
   CrlListedRevocations1767710000000,
   CreateOcspSignerCertifications1767720000000,
+  AddSourceToCertificates1767800000000,
+  IndexCertificateInventory1767800000001,
+  CreateRevocationJobs1767800000002,
+  IndexCertificateSearch1767800000003,
   AddStatusSequenceToCertificates1767840000000,
 ];

@@ -9,6 +9,8 @@ export const ErrorCode = {
   Conflict: 'CONFLICT',
   CertificateLimitReached: 'CERTIFICATE_LIMIT_REACHED',
   CertificateNotOnHold: 'CERTIFICATE_NOT_ON_HOLD',
+  /** revoke-matching: the filter matches another number than expectedCount; nothing was revoked. */
+  CountMismatch: 'COUNT_MISMATCH',
   /** The tenant's issuing CA is revoked: nothing is signed with it (docs/api.md#revoke-an-issuing-ca). */
   IssuingCaRevoked: 'ISSUING_CA_REVOKED',
   /** The issuing CA waits for its certificate from the corporate root (docs/api.md#external-root). */

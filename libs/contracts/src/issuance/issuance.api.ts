@@ -1,3 +1,13 @@
+import {
+  InventoryPage,
+  InventorySummary,
+  InventorySummaryQuery,
+  RevocationJobQuery,
+  RevocationJobView,
+  RevokeMatchingCommand,
+  RevokeMatchingResult,
+  SearchCertificatesQuery,
+} from './certificate-inventory';
 import { TenantCommand } from '../common/tenant-command';
 import {
   CertificateDetail,
@@ -49,6 +59,7 @@ export type IssuanceApi = {
   [IssuancePattern.IssueCertificate]: [IssueCertificateCommand, IssuedCertificate];
   [IssuancePattern.RenewCertificate]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.IssueCertificateV2]: [IssueCertificateV2Command, IssuedCertificate];
+  [IssuancePattern.IssueAcmeCertificate]: [IssueCertificateV2Command, IssuedCertificate];
   [IssuancePattern.RenewCertificateV2]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.RevokeCertificate]: [RevokeCertificateCommand, RevokeCertificateResult];
   [IssuancePattern.ReleaseCertificateHold]: [ReleaseHoldCommand, ReleaseHoldResult];
@@ -58,6 +69,10 @@ export type IssuanceApi = {
     ExpiringCertificatesQuery,
     { certificates: ExpiringCertificateSummary[] },
   ];
+  [IssuancePattern.SearchCertificates]: [SearchCertificatesQuery, InventoryPage];
+  [IssuancePattern.SummarizeCertificates]: [InventorySummaryQuery, InventorySummary];
+  [IssuancePattern.RevokeMatching]: [RevokeMatchingCommand, RevokeMatchingResult];
+  [IssuancePattern.GetRevocationJob]: [RevocationJobQuery, RevocationJobView];
   [IssuancePattern.ExpiryReport]: [ExpiryReportQuery, ExpiryReport];
   [IssuancePattern.SignCrl]: [SignCrlCommand, SignCrlResult];
   [IssuancePattern.CrlRevocations]: [CrlRevocationsQuery, CrlRevocationsResult];

@@ -16,12 +16,26 @@ export const IssuancePattern = {
   IssueCertificate: 'issuance.certificate.issue',
   RenewCertificate: 'issuance.certificate.renew',
   IssueCertificateV2: 'issuance.certificate.issue-v2',
+  /**
+   * A finalized ACME order's certificate: issue-v2 for a key the acme service took from the order's
+   * CSR. Outside `issuance.certificate.*`, so only the acme service's bus user may ask it: the
+   * certificate is recorded as `acme` and CSR-keyed (renewed with a CSR only).
+   */
+  IssueAcmeCertificate: 'issuance.acme.issue-certificate',
   RenewCertificateV2: 'issuance.certificate.renew-v2',
   RevokeCertificate: 'issuance.certificate.revoke',
   ReleaseCertificateHold: 'issuance.certificate.release-hold',
   GetCertificate: 'issuance.certificate.get',
   ListCertificates: 'issuance.certificate.list',
   ListExpiringCertificates: 'issuance.certificate.list-expiring',
+  /** docs/api.md#search-certificates: one keyset page of the filtered inventory. */
+  SearchCertificates: 'issuance.certificate.search',
+  /** docs/api.md#certificate-summary: counts by status and expiry window. */
+  SummarizeCertificates: 'issuance.certificate.summary',
+  /** docs/api.md#revoke-matching: count, or start a job that revokes every match. */
+  RevokeMatching: 'issuance.certificate.revoke-matching',
+  /** docs/api.md#jobs: a revoke-matching job's progress. */
+  GetRevocationJob: 'issuance.certificate.job',
   /** Operator report across tenants (`npm run ops -- expiring`); never reachable from the admin API. */
   ExpiryReport: 'issuance.report.expiring',
   SignCrl: 'issuance.crl.sign',

@@ -1,0 +1,154 @@
+import { randomBytes, randomUUID } from 'node:crypto';
+import { openSchemaDataSource } from '@ca/persistence';
+import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
+import { DataSource, EntityManager } from 'typeorm';
+import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { ISSUANCE_MIGRATIONS } from '../migrations';
+import { insertCertificates } from './certificate-rows';
+import { CertificateEntity } from './certificate.entity';
+import { RevocationJobRunner } from './revocation-job-runner';
+import { RevokeCertificateHandler } from './revoke-certificate.handler';
+import { RevokeMatchingHandler } from './revoke-matching.handler';
+
+jest.setTimeout(60_000);
+
+/**
+ * A revoke-matching job that stops mid-way (the process dies inside a revocation's transaction)
+ * and is resumed by another runner (the restarted process): every chosen certificate ends revoked
+ * once, with one certificate.revoked event each, none skipped, none twice.
+ */
+describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
+  let database: TestDatabase;
+  let dataSource: DataSource;
+  const tenantId = randomUUID();
+
+  beforeAll(async () => {
+    database = await createTestDatabase(kind);
+    dataSource = await openSchemaDataSource({
+      url: database.url,
+      schema: ISSUANCE_SCHEMA,
+      entities: [CertificateAuthorityEntity, CertificateEntity],
+      migrations: ISSUANCE_MIGRATIONS,
+    });
+    const now = new Date();
+    const caId = randomUUID();
+    await dataSource.getRepository(CertificateAuthorityEntity).insert({
+      id: caId,
+      tenantId,
+      commonName: 'Root',
+      organization: 'Acme',
+      country: 'US',
+      serialNumber: '01',
+      certificateDer: Buffer.of(0x30, 0x00),
+      notBefore: now,
+      notAfter: new Date(now.getTime() + 86_400_000),
+      keyCustody: 'local',
+      keyAlgorithm: 'ECDSA-P256',
+      publicKeySpki: Buffer.of(0x30, 0x00),
+      wrappedKey: Buffer.of(0),
+      createdAt: now,
+    });
+    await dataSource.transaction((manager) =>
+      insertCertificates(
+        manager,
+        Array.from({ length: 30 }, (_, i) => ({
+          id: randomUUID(),
+          tenantId,
+          caId,
+          serialNumber: randomBytes(16).toString('hex'),
+          clientId: i < 25 ? 'bulk' : 'kept',
+          commonName: `cn-${i}`,
+          organization: 'Acme',
+          organizationalUnit: 'Ops',
+          country: 'US',
+          certificateDer: Buffer.of(0x30, 0x00),
+          usage: 'Client',
+          dnsNames: [],
+          mustStaple: false,
+          customExtensions: [],
+          notBefore: now,
+          notAfter: new Date(now.getTime() + 86_400_000),
+          issuedAt: now,
+          renewedFrom: null,
+          issuedBy: 'tester',
+          keyFromCsr: false,
+          source: 'api',
+        })),
+      ),
+    );
+  });
+  afterAll(async () => {
+    await dataSource?.destroy();
+    await database?.drop();
+  });
+
+  it('resumes after a crash: each match revoked exactly once, nothing else touched', async () => {
+    const handler = new RevokeMatchingHandler(dataSource, () => undefined);
+    const started = await handler.execute({
+      tenantId,
+      principal: 'operator',
+      request: { filter: { clientId: 'bulk' }, reason: 'bulk', expectedCount: 25 },
+    });
+    const { jobId } = started as { jobId: string };
+
+    // The first process dies inside its eleventh revocation's transaction.
+    let revocations = 0;
+    const dying = new (class extends RevokeCertificateHandler {
+      override execute(...args: Parameters<RevokeCertificateHandler['execute']>) {
+        const [command, inTransaction] = args;
+        return super.execute(command, async (manager: EntityManager) => {
+          if (++revocations === 11) throw new Error('process killed');
+          await inTransaction?.(manager);
+        });
+      }
+    })(dataSource, () => undefined);
+    const first = new RevocationJobRunner(dataSource, dying);
+    await expect(first.run(jobId)).rejects.toThrow('process killed');
+    // Stopped part-way: the revocations under way beside the one that died may have finished.
+    const stopped = await handler.job({ tenantId, jobId });
+    expect(stopped).toMatchObject({ status: 'running', failed: 0 });
+    expect(stopped.done).toBeGreaterThanOrEqual(10);
+    expect(stopped.done).toBeLessThan(25);
+    // Its lease is never handed back: the next process takes the job once the lease has run out.
+    await dataSource.query("UPDATE issuance.revocation_jobs SET lease_until = now() - interval '1 second'");
+
+    // The restarted process resumes every running job on start.
+    const second = new RevocationJobRunner(
+      dataSource,
+      new RevokeCertificateHandler(dataSource, () => undefined),
+    );
+    await second.start();
+    try {
+      for (let i = 0; (await handler.job({ tenantId, jobId })).status === 'running'; i++) {
+        if (i > 600) throw new Error('the job was not resumed');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await second.stop();
+    }
+
+    expect(await handler.job({ tenantId, jobId })).toEqual({
+      jobId,
+      kind: 'revoke-matching',
+      status: 'done',
+      total: 25,
+      done: 25,
+      failed: 0,
+    });
+    const rows: { client_id: string; revoked: boolean; events: string }[] = await dataSource.query(
+      `SELECT c.client_id, c.revoked_at IS NOT NULL AS revoked,
+              (SELECT count(*) FROM issuance.outbox o
+                WHERE o.type = 'certificate.revoked' AND o.payload->>'certificateId' = c.id::text) AS events
+         FROM issuance.certificates c WHERE c.tenant_id = $1`,
+      [tenantId],
+    );
+    for (const row of rows) {
+      expect(row).toEqual(
+        row.client_id === 'bulk'
+          ? { client_id: 'bulk', revoked: true, events: '1' }
+          : { client_id: 'kept', revoked: false, events: '0' },
+      );
+    }
+  });
+});

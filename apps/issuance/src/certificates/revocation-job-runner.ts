@@ -1,0 +1,183 @@
+import { randomUUID } from 'node:crypto';
+import { CaError, ErrorCode, RevocationReasonCode } from '@ca/contracts';
+import { DataSource, EntityManager } from 'typeorm';
+import { RevokeCertificateHandler } from './revoke-certificate.handler';
+
+/** Certificates read per round; each is revoked in a transaction of its own. */
+const BATCH = 200;
+/** Revocations under way at once within a job. */
+const CONCURRENCY = 4;
+/** A replica that stops renewing its lease (a crash) leaves the job to another after this. */
+const LEASE_MS = 30_000;
+/** After a failure of the database or the bus: wait, then carry on where the job stands. */
+const RETRY_MS = 2_000;
+
+interface JobRow {
+  id: string;
+  tenant_id: string;
+  principal: string;
+  request_id: string | null;
+  reason: string;
+  reason_code: string;
+}
+
+/**
+ * Works through revoke-matching jobs (docs/api.md#revoke-matching): each chosen certificate is
+ * revoked by the single revocation's own handler, so it is audited in its event and published to
+ * the CRL and OCSP exactly as `POST /v1/certificates/{id}/revoke` would; the item's state and the
+ * job's counters change in that same transaction. A job still `running` at start (the process
+ * stopped mid-way) is resumed: revoked items are never taken again, pending ones always are.
+ */
+export class RevocationJobRunner {
+  private readonly owner = randomUUID();
+  private readonly active = new Map<string, Promise<void>>();
+  private stopping = false;
+  private readonly timers = new Set<NodeJS.Timeout>();
+
+  private onError: (error: unknown, jobId: string) => void = () => undefined;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly revoke: RevokeCertificateHandler,
+  ) {}
+
+  /** Resumes every unfinished job (those a live replica holds are left to it until its lease ends). */
+  async start(onError?: (error: unknown, jobId: string) => void): Promise<void> {
+    if (onError) this.onError = onError;
+    const rows: { id: string }[] = await this.dataSource.query(
+      `SELECT id FROM issuance.revocation_jobs WHERE status = 'running' ORDER BY created_at`,
+    );
+    for (const { id } of rows) this.kick(id);
+  }
+
+  kick(jobId: string): void {
+    if (this.stopping || this.active.has(jobId)) return;
+    const run = this.run(jobId)
+      .catch((error: unknown) => {
+        this.onError(error, jobId);
+        this.later(jobId, RETRY_MS);
+      })
+      .finally(() => this.active.delete(jobId));
+    this.active.set(jobId, run);
+  }
+
+  /** Waits for the batches under way to end; the jobs stay `running` for the next start. */
+  async stop(): Promise<void> {
+    this.stopping = true;
+    for (const timer of this.timers) clearTimeout(timer);
+    await Promise.all(this.active.values());
+    // Handed back at once, so a restart goes on without waiting for the lease to run out.
+    await this.dataSource
+      .query(
+        'UPDATE issuance.revocation_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
+        [this.owner],
+      )
+      .catch(() => undefined);
+  }
+
+  /** Runs a job to its end (or until stopped); exposed for the runner's own tests. */
+  async run(jobId: string): Promise<void> {
+    for (;;) {
+      if (this.stopping) return;
+      const job = await this.claim(jobId);
+      if (!job) return;
+      const pending: { certificate_id: string }[] = await this.dataSource.query(
+        `SELECT certificate_id FROM issuance.revocation_job_items
+          WHERE job_id = $1 AND state = 'pending' ORDER BY certificate_id LIMIT $2`,
+        [jobId, BATCH],
+      );
+      if (pending.length === 0) {
+        await this.dataSource.query(
+          `UPDATE issuance.revocation_jobs SET status = 'done', finished_at = now(), lease_owner = NULL, lease_until = NULL
+            WHERE id = $1 AND status = 'running'`,
+          [jobId],
+        );
+        return;
+      }
+      // A few at a time: each is its own short transaction on its own row.
+      // A failure stops the others before they take another; all have ended before it is thrown.
+      let next = 0;
+      let failure: { error: unknown } | undefined;
+      const worker = async () => {
+        while (next < pending.length && !this.stopping && !failure) {
+          await this.revokeOne(job, pending[next++].certificate_id).catch((error: unknown) => {
+            failure ??= { error };
+          });
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      if (failure) throw failure.error;
+      if (this.stopping) return;
+    }
+  }
+
+  private async revokeOne(job: JobRow, certificateId: string): Promise<void> {
+    try {
+      await this.revoke.execute(
+        {
+          tenantId: job.tenant_id,
+          principal: job.principal,
+          ...(job.request_id ? { requestId: job.request_id } : {}),
+          certificateId,
+          request: { reason: job.reason, reasonCode: job.reason_code as RevocationReasonCode },
+        },
+        (manager) => this.settle(manager, job.id, certificateId, 'revoked'),
+      );
+    } catch (error) {
+      // Revoked meanwhile by another call, or gone: counted as failed, never retried. Anything
+      // else (the database, the bus) leaves the item pending for the retry.
+      const code = error instanceof CaError ? error.code : undefined;
+      if (code !== ErrorCode.Conflict && code !== ErrorCode.NotFound) throw error;
+      await this.dataSource.transaction((manager) => this.settle(manager, job.id, certificateId, 'skipped'));
+    }
+  }
+
+  /** The item leaves `pending` once, and the job's counter moves with it. */
+  private async settle(
+    manager: EntityManager,
+    jobId: string,
+    certificateId: string,
+    state: 'revoked' | 'skipped',
+  ): Promise<void> {
+    const [, changed]: [unknown, number] = await manager.query(
+      `UPDATE issuance.revocation_job_items SET state = $3
+        WHERE job_id = $1 AND certificate_id = $2 AND state = 'pending'`,
+      [jobId, certificateId, state],
+    );
+    if (changed !== 1) throw new Error(`item ${certificateId} of job ${jobId} was settled already`);
+    const counter = state === 'revoked' ? 'done' : 'failed';
+    await manager.query(`UPDATE issuance.revocation_jobs SET ${counter} = ${counter} + 1 WHERE id = $1`, [
+      jobId,
+    ]);
+  }
+
+  /** Takes (or renews) the job's lease; undefined when done or held by a live replica. */
+  private async claim(jobId: string): Promise<JobRow | undefined> {
+    const [rows]: [JobRow[], number] = await this.dataSource.query(
+      `UPDATE issuance.revocation_jobs
+          SET lease_owner = $2, lease_until = now() + make_interval(secs => $3)
+        WHERE id = $1 AND status = 'running'
+          AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
+        RETURNING id, tenant_id, principal, request_id, reason, reason_code`,
+      [jobId, this.owner, LEASE_MS / 1000],
+    );
+    if (rows.length > 0) return rows[0];
+    const held: { lease_until: Date }[] = await this.dataSource.query(
+      `SELECT lease_until FROM issuance.revocation_jobs WHERE id = $1 AND status = 'running'`,
+      [jobId],
+    );
+    // Another replica holds it: look again once its lease would have run out.
+    if (held.length > 0) this.later(jobId, Math.max(held[0].lease_until.getTime() - Date.now(), 0) + 100);
+    return undefined;
+  }
+
+  private later(jobId: string, ms: number): void {
+    if (this.stopping) return;
+    const timer = setTimeout(() => {
+      this.timers.delete(timer);
+      this.kick(jobId);
+    }, ms);
+    timer.unref();
+    this.timers.add(timer);
+  }
+}
