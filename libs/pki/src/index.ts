@@ -103,3 +103,5 @@ export {
 export { type CsrRequestedNames, csrRequestedNames } from './csr-requested-names';
 export { buildCrossCertificate, type CrossCertificateProfile } from './cross-certificate.builder';
 export { crossCertificateProblem } from './cross-certificate.check';
+export { type AriCertId, ariCertId, parseAriCertId } from './ari-cert-id';
+export { type RenewalWindow, renewalWindow } from './renewal-window';
