@@ -6,6 +6,7 @@ import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
 import { ACME_RPC, AcmeEdgeController } from './acme/acme-edge.controller';
 import { EabKeysController } from './acme/eab-keys.controller';
+import { AcmeProfilesController } from './acme/acme-profiles.controller';
 import { Public } from './auth/auth.decorators';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
@@ -59,6 +60,7 @@ export class GatewayModule {
         CertificatesV2Controller,
         DownloadsController,
         EabKeysController,
+        AcmeProfilesController,
         AcmeEdgeController,
         IssuancePolicyController,
         WebhooksController,

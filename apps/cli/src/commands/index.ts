@@ -1,5 +1,6 @@
 import { Command } from '../command';
 import { caInit } from './ca-init';
+import { caReplaceLeaves, caReplacement } from './ca-replace-leaves';
 import { certExpiring } from './cert-expiring';
 import { certIssue } from './cert-issue';
 import { certList } from './cert-list';
@@ -11,6 +12,8 @@ import { webhookAdd, webhookDelete, webhookDeliveries, webhookList, webhookTest 
 
 export const COMMANDS: Command[] = [
   caInit,
+  caReplaceLeaves,
+  caReplacement,
   certIssue,
   certList,
   certShow,

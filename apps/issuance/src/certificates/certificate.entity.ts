@@ -77,6 +77,10 @@ export class CertificateEntity {
   @Column('boolean', { name: 'key_from_csr', default: false })
   keyFromCsr!: boolean;
 
+  /** docs/api.md#replace-now: when the tenant asked for it to be replaced; its ARI window ends there. */
+  @Column('timestamptz', { name: 'replace_after', nullable: true })
+  replaceAfter!: Date | null;
+
   /** The principal whose command revoked it. */
   @Column('text', { name: 'revoked_by', nullable: true })
   revokedBy!: string | null;

@@ -18,6 +18,7 @@ import { AddKeyFromCsrToCertificates1766500000000 } from './1766500000000-add-ke
 import { CreateActiveCertificateCounts1766600000000 } from './1766600000000-create-active-certificate-counts';
 
 import { AddStatusSequenceToCertificates1767840000000 } from './1767840000000-add-status-sequence-to-certificates';
+import { AddReplacementToCertificates1767900000000 } from './1767900000000-add-replacement-to-certificates';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */ import { AddRevocationToCas1766700000000 } from './1766700000000-add-revocation-to-cas';
 
@@ -42,4 +43,5 @@ export const ISSUANCE_MIGRATIONS = [
   CreateBlockedKeys1767600000000,
   AddCrossCertificateRevocation1767700000000,
   AddStatusSequenceToCertificates1767840000000,
+  AddReplacementToCertificates1767900000000,
 ];
