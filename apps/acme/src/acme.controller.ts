@@ -3,6 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { AcmeApi, AcmePattern, CaError, parseAcmeHttpRequest } from '@ca/contracts';
 import { EabKeys } from './eab/eab-keys';
 import { AcmeServer } from './protocol/acme-server';
+import { AcmeProfiles } from './profiles/acme-profiles';
 
 type Request<P extends keyof AcmeApi> = AcmeApi[P][0];
 type Reply<P extends keyof AcmeApi> = Promise<AcmeApi[P][1]>;
@@ -20,6 +21,7 @@ export class AcmeController {
   constructor(
     private readonly server: AcmeServer,
     private readonly eabKeys: EabKeys,
+    private readonly profiles: AcmeProfiles,
   ) {}
 
   @MessagePattern(AcmePattern.Http)
@@ -51,5 +53,26 @@ export class AcmeController {
     @Payload() command: Request<typeof AcmePattern.DisableEabKey>,
   ): Reply<typeof AcmePattern.DisableEabKey> {
     return this.eabKeys.disable(text(command?.tenantId, 'tenantId'), text(command?.keyId, 'keyId', 64));
+  }
+
+  @MessagePattern(AcmePattern.PutProfile)
+  putProfile(
+    @Payload() command: Request<typeof AcmePattern.PutProfile>,
+  ): Reply<typeof AcmePattern.PutProfile> {
+    return this.profiles.put(text(command?.tenantId, 'tenantId'), command?.profile);
+  }
+
+  @MessagePattern(AcmePattern.ListProfiles)
+  async listProfiles(
+    @Payload() query: Request<typeof AcmePattern.ListProfiles>,
+  ): Reply<typeof AcmePattern.ListProfiles> {
+    return { profiles: await this.profiles.list(text(query?.tenantId, 'tenantId')) };
+  }
+
+  @MessagePattern(AcmePattern.DeleteProfile)
+  deleteProfile(
+    @Payload() command: Request<typeof AcmePattern.DeleteProfile>,
+  ): Reply<typeof AcmePattern.DeleteProfile> {
+    return this.profiles.delete(text(command?.tenantId, 'tenantId'), text(command?.name, 'name', 64));
   }
 }

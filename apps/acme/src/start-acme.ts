@@ -13,6 +13,7 @@ import { EabKeySealer } from './eab/eab-key-sealer';
 import { EabKeys } from './eab/eab-keys';
 import { AcmeHousekeeping } from './housekeeping';
 import { acmeMigrations } from './migrations';
+import { AcmeProfiles } from './profiles/acme-profiles';
 import {
   accountOrdersResource,
   accountResource,
@@ -25,6 +26,7 @@ import { AcmeStore } from './protocol/acme-store';
 import { KnownTenants, issuanceHasCa } from './protocol/known-tenants';
 import { tenantPolicyLookup } from './protocol/tenant-policy';
 import { NonceStore } from './protocol/nonce-store';
+import { renewalInfoReply } from './protocol/renewal-info';
 import {
   OrderResourceDeps,
   authorizationResource,
@@ -75,6 +77,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     logger,
   );
   const onInternalError = (err: unknown) => logger.error({ err }, 'ACME request failed');
+  const profiles = new AcmeProfiles(dataSource, issuance);
   const deps: OrderResourceDeps = {
     store,
     issuance,
@@ -82,6 +85,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     limiter,
     newOrdersPerAccount: config.acme.rateLimits.newOrdersPerAccount,
     validations,
+    profiles,
     onInternalError,
   };
   const server = new AcmeServer({
@@ -92,6 +96,8 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     limiter,
     limits: config.acme.rateLimits,
     onInternalError,
+    renewalInfo: (tenantId, certId) => renewalInfoReply(issuance, tenantId, certId),
+    profiles: (tenantId) => profiles.descriptions(tenantId),
     resources: [
       [/^\/new-account$/, newAccountResource(store, eabKeys)],
       [new RegExp(`^/account/${ID}$`), accountResource(store)],
@@ -108,7 +114,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
   });
   let app;
   try {
-    app = await NestFactory.createMicroservice(AcmeModule.register({ server, eabKeys }), {
+    app = await NestFactory.createMicroservice(AcmeModule.register({ server, eabKeys, profiles }), {
       ...messaging.serverOptions('acme'),
       logger: new NestPinoLogger(logger),
     });

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { calculateJwkThumbprint } from 'jose';
 import { createServer } from 'node:http';
 import { Client } from 'pg';
-import { derToPem, generateEcKeyPair } from '@ca/pki';
+import { ariCertId, derToPem, generateEcKeyPair, parseCertificate } from '@ca/pki';
 import { buildTestCsr } from '@ca/pki/testing';
 import { RawAcmeClient, acmeErrorType } from './support/acme-client';
 import { TestTenant, adminRequest, createTenant } from './support/admin-api';
@@ -318,9 +318,12 @@ describe.each(modes)('ACME (%s)', (mode) => {
           'the authorization to leave pending',
         );
       /** An order whose every name is proved through dns-01: ready to finalize. */
-      const readyOrder = async (...names: string[]) => {
+      const readyOrder = async (...names: string[]) => readyOrderWith({}, ...names);
+      /** The same, with more newOrder fields (`replaces`, `profile`). */
+      const readyOrderWith = async (extra: Record<string, unknown>, ...names: string[]) => {
         const created = await post(client.directory.newOrder, {
           identifiers: names.map((value) => ({ type: 'dns', value })),
+          ...extra,
         });
         expect(created.status).toBe(201);
         const view = created.json<{ authorizations: string[]; finalize: string }>();
@@ -339,6 +342,7 @@ describe.each(modes)('ACME (%s)', (mode) => {
         post,
         order,
         readyOrder,
+        readyOrderWith,
         txtFor,
         settled,
         newOrder: client.directory.newOrder,
@@ -600,6 +604,192 @@ describe.each(modes)('ACME (%s)', (mode) => {
       expect(revoked.status).toBe(200);
       // Revoked indeed: a second request finds it so (OCSP and CRL are the lego rounds' to check).
       expect(acmeErrorType(await holder.post(revokeUrl, { certificate, reason: 4 }))).toBe('alreadyRevoked');
+    });
+
+    describe('renewal information (RFC 9773) and profiles', () => {
+      /** RFC 9773 4.1: base64url(AKI keyIdentifier) "." base64url(serial). */
+      const certIdOf = (pem: string) => {
+        const info = parseCertificate(new X509Certificate(pem).raw);
+        return ariCertId({
+          authorityKeyIdentifierHex: info.authorityKeyIdentifierHex!,
+          serialNumberHex: info.serialNumberHex,
+        });
+      };
+      const renewalInfo = async (t: TestTenant, certId: string) =>
+        http(`${sut.gatewayUrl}/acme/${t.tenantId}/renewal-info/${certId}`);
+      type Window = { suggestedWindow: { start: string; end: string } };
+      /** An ACME certificate of `account` for `name` (its order made with `extra`). */
+      const issue = async (
+        account: Awaited<ReturnType<typeof openAccount>>,
+        name: string,
+        extra: Record<string, unknown> = {},
+      ) => {
+        const order = await account.readyOrderWith(extra, name);
+        const keys = await generateEcKeyPair(false);
+        const finalized = await account.post(order.finalize, { csr: await csrFor(keys, name) });
+        expect(finalized.status).toBe(200);
+        return (await account.post(finalized.json<{ certificate: string }>().certificate, '')).text;
+      };
+
+      it('answers a window inside the last third of validity, spread per certificate, with Retry-After; 404 for an unknown certID', async () => {
+        const account = await openAccount(other);
+        const directory = (await http(directoryOf(other))).json<{ renewalInfo: string }>();
+        expect(directory.renewalInfo).toBe(`${sut.gatewayUrl}/acme/${other.tenantId}/renewal-info`);
+        const pems = [await issue(account, 'ari-a.example.test'), await issue(account, 'ari-b.example.test')];
+        const starts = new Set<string>();
+        for (const pem of pems) {
+          const leaf = new X509Certificate(pem);
+          const answer = await http(`${directory.renewalInfo}/${certIdOf(pem)}`);
+          expect(answer.status).toBe(200);
+          expect(Number(answer.headers.get('retry-after'))).toBeGreaterThan(0);
+          const { start, end } = answer.json<Window>().suggestedWindow;
+          const [from, to] = [Date.parse(leaf.validFrom), Date.parse(leaf.validTo)];
+          expect(Date.parse(start)).toBeGreaterThanOrEqual(from + ((to - from) * 2) / 3 - 1000);
+          expect(Date.parse(end)).toBeGreaterThan(Date.parse(start));
+          expect(Date.parse(end)).toBeLessThanOrEqual(to);
+          starts.add(start);
+        }
+        expect(starts.size).toBe(2);
+        // RFC 9773's own example certID names no certificate here; nor does a tenant's under another.
+        expect((await renewalInfo(other, 'aYhba4dGQEHhs3uEe6CuLN4ByNQ.AIdlQyE')).status).toBe(404);
+        expect((await renewalInfo(tenant, certIdOf(pems[0]))).status).toBe(404);
+        expect((await renewalInfo(other, 'not-a-cert-id')).status).toBe(400);
+      });
+
+      it("accepts replaces once, refuses another account's certificate, an unknown one and a second replacement", async () => {
+        const owner = await openAccount(other);
+        const pem = await issue(owner, 'ari-replace.example.test');
+        const certId = certIdOf(pem);
+        const identifiers = [{ type: 'dns', value: 'ari-replace.example.test' }];
+        const stranger = await openAccount(other);
+        const refused = await stranger.post(stranger.newOrder, { identifiers, replaces: certId });
+        expect(refused.status).toBe(403);
+        expect(acmeErrorType(refused)).toBe('unauthorized');
+        const unknown = await owner.post(owner.newOrder, {
+          identifiers,
+          replaces: 'aYhba4dGQEHhs3uEe6CuLN4ByNQ.AIdlQyE',
+        });
+        expect(acmeErrorType(unknown)).toBe('malformed');
+
+        await issue(owner, 'ari-replace.example.test', { replaces: certId });
+        const again = await owner.post(owner.newOrder, { identifiers, replaces: certId });
+        expect(again.status).toBe(409);
+        expect(acmeErrorType(again)).toBe('alreadyReplaced');
+      });
+
+      it('lists profiles in the directory, issues with the chosen one, refuses an unknown one and one over the caps', async () => {
+        const put = (name: string, body: unknown) =>
+          adminRequest(sut, 'PUT', `/v2/acme/profiles/${name}`, other.bearer, body);
+        expect(
+          (await put('week', { description: 'Seven days', validityDays: 7, usage: 'Server' })).status,
+        ).toBe(200);
+        expect(
+          (await put('ages', { description: 'Too long', validityDays: 900, usage: 'Server' })).status,
+        ).toBe(400);
+        const listed = await adminRequest(sut, 'GET', '/v2/acme/profiles', other.bearer);
+        expect(listed.json<{ profiles: unknown[] }>().profiles).toEqual([
+          { name: 'week', description: 'Seven days', validityDays: 7, usage: 'Server', default: false },
+        ]);
+        const meta = async () =>
+          (await http(directoryOf(other))).json<{ meta: Record<string, unknown> }>().meta;
+        expect((await meta()).profiles).toEqual({ week: 'Seven days' });
+
+        const account = await openAccount(other);
+        const leaf = new X509Certificate(await issue(account, 'ari-week.example.test', { profile: 'week' }));
+        const days = (Date.parse(leaf.validTo) - Date.parse(leaf.validFrom)) / 86_400_000;
+        expect(Math.round(days)).toBe(7);
+        const unknown = await account.post(account.newOrder, {
+          identifiers: [{ type: 'dns', value: 'ari-week.example.test' }],
+          profile: 'fortnight',
+        });
+        expect(acmeErrorType(unknown)).toBe('invalidProfile');
+
+        expect((await adminRequest(sut, 'DELETE', '/v2/acme/profiles/week', other.bearer)).status).toBe(200);
+        expect((await meta()).profiles).toBeUndefined();
+      });
+
+      it('replace now moves every window of the CA into the past; the count falls as replacements are issued', async () => {
+        const account = await openAccount(other);
+        const acmePem = await issue(account, 'ari-drill.example.test');
+        const admin = await adminRequest(sut, 'POST', '/v2/certificates', other.bearer, {
+          clientId: 'drill',
+          commonName: 'drill.example.test',
+          organization: 'Example',
+          organizationalUnit: 'Ops',
+          country: 'DE',
+          validityDays: 30,
+          usage: 'Server',
+          subjectAlternativeNames: ['drill.example.test'],
+        });
+        expect(admin.status).toBe(200);
+        const adminCert = admin.json<{ certificateId: string; certificatePem: string }>();
+        const { cas } = (await adminRequest(sut, 'GET', '/v2/ca', other.bearer)).json<{
+          cas: { caId: string; role: string; state: string }[];
+        }>();
+        // The CA that signs the tenant's leaves: its active issuing CA, or (a one-tier tenant) its root.
+        const issuing =
+          cas.find((ca) => ca.role === 'issuing' && ca.state === 'active') ??
+          cas.find((ca) => ca.role === 'root')!;
+        const progress = async () =>
+          (await adminRequest(sut, 'GET', `/v2/ca/${issuing.caId}/replacement`, other.bearer)).json<{
+            total: number;
+            replaced: number;
+            remaining: number;
+          }>();
+
+        const drill = await adminRequest(sut, 'POST', `/v2/ca/${issuing.caId}/replace-leaves`, other.bearer, {
+          reason: 'issuing CA retired',
+        });
+        expect(drill.status).toBe(200);
+        const { marked } = drill.json<{ marked: number }>();
+        expect(marked).toBeGreaterThanOrEqual(2);
+        // Leaves of earlier tests are marked too; one of them was replaced already.
+        const before = await progress();
+        expect(before.total).toBe(marked);
+        expect(before.replaced + before.remaining).toBe(marked);
+        for (const pem of [acmePem, adminCert.certificatePem]) {
+          const { end } = (await renewalInfo(other, certIdOf(pem))).json<Window>().suggestedWindow;
+          expect(Date.parse(end)).toBeLessThanOrEqual(Date.now());
+        }
+        const detail = await adminRequest(
+          sut,
+          'GET',
+          `/v1/certificates/${adminCert.certificateId}`,
+          other.bearer,
+        );
+        expect(
+          Date.parse(detail.json<{ renewalWindow: { end: string } }>().renewalWindow.end),
+        ).toBeLessThanOrEqual(Date.now());
+
+        await issue(account, 'ari-drill.example.test', { replaces: certIdOf(acmePem) });
+        expect(await progress()).toEqual({
+          total: marked,
+          replaced: before.replaced + 1,
+          remaining: before.remaining - 1,
+        });
+        const renewed = await adminRequest(
+          sut,
+          'POST',
+          `/v2/certificates/${adminCert.certificateId}/renew`,
+          other.bearer,
+          { validityDays: 30 },
+        );
+        expect(renewed.status).toBe(200);
+        expect(await progress()).toEqual({
+          total: marked,
+          replaced: before.replaced + 2,
+          remaining: before.remaining - 2,
+        });
+        const successor = await adminRequest(
+          sut,
+          'GET',
+          `/v1/certificates/${adminCert.certificateId}`,
+          other.bearer,
+        );
+        expect(successor.json<{ successorId?: string }>().successorId).toBe(
+          renewed.json<{ newCertificateId: string }>().newCertificateId,
+        );
+      });
     });
 
     it('http-01 follows no redirect to a port other than the http-01 and tls-alpn-01 ports', async () => {

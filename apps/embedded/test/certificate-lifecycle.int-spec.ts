@@ -528,6 +528,10 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
         issuedAt: expect.stringMatching(ISO_DATE_TIME),
         expiresAt: issued[1].expiresAt,
         daysUntilExpiration: 59,
+        renewalWindow: {
+          start: expect.stringMatching(ISO_DATE_TIME),
+          end: expect.stringMatching(ISO_DATE_TIME),
+        },
       });
       expect(pemToDer(detail.certificatePem)).toEqual(pemToDer(issued[1].certificatePem));
       expectDaysLeft(detail.daysUntilExpiration, detail.expiresAt, before, after);
@@ -722,7 +726,11 @@ describe.each(modes)('certificate lifecycle v1 over HTTP (%s)', (mode) => {
     });
 
     it('leaves the original as it was: Active, the same PEM, not revoked', async () => {
-      expect(await getDetail(renewer, original.certificateId)).toEqual(originalBefore);
+      // Unchanged but for the successor it now names (its renewal).
+      expect(await getDetail(renewer, original.certificateId)).toEqual({
+        ...originalBefore,
+        successorId: renewed.newCertificateId,
+      });
       const ids = (await list(renewer)).map((c) => c.certificateId);
       expect(ids).toEqual([renewed.newCertificateId, original.certificateId]);
     });

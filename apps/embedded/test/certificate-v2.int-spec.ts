@@ -441,7 +441,11 @@ describe.each(modes)('certificates v2 over HTTP (%s)', (mode) => {
     });
 
     it('leaves the original Active and unchanged', async () => {
-      expect(await getDetail(tenant, original.certificateId)).toEqual(originalBefore);
+      // Unchanged but for the successor it now names (its renewal).
+      expect(await getDetail(tenant, original.certificateId)).toEqual({
+        ...originalBefore,
+        successorId: renewed.newCertificateId,
+      });
     });
 
     it('refuses more than 825 days for a server certificate, and invalid bodies, with 400', async () => {

@@ -5,7 +5,7 @@ import { createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { keyMatchesCertificate } from './support/admin-api';
+import { adminRequest, keyMatchesCertificate } from './support/admin-api';
 import { eventually } from './support/http';
 import { ProgramResult, runProgram } from './support/programs';
 import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
@@ -250,6 +250,25 @@ describe('npm run cli (embedded)', () => {
     const csv = readFileSync(path('inventory.csv'), 'utf8').trimEnd().split('\r\n');
     expect(csv[0].startsWith('certificateId,clientId,commonName,')).toBe(true);
     expect(csv).toHaveLength(listed.certificates.length + 1);
+  });
+
+  it('runs the replace-now drill: ca replace-leaves marks the Active leaves, ca replacement counts them', async () => {
+    const { cas } = (await adminRequest(sut, 'GET', '/v2/ca', env.CA_MANAGER_TOKEN!)).json<{
+      cas: { caId: string; role: string }[];
+    }>();
+    const caId = cas.find((ca) => ca.role === 'root')!.caId;
+    const drill = await cli('ca', 'replace-leaves', caId, '--reason', 'retiring the CA');
+    expect(drill).toMatchObject({ status: 0, stderr: '' });
+    const marked = Number(/^Leaves to replace: +(\d+)$/m.exec(drill.stdout)?.[1]);
+    expect(marked).toBeGreaterThanOrEqual(1);
+    const count = JSON.parse((await cli('ca', 'replacement', caId, '--json')).stdout) as {
+      total: number;
+      replaced: number;
+      remaining: number;
+    };
+    // The walk above renewed a leaf: that one counts as replaced already.
+    expect(count.total).toBe(marked);
+    expect(count.replaced + count.remaining).toBe(marked);
   });
 
   it('shows a Problem Details answer as one line and exits non-zero', async () => {

@@ -6,6 +6,7 @@ import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
 import { ACME_RPC, AcmeEdgeController } from './acme/acme-edge.controller';
 import { EabKeysController } from './acme/eab-keys.controller';
+import { AcmeProfilesController } from './acme/acme-profiles.controller';
 import { Public } from './auth/auth.decorators';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { JwtAuthGuard } from './auth/jwt-auth.guard';
@@ -65,6 +66,7 @@ export class GatewayModule {
         JobsController,
         DownloadsController,
         EabKeysController,
+        AcmeProfilesController,
         AcmeEdgeController,
         IssuancePolicyController,
         WebhooksController,

@@ -18,6 +18,8 @@ import { BlockedKeys } from './certificates/blocked-keys';
 import { CertificateMinter } from './certificates/certificate.minter';
 import { CustomExtensionArcs } from './certificates/custom-extension-arcs';
 import { CertificatesController } from './certificates/certificates.controller';
+import { CertificateReplacements } from './certificates/certificate-replacements';
+import { ReplacementController } from './certificates/replacement.controller';
 import { ExpiryReporter } from './certificates/expiry-report';
 import { ExpiryReportController } from './certificates/expiry-report.controller';
 import { IssueCertificateHandler } from './certificates/issue-certificate.handler';
@@ -98,6 +100,7 @@ export class IssuanceModule {
         SigningController,
         IssuancePolicyController,
         CrlRevocationsController,
+        ReplacementController,
       ],
       providers: [
         {
@@ -113,7 +116,7 @@ export class IssuanceModule {
         },
         {
           provide: IssueCertificateHandler,
-          useValue: new IssueCertificateHandler(minter, deps.keyAlgorithm),
+          useValue: new IssueCertificateHandler(minter, deps.dataSource, deps.keyAlgorithm),
         },
         {
           provide: RenewCertificateHandler,
@@ -142,6 +145,7 @@ export class IssuanceModule {
           ),
         },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
+        { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.dataSource) },
         { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge, publication) },
         {
           provide: RevokeCrossCertificateHandler,

@@ -105,3 +105,5 @@ export { type CsrRequestedNames, csrRequestedNames } from './csr-requested-names
 export { buildCrossCertificate, type CrossCertificateProfile } from './cross-certificate.builder';
 export { crossCertificateProblem } from './cross-certificate.check';
 export { issuedByProblem } from './issued-by.check';
+export { type AriCertId, ariCertId, parseAriCertId } from './ari-cert-id';
+export { type RenewalWindow, renewalWindow } from './renewal-window';

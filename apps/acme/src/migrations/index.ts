@@ -3,6 +3,7 @@ import { CreateAcmeSchema1766400000000 } from './1766400000000-create-acme-schem
 import { sealEabKeysMigration } from './1766500000000-seal-eab-keys';
 import { CreateRateLimitWindows1766600000000 } from './1766600000000-create-rate-limit-windows';
 import { NoncesPerTenant1766700000000 } from './1766700000000-nonces-per-tenant';
+import { ReplacesAndProfiles1766800000000 } from './1766800000000-replaces-and-profiles';
 
 /** The acme schema's migrations; sealing the stored EAB keys needs the context's KEK. */
 export function acmeMigrations(sealer: EabKeySealer) {
@@ -11,5 +12,6 @@ export function acmeMigrations(sealer: EabKeySealer) {
     sealEabKeysMigration(sealer),
     CreateRateLimitWindows1766600000000,
     NoncesPerTenant1766700000000,
+    ReplacesAndProfiles1766800000000,
   ];
 }

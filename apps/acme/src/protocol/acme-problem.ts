@@ -1,6 +1,7 @@
 /** The ACME error types this server answers with (RFC 8555 6.7). */
 export type AcmeErrorType =
   | 'accountDoesNotExist'
+  | 'alreadyReplaced'
   | 'alreadyRevoked'
   | 'badCSR'
   | 'badNonce'
@@ -12,6 +13,7 @@ export type AcmeErrorType =
   | 'externalAccountRequired'
   | 'incorrectResponse'
   | 'invalidContact'
+  | 'invalidProfile'
   | 'malformed'
   | 'orderNotReady'
   | 'rateLimited'

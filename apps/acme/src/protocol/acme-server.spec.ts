@@ -30,6 +30,8 @@ function server(perSource = 100, limiter: AcmeRateLimiter = new InMemoryAcmeRate
     limits: { perTenant: 1000, perSource, perAccount: 1000, newOrdersPerAccount: 1000 },
     resources: [[/^\/new-account$/, { key: 'jwk', handle: async () => ({ status: 201 }) }]],
     onInternalError: () => undefined,
+    renewalInfo: async () => ({ status: 200, body: {} }),
+    profiles: async () => ({}),
   });
 }
 

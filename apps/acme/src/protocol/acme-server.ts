@@ -49,6 +49,10 @@ export interface AcmeServerOptions {
   publicUrl: string;
   limiter: AcmeRateLimiter;
   limits: AcmeRateLimits;
+  /** RFC 9773 4.2: GET {renewalInfo}/{certID}. */
+  renewalInfo(tenantId: string, certId: string): Promise<AcmeReply>;
+  /** The tenant's ACME profiles, name → description, for the directory's meta. */
+  profiles(tenantId: string): Promise<Record<string, string>>;
   /** POST routes: a path pattern (`/order/:id/finalize`) to its resource. */
   resources: [RegExp, AcmeResource][];
   onInternalError(error: unknown, request: AcmeHttpRequest): void;
@@ -98,7 +102,11 @@ export class AcmeServer {
     const { method, path } = request;
     if (path === '/directory') {
       if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed('GET');
-      return json(200, directoryView(urls));
+      return json(200, directoryView(urls, await this.options.profiles(request.tenantId)));
+    }
+    if (path.startsWith('/renewal-info/')) {
+      if (method !== 'GET' && method !== 'HEAD') return methodNotAllowed('GET');
+      return this.options.renewalInfo(request.tenantId, path.slice('/renewal-info/'.length));
     }
     if (path === '/new-nonce') {
       // RFC 8555 7.2: HEAD answers 200, GET 204.

@@ -27,6 +27,10 @@ export interface Order {
   error?: object;
   certificateId?: string;
   certificatePem?: string;
+  /** RFC 9773 5: the tenant's certificate (issuance id) this order's certificate replaces. */
+  replaces?: string;
+  /** draft-ietf-acme-profiles: the profile chosen (or the tenant's default). */
+  profile?: string;
 }
 
 export interface Challenge {
@@ -78,6 +82,8 @@ const toOrder = (r: any): Order => ({
   error: r.error ?? undefined,
   certificateId: r.certificate_id ?? undefined,
   certificatePem: r.certificate_pem ?? undefined,
+  replaces: r.replaces ?? undefined,
+  profile: r.profile ?? undefined,
 });
 const toChallenge = (r: any): Challenge => ({
   id: r.id,
@@ -155,14 +161,27 @@ export class AcmeStore {
     );
   }
 
-  async createOrder(tenantId: string, accountId: string, identifiers: string[]): Promise<Order> {
+  async createOrder(
+    tenantId: string,
+    accountId: string,
+    identifiers: string[],
+    extra: { replaces?: string; profile?: string } = {},
+  ): Promise<Order> {
     const expiresAt = new Date(Date.now() + ORDER_LIFETIME_MS);
     return this.dataSource.transaction(async (tx) => {
       const id = randomUUID();
       const [row] = await tx.query(
-        `INSERT INTO acme.orders (id, tenant_id, account_id, status, identifiers, expires_at)
-         VALUES ($1, $2, $3, 'pending', $4, $5) RETURNING *`,
-        [id, tenantId, accountId, JSON.stringify(identifiers), expiresAt],
+        `INSERT INTO acme.orders (id, tenant_id, account_id, status, identifiers, expires_at, replaces, profile)
+         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7) RETURNING *`,
+        [
+          id,
+          tenantId,
+          accountId,
+          JSON.stringify(identifiers),
+          expiresAt,
+          extra.replaces ?? null,
+          extra.profile ?? null,
+        ],
       );
       for (const identifier of identifiers) {
         const authorizationId = randomUUID();

@@ -9,6 +9,7 @@ export class AcmeUrls {
   newOrder = () => `${this.base}/new-order`;
   revokeCert = () => `${this.base}/revoke-cert`;
   keyChange = () => `${this.base}/key-change`;
+  renewalInfo = () => `${this.base}/renewal-info`;
   account = (id: string) => `${this.base}/account/${id}`;
   orders = (accountId: string) => `${this.base}/account/${accountId}/orders`;
   order = (id: string) => `${this.base}/order/${id}`;
@@ -22,14 +23,19 @@ export class AcmeUrls {
 export const isExpiredUnfinished = (order: Order, now = new Date()) =>
   (order.status === 'pending' || order.status === 'ready') && order.expiresAt <= now;
 
-export function directoryView(urls: AcmeUrls) {
+/** `profiles`: name → description (draft-ietf-acme-profiles), left out when the tenant has none. */
+export function directoryView(urls: AcmeUrls, profiles: Record<string, string> = {}) {
   return {
     newNonce: urls.newNonce(),
     newAccount: urls.newAccount(),
     newOrder: urls.newOrder(),
     revokeCert: urls.revokeCert(),
     keyChange: urls.keyChange(),
-    meta: { externalAccountRequired: true },
+    renewalInfo: urls.renewalInfo(),
+    meta: {
+      externalAccountRequired: true,
+      ...(Object.keys(profiles).length > 0 ? { profiles } : {}),
+    },
   };
 }
 

@@ -12,6 +12,8 @@ import { AcmeUrls, authorizationView, challengeView, isExpiredUnfinished, orderV
 import { PolicyLookup, nameAllowed, readIdentifiers } from './identifier-policy';
 import { jsonPayload, postAsGet, spkiThumbprint, thumbprint } from './jws-request';
 import { ValidationRunner } from '../validation/validation-runner';
+import { replacedCertificate } from './renewal-info';
+import { AcmeProfiles } from '../profiles/acme-profiles';
 
 /** ACME certificates are TLS server certificates of 90 days (docs/api.md#acme). */
 export const ACME_VALIDITY_DAYS = 90;
@@ -24,6 +26,8 @@ export interface OrderResourceDeps {
   newOrdersPerAccount: number;
   /** The background validations (RFC 8555 7.5.1): whether one more fits, and starting one. */
   validations: Pick<ValidationRunner, 'hasRoom' | 'start'>;
+  /** docs/api.md#acme-profiles */
+  profiles: Pick<AcmeProfiles, 'forOrder'>;
   onInternalError(error: unknown): void;
 }
 
@@ -47,16 +51,32 @@ export function newOrderResource(deps: OrderResourceDeps): AcmeResource {
     async handle(ctx, post) {
       const payload = jsonPayload(post.payload);
       if (payload.notBefore !== undefined || payload.notAfter !== undefined) {
-        throw malformed('notBefore and notAfter are not supported; certificates last 90 days');
+        throw malformed(
+          "notBefore and notAfter are not supported; the validity is the profile's (90 days by default)",
+        );
       }
       const identifiers = readIdentifiers(payload.identifiers, await deps.policy(ctx.tenantId));
+      if (payload.profile !== undefined && typeof payload.profile !== 'string') {
+        throw malformed('profile must be the name of one of the directory meta.profiles');
+      }
+      const profile = await deps.profiles.forOrder(ctx.tenantId, payload.profile);
+      if (payload.profile !== undefined && !profile) {
+        throw new AcmeProblem('invalidProfile', `no profile named "${payload.profile}" in the directory`);
+      }
+      const replaces =
+        payload.replaces === undefined
+          ? undefined
+          : await replacedCertificate(deps, ctx.tenantId, post.account!.id, payload.replaces, identifiers);
       const retryAfter = await deps.limiter.take(`orders:${post.account!.id}`, deps.newOrdersPerAccount);
       if (retryAfter !== undefined) {
         throw new AcmeProblem('rateLimited', 'too many new orders for this account; retry later', 429, {
           'retry-after': String(retryAfter),
         });
       }
-      const order = await deps.store.createOrder(ctx.tenantId, post.account!.id, identifiers);
+      const order = await deps.store.createOrder(ctx.tenantId, post.account!.id, identifiers, {
+        ...(replaces ? { replaces } : {}),
+        ...(profile ? { profile: profile.name } : {}),
+      });
       return orderReply(deps.store, ctx.urls, order, 201);
     },
   };
@@ -178,6 +198,8 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
         throw new AcmeProblem('orderNotReady', 'the order is being finalized already', 403);
       }
       try {
+        // The profile may have been deleted since: the order then gets today's certificate.
+        const profile = order.profile ? await deps.profiles.forOrder(ctx.tenantId, order.profile) : undefined;
         const subject = await acmeSubject(
           deps.issuance,
           { tenantId: ctx.tenantId, principal: `acme:${account.id}` },
@@ -189,11 +211,13 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
           subjectPublicKey: { format: 'spki', der: subjectPublicKey.toString('base64') },
           // No identifier fits in a CN: the subject has none (docs/api.md#acme-certificate-profile).
           ...(subject.commonName === undefined ? { withoutCommonName: true } : {}),
+          // RFC 9773 5: issuance records the succession (and refuses a second successor).
+          ...(order.replaces ? { replaces: order.replaces } : {}),
           request: {
             clientId: `acme:${account.id}`,
             ...subject,
-            validityDays: ACME_VALIDITY_DAYS,
-            usage: 'Server',
+            validityDays: profile?.validityDays ?? ACME_VALIDITY_DAYS,
+            usage: profile?.usage ?? 'Server',
             subjectAlternativeNames: order.identifiers,
           },
         });
@@ -208,6 +232,13 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
         });
       } catch (error) {
         await deps.store.reopenOrder(order.id);
+        if (order.replaces && (error as { code?: string }).code === 'CONFLICT') {
+          throw new AcmeProblem(
+            'alreadyReplaced',
+            'the certificate this order replaces was replaced already',
+            409,
+          );
+        }
         throw asProblem(error, () => deps.onInternalError(error));
       }
       return orderReply(deps.store, ctx.urls, (await deps.store.findOrder(ctx.tenantId, order.id))!);

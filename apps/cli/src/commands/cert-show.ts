@@ -9,6 +9,8 @@ interface CertificateDetail extends CertificateSummary {
   certificatePem: string;
   revokedAt?: string;
   revocationReason?: string;
+  renewalWindow?: { start: string; end: string };
+  successorId?: string;
 }
 
 /** `cert show <id>`: one certificate (GET /v1/certificates/{id}); the PEM to a file with --cert-file. */
@@ -34,6 +36,8 @@ export const certShow: Command = {
         ['Issued', c.issuedAt],
         ['Expires', `${c.expiresAt} (${c.daysUntilExpiration} days left)`],
         ['Revoked', c.revokedAt && `${c.revokedAt}${c.revocationReason ? ` (${c.revocationReason})` : ''}`],
+        ['Renew between', c.renewalWindow && `${c.renewalWindow.start} and ${c.renewalWindow.end}`],
+        ['Replaced by', c.successorId],
         ['Certificate', certFile],
       ]),
     );

@@ -1,5 +1,6 @@
 import { Command } from '../command';
 import { caInit } from './ca-init';
+import { caReplaceLeaves, caReplacement } from './ca-replace-leaves';
 import { certExpiring } from './cert-expiring';
 import { certIssue } from './cert-issue';
 import { certList } from './cert-list';
@@ -13,6 +14,8 @@ import { certExport } from './cert-export';
 
 export const COMMANDS: Command[] = [
   caInit,
+  caReplaceLeaves,
+  caReplacement,
   certIssue,
   certList,
   certShow,

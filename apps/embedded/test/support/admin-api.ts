@@ -164,6 +164,7 @@ export const DETAIL_FIELDS = [
   'daysUntilExpiration',
   'expiresAt',
   'issuedAt',
+  'renewalWindow',
   'serialNumber',
   'status',
   'tenantId',

@@ -6,6 +6,7 @@ import { CertificateAuthorityV2Controller } from '../certificate-authority/certi
 import { CertificatesController } from '../certificates/certificates.controller';
 import { CertificatesV2Controller } from '../certificates/certificates-v2.controller';
 import { EabKeysController } from '../acme/eab-keys.controller';
+import { AcmeProfilesController } from '../acme/acme-profiles.controller';
 import { IssuancePolicyController } from '../policy/issuance-policy.controller';
 import { auditActionOf, auditResourceOf, isAuditedPath } from './audit-action';
 
@@ -20,6 +21,7 @@ function controllerRoutes(): { method: string; path: string }[] {
     CertificatesV2Controller,
     IssuancePolicyController,
     EabKeysController,
+    AcmeProfilesController,
   ];
   return controllers.flatMap((controller) => {
     const base = Reflect.getMetadata(PATH_METADATA, controller) as string;

@@ -19,6 +19,8 @@ const ACTIONS: { method: string; path: RegExp; action: string }[] = [
     action: 'ca.revoke-cross-certificate',
   },
   { method: 'PUT', path: route(`/v2/ca/${SEGMENT}/certificate`), action: 'ca.upload-certificate' },
+  { method: 'POST', path: route(`/v2/ca/${SEGMENT}/replace-leaves`), action: 'ca.replace-leaves' },
+  { method: 'GET', path: route(`/v2/ca/${SEGMENT}/replacement`), action: 'ca.replacement' },
   { method: 'POST', path: route('/v1/certificates'), action: 'certificate.issue' },
   { method: 'GET', path: route('/v1/certificates'), action: 'certificate.list' },
   { method: 'GET', path: route('/v1/certificates/expiring'), action: 'certificate.list-expiring' },
@@ -49,6 +51,9 @@ const ACTIONS: { method: string; path: RegExp; action: string }[] = [
   { method: 'DELETE', path: route(`/v2/webhooks/${SEGMENT}`), action: 'webhook.delete' },
   { method: 'POST', path: route(`/v2/webhooks/${SEGMENT}/test`), action: 'webhook.test' },
   { method: 'GET', path: route(`/v2/webhooks/${SEGMENT}/deliveries`), action: 'webhook.deliveries' },
+  { method: 'PUT', path: route(`/v2/acme/profiles/${SEGMENT}`), action: 'acme.profile.put' },
+  { method: 'GET', path: route('/v2/acme/profiles'), action: 'acme.profile.list' },
+  { method: 'DELETE', path: route(`/v2/acme/profiles/${SEGMENT}`), action: 'acme.profile.delete' },
   // ACME (docs/api.md#acme): the principal is the account that signed the request.
   ...['GET', 'POST'].map((method) => ({
     method,

@@ -20,6 +20,9 @@ import {
   IssuancePattern,
   RenewRootRequest,
   RenewRootResult,
+  ReplaceLeavesRequest,
+  ReplaceLeavesResult,
+  ReplacementProgress,
   RevokeCaRequest,
   RevokeCaResult,
   UploadCaCertificateRequest,
@@ -38,13 +41,16 @@ import {
   InitializeCaV2Response,
   InitializeExternalRootResponse,
   RenewRootResponse,
+  ReplaceLeavesResponse,
+  ReplacementResponse,
   RevokeCaResponse,
   UploadCaCertificateResponse,
 } from './initialize-ca.response';
 
 /**
  * docs/api.md#initialize-the-ca-v2, docs/api.md#add-an-issuing-ca, docs/api.md#renew-the-root,
- * docs/api.md#list-the-cas, docs/api.md#revoke-an-issuing-ca and docs/api.md#external-root.
+ * docs/api.md#list-the-cas, docs/api.md#revoke-an-issuing-ca, docs/api.md#external-root and
+ * docs/api.md#replace-now.
  */
 @ApiTags('Certificate authority')
 @ApiExtraModels(
@@ -237,6 +243,50 @@ export class CertificateAuthorityV2Controller {
       requestId: req.requestId,
       caId,
       request: body,
+    });
+  }
+
+  @Post(':caId/replace-leaves')
+  @HttpCode(200)
+  @RequireScope(Scope.CaAdmin)
+  @ApiOperation({
+    summary:
+      'Replace now: every Active leaf of this CA gets an ACME renewal window (RFC 9773) that has already begun, so ARI clients renew at their next check',
+    operationId: 'replaceLeaves',
+  })
+  @ApiOkResponse({ type: ReplaceLeavesResponse })
+  replaceLeaves(
+    @Param('caId', new UuidParamPipe()) caId: string,
+    @Body() body: ReplaceLeavesRequest,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<ReplaceLeavesResult> {
+    return this.issuance.send(IssuancePattern.ReplaceLeaves, {
+      tenantId: principal.tenantId,
+      principal: principal.subject,
+      requestId: req.requestId,
+      caId,
+      request: body,
+    });
+  }
+
+  @Get(':caId/replacement')
+  @RequireScope(Scope.CertificatesRead)
+  @ApiOperation({
+    summary: 'How many leaves asked to be replaced (replace-leaves) are replaced, and how many remain',
+    operationId: 'getReplacement',
+  })
+  @ApiOkResponse({ type: ReplacementResponse })
+  replacement(
+    @Param('caId', new UuidParamPipe()) caId: string,
+    @CurrentPrincipal() principal: AuthenticatedPrincipal,
+    @Req() req: RequestWithId,
+  ): Promise<ReplacementProgress> {
+    return this.issuance.send(IssuancePattern.GetReplacement, {
+      tenantId: principal.tenantId,
+      principal: principal.subject,
+      requestId: req.requestId,
+      caId,
     });
   }
 }

@@ -15,6 +15,8 @@ import {
   UploadCaCertificateResult,
   KeyAlgorithm,
   RenewRootResult,
+  ReplaceLeavesResult,
+  ReplacementProgress,
 } from '@ca/contracts';
 
 /** OpenAPI shape of the docs/api.md#initialize-the-ca response. */
@@ -131,6 +133,25 @@ export class RevokeCaResponse implements RevokeCaResult {
       'Whether OCSP already answers revoked for the CA. false: recorded all the same; published once the responder is back.',
   })
   published!: boolean;
+}
+
+/** docs/api.md#replace-now response of POST /v2/ca/{caId}/replace-leaves. */
+export class ReplaceLeavesResponse implements ReplaceLeavesResult {
+  @ApiProperty({ format: 'uuid' }) caId!: string;
+  @ApiProperty({ type: 'integer', description: 'Active leaves whose renewal window now lies in the past.' })
+  marked!: number;
+  @ApiProperty({ format: 'date-time' }) requestedAt!: string;
+}
+
+/** docs/api.md#replace-now response of GET /v2/ca/{caId}/replacement. */
+export class ReplacementResponse implements ReplacementProgress {
+  @ApiProperty({ type: 'integer', description: 'Leaves asked to be replaced.' }) total!: number;
+  @ApiProperty({
+    type: 'integer',
+    description: 'Those with a successor issued (ACME replaces, or a renewal).',
+  })
+  replaced!: number;
+  @ApiProperty({ type: 'integer', description: 'Those not replaced and still Active.' }) remaining!: number;
 }
 
 /** docs/api.md#add-an-issuing-ca response. */

@@ -87,6 +87,11 @@ export class ReleaseHoldResponseDoc implements ReleaseHoldResult {
   heldSince!: string;
 }
 
+export class RenewalWindowDoc {
+  @ApiProperty({ format: 'date-time' }) start!: string;
+  @ApiProperty({ format: 'date-time' }) end!: string;
+}
+
 export class CertificateSummaryDoc implements CertificateSummary {
   @ApiProperty({ format: 'uuid' }) certificateId!: string;
   @ApiProperty() clientId!: string;
@@ -119,6 +124,16 @@ export class CertificateDetailDoc implements CertificateDetail {
   @ApiPropertyOptional({ format: 'date-time' }) revokedAt?: string;
   @ApiPropertyOptional() revocationReason?: string;
   @ApiProperty({ type: 'integer', format: 'int32' }) daysUntilExpiration!: number;
+  @ApiProperty({
+    type: RenewalWindowDoc,
+    description: 'When to renew (RFC 9773): what ACME clients read from renewalInfo.',
+  })
+  renewalWindow!: RenewalWindowDoc;
+  @ApiPropertyOptional({
+    format: 'uuid',
+    description: 'The newest certificate issued as its renewal or replacement.',
+  })
+  successorId?: string;
 }
 
 export class ExpiringCertificateSummaryDoc implements ExpiringCertificateSummary {

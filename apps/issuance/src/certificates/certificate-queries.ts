@@ -7,7 +7,7 @@ import {
   ListCertificatesQuery,
   assertCommandFields,
 } from '@ca/contracts';
-import { derToPem } from '@ca/pki';
+import { derToPem, renewalWindow } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { chainOf } from '../certificate-authority/cross-chain';
 import { daysUntilExpiration, statusOf } from './certificate-lifecycle';
@@ -36,6 +36,11 @@ export class CertificateQueries {
     assertCommandFields(query, { tenantId: 'uuid', certificateId: 'uuid' });
     const c = await findTenantCertificate(this.dataSource, query.tenantId, query.certificateId);
     const now = new Date();
+    const window = renewalWindow({ ...c, serialNumberHex: c.serialNumber });
+    const [successor]: { id: string }[] = await this.dataSource.query(
+      'SELECT id FROM issuance.certificates WHERE renewed_from = $1 ORDER BY issued_at DESC LIMIT 1',
+      [c.id],
+    );
     return {
       certificateId: c.id,
       tenantId: c.tenantId,
@@ -51,6 +56,8 @@ export class CertificateQueries {
         ? { revokedAt: c.revokedAt.toISOString(), revocationReason: c.revocationReason ?? '' }
         : {}),
       daysUntilExpiration: daysUntilExpiration(c.notAfter, now),
+      renewalWindow: { start: window.start.toISOString(), end: window.end.toISOString() },
+      ...(successor ? { successorId: successor.id } : {}),
     };
   }
 

@@ -3,7 +3,7 @@ import { CertificateEntity } from './certificate.entity';
 
 export type NewCertificate = Omit<
   CertificateEntity,
-  'revokedAt' | 'revocationReason' | 'revocationReasonCode' | 'revokedBy'
+  'revokedAt' | 'revocationReason' | 'revocationReasonCode' | 'revokedBy' | 'replaceAfter'
 >;
 
 const COLUMNS = `id, tenant_id, ca_id, serial_number, client_id, common_name, organization,

@@ -82,6 +82,10 @@ export class CertificateEntity {
   @Column('text', { default: 'api' })
   source!: CertificateSource;
 
+  /** docs/api.md#replace-now: when the tenant asked for it to be replaced; its ARI window ends there. */
+  @Column('timestamptz', { name: 'replace_after', nullable: true })
+  replaceAfter!: Date | null;
+
   /** The principal whose command revoked it. */
   @Column('text', { name: 'revoked_by', nullable: true })
   revokedBy!: string | null;

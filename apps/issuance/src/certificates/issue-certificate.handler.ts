@@ -10,7 +10,10 @@ import {
   IssuedCertificate,
   assertCommandFields,
   validateDto,
+  CaError,
 } from '@ca/contracts';
+import { DataSource } from 'typeorm';
+import { findTenantCertificate } from './certificate.repository';
 import { CertificateProfile, normalizedHostNames, orderedCustomExtensions } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
 import { importSubjectPublicKey } from './subject-public-key';
@@ -19,6 +22,7 @@ import { importSubjectPublicKey } from './subject-public-key';
 export class IssueCertificateHandler {
   constructor(
     private readonly minter: CertificateMinter,
+    private readonly dataSource: DataSource,
     /** KEY_ALGORITHM: RSA-2048 keys are certified only where it is this (docs/api.md#key-algorithms). */
     private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
   ) {}
@@ -50,12 +54,15 @@ export class IssueCertificateHandler {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', requestId: 'optionalText' });
     // validateDto also runs the rules across fields (v2IssuanceRuleErrors). acme's request for
     // names too long for a CN has none (docs/api.md#acme-certificate-profile): stored as ''.
-    const withoutCn = command.withoutCommonName === true;
+    // `withoutCommonName` and `replaces` are acme's, honoured only on its own subject (which only
+    // acme's NATS user may publish): an admin API caller can set neither.
+    const withoutCn = viaAcme && command.withoutCommonName === true;
     const request = await validateDto(
       withoutCn ? IssueCertificateWithoutCnRequest : IssueCertificateV2Request,
       command.request,
     );
     if (withoutCn) request.commonName = '';
+    const renewedFrom = viaAcme ? await this.predecessor(command) : undefined;
     const imported = await importSubjectPublicKey(command.subjectPublicKey, this.deploymentKeyAlgorithm);
     const subjectKey = viaAcme ? { ...imported, fromCsr: true } : imported;
     const usage = request.usage ?? CertificateUsage.Client;
@@ -73,7 +80,24 @@ export class IssueCertificateHandler {
       subjectKey,
       principal: command.principal,
       viaAcme,
+      ...(renewedFrom ? { renewedFrom } : {}),
     });
+  }
+
+  /**
+   * ACME `replaces` (RFC 9773 5): the tenant's certificate this one succeeds, recorded like a
+   * renewal's predecessor; one that has a successor already is refused (acme: alreadyReplaced).
+   */
+  private async predecessor(command: IssueCertificateV2Command): Promise<string | undefined> {
+    if (command.replaces === undefined) return undefined;
+    assertCommandFields(command, { replaces: 'uuid' });
+    const replaced = await findTenantCertificate(this.dataSource, command.tenantId, command.replaces);
+    const [successor] = await this.dataSource.query(
+      'SELECT 1 FROM issuance.certificates WHERE renewed_from = $1 LIMIT 1',
+      [replaced.id],
+    );
+    if (successor) throw CaError.conflict('This certificate has been replaced already.');
+    return replaced.id;
   }
 }
 

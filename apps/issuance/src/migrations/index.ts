@@ -24,6 +24,7 @@ import { AddKeyFromCsrToCertificates1766500000000 } from './1766500000000-add-ke
 import { CreateActiveCertificateCounts1766600000000 } from './1766600000000-create-active-certificate-counts';
 
 import { AddStatusSequenceToCertificates1767840000000 } from './1767840000000-add-status-sequence-to-certificates';
+import { AddReplacementToCertificates1767900000000 } from './1767900000000-add-replacement-to-certificates';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */ import { AddRevocationToCas1766700000000 } from './1766700000000-add-revocation-to-cas';
 
@@ -54,4 +55,5 @@ export const ISSUANCE_MIGRATIONS = [
   CreateRevocationJobs1767800000002,
   IndexCertificateSearch1767800000003,
   AddStatusSequenceToCertificates1767840000000,
+  AddReplacementToCertificates1767900000000,
 ];

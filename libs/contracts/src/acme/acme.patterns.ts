@@ -7,6 +7,10 @@ export const AcmePattern = {
   CreateEabKey: 'acme.eab-key.create',
   ListEabKeys: 'acme.eab-key.list',
   DisableEabKey: 'acme.eab-key.disable',
+  /** docs/api.md#acme-profiles: define (or replace), list and delete the tenant's profiles. */
+  PutProfile: 'acme.profile.put',
+  ListProfiles: 'acme.profile.list',
+  DeleteProfile: 'acme.profile.delete',
 } as const;
 export type AcmePattern = (typeof AcmePattern)[keyof typeof AcmePattern];
 
@@ -57,11 +61,32 @@ export interface DisableEabKeyCommand extends TenantCommand {
   keyId: string;
 }
 
+/** docs/api.md#acme-profiles: what an order choosing this profile gets (draft-ietf-acme-profiles). */
+export interface AcmeProfile {
+  name: string;
+  description: string;
+  validityDays: number;
+  usage: 'Server' | 'ClientAndServer';
+  /** The profile of orders that name none; at most one per tenant. */
+  default: boolean;
+}
+
+export interface PutAcmeProfileCommand extends TenantCommand {
+  profile: AcmeProfile;
+}
+
+export interface DeleteAcmeProfileCommand extends TenantCommand {
+  name: string;
+}
+
 export type AcmeApi = {
   [AcmePattern.Http]: [AcmeHttpRequest, AcmeHttpResponse];
   [AcmePattern.CreateEabKey]: [CreateEabKeyCommand, CreateEabKeyResult];
   [AcmePattern.ListEabKeys]: [{ tenantId: string }, { keys: EabKeySummary[] }];
   [AcmePattern.DisableEabKey]: [DisableEabKeyCommand, EabKeySummary];
+  [AcmePattern.PutProfile]: [PutAcmeProfileCommand, AcmeProfile];
+  [AcmePattern.ListProfiles]: [{ tenantId: string }, { profiles: AcmeProfile[] }];
+  [AcmePattern.DeleteProfile]: [DeleteAcmeProfileCommand, { deleted: true }];
 };
 
 const isString = (v: unknown): v is string => typeof v === 'string';

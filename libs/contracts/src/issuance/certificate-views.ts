@@ -28,6 +28,10 @@ export interface CertificateDetail {
   revokedAt?: string;
   revocationReason?: string;
   daysUntilExpiration: number;
+  /** docs/api.md#renewal-information: when to renew (RFC 9773 4.2), the ACME clients' window. */
+  renewalWindow: { start: string; end: string };
+  /** The newest certificate issued as its replacement or renewal. */
+  successorId?: string;
 }
 
 /** docs/api.md#certificate-fields-and-status ExpiringCertificateSummary. */

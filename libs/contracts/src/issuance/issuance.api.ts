@@ -40,6 +40,14 @@ import {
   UploadCaCertificateResult,
 } from './external-root.dto';
 import { RenewRootCommand, RenewRootResult } from './renew-root.dto';
+import {
+  RenewalInfo,
+  RenewalInfoQuery,
+  ReplaceLeavesCommand,
+  ReplaceLeavesResult,
+  ReplacementProgress,
+  ReplacementQuery,
+} from './replacement.dto';
 import { IssueOcspSignerCommand, IssueOcspSignerResult, SignCrlCommand, SignCrlResult } from './signing.dto';
 import { CrlRevocationsQuery, CrlRevocationsResult } from './crl-revocations.dto';
 
@@ -56,6 +64,9 @@ export type IssuanceApi = {
   [IssuancePattern.AddIssuingCa]: [AddIssuingCaCommand, AddIssuingCaResult | AddPendingIssuingCaResult];
   [IssuancePattern.UploadCaCertificate]: [UploadCaCertificateCommand, UploadCaCertificateResult];
   [IssuancePattern.RenewRoot]: [RenewRootCommand, RenewRootResult];
+  [IssuancePattern.ReplaceLeaves]: [ReplaceLeavesCommand, ReplaceLeavesResult];
+  [IssuancePattern.GetReplacement]: [ReplacementQuery, ReplacementProgress];
+  [IssuancePattern.GetRenewalInfo]: [RenewalInfoQuery, RenewalInfo];
   [IssuancePattern.IssueCertificate]: [IssueCertificateCommand, IssuedCertificate];
   [IssuancePattern.RenewCertificate]: [RenewCertificateCommand, IssuedCertificate];
   [IssuancePattern.IssueCertificateV2]: [IssueCertificateV2Command, IssuedCertificate];

@@ -11,6 +11,12 @@ export const IssuancePattern = {
   AddIssuingCa: 'issuance.ca.add-issuing',
   /** docs/api.md#external-root: the corporate root's certificate for a pending issuing CA. */
   UploadCaCertificate: 'issuance.ca.upload-certificate',
+  /** docs/api.md#replace-now: every Active leaf of a CA gets a renewal window already begun. */
+  ReplaceLeaves: 'issuance.ca.replace-leaves',
+  /** docs/api.md#replace-now: how many of those leaves were replaced. */
+  GetReplacement: 'issuance.ca.replacement',
+  /** acme's renewalInfo (RFC 9773): a certificate by AKI and serial, with its window. */
+  GetRenewalInfo: 'issuance.certificate.renewal-info',
   /** docs/api.md#renew-the-root */
   RenewRoot: 'issuance.ca.renew-root',
   IssueCertificate: 'issuance.certificate.issue',

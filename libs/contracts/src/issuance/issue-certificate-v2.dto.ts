@@ -181,6 +181,11 @@ export interface IssueCertificateV2Command extends TenantCommand, KeyedCommand {
    * IssueCertificateWithoutCnRequest. The admin API always names a CN.
    */
   withoutCommonName?: boolean;
+  /**
+   * Sent by acme only: the tenant's certificate this one replaces (RFC 9773 5, ACME `replaces`),
+   * recorded as its predecessor like a renewal's.
+   */
+  replaces?: string;
 }
 
 /**
