@@ -534,13 +534,20 @@ describeIfOpenssl('CRL publication', () => {
         // A CA of its own, so that the number taken here holds up no CRL of the other tests.
         const fresh = await initializeCa('Sign Test Root');
         const thisUpdate = new Date(Math.floor(Date.now() / 1000) * 1000);
-        const genuine = encodeTbsCertList({
-          issuerCertificateDer: new Uint8Array(fresh.der),
-          crlNumber: 500n,
-          thisUpdate,
-          nextUpdate: new Date(thisUpdate.getTime() + 86_400_000),
-          entries: [],
-        });
+        const tbsNumbered = (crlNumber: bigint) =>
+          encodeTbsCertList({
+            issuerCertificateDer: new Uint8Array(fresh.der),
+            crlNumber,
+            thisUpdate,
+            nextUpdate: new Date(thisUpdate.getTime() + 86_400_000),
+            entries: [],
+          });
+        // A number that jumps ahead is refused, naming the last one this CA signed.
+        const jumped = await rpcError(signCrl(fresh.tenantId, tbsNumbered(500n)));
+        expect(jumped.code).toBe(ErrorCode.Forbidden);
+        const last = /the last this CA signed is (\d+)/.exec(jumped.message)?.[1];
+        expect(last).toBeDefined();
+        const genuine = tbsNumbered(BigInt(last!) + 1n);
         const { signature } = await signCrl(fresh.tenantId, genuine);
         expect(Buffer.from(signature, 'base64').length).toBeGreaterThan(60);
         // The same number again is refused: two signers never get one number.

@@ -501,6 +501,7 @@ describeIfPrograms(['openssl'], 'root renewal', () => {
           caId: renewed.caId,
           serialNumber: serial,
           revokedAt: expect.any(String),
+          published: true,
         });
         const after = await eventuallyCrl(
           sut.pkiUrl,
