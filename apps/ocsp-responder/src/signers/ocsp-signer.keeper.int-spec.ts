@@ -1,7 +1,7 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { CaError, IssuanceApi } from '@ca/contracts';
-import { KeyCustody } from '@ca/custody';
+import { KeyCustody, LocalKeyCustody } from '@ca/custody';
 import { RpcClient } from '@ca/messaging';
 import { openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
@@ -25,18 +25,14 @@ describe.each(databaseKinds())('OcspSignerKeeper sweep (%s database)', (kind) =>
   let asked: string[];
   let keeper: OcspSignerKeeper;
 
+  // A real custody (the keeper signs its certification request with the key it made), counting keys.
+  const local = new LocalKeyCustody(randomBytes(32));
   const custody = {
-    generateSigningKey: () => {
+    generateSigningKey: (...args: Parameters<KeyCustody['generateSigningKey']>) => {
       keysMade++;
-      return Promise.resolve({
-        key: {
-          keyId: randomUUID(),
-          algorithm: 'ECDSA-P256',
-          publicKeySpki: new Uint8Array(1),
-          wrapped: new Uint8Array(1),
-        },
-      });
+      return local.generateSigningKey(...args);
     },
+    openSigningKey: (...args: Parameters<KeyCustody['openSigningKey']>) => local.openSigningKey(...args),
   } as unknown as KeyCustody;
   const issuance = {
     send: (_pattern: string, command: { tenantId: string }) => {
