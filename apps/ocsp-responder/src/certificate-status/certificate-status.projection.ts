@@ -158,6 +158,7 @@ export class CertificateStatusProjection {
     options: ApplyOptions = {},
   ): Promise<void> {
     const { tenantId, caId, serialNumber, revokedAt, reasonCode, sequence } = event.payload;
+    let applied = false;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
       if (!(await this.isTenantCa(manager, event))) {
         if (options.strict) throw notTenantCa();
@@ -174,10 +175,14 @@ export class CertificateStatusProjection {
          RETURNING 1`,
         [tenantId, serialNumber, revokedAt, reasonCode, caId, sequence ?? null],
       );
-      if (changed.length === 0) this.staleChange(event);
-      else await this.notifyChange(manager);
+      if (changed.length === 0) return this.staleChange(event);
+      await this.notifyChange(manager);
+      applied = true;
     });
-    this.forget(tenantId, serialNumber);
+    // Forgotten once committed, and only if the row changed: the same event arriving again (the
+    // event path after the direct one), or one older than the row's status, leaves the row as it
+    // is, and a remembered row stays answered from memory.
+    if (applied) this.forget(tenantId, serialNumber);
   }
 
   /**
@@ -190,6 +195,7 @@ export class CertificateStatusProjection {
     options: ApplyOptions = {},
   ): Promise<void> {
     const { tenantId, serialNumber, heldSince, sequence } = event.payload;
+    let applied = false;
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
       if (!(await this.isTenantCa(manager, event))) {
         if (options.strict) throw notTenantCa();
@@ -203,10 +209,14 @@ export class CertificateStatusProjection {
           RETURNING 1`,
         [tenantId, serialNumber, RevocationReasonCodes.CertificateHold, heldSince, sequence ?? null],
       );
-      if (changed.length === 0) this.staleChange(event);
-      else await this.notifyChange(manager);
+      if (changed.length === 0) return this.staleChange(event);
+      await this.notifyChange(manager);
+      applied = true;
     });
-    this.forget(tenantId, serialNumber);
+    // Forgotten once committed, and only if the row changed: the same event arriving again (the
+    // event path after the direct one), or one older than the row's status, leaves the row as it
+    // is, and a remembered row stays answered from memory.
+    if (applied) this.forget(tenantId, serialNumber);
   }
 
   /** A change older than the row's status: logged and counted, never applied. */
