@@ -24,11 +24,12 @@ const MAY_REQUEST: Record<ServiceName, string[]> = {
     'issuance.report.expiring',
   ],
   issuance: [],
-  revocation: ['issuance.crl.sign'],
+  revocation: ['issuance.crl.sign', 'issuance.crl.revocations'],
   'ocsp-responder': ['issuance.ocsp-signer.issue', 'issuance.ca.list'],
   acme: [
     'issuance.acme.issue-certificate',
     'issuance.certificate.revoke',
+    'issuance.certificate.renewal-info',
     'issuance.policy.get',
     'issuance.ca.list',
   ],

@@ -59,6 +59,7 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
         acme: 'stream CA_EVENTS (created by issuance)',
         'ocsp-responder': 'stream CA_EVENTS (created by issuance)',
         revocation: 'stream CA_EVENTS (created by issuance)',
+        webhooks: 'stream CA_EVENTS (created by issuance)',
       });
     });
 
@@ -105,7 +106,7 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
         .violations()
         .filter((line) => !/Subject "\$JS\.API\.STREAM\.CREATE\.CA_EVENTS"/.test(line));
       expect(unexpected).toEqual([]);
-      expect(nats.violations()).toHaveLength(4);
+      expect(nats.violations()).toHaveLength(5);
     }, 120_000);
 
     it("with only the responder's password, a consumer reshaped to headers_only is put back: a later revocation still reaches OCSP", async () => {
