@@ -411,6 +411,22 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
       expect((await replicaB.find(tenantId, [ok.payload.serialNumber])).size).toBe(1);
     });
 
+    it("refuses at once, without waiting, an event naming another tenant's CA under a tenant's own id", async () => {
+      const otherTenant = randomUUID();
+      const s = serial();
+      const forgedIssue = issued(s);
+      forgedIssue.tenantId = otherTenant;
+      forgedIssue.payload = { ...forgedIssue.payload, tenantId: otherTenant };
+      const forgedRevoke = revoked(s);
+      forgedRevoke.tenantId = otherTenant;
+      forgedRevoke.payload = { ...forgedRevoke.payload, tenantId: otherTenant };
+      await replicaA.applyIssuedBatch([issued(serial()), forgedIssue]);
+      await replicaA.applyRevoked(forgedRevoke);
+      expect(await inboxed([forgedIssue.id, forgedRevoke.id])).toBe(2);
+      expect((await replicaB.find(otherTenant, [s])).size).toBe(0);
+      expect((await replicaB.find(tenantId, [s])).size).toBe(0);
+    });
+
     it('does not bring back as good a certificate whose revocation came first', async () => {
       const s = serial();
       await replicaA.applyRevoked(revoked(s));

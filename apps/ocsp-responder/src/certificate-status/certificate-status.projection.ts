@@ -344,15 +344,20 @@ export class CertificateStatusProjection {
     event: EventEnvelope<{ tenantId: string; caId: string }>,
   ): Promise<boolean> {
     const { tenantId, caId } = event.payload;
-    const rows: unknown[] =
+    // Every tenant holding that CA id (one at most: CA ids are unique across tenants).
+    const holders: { tenant_id: string }[] =
       event.tenantId === tenantId
         ? await manager.query(
-            `SELECT 1 FROM ocsp.ca_certificates WHERE tenant_id = $1 AND ca_id = $2
-             UNION ALL SELECT 1 FROM ocsp.added_cas WHERE tenant_id = $1 AND ca_id = $2`,
-            [tenantId, caId],
+            `SELECT tenant_id::text FROM ocsp.ca_certificates WHERE ca_id = $1
+             UNION ALL SELECT tenant_id::text FROM ocsp.added_cas WHERE ca_id = $1`,
+            [caId],
           )
         : [];
-    if (rows.length === 0 && event.tenantId === tenantId) throw waitingForCa(event);
+    const ours = holders.some((row) => row.tenant_id.toLowerCase() === String(tenantId).toLowerCase());
+    // A CA known to no tenant yet may come next: wait for it. One known under another tenant is
+    // that tenant's: the event is refused at once, not held back in front of the tenant's later ones.
+    if (event.tenantId === tenantId && holders.length === 0) throw waitingForCa(event);
+    const rows = ours ? holders : [];
     if (rows.length === 0) {
       this.logger.warn(
         { eventId: event.id, type: event.type, tenantId: event.tenantId },
@@ -382,9 +387,19 @@ export class CertificateStatusProjection {
     const known = (event: T) =>
       cas.has(`${String(event.payload.tenantId).toLowerCase()}:${String(event.payload.caId).toLowerCase()}`);
     // A tenant's own event of a CA not known yet came before that CA's event: it waits (the run is
-    // then retried one event at a time, so only that one waits).
-    const early = named.find((event) => !known(event));
-    if (early) throw waitingForCa(early);
+    // then retried one event at a time, so only that one waits). A CA known under another tenant
+    // is not one to wait for: that event is refused below, at once.
+    const unknown = named.filter((event) => !known(event));
+    if (unknown.length > 0) {
+      const held: { ca_id: string }[] = await manager.query(
+        `SELECT ca_id::text FROM ocsp.ca_certificates WHERE ca_id = ANY($1::uuid[])
+         UNION ALL SELECT ca_id::text FROM ocsp.added_cas WHERE ca_id = ANY($1::uuid[])`,
+        [[...new Set(unknown.map((event) => String(event.payload.caId)))]],
+      );
+      const elsewhere = new Set(held.map((row) => row.ca_id.toLowerCase()));
+      const early = unknown.find((event) => !elsewhere.has(String(event.payload.caId).toLowerCase()));
+      if (early) throw waitingForCa(early);
+    }
     return events.filter((event) => {
       const { tenantId, caId } = event.payload;
       const ok =
