@@ -51,18 +51,32 @@ export async function openSchemaDataSource(options: SchemaDataSourceOptions): Pr
  * fail on the catalog's unique keys. A session-level advisory lock per schema, on a connection
  * of its own, makes them take turns; the later ones find the migrations done. (PGlite is one
  * session and one process: the lock never waits there.)
+ * The lock is tried, not waited for: a `CREATE INDEX CONCURRENTLY` in the holder's migrations
+ * waits for every statement older than it in the database, and a replica blocked inside
+ * `pg_advisory_lock` would be one it waits for forever (a deadlock Postgres cannot see, since
+ * the lock is held by another session of the holder's process).
  */
 async function whileHoldingMigrationLock<T>(url: string, schema: string, work: () => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query('SELECT pg_advisory_lock(hashtext($1))', [`${schema} migrations`]);
+    for (;;) {
+      const { rows } = await client.query<{ locked: boolean }>(
+        'SELECT pg_try_advisory_lock(hashtext($1)) AS locked',
+        [`${schema} migrations`],
+      );
+      if (rows[0]?.locked) break;
+      await new Promise((resolve) => setTimeout(resolve, MIGRATION_LOCK_RETRY_MS));
+    }
     return await work();
   } finally {
     // Ending the session releases the lock too.
     await client.end();
   }
 }
+
+/** How often a replica tries again for the migration lock another replica holds. */
+const MIGRATION_LOCK_RETRY_MS = 200;
 
 async function ensureSchema(url: string, schema: string): Promise<void> {
   const client = new Client({ connectionString: url });

@@ -46,7 +46,9 @@ async function trigramSchema(queryRunner: QueryRunner): Promise<string | undefin
   const present = await find();
   if (present) return present;
   try {
-    await queryRunner.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA issuance');
+    // In public, as the operator's set-up makes it (deploy/postgres/init-roles.sql): a dump of the
+    // service schemas holds no extension, and a restore creates it there first (operations.md).
+    await queryRunner.query('CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public');
   } catch {
     return undefined; // no privilege (or not installed): `q` scans instead
   }
