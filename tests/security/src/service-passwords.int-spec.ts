@@ -47,6 +47,8 @@ describeWithRealServices('security: service passwords', ['nats-server', 'psql'])
     let database: ServiceDatabase;
     let system: ServiceProcesses;
     const rogues: Messaging[] = [];
+    // Each RPC client opens a NATS connection of its own, which the messaging's close leaves open.
+    const rogueClients: RpcClient<IssuanceApi>[] = [];
     let issuanceRogue: NatsConnection;
 
     /** A client with `service`'s credentials and inbox, as the service itself connects. */
@@ -59,7 +61,9 @@ describeWithRealServices('security: service passwords', ['nats-server', 'psql'])
         inboxPrefix: `_INBOX.${service}`,
       });
       rogues.push(messaging);
-      return messaging.rpcClient<IssuanceApi>();
+      const client = messaging.rpcClient<IssuanceApi>();
+      rogueClients.push(client);
+      return client;
     }
 
     beforeAll(async () => {
@@ -71,6 +75,7 @@ describeWithRealServices('security: service passwords', ['nats-server', 'psql'])
 
     afterAll(async () => {
       await issuanceRogue?.close();
+      for (const client of rogueClients) await client.close();
       for (const messaging of rogues) await messaging.close();
       await system?.stop();
       await nats?.remove();
