@@ -1,18 +1,27 @@
 import 'reflect-metadata';
-import { X509Certificate } from 'node:crypto';
+import { X509Certificate, createHash } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { calculateJwkThumbprint } from 'jose';
+import { Client } from 'pg';
 import { startOcspResponder } from '@ca/ocsp-responder';
 import { derToPem, generateEcKeyPair, parseCertificate, pemToDer } from '@ca/pki';
 import { buildTestCsr } from '@ca/pki/testing';
 import { RunningService } from '@ca/runtime';
+import { RawAcmeClient } from './support/acme-client';
+import { TestDnsServer } from './support/dns-server';
 import { freePorts } from './support/http';
 import {
   SystemUnderTest,
   TestTenant,
+  adminRequest,
   createTenant,
   eventually,
   http,
   issueBody,
   ocspStatus,
+  runOperatorCommand,
   startSystemUnderTest,
   systemModes,
 } from './support';
@@ -35,9 +44,14 @@ describe.each(systemModes('read-your-writes'))('read-your-writes (%s)', (mode) =
   /** The public surface of every responder replica. */
   const pkiUrls: string[] = [];
   let second: RunningService | undefined;
+  /** The DNS server ACME's dns-01 challenges are answered from (ACME_DNS_RESOLVER). */
+  let dns: TestDnsServer;
+  let dnsDir: string;
 
   beforeAll(async () => {
-    sut = await startSystemUnderTest(mode);
+    dnsDir = mkdtempSync(join(tmpdir(), 'ca-ryw-dns-'));
+    dns = await TestDnsServer.start(join(dnsDir, 'dns-records'));
+    sut = await startSystemUnderTest(mode, { env: { ACME_DNS_RESOLVER: dns.address } });
     pkiUrls.push(sut.pkiUrl);
     // The embedded database is one process's alone: a second replica only on Postgres.
     if (mode === 'postgres+nats') {
@@ -55,6 +69,8 @@ describe.each(systemModes('read-your-writes'))('read-your-writes (%s)', (mode) =
   afterAll(async () => {
     await second?.close();
     await sut?.stop();
+    await dns?.close();
+    if (dnsDir) rmSync(dnsDir, { recursive: true, force: true });
   });
 
   const surface = (base: string, tenantId: string, path: string) => `${base}/v1/tenants/${tenantId}/${path}`;
@@ -183,6 +199,94 @@ describe.each(systemModes('read-your-writes'))('read-your-writes (%s)', (mode) =
     });
   });
 
+  it('answers good, and serves the certificate, the moment an ACME order answers valid', async () => {
+    const tenant = await createTenant(sut);
+    const policy = await adminRequest(sut, 'PUT', '/v2/policy', tenant.bearer, {
+      allowedDnsSuffixes: ['ryw.test'],
+    });
+    expect(policy.status).toBe(200);
+    const account = await openAcmeAccount(tenant);
+    for (let round = 0; round < ROUNDS; round++) {
+      const name = `host-${round}.ryw.test`;
+      const order = await account.readyOrder(name);
+      const keys = await generateEcKeyPair(false);
+      const csr = Buffer.from(await buildTestCsr(keys, name)).toString('base64url');
+      const finalized = await account.post(order.finalize, { csr });
+      expect(finalized.status).toBe(200);
+      // RFC 8555 7.4: valid with its certificate URL at once, or processing until it is; either
+      // way the instant the order says valid, the certificate is good on every replica.
+      let view = finalized.json<{ status: string; certificate?: string }>();
+      for (let polls = 0; view.status === 'processing' && polls < 200; polls++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        view = (await account.post(order.url, '')).json();
+      }
+      expect(view.status).toBe('valid');
+      const chain = await account.post(view.certificate!, '');
+      expect(chain.status).toBe(200);
+      const leaf = new X509Certificate(chain.text);
+      expect(await ocspEverywhere(tenant.tenantId, tenant.caDer, leaf.serialNumber)).toEqual(allAre('good'));
+      await expectServed(tenant.tenantId, [cdpPath(leaf.toString(), tenant.tenantId)]);
+    }
+  });
+
+  it('answers unknown, never good, for a serial whose issuance the transaction refused after the responder had it', async () => {
+    const tenant = await createTenant(sut);
+    const db = new Client({ connectionString: sut.databaseUrl });
+    await db.connect();
+    try {
+      // Every status row the responder stores for the tenant, kept even once the row is gone: the
+      // only place the serial of a certificate never handed out can be learnt from.
+      await db.query(
+        'CREATE TABLE IF NOT EXISTS public.ryw_statuses_seen (tenant_id uuid, serial_number text)',
+      );
+      await db.query(
+        `CREATE OR REPLACE FUNCTION public.ryw_record_status() RETURNS trigger LANGUAGE plpgsql AS $$
+         BEGIN INSERT INTO public.ryw_statuses_seen VALUES (NEW.tenant_id, NEW.serial_number); RETURN NEW; END $$`,
+      );
+      await db.query('DROP TRIGGER IF EXISTS ryw_record_status ON ocsp.certificate_status');
+      await db.query(
+        `CREATE TRIGGER ryw_record_status AFTER INSERT ON ocsp.certificate_status
+           FOR EACH ROW EXECUTE FUNCTION public.ryw_record_status()`,
+      );
+      const kept = await tenant.issue(issueBody());
+      expect(await runOperatorCommand(sut, ['tenant', 'set-limit', tenant.tenantId, '1'])).toMatchObject({
+        code: 0,
+      });
+      // The plan limit is checked in issuance's transaction, after the responder stored the
+      // status (docs/architecture.md#read-your-writes): the refusal comes once issuance has it.
+      let refusals = 0;
+      await eventually(
+        async () => {
+          const answer = await tenant.post('/v1/certificates', issueBody());
+          if (answer.status === 409) refusals++;
+          return refusals >= ROUNDS || undefined;
+        },
+        30_000,
+        'issuances refused at the plan limit',
+      );
+      const listed = (await tenant.get('/v1/certificates')).json<{
+        certificates: { serialNumber: string }[];
+      }>().certificates;
+      const handedOut = new Set(listed.map((c) => c.serialNumber));
+      expect(handedOut).toContain(kept.serialNumber);
+      const { rows } = await db.query<{ serial_number: string }>(
+        'SELECT serial_number FROM public.ryw_statuses_seen WHERE tenant_id = $1',
+        [tenant.tenantId],
+      );
+      const neverIssued = rows.map((row) => row.serial_number).filter((serial) => !handedOut.has(serial));
+      // Each refused issuance reached the responder first: the case this test is about.
+      expect(neverIssued).toHaveLength(refusals);
+      for (const serial of neverIssued)
+        expect(await ocspEverywhere(tenant.tenantId, tenant.caDer, serial)).toEqual(allAre('unknown'));
+      expect(await ocspEverywhere(tenant.tenantId, tenant.caDer, kept.serialNumber)).toEqual(allAre('good'));
+    } finally {
+      await db
+        .query('DROP TRIGGER IF EXISTS ryw_record_status ON ocsp.certificate_status')
+        .catch(() => undefined);
+      await db.end();
+    }
+  });
+
   it('answers revoked for an issuing CA the moment its revocation answers', async () => {
     const tenant = await createTenant(sut, { ca: false });
     const initialized = await tenant.post('/v2/ca/initialize', {
@@ -254,6 +358,53 @@ describe.each(systemModes('read-your-writes'))('read-your-writes (%s)', (mode) =
       );
     });
   });
+
+  /** An ACME account of the tenant (EAB), whose orders are proved through dns-01. */
+  async function openAcmeAccount(tenant: TestTenant) {
+    const client = await RawAcmeClient.create(`${sut.gatewayUrl}/acme/${tenant.tenantId}/directory`);
+    const eab = await tenant.post('/v2/acme/eab-keys', {});
+    expect(eab.status).toBe(201);
+    const { keyId, hmacKey } = eab.json<{ keyId: string; hmacKey: string }>();
+    const newAccount = client.directory.newAccount;
+    const created = await client.post(
+      newAccount,
+      await client.jws(newAccount, {
+        termsOfServiceAgreed: true,
+        externalAccountBinding: await client.externalAccountBinding(keyId, hmacKey),
+      }),
+    );
+    expect(created.status).toBe(201);
+    const kid = { jwk: undefined, kid: created.headers.get('location')! };
+    const post = async (url: string, payload: unknown) =>
+      client.post(url, await client.jws(url, payload, kid));
+    const thumbprint = await calculateJwkThumbprint(client.jwk);
+    /** An order whose every name is proved through dns-01: ready to finalize. */
+    const readyOrder = async (...names: string[]) => {
+      const created = await post(client.directory.newOrder, {
+        identifiers: names.map((value) => ({ type: 'dns', value })),
+      });
+      expect(created.status).toBe(201);
+      const view = created.json<{ authorizations: string[]; finalize: string }>();
+      for (const authz of view.authorizations) {
+        const { challenges, identifier } = (await post(authz, '')).json<{
+          identifier: { value: string };
+          challenges: { type: string; url: string; token: string }[];
+        }>();
+        const challenge = challenges.find((c) => c.type === 'dns-01')!;
+        // RFC 8555 8.4: the TXT value is base64url(SHA-256(token "." thumbprint)).
+        const txt = createHash('sha256').update(`${challenge.token}.${thumbprint}`).digest('base64url');
+        dns.txt.set(`_acme-challenge.${identifier.value}`, [txt]);
+        await post(challenge.url, {});
+        await eventually(
+          async () => (await post(authz, '')).json<{ status: string }>().status === 'valid' || undefined,
+          20_000,
+          'the authorization valid',
+        );
+      }
+      return { url: created.headers.get('location')!, ...view };
+    };
+    return { post, readyOrder };
+  }
 
   /** The responder of the system and the second replica, stopped; started again by startResponders. */
   let stopped = false;

@@ -69,6 +69,8 @@ export class IssuanceModule {
       deps.defaultCertificateLimit,
       (events) => publication.confirm(events, 'certificates'),
       unconfirmed,
+      undefined,
+      (events) => publication.withdraw(events),
     );
     const policies = new IssuancePolicies(deps.dataSource);
     const addIssuingCa = new AddIssuingCaHandler(

@@ -9,7 +9,7 @@ import cluster from 'node:cluster';
 import { MessagingOptions, STREAM_OWNER, openMessaging } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
 import { NestPinoLogger, createLogger, flushTracing, installTracing } from '@ca/observability';
-import { startHealthServer } from './health.server';
+import { startHealthServer, startStartupServer } from './health.server';
 import { configureMetricsAccess } from './metrics.endpoint';
 import {
   WORKER_STARTED,
@@ -104,7 +104,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
     const startupPort = health ? undefined : definition.startupPort?.(config);
     const startup =
       startupPort !== undefined && !cluster.isWorker
-        ? await startHealthServer(config.host, startupPort, async () => false, detail).catch(() => undefined)
+        ? await startStartupServer(config.host, startupPort, detail).catch(() => undefined)
         : undefined;
     const messaging = await openMessaging({
       natsUrl: config.natsUrl,
@@ -118,7 +118,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
       ...nats,
       ...definition.messaging,
     });
-    if (startup) await new Promise((resolve) => startup.close(resolve));
+    await startup?.handOver();
     service = await definition.start({ config, databaseUrl: config.databaseUrl, messaging, logger });
     const started = service;
     Logger.overrideLogger(new NestPinoLogger(logger));

@@ -96,4 +96,33 @@ describe('CertificateGroupCommit publishing to the responder first (read-your-wr
     expect(published).toEqual([['1'], ['2', '3']]);
     expect(transactions()).toBe(2);
   });
+
+  it('withdraws what it published but did not store, before the caller hears of it; not a serial stored already', async () => {
+    const unavailable = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
+    const broken = Object.assign(new Error('value too long'), { code: '22001' });
+    // 1 commits; the batch of 2 and 3 fails on its data, then 2 fails again (another error) and 3
+    // is a serial stored already; then 4 meets the database away.
+    const { dataSource } = scriptedDataSource([undefined, broken, broken, duplicate(), unavailable]);
+    const withdrawn: string[] = [];
+    let withdrawnBeforeAnswer = true;
+    const groupCommit = new CertificateGroupCommit(
+      dataSource,
+      () => undefined,
+      1000,
+      async () => new Set(),
+      unconfirmed,
+      undefined,
+      async (events) => void withdrawn.push(...events.map((event) => event.id)),
+    );
+    const answered = (n: number) =>
+      groupCommit.store(item(n)).catch((error: unknown) => {
+        if (!withdrawn.includes(String(n)) && n !== 3) withdrawnBeforeAnswer = false;
+        throw error;
+      });
+    const outcomes = await Promise.allSettled([1, 2, 3].map(answered));
+    expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
+    await expect(answered(4)).rejects.toBe(unavailable);
+    expect(withdrawn).toEqual(['2', '4']);
+    expect(withdrawnBeforeAnswer).toBe(true);
+  });
 });

@@ -1,6 +1,6 @@
 import { EventEnvelope } from '@ca/contracts';
 import { insertEvents } from '@ca/messaging';
-import { isDatabaseUnavailable } from '@ca/persistence';
+import { isDatabaseUnavailable, isUniqueViolation } from '@ca/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { admitWithinLimits, lockAndReadStandings } from './certificate-limit';
@@ -51,6 +51,11 @@ export class CertificateGroupCommit {
       new Set(),
     private readonly unconfirmed: () => Error = () => new Error('not published'),
     private readonly maxBatch = MAX_BATCH,
+    /**
+     * Takes back what `publish` stored for events whose certificates this then did not store
+     * (ResponderPublication.withdraw); never throws. Awaited before their callers are answered.
+     */
+    private readonly withdraw: (events: EventEnvelope[]) => Promise<void> = async () => undefined,
   ) {}
 
   store(item: CertificateToStore): Promise<void> {
@@ -86,7 +91,7 @@ export class CertificateGroupCommit {
    * Publishes the batch's statuses before its transaction, not inside it: an open transaction
    * would hold the embedded database (one session) from the responder. Returns the items to store;
    * those not confirmed are settled here. A serial the transaction then refuses (plan limit,
-   * suspension) is known to the responder but never handed out.
+   * suspension) or does not store (it fails) is withdrawn from the responder (`commit`).
    */
   private async publishFirst(batch: Waiting[]): Promise<Waiting[]> {
     let refused: ReadonlySet<string>;
@@ -110,12 +115,16 @@ export class CertificateGroupCommit {
       );
     } catch (error) {
       if (batch.length === 1 || isDatabaseUnavailable(error)) {
+        // Published, never stored: the responder forgets them before their callers hear of it.
+        // Not a serial stored already: that status is the stored certificate's (the publish left it).
+        if (!isUniqueViolation(error)) await this.withdraw(batch.map((item) => item.event));
         for (const item of batch) item.reject(error);
         return;
       }
       for (const item of batch) await this.commit([item]);
       return;
     }
+    await this.withdraw(batch.filter((_, i) => refusals[i] !== undefined).map((item) => item.event));
     if (refusals.some((refusal) => refusal === undefined)) this.onCommitted();
     batch.forEach((item, i) => {
       const refusal = refusals[i];

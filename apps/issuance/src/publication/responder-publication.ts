@@ -87,6 +87,31 @@ export class ResponderPublication {
     }
   }
 
+  /**
+   * After `confirm`, the transaction refused or failed for these `certificate.issued` events: the
+   * responder forgets their `good` status, so a serial that was never issued answers `unknown`
+   * (RFC 6960 2.2), on the same direct path. Never throws: without an answer in time it is logged
+   * and counted (`ca_publications_total{kind="withdrawal",outcome="unconfirmed"}`).
+   */
+  async withdraw(events: EventEnvelope[]): Promise<void> {
+    if (events.length === 0) return;
+    try {
+      if (!this.responder) throw new Error('no responder client');
+      await this.responder.send(ResponderPattern.Withdraw, { events }, { timeoutMs: PUBLICATION_CONFIRM_MS });
+      publicationMetrics.publicationsTotal.inc({ kind: 'withdrawal', outcome: 'confirmed' }, events.length);
+    } catch (error) {
+      publicationMetrics.publicationsTotal.inc({ kind: 'withdrawal', outcome: 'unconfirmed' }, events.length);
+      this.logger.error(
+        {
+          err: error,
+          tenantId: events[0].tenantId,
+          serials: events.map((event) => (event.payload as { serialNumber?: string }).serialNumber),
+        },
+        'the responder did not confirm the withdrawal of issues never stored: it may answer good for them',
+      );
+    }
+  }
+
   /** Where the outbox ends now (its newest `seq`): what a command records after this lies past it. */
   async outboxMark(): Promise<string> {
     const [{ seq }]: { seq: string | null }[] = await this.dataSource.query(

@@ -150,6 +150,44 @@ export class CertificateStatusProjection {
   }
 
   /**
+   * Withdraws statuses the direct path stored for certificates issuance then did not store (its
+   * transaction refused them or failed after the publish): the serial is answered `unknown` again,
+   * as for a serial never issued (RFC 6960 2.2). Only a row still as issued goes (never revoked nor
+   * released since), and only while its event has not come through the stream: the stream carries
+   * only committed events, so one in the inbox proves the certificate exists after all (a commit
+   * whose answer was lost). An event that comes later through the stream stores the row again.
+   * Returns how many rows went.
+   */
+  async withdrawIssued(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<number> {
+    const named = events.filter((event) => event.tenantId === event.payload.tenantId);
+    if (named.length === 0) return 0;
+    const rows: { tenant_id: string; serial_number: string }[] = await this.dataSource.query(
+      `WITH given AS (
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[])
+           AS g(event_id, tenant_id, serial_number, ca_id, not_after))
+       DELETE FROM ocsp.certificate_status s USING given g
+        WHERE s.tenant_id = g.tenant_id AND s.serial_number = g.serial_number AND s.ca_id = g.ca_id
+          AND s.not_after = g.not_after AND s.revoked_at IS NULL AND s.status_changed_at IS NULL
+          AND NOT EXISTS (SELECT 1 FROM ocsp.inbox i WHERE i.event_id = g.event_id)
+        RETURNING s.tenant_id::text, s.serial_number`,
+      [
+        named.map((event) => event.id),
+        named.map((event) => event.payload.tenantId),
+        named.map((event) => event.payload.serialNumber),
+        named.map((event) => event.payload.caId),
+        named.map((event) => event.payload.notAfter),
+      ],
+    );
+    for (const row of rows) this.forget(row.tenant_id, row.serial_number);
+    if (rows.length > 0)
+      this.logger.warn(
+        { serials: rows.map((row) => `${row.tenant_id}:${row.serial_number}`) },
+        'status withdrawn: issuance did not store the certificate after publishing it',
+      );
+    return rows.length;
+  }
+
+  /**
    * A revocation, applied only if it is newer than the row's status (STATUS_SEQUENCE_RULE): a
    * late or replayed one, after a released hold say, changes nothing, however old it is.
    */

@@ -10,6 +10,8 @@ import {
   MAX_PUBLISHED_EVENTS,
   PublishCommand,
   PublishResult,
+  WithdrawCommand,
+  WithdrawResult,
   eventEnvelopeProblem,
 } from '@ca/contracts';
 import { DataSource } from 'typeorm';
@@ -71,6 +73,18 @@ export class DirectPublication {
     return { applied: events.length - refused.length, refused };
   }
 
+  /**
+   * Issuance's withdrawal of `certificate.issued` events it published but did not store (a refusal
+   * or a failure of its transaction after the publish): their serials answer `unknown` again
+   * (CertificateStatusProjection.withdrawIssued). Each envelope is checked as on publish.
+   */
+  async withdraw(command: WithdrawCommand): Promise<WithdrawResult> {
+    const events = checkedEvents(command, WITHDRAWN_TYPES);
+    return {
+      withdrawn: await this.statuses.withdrawIssued(events as EventEnvelope<CertificateIssuedPayload>[]),
+    };
+  }
+
   /** Applies the issues gathered so far; returns the ids of those refused (CA not held here). */
   private async flushIssued(issued: EventEnvelope<CertificateIssuedPayload>[]): Promise<string[]> {
     if (issued.length === 0) return [];
@@ -113,8 +127,14 @@ const PUBLISHED_TYPES: ReadonlySet<string> = new Set([
   EventType.CertificateHoldReleased,
 ]);
 
+/** Only issues can be withdrawn: a revocation or a CA change is committed before it is published. */
+const WITHDRAWN_TYPES: ReadonlySet<string> = new Set([EventType.CertificateIssued]);
+
 /** The command's events, each checked like one delivered by the bus; else VALIDATION_FAILED. */
-function checkedEvents(command: PublishCommand): EventEnvelope[] {
+function checkedEvents(
+  command: PublishCommand | WithdrawCommand,
+  types: ReadonlySet<string> = PUBLISHED_TYPES,
+): EventEnvelope[] {
   const events: unknown = command?.events;
   if (!Array.isArray(events) || events.length === 0 || events.length > MAX_PUBLISHED_EVENTS) {
     throw CaError.validation([
@@ -124,7 +144,7 @@ function checkedEvents(command: PublishCommand): EventEnvelope[] {
   events.forEach((event: unknown, i) => {
     const problem =
       eventEnvelopeProblem(event) ??
-      (PUBLISHED_TYPES.has((event as EventEnvelope).type) ? undefined : 'not an event issuance publishes');
+      (types.has((event as EventEnvelope).type) ? undefined : 'not an event issuance publishes');
     if (problem) throw CaError.validation([{ field: `events[${i}]`, message: problem }]);
   });
   return events as EventEnvelope[];

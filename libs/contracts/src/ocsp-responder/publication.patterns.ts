@@ -8,6 +8,11 @@ import { EventEnvelope } from '../common/event-envelope';
 export const ResponderPattern = {
   /** Apply these events of issuance now, and answer once they are stored (and, asked for, their CRLs are served). */
   Publish: 'ocsp-responder.publish',
+  /**
+   * Forget the `good` status these `certificate.issued` events published: issuance did not store
+   * their certificates after all (a refusal or a failure of its transaction after the publish).
+   */
+  Withdraw: 'ocsp-responder.withdraw',
 } as const;
 export type ResponderPattern = (typeof ResponderPattern)[keyof typeof ResponderPattern];
 
@@ -35,6 +40,17 @@ export interface PublishResult {
   refused: string[];
 }
 
+export interface WithdrawCommand {
+  /** The `certificate.issued` envelopes published before, exactly as sent then. */
+  events: EventEnvelope[];
+}
+
+export interface WithdrawResult {
+  /** How many statuses were forgotten (0 for one already gone, revoked since, or delivered by the stream). */
+  withdrawn: number;
+}
+
 export type ResponderApi = {
   [ResponderPattern.Publish]: [PublishCommand, PublishResult];
+  [ResponderPattern.Withdraw]: [WithdrawCommand, WithdrawResult];
 };

@@ -34,15 +34,23 @@ export async function startUntilReady(
   program.start();
   let exited = false;
   const log = join(logDir, `${program.name}.log`);
+  // What the probe was last told (a 503's body says what the service waits for), for a time-out.
+  let lastAnswer = 'no answer';
   await waitFor(
     async () => {
       exited = !program.running;
-      return exited || (await fetch(healthUrl)).status === 200;
+      if (exited) return true;
+      const response = await fetch(healthUrl).catch((error: Error) => {
+        lastAnswer = `${error.message}: ${String((error.cause as Error | undefined)?.message ?? '')}`;
+        throw error;
+      });
+      lastAnswer = `${response.status} ${await response.text()}`;
+      return response.status === 200;
     },
     timeoutMs,
     `${program.name} ready`,
   ).catch((error: Error) => {
-    throw new Error(`${error.message} (log: ${log})`);
+    throw new Error(`${error.message}; /health/ready last answered ${lastAnswer} (log: ${log})`);
   });
   if (exited) throw new Error(`${program.name} exited at start (log: ${log})`);
 }
