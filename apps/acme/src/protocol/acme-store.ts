@@ -356,7 +356,12 @@ export class AcmeStore {
    * (RFC 8555 7.1.6): valid when one challenge is valid; an invalid authorization makes the order invalid;
    * the order is ready once every authorization is valid.
    */
-  async finishValidation(challenge: Challenge, authorization: Authorization, error?: object): Promise<void> {
+  async finishValidation(
+    challenge: Pick<Challenge, 'id'>,
+    authorization: Pick<Authorization, 'id' | 'orderId'>,
+    error?: object,
+    validatedAt = new Date(),
+  ): Promise<void> {
     await this.dataSource.transaction(async (tx) => {
       if (error) {
         await tx.query(`UPDATE acme.challenges SET status = 'invalid', error = $2 WHERE id = $1`, [
@@ -373,8 +378,9 @@ export class AcmeStore {
         );
         return;
       }
-      await tx.query(`UPDATE acme.challenges SET status = 'valid', validated_at = now() WHERE id = $1`, [
+      await tx.query(`UPDATE acme.challenges SET status = 'valid', validated_at = $2 WHERE id = $1`, [
         challenge.id,
+        validatedAt,
       ]);
       await tx.query(`UPDATE acme.authorizations SET status = 'valid' WHERE id = $1 AND status = 'pending'`, [
         authorization.id,
