@@ -10,7 +10,7 @@ import { AcmeHousekeeping } from './housekeeping';
 import { acmeMigrations } from './migrations';
 import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
 import { AcmeStore } from './protocol/acme-store';
-import { NonceStore } from './protocol/nonce-store';
+import { NonceStore, SharedSpentNonces } from './protocol/nonce-store';
 
 jest.setTimeout(60_000);
 
@@ -94,7 +94,7 @@ describe.each(databaseKinds())('ACME rate limits shared by replicas (%s database
     }
     const logger = { debug: jest.fn(), warn: jest.fn() } as unknown as Logger;
     const housekeeping = new AcmeHousekeeping(
-      new NonceStore(replicas[1]),
+      new NonceStore(randomBytes(32), new SharedSpentNonces(replicas[1])),
       new AcmeStore(replicas[1]),
       limiter,
       logger,
