@@ -191,7 +191,7 @@ export class AcmeLoadClient {
     this.privateKey = privateKey as webcrypto.CryptoKey;
     this.jwk = await exportJWK(publicKey);
     this.thumbprint = await calculateJwkThumbprint(this.jwk);
-    await recorder.around('new-nonce', () => this.freshNonce());
+    await this.freshNonce();
     const url = this.directory.newAccount;
     const payload: Record<string, unknown> = { termsOfServiceAgreed: true };
     if (this.options.eab) {
