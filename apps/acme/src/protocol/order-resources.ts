@@ -41,9 +41,13 @@ async function ownOrder(store: AcmeStore, tenantId: string, accountId: string, i
 }
 
 async function orderReply(store: AcmeStore, urls: AcmeUrls, order: Order, status = 200) {
-  return json(status, orderView(urls, order, await store.authorizationIds(order.id)), {
-    location: urls.order(order.id),
-  });
+  return json(
+    status,
+    orderView(urls, order, order.authorizationIds ?? (await store.authorizationIds(order.id))),
+    {
+      location: urls.order(order.id),
+    },
+  );
 }
 
 /** RFC 8555 7.4: a new order, its names checked against the tenant's policy. */
