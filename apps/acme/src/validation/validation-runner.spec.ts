@@ -45,7 +45,7 @@ describe('ValidationRunner', () => {
     });
     for (const id of ['1', '2', '3', '4', '5']) {
       expect(runner.hasRoom()).toBe(true);
-      runner.start(job(id));
+      void runner.start(job(id));
     }
     await new Promise((resolve) => setImmediate(resolve));
     expect(releases).toHaveLength(2);
