@@ -27,11 +27,13 @@ const BENCHMARKS = {
   'events-scaling': 'events-scaling.ts',
   webhooks: 'webhooks.ts',
   inventory: 'inventory.ts',
+  acme: 'acme.ts',
 };
 // Run only when named: the soak alone takes 10 minutes (`npm run bench -- soak`); floods load the
 // machine on purpose (`npm run bench -- floods`, `exhaustion`); replicas needs DATABASE_URL, events-scaling real
-// NATS (`npm run bench -- replicas events-scaling`).
-const OPT_IN = ['soak', 'floods', 'exhaustion', 'replicas', 'events-scaling', 'inventory'];
+// NATS (`npm run bench -- replicas events-scaling`); acme answers http-01 on port 80 (root) and wants step-ca
+// (STEP_CA_BIN or PATH) as its peer (`npm run bench -- acme`).
+const OPT_IN = ['soak', 'floods', 'exhaustion', 'replicas', 'events-scaling', 'inventory', 'acme'];
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);

@@ -11,7 +11,7 @@ import { EabKeys } from './eab/eab-keys';
 import { acmeMigrations } from './migrations';
 import { CreateAcmeSchema1766400000000 } from './migrations/1766400000000-create-acme-schema';
 import { AcmeStore } from './protocol/acme-store';
-import { NonceStore } from './protocol/nonce-store';
+import { NonceStore, SharedSpentNonces, nonceKeyFromKek } from './protocol/nonce-store';
 
 jest.setTimeout(60_000);
 
@@ -51,43 +51,56 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
     await database?.drop();
   });
 
-  it('accepts each nonce once, refuses unknown and expired ones, and prunes the expired', async () => {
-    const nonces = new NonceStore(dataSource);
-    const nonce = await nonces.issue(TENANT);
-    expect(await nonces.consume(TENANT, nonce)).toBe(true);
-    expect(await nonces.consume(TENANT, nonce)).toBe(false);
-    expect(await nonces.consume(TENANT, 'never-issued')).toBe(false);
-    expect(await nonces.consume(TENANT, "'; DROP TABLE acme.nonces; --")).toBe(false);
-    const shortLived = new NonceStore(dataSource, 1);
+  const kek = randomBytes(32);
+  const shared = (lifetimeMs?: number, now?: () => Date) =>
+    new NonceStore(nonceKeyFromKek(kek), new SharedSpentNonces(dataSource), lifetimeMs, now);
+
+  it('accepts each nonce once on any replica sharing the KEK, and refuses unknown, altered and expired ones', async () => {
+    // Two replicas: each its own NonceStore, one KEK, one database.
+    const [first, second] = [shared(), shared()];
+    const nonce = await first.issue(TENANT);
+    expect(await second.consume(TENANT, nonce)).toBe(true);
+    expect(await first.consume(TENANT, nonce)).toBe(false);
+    expect(await second.consume(TENANT, nonce)).toBe(false);
+    expect(await first.consume(TENANT, 'never-issued')).toBe(false);
+    expect(await first.consume(TENANT, "'; DROP TABLE acme.spent_nonces; --")).toBe(false);
+    // Another KEK's nonce, and one with a bit of its id flipped: the HMAC does not match.
+    const foreign = new NonceStore(nonceKeyFromKek(randomBytes(32)), new SharedSpentNonces(dataSource));
+    expect(await first.consume(TENANT, await foreign.issue(TENANT))).toBe(false);
+    const altered = Buffer.from(await first.issue(TENANT), 'base64url');
+    altered[8] ^= 1;
+    expect(await first.consume(TENANT, altered.toString('base64url'))).toBe(false);
+    const shortLived = shared(1);
     const expired = await shortLived.issue(TENANT);
-    await sleep(20);
+    await sleep(1_100);
     expect(await shortLived.consume(TENANT, expired)).toBe(false);
-    await shortLived.issue(TENANT);
-    await sleep(20);
+  });
+
+  it('spent nonces are the only rows, and are pruned once they would have expired', async () => {
+    let now = Date.UTC(2031, 0, 1);
+    const nonces = shared(60_000, () => new Date(now));
+    const rows = async () =>
+      ((await dataSource.query('SELECT count(*)::int AS n FROM acme.spent_nonces')) as { n: number }[])[0].n;
+    const before = await rows();
+    const older = await nonces.issue(TENANT);
+    const younger = await nonces.issue(TENANT);
+    expect(await rows()).toBe(before);
+    expect(await nonces.consume(TENANT, older)).toBe(true);
+    now += 30_000;
+    expect(await nonces.consume(TENANT, younger)).toBe(true);
+    expect(await rows()).toBe(before + 2);
+    now += 45_000; // both past 60 s
     expect(await nonces.prune()).toBeGreaterThanOrEqual(2);
+    expect(await rows()).toBe(0);
+    // Pruned after expiry: a replay is still refused, for its age.
+    expect(await nonces.consume(TENANT, older)).toBe(false);
   });
 
   it("refuses another tenant's nonce and leaves it good for its own tenant", async () => {
-    const nonces = new NonceStore(dataSource);
+    const nonces = shared();
     const nonce = await nonces.issue(TENANT);
     expect(await nonces.consume('5e0f3a2b-8c1d-4e7f-a6b5-9d8c7b6a5f40', nonce)).toBe(false);
     expect(await nonces.consume(TENANT, nonce)).toBe(true);
-  });
-
-  it('prunes a nonce past its lifetime and keeps a younger one (clock moved forward)', async () => {
-    let now = Date.UTC(2031, 0, 1);
-    const nonces = new NonceStore(dataSource, 60_000, () => new Date(now));
-    const older = await nonces.issue(TENANT);
-    now += 30_000;
-    const younger = await nonces.issue(TENANT);
-    now += 45_000; // older is 75 s old, younger 45 s
-    expect(await nonces.prune()).toBeGreaterThanOrEqual(1);
-    const left: { value: string }[] = await dataSource.query(
-      'SELECT value FROM acme.nonces WHERE value = ANY($1)',
-      [[older, younger]],
-    );
-    expect(left.map((r) => r.value)).toEqual([younger]);
-    expect(await nonces.consume(TENANT, younger)).toBe(true);
   });
 
   it('prunes orders a day past their expiry with their authorizations, unless valid; keeps younger ones', async () => {

@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import { NestFactory } from '@nestjs/core';
 import { ConfigError } from '@ca/config';
@@ -25,7 +26,7 @@ import { AcmeServer } from './protocol/acme-server';
 import { AcmeStore } from './protocol/acme-store';
 import { KnownTenants, issuanceHasCa } from './protocol/known-tenants';
 import { tenantPolicyLookup } from './protocol/tenant-policy';
-import { NonceStore } from './protocol/nonce-store';
+import { LocalSpentNonces, NonceStore, SharedSpentNonces, nonceKeyFromKek } from './protocol/nonce-store';
 import { renewalInfoReply } from './protocol/renewal-info';
 import {
   OrderResourceDeps,
@@ -47,7 +48,8 @@ const ID = '([0-9a-fA-F-]{36})';
 /** Starts the acme context: the ACME protocol for every tenant, behind the gateway's `/acme/` edge. */
 export async function startAcme(runtime: ServiceRuntime): Promise<RunningService> {
   const { config, messaging, logger } = runtime;
-  const sealer = openEabKeySealer(runtime);
+  const kek = loadKek(runtime);
+  const sealer = new EabKeySealer(kek);
   const dataSource = await openSchemaDataSource({
     url: runtime.databaseUrl,
     schema: ACME_SCHEMA,
@@ -55,7 +57,11 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     migrations: acmeMigrations(sealer),
   });
   const store = new AcmeStore(dataSource);
-  const nonces = new NonceStore(dataSource, config.acme.nonceLifetimeMs);
+  // Embedded mode is one process (the database is in it): nonces are checked in its memory, under a
+  // key that dies with it. Replicas on a database share the spent ones there, under a key from the KEK.
+  const nonces = config.embedded
+    ? new NonceStore(randomBytes(32), new LocalSpentNonces(), config.acme.nonceLifetimeMs)
+    : new NonceStore(nonceKeyFromKek(kek), new SharedSpentNonces(dataSource), config.acme.nonceLifetimeMs);
   const eabKeys = new EabKeys(dataSource, sealer, (keyId, tenantId) =>
     logger.warn({ keyId, tenantId }, 'stored EAB key does not open (altered, moved or another KEK)'),
   );
@@ -143,15 +149,17 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
   };
 }
 
-/** EAB keys are sealed under a KEK of the acme context's own (in embedded mode, its own file). */
-function openEabKeySealer({ config }: ServiceRuntime): EabKeySealer {
+/**
+ * The acme context's KEK (in embedded mode, its own file): EAB keys are sealed under it, and
+ * replicas derive their shared nonce key from it.
+ */
+function loadKek({ config }: ServiceRuntime): Uint8Array {
   try {
-    const kek = loadOrCreateLocalKek({
+    return loadOrCreateLocalKek({
       kekBase64: config.caKek,
       dataDir: join(config.dataDir, 'acme'),
       embedded: config.embedded,
     });
-    return new EabKeySealer(kek);
   } catch (error) {
     const problem = error instanceof Error ? error.message.replace(/^CA_KEK:?\s*/, '') : 'is not usable';
     throw new ConfigError('CA_KEK', problem);

@@ -364,7 +364,13 @@ describe.each(modes)('ACME (%s)', (mode) => {
       // The record is delegated: _acme-challenge CNAMEs to another zone, which holds it among others.
       dns.cnames.set('_acme-challenge.raw.example.test', 'raw.challenges.dns.test');
       dns.txt.set('raw.challenges.dns.test', ['v=other-record', account.txtFor(challenge.token)]);
-      expect((await account.post(challenge.url, {})).status).toBe(200);
+      // RFC 8555 7.5.1: the validation ends within the POST, which answers its final state.
+      const posted = await account.post(challenge.url, {});
+      expect(posted.status).toBe(200);
+      expect(posted.json<{ status: string; validated?: string }>()).toMatchObject({
+        status: 'valid',
+        validated: expect.any(String),
+      });
       const done = await account.settled(authz.url);
       expect(done.status).toBe('valid');
       expect(done.challenges[0].status).toBe('valid');
@@ -384,7 +390,11 @@ describe.each(modes)('ACME (%s)', (mode) => {
         [missing, 'unauthorized'],
       ] as const) {
         const challenge = authz.challenges.find((c) => c.type === 'dns-01')!;
-        await account.post(challenge.url, {});
+        const posted = await account.post(challenge.url, {});
+        expect(posted.json<{ status: string; error?: { type: string } }>()).toMatchObject({
+          status: 'invalid',
+          error: { type: `urn:ietf:params:acme:error:${type}` },
+        });
         const done = await account.settled(authz.url);
         expect(done.status).toBe('invalid');
         expect(done.challenges.find((c) => c.type === 'dns-01')?.error?.type).toBe(

@@ -53,6 +53,30 @@ describe('SharedAcmeRateLimiter', () => {
     expect(statements.map((parameters) => parameters[2])).toEqual([1, 3]);
   });
 
+  it('leases: one statement counts the next requests ahead, up to an eighth of what is left (at most 32)', async () => {
+    const { dataSource, statements } = fakeDatabase();
+    const limiter = new SharedAcmeRateLimiter(dataSource, undefined, () => MINUTE);
+    for (let i = 0; i < 33; i++) expect(await limiter.take('tenant:t', 1200)).toBeUndefined();
+    // The first request's statement counted it and 32 more: the 32 after it made none.
+    expect(statements.map((parameters) => parameters[2])).toEqual([33]);
+    expect(await limiter.take('tenant:t', 1200)).toBeUndefined();
+    expect(statements.map((parameters) => parameters[2])).toEqual([33, 33]);
+  });
+
+  it('leases never let replicas together past the limit, and near it every request is counted', async () => {
+    const { dataSource, statements } = fakeDatabase();
+    const replicas = [1, 2, 3].map(() => new SharedAcmeRateLimiter(dataSource, undefined, () => MINUTE));
+    let allowed = 0;
+    for (let i = 0; i < 300; i++) {
+      if ((await replicas[i % 3].take('source:t:192.0.2.1', 100)) === undefined) allowed++;
+    }
+    expect(allowed).toBeLessThanOrEqual(100);
+    expect(allowed).toBeGreaterThanOrEqual(80);
+    expect(statements.length).toBeLessThan(300);
+    // Below eight left, no lease: each request is its own statement of one.
+    expect(statements.slice(-5).map((parameters) => parameters[2])).toEqual([1, 1, 1, 1, 1]);
+  });
+
   it('answers 503 serverInternal with Retry-After, and says so, when the database does not answer', async () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
     const { dataSource } = fakeDatabase(refused);

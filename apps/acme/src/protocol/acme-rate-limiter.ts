@@ -24,17 +24,38 @@ const KEEP_WINDOWS_MS = 2 * RATE_LIMIT_WINDOW_MS;
 /** Retry-After of the 503 answered while the database does not answer. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
 
+/** A lease is at most this many requests, and at most this fraction of what is left of the limit. */
+const MAX_LEASE = 32;
+const LEASE_FRACTION = 8;
+/** Keys whose leases a replica remembers; past that the oldest is forgotten (its lease unused). */
+const MAX_LEASED_KEYS = 10_000;
+
+interface Lease {
+  windowStart: number;
+  /** Requests this replica may still let through in the window without counting again. */
+  left: number;
+  /** The window's shared count when this replica last added to it. */
+  lastCount: number;
+}
+
 /**
  * Counts in acme.rate_limit_windows, so every acme replica on the database shares one count per key
- * and window: one upsert per request, or per batch of a key's requests that arrive while its
- * upsert is in flight (IncrementBatcher). When the database does not answer, the request is refused
- * with a 503 serverInternal problem and Retry-After rather than served uncounted (or failed as a 500).
+ * and window. An upsert adds the requests that arrived while the key's previous upsert was in flight
+ * (IncrementBatcher) plus a lease: up to an eighth of what the limit still allows (at most 32), which
+ * this replica then lets through without a statement. A leased request was counted in the shared row
+ * before it came, so replicas together never let more than the limit through; a lease left unused
+ * at the window's end only makes the limit bite a little early. Near the limit the lease is zero and
+ * every request is counted on its own, as without leases.
+ *
+ * When the database does not answer, the request is refused with a 503 serverInternal problem and
+ * Retry-After rather than served uncounted (or failed as a 500).
  */
 export class SharedAcmeRateLimiter implements AcmeRateLimiter {
-  private readonly counts = new IncrementBatcher<{ key: string; windowStart: number }>(
-    (window, amount) => this.addToWindow(window.key, window.windowStart, amount),
+  private readonly counts = new IncrementBatcher<{ key: string; windowStart: number; limit: number }>(
+    (window, amount) => this.addToWindow(window, amount),
     (window) => `${window.windowStart} ${window.key}`,
   );
+  private readonly leases = new Map<string, Lease>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -46,9 +67,14 @@ export class SharedAcmeRateLimiter implements AcmeRateLimiter {
   async take(key: string, limit: number): Promise<number | undefined> {
     const now = this.now();
     const windowStart = windowStartOf(now);
+    const lease = this.leases.get(key);
+    if (lease && lease.windowStart === windowStart && lease.left > 0) {
+      lease.left--;
+      return undefined;
+    }
     let count: number;
     try {
-      count = await this.counts.increment({ key, windowStart });
+      count = await this.counts.increment({ key, windowStart, limit });
     } catch (error) {
       if (!isDatabaseUnavailable(error)) throw error;
       this.onUnavailable(error);
@@ -71,14 +97,39 @@ export class SharedAcmeRateLimiter implements AcmeRateLimiter {
     return deleted;
   }
 
-  private async addToWindow(key: string, windowStart: number, amount: number): Promise<number> {
+  /**
+   * Adds `amount` requests and this replica's next lease to the window; answers the count as of
+   * the requests (the lease's share comes after them).
+   */
+  private async addToWindow(
+    window: { key: string; windowStart: number; limit: number },
+    amount: number,
+  ): Promise<number> {
+    const { key, windowStart, limit } = window;
+    const held = this.leases.get(key);
+    const current = held?.windowStart === windowStart ? held : undefined;
+    const lastCount = current?.lastCount ?? 0;
+    const extra = Math.max(0, Math.min(MAX_LEASE, Math.floor((limit - lastCount - amount) / LEASE_FRACTION)));
     const [{ count }]: { count: number }[] = await this.dataSource.query(
       `INSERT INTO acme.rate_limit_windows AS w (key, window_start, count) VALUES ($1, $2, $3)
        ON CONFLICT (key, window_start) DO UPDATE SET count = w.count + $3
        RETURNING w.count`,
-      [key, new Date(windowStart), amount],
+      [key, new Date(windowStart), amount + extra],
     );
-    return Number(count);
+    const total = Number(count);
+    const counted = total - extra;
+    // The lease's requests are the ones after the batch's, as far as the limit still allows.
+    const granted = Math.max(0, Math.min(extra, limit - counted));
+    const lease = this.leases.get(key);
+    if (lease?.windowStart === windowStart) {
+      lease.left += granted;
+      lease.lastCount = Math.max(lease.lastCount, total);
+    } else {
+      this.leases.delete(key);
+      if (this.leases.size >= MAX_LEASED_KEYS) this.leases.delete(this.leases.keys().next().value as string);
+      this.leases.set(key, { windowStart, left: granted, lastCount: total });
+    }
+    return counted;
   }
 }
 

@@ -31,6 +31,8 @@ export interface Order {
   replaces?: string;
   /** draft-ietf-acme-profiles: the profile chosen (or the tenant's default). */
   profile?: string;
+  /** Its authorizations' ids, by identifier, when read with the order. */
+  authorizationIds?: string[];
 }
 
 export interface Challenge {
@@ -84,6 +86,7 @@ const toOrder = (r: any): Order => ({
   certificatePem: r.certificate_pem ?? undefined,
   replaces: r.replaces ?? undefined,
   profile: r.profile ?? undefined,
+  ...(r.authorization_ids ? { authorizationIds: r.authorization_ids } : {}),
 });
 const toChallenge = (r: any): Challenge => ({
   id: r.id,
@@ -168,46 +171,59 @@ export class AcmeStore {
     extra: { replaces?: string; profile?: string } = {},
   ): Promise<Order> {
     const expiresAt = new Date(Date.now() + ORDER_LIFETIME_MS);
-    return this.dataSource.transaction(async (tx) => {
-      const id = randomUUID();
-      const [row] = await tx.query(
-        `INSERT INTO acme.orders (id, tenant_id, account_id, status, identifiers, expires_at, replaces, profile)
-         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7) RETURNING *`,
-        [
-          id,
-          tenantId,
-          accountId,
-          JSON.stringify(identifiers),
-          expiresAt,
-          extra.replaces ?? null,
-          extra.profile ?? null,
-        ],
-      );
-      for (const identifier of identifiers) {
-        const authorizationId = randomUUID();
-        await tx.query(
-          `INSERT INTO acme.authorizations (id, order_id, identifier, status, expires_at)
-           VALUES ($1, $2, $3, 'pending', $4)`,
-          [authorizationId, id, identifier, expiresAt],
-        );
-        for (const type of challengeTypesFor(identifier)) {
-          await tx.query(
-            `INSERT INTO acme.challenges (id, authorization_id, type, token, status)
-             VALUES ($1, $2, $3, $4, 'pending')`,
-            [randomUUID(), authorizationId, type, randomBytes(32).toString('base64url')],
-          );
-        }
-      }
-      return toOrder(row);
-    });
+    const id = randomUUID();
+    const authorizationIds = identifiers.map(() => randomUUID());
+    const challenges = identifiers.flatMap((identifier, i) =>
+      challengeTypesFor(identifier).map((type) => ({
+        id: randomUUID(),
+        authorizationId: authorizationIds[i],
+        type,
+        token: randomBytes(32).toString('base64url'),
+      })),
+    );
+    // One statement (atomic without a transaction): the order, its authorizations, their challenges.
+    const [row] = await this.dataSource.query(
+      `WITH o AS (
+         INSERT INTO acme.orders (id, tenant_id, account_id, status, identifiers, expires_at, replaces, profile)
+         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7) RETURNING *
+       ), a AS (
+         INSERT INTO acme.authorizations (id, order_id, identifier, status, expires_at)
+         SELECT unnest($8::uuid[]), $1, unnest($9::text[]), 'pending', $5
+       ), c AS (
+         INSERT INTO acme.challenges (id, authorization_id, type, token, status)
+         SELECT unnest($10::uuid[]), unnest($11::uuid[]), unnest($12::text[]), unnest($13::text[]), 'pending'
+       )
+       SELECT * FROM o`,
+      [
+        id,
+        tenantId,
+        accountId,
+        JSON.stringify(identifiers),
+        expiresAt,
+        extra.replaces ?? null,
+        extra.profile ?? null,
+        authorizationIds,
+        identifiers,
+        challenges.map((c) => c.id),
+        challenges.map((c) => c.authorizationId),
+        challenges.map((c) => c.type),
+        challenges.map((c) => c.token),
+      ],
+    );
+    // Answered in identifier order (code points, as COLLATE "C"), as authorizationIds() reads them.
+    const sorted = identifiers.map((identifier, i) => ({ identifier, id: authorizationIds[i] }));
+    sorted.sort((x, y) => (x.identifier < y.identifier ? -1 : x.identifier > y.identifier ? 1 : 0));
+    return { ...toOrder(row), authorizationIds: sorted.map((a) => a.id) };
   }
 
   async findOrder(tenantId: string, id: string): Promise<Order | undefined> {
     if (!isUuid(id)) return undefined;
-    const [row] = await this.dataSource.query('SELECT * FROM acme.orders WHERE tenant_id = $1 AND id = $2', [
-      tenantId,
-      id,
-    ]);
+    const [row] = await this.dataSource.query(
+      `SELECT o.*, ARRAY(SELECT a.id FROM acme.authorizations a WHERE a.order_id = o.id ORDER BY a.identifier COLLATE "C")
+         AS authorization_ids
+       FROM acme.orders o WHERE o.tenant_id = $1 AND o.id = $2`,
+      [tenantId, id],
+    );
     return row ? toOrder(row) : undefined;
   }
 
@@ -286,7 +302,7 @@ export class AcmeStore {
 
   async authorizationIds(orderId: string): Promise<string[]> {
     const rows = await this.dataSource.query(
-      'SELECT id FROM acme.authorizations WHERE order_id = $1 ORDER BY identifier',
+      'SELECT id FROM acme.authorizations WHERE order_id = $1 ORDER BY identifier COLLATE "C"',
       [orderId],
     );
     return rows.map((r: { id: string }) => r.id);
@@ -294,16 +310,33 @@ export class AcmeStore {
 
   async findAuthorization(tenantId: string, id: string): Promise<Authorization | undefined> {
     if (!isUuid(id)) return undefined;
-    const [row] = await this.dataSource.query(
-      `SELECT a.*, o.account_id, o.tenant_id FROM acme.authorizations a JOIN acme.orders o ON o.id = a.order_id
-       WHERE o.tenant_id = $1 AND a.id = $2`,
+    return this.authorization('a.id = $2', [tenantId, id]);
+  }
+
+  async findChallenge(
+    tenantId: string,
+    id: string,
+  ): Promise<{ challenge: Challenge; authorization: Authorization } | undefined> {
+    if (!isUuid(id)) return undefined;
+    const authorization = await this.authorization(
+      'a.id = (SELECT authorization_id FROM acme.challenges WHERE id = $2)',
       [tenantId, id],
     );
-    if (!row) return undefined;
-    const challenges = await this.dataSource.query(
-      'SELECT * FROM acme.challenges WHERE authorization_id = $1 ORDER BY type',
-      [id],
+    const challenge = authorization?.challenges.find((c) => c.id === id);
+    return authorization && challenge ? { challenge, authorization } : undefined;
+  }
+
+  /** One authorization of the tenant with its challenges, in one statement. */
+  private async authorization(condition: string, parameters: unknown[]): Promise<Authorization | undefined> {
+    const [row] = await this.dataSource.query(
+      `SELECT a.*, o.account_id, o.tenant_id,
+         (SELECT json_agg(c ORDER BY c.type) FROM acme.challenges c WHERE c.authorization_id = a.id) AS challenges
+       FROM acme.authorizations a JOIN acme.orders o ON o.id = a.order_id
+       WHERE o.tenant_id = $1 AND ${condition}`,
+      parameters,
     );
+    if (!row) return undefined;
+    const expiresAt = new Date(row.expires_at);
     return {
       id: row.id,
       orderId: row.order_id,
@@ -312,26 +345,15 @@ export class AcmeStore {
       identifier: row.identifier,
       // RFC 8555 7.1.6: pending and valid authorizations expire.
       status:
-        row.expires_at < new Date() && (row.status === 'pending' || row.status === 'valid')
+        expiresAt < new Date() && (row.status === 'pending' || row.status === 'valid')
           ? 'expired'
           : row.status,
-      expiresAt: row.expires_at,
-      challenges: challenges.map(toChallenge),
+      expiresAt,
+      // json_agg gives timestamps as text.
+      challenges: ((row.challenges ?? []) as Record<string, unknown>[]).map((c) =>
+        toChallenge({ ...c, validated_at: c.validated_at ? new Date(c.validated_at as string) : undefined }),
+      ),
     };
-  }
-
-  async findChallenge(
-    tenantId: string,
-    id: string,
-  ): Promise<{ challenge: Challenge; authorization: Authorization } | undefined> {
-    if (!isUuid(id)) return undefined;
-    const [row] = await this.dataSource.query('SELECT authorization_id FROM acme.challenges WHERE id = $1', [
-      id,
-    ]);
-    if (!row) return undefined;
-    const authorization = await this.findAuthorization(tenantId, row.authorization_id);
-    const challenge = authorization?.challenges.find((c) => c.id === id);
-    return authorization && challenge ? { challenge, authorization } : undefined;
   }
 
   /** pending → processing, once: a second POST does not start a second validation. */
@@ -356,7 +378,12 @@ export class AcmeStore {
    * (RFC 8555 7.1.6): valid when one challenge is valid; an invalid authorization makes the order invalid;
    * the order is ready once every authorization is valid.
    */
-  async finishValidation(challenge: Challenge, authorization: Authorization, error?: object): Promise<void> {
+  async finishValidation(
+    challenge: Pick<Challenge, 'id'>,
+    authorization: Pick<Authorization, 'id' | 'orderId'>,
+    error?: object,
+    validatedAt = new Date(),
+  ): Promise<void> {
     await this.dataSource.transaction(async (tx) => {
       if (error) {
         await tx.query(`UPDATE acme.challenges SET status = 'invalid', error = $2 WHERE id = $1`, [
@@ -373,8 +400,9 @@ export class AcmeStore {
         );
         return;
       }
-      await tx.query(`UPDATE acme.challenges SET status = 'valid', validated_at = now() WHERE id = $1`, [
+      await tx.query(`UPDATE acme.challenges SET status = 'valid', validated_at = $2 WHERE id = $1`, [
         challenge.id,
+        validatedAt,
       ]);
       await tx.query(`UPDATE acme.authorizations SET status = 'valid' WHERE id = $1 AND status = 'pending'`, [
         authorization.id,

@@ -26,6 +26,8 @@ export interface OrderResourceDeps {
   newOrdersPerAccount: number;
   /** The background validations (RFC 8555 7.5.1): whether one more fits, and starting one. */
   validations: Pick<ValidationRunner, 'hasRoom' | 'start'>;
+  /** How long a challenge POST waits for its validation (default INLINE_VALIDATION_MS). */
+  inlineValidationMs?: number;
   /** docs/api.md#acme-profiles */
   profiles: Pick<AcmeProfiles, 'forOrder'>;
   onInternalError(error: unknown): void;
@@ -39,9 +41,13 @@ async function ownOrder(store: AcmeStore, tenantId: string, accountId: string, i
 }
 
 async function orderReply(store: AcmeStore, urls: AcmeUrls, order: Order, status = 200) {
-  return json(status, orderView(urls, order, await store.authorizationIds(order.id)), {
-    location: urls.order(order.id),
-  });
+  return json(
+    status,
+    orderView(urls, order, order.authorizationIds ?? (await store.authorizationIds(order.id))),
+    {
+      location: urls.order(order.id),
+    },
+  );
 }
 
 /** RFC 8555 7.4: a new order, its names checked against the tenant's policy. */
@@ -121,7 +127,24 @@ export function authorizationResource(deps: OrderResourceDeps): AcmeResource {
   };
 }
 
-/** RFC 8555 7.5.1: a POST of `{}` starts the validation; POST-as-GET reads the challenge. */
+/** How long a challenge POST waits for its validation before answering `processing` (ms). */
+export const INLINE_VALIDATION_MS = 3_000;
+
+/** The promise's value if it settles within `ms`; undefined otherwise (it keeps running). */
+async function within<T>(promise: Promise<T>, ms: number): Promise<T | undefined> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<undefined>((resolve) => (timer = setTimeout(() => resolve(undefined), ms)));
+  try {
+    return await Promise.race([promise, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/**
+ * RFC 8555 7.5.1: a POST of `{}` validates the challenge and answers its final state when the
+ * validation ends within INLINE_VALIDATION_MS; POST-as-GET reads the challenge.
+ */
 export function challengeResource(deps: OrderResourceDeps): AcmeResource {
   return {
     key: 'kid',
@@ -152,18 +175,25 @@ export function challengeResource(deps: OrderResourceDeps): AcmeResource {
           }
           if (await deps.store.startValidation(challenge.id)) {
             challenge.status = 'processing';
-            deps.validations.start({
+            const outcome = deps.validations.start({
               tenantId: ctx.tenantId,
-              challengeId: challenge.id,
+              challenge,
+              authorization,
               keyAuthorization: `${challenge.token}.${await thumbprint(post.account!.jwk)}`,
               allowedDnsSuffixes,
             });
+            // RFC 8555 7.5.1: the answer may be the final state. A validation that ends within
+            // the budget is answered as it ended (the client need not poll); a longer one keeps
+            // running and the answer is `processing`, with Retry-After.
+            const ended = await within(outcome, deps.inlineValidationMs ?? INLINE_VALIDATION_MS);
+            if (ended) Object.assign(challenge, ended);
           }
         }
       }
       return json(200, challengeView(ctx.urls, challenge), {
         links: [`<${ctx.urls.authorization(authorization.id)}>;rel="up"`],
         location: ctx.urls.challenge(challenge.id),
+        ...(challenge.status === 'processing' ? { headers: { 'retry-after': '1' } } : {}),
       });
     },
   };
