@@ -17,6 +17,8 @@ const BENCHMARKS = {
   crl: 'crl-build.ts',
   ocsp: 'ocsp.ts',
   issuance: 'issuance.ts',
+  'csr-issuance': 'csr-issuance.ts',
+  'sql-statement': 'sql-statement.ts',
   list: 'list.ts',
   revocation: 'revocation.ts',
   'cold-start': 'cold-start.ts',
@@ -31,7 +33,18 @@ const BENCHMARKS = {
 // Run only when named: the soak alone takes 10 minutes (`npm run bench -- soak`); floods load the
 // machine on purpose (`npm run bench -- floods`, `exhaustion`); replicas needs DATABASE_URL, events-scaling real
 // NATS (`npm run bench -- replicas events-scaling`).
-const OPT_IN = ['soak', 'floods', 'exhaustion', 'replicas', 'events-scaling', 'inventory'];
+// csr-issuance runs step-ca beside ours in several rounds (`npm run bench -- csr-issuance`);
+// sql-statement measures the database per statement (`npm run bench -- sql-statement`).
+const OPT_IN = [
+  'csr-issuance',
+  'sql-statement',
+  'soak',
+  'floods',
+  'exhaustion',
+  'replicas',
+  'events-scaling',
+  'inventory',
+];
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);
