@@ -17,6 +17,8 @@ const BENCHMARKS = {
   crl: 'crl-build.ts',
   ocsp: 'ocsp.ts',
   issuance: 'issuance.ts',
+  'csr-issuance': 'csr-issuance.ts',
+  'sql-statement': 'sql-statement.ts',
   list: 'list.ts',
   revocation: 'revocation.ts',
   'cold-start': 'cold-start.ts',
@@ -32,8 +34,19 @@ const BENCHMARKS = {
 // Run only when named: the soak alone takes 10 minutes (`npm run bench -- soak`); floods load the
 // machine on purpose (`npm run bench -- floods`, `exhaustion`); replicas needs DATABASE_URL, events-scaling real
 // NATS (`npm run bench -- replicas events-scaling`); acme answers http-01 on port 80 (root) and wants step-ca
-// (STEP_CA_BIN or PATH) as its peer (`npm run bench -- acme`).
-const OPT_IN = ['soak', 'floods', 'exhaustion', 'replicas', 'events-scaling', 'inventory', 'acme'];
+// (STEP_CA_BIN or PATH) as its peer (`npm run bench -- acme`); csr-issuance runs step-ca beside ours in
+// several rounds (`npm run bench -- csr-issuance`); sql-statement measures the database per statement.
+const OPT_IN = [
+  'acme',
+  'csr-issuance',
+  'sql-statement',
+  'soak',
+  'floods',
+  'exhaustion',
+  'replicas',
+  'events-scaling',
+  'inventory',
+];
 
 const root = join(__dirname, '..');
 const args = process.argv.slice(2);

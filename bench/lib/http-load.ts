@@ -5,6 +5,7 @@
  * connection, `Connection: close`, per request).
  */
 import { Agent, request as httpRequest } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { createServer, AddressInfo } from 'node:net';
 import { LoadWindow } from './load-window';
 
@@ -28,6 +29,8 @@ export interface LoadSpec {
   /** Statuses that count as success. */
   okStatus?: (status: number) => boolean;
   timeoutMs?: number;
+  /** HTTPS, trusting this CA certificate (PEM) only; a kept-alive connection keeps its TLS session. */
+  tls?: { ca: string };
 }
 
 export interface LoadResult {
@@ -46,9 +49,13 @@ export interface LoadResult {
 }
 
 export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
+  const keptAlive = { keepAlive: true, maxSockets: spec.concurrency, maxFreeSockets: spec.concurrency };
   const agent = spec.keepAlive
-    ? new Agent({ keepAlive: true, maxSockets: spec.concurrency, maxFreeSockets: spec.concurrency })
+    ? spec.tls
+      ? new HttpsAgent({ ...keptAlive, ca: spec.tls.ca })
+      : new Agent(keptAlive)
     : false;
+  const send = spec.tls ? httpsRequest : httpRequest;
   const ok = spec.okStatus ?? ((status: number) => status === 200);
   const window = new LoadWindow(spec);
   let sequence = 0;
@@ -59,8 +66,9 @@ export async function runLoad(spec: LoadSpec): Promise<LoadResult> {
       const sent = performance.now();
       const headers: Record<string, string | number> = { ...req.headers };
       if (req.body) headers['Content-Length'] = req.body.length;
-      const outgoing = httpRequest(
+      const outgoing = send(
         {
+          ...(spec.tls && !agent ? { ca: spec.tls.ca } : {}),
           host: spec.host,
           port: spec.port,
           method: req.method,
