@@ -7,7 +7,14 @@
  */
 import 'reflect-metadata';
 import { resolve } from 'node:path';
-import { ConfigError, loadConfig, loadNatsClientSettings } from '@ca/config';
+import {
+  ConfigError,
+  loadConfig,
+  loadNatsClientSettings,
+  makeNatsServiceKeys,
+  natsNkeyPublicVariable,
+  natsNkeySeedVariables,
+} from '@ca/config';
 import type { IssuanceApi } from '@ca/contracts';
 import { OPS_USAGE, parseOpsCommand } from '@ca/gateway/commands';
 import { type OpsOutput, UsageError, runThroughOperatorEndpoint } from '@ca/operations';
@@ -15,6 +22,7 @@ import { type OpsOutput, UsageError, runThroughOperatorEndpoint } from '@ca/oper
 async function main(argv: string[]): Promise<number> {
   if (argv[0] === 'custody') return custody(argv.slice(1));
   if (argv[0] === 'events') return events(argv.slice(1));
+  if (argv[0] === 'nats-keys') return natsKeys(argv.slice(1));
   let command;
   try {
     command = parseOpsCommand(argv);
@@ -143,6 +151,46 @@ async function events(args: string[]): Promise<number> {
   } finally {
     await dataSource.destroy();
   }
+}
+
+/**
+ * `nats-keys [--dir DIR]`: a fresh NKey pair per service (docs/security.md, "NKeys"). Prints the
+ * lines of an env file: the server's public keys (NATS_NKEY_<APP>) and, without --dir, each
+ * service's seed (NATS_NKEY_SEED_<APP>); with --dir the seeds go to DIR/<app>.nk (mode 0600, a new
+ * directory) and the lines name those files (NATS_NKEY_SEED_FILE_<APP>). Needs no running system.
+ */
+async function natsKeys(args: string[]): Promise<number> {
+  const usage = 'usage: npm run ops -- nats-keys [--dir DIR]';
+  if (args[0] === 'help' || args[0] === '--help') {
+    process.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const dir = args[0] === '--dir' && args.length === 2 ? resolve(args[1]) : undefined;
+  if (args.length > 0 && !dir) {
+    process.stderr.write(`ops: ${usage}\n`);
+    return 2;
+  }
+  const { mkdirSync, writeFileSync } = await import('node:fs');
+  if (dir) mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const lines = [
+    '# NATS NKeys (docs/security.md, "NKeys"): nats-server gets every NATS_NKEY_<APP> (public),',
+    '# each service only its own seed. docker compose: NATS_CONFIG_FILE selects the configuration.',
+    'NATS_CONFIG_FILE=nats-server-nkeys.conf',
+  ];
+  for (const key of makeNatsServiceKeys()) {
+    const seedVariables = natsNkeySeedVariables(key.app);
+    lines.push(`${natsNkeyPublicVariable(key.app)}=${key.publicKey}`);
+    if (dir) {
+      const file = `${dir}/${key.app}.nk`;
+      // wx: never overwrite a key a service may still be using.
+      writeFileSync(file, `${key.seed}\n`, { mode: 0o600, flag: 'wx' });
+      lines.push(`${seedVariables.file}=${file}`);
+    } else {
+      lines.push(`${seedVariables.seed}=${key.seed}`);
+    }
+  }
+  process.stdout.write(`${lines.join('\n')}\n`);
+  return 0;
 }
 
 function write(stream: NodeJS.WriteStream, line: string): Promise<void> | void {

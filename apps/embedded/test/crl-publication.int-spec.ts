@@ -509,7 +509,8 @@ describeIfOpenssl('CRL publication', () => {
       async function signCrl(tenantId: string, bytes: Uint8Array) {
         const tbsBlobRef = await client.blobs.put(bytes);
         try {
-          return await issuance.send(IssuancePattern.SignCrl, { tenantId, tbsBlobRef });
+          const tbsSha256 = createHash('sha256').update(bytes).digest('hex');
+          return await issuance.send(IssuancePattern.SignCrl, { tenantId, tbsBlobRef, tbsSha256 });
         } finally {
           await client.blobs.delete(tbsBlobRef);
         }
@@ -564,7 +565,11 @@ describeIfOpenssl('CRL publication', () => {
         }
         // A reference to nothing is refused the same way.
         const missing = await rpcError(
-          issuance.send(IssuancePattern.SignCrl, { tenantId: tenantA.tenantId, tbsBlobRef: randomUUID() }),
+          issuance.send(IssuancePattern.SignCrl, {
+            tenantId: tenantA.tenantId,
+            tbsBlobRef: randomUUID(),
+            tbsSha256: '0'.repeat(64),
+          }),
         );
         expect(missing.code).toBe(ErrorCode.ValidationFailed);
       });

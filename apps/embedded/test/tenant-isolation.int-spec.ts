@@ -1,5 +1,5 @@
 import 'reflect-metadata';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import {
   CaError,
@@ -260,7 +260,11 @@ describe.each(systemModes('tenant isolation suite'))('tenant isolation (%s)', (m
       });
       const tbsBlobRef = await sut.system.messaging.blobs.put(tbs);
       const error = await refusal(
-        issuance.send(IssuancePattern.SignCrl, { tenantId: b.tenant.tenantId, tbsBlobRef }),
+        issuance.send(IssuancePattern.SignCrl, {
+          tenantId: b.tenant.tenantId,
+          tbsBlobRef,
+          tbsSha256: createHash('sha256').update(tbs).digest('hex'),
+        }),
       );
       expect(error.code).toBe(ErrorCode.Forbidden);
     });

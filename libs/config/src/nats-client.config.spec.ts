@@ -2,7 +2,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { ConfigError } from './config-error';
-import { loadNatsClientSettings, natsPasswordVariable } from './nats-client.config';
+import {
+  loadNatsClientSettings,
+  makeNatsServiceKeys,
+  natsNkeyPublicVariable,
+  natsNkeySeedVariables,
+  natsPasswordVariable,
+} from './nats-client.config';
 
 describe('loadNatsClientSettings', () => {
   it('names the password variable after the app: upper case, - as _', () => {
@@ -34,5 +40,63 @@ describe('loadNatsClientSettings', () => {
     const missing = () => loadNatsClientSettings('issuance', { NATS_TLS_CA_FILE: `${file}.missing` });
     expect(missing).toThrow(ConfigError);
     expect(missing).toThrow(/^NATS_TLS_CA_FILE: cannot read /);
+  });
+
+  it('names the NKey variables after the app as the password variable', () => {
+    expect(natsNkeySeedVariables('ocsp-responder')).toEqual({
+      seed: 'NATS_NKEY_SEED_OCSP_RESPONDER',
+      file: 'NATS_NKEY_SEED_FILE_OCSP_RESPONDER',
+    });
+    expect(natsNkeyPublicVariable('ocsp-responder')).toBe('NATS_NKEY_OCSP_RESPONDER');
+  });
+
+  it('signs in with its NKey seed, from the variable or a file, in place of its password', () => {
+    const [key] = makeNatsServiceKeys(['revocation']);
+    expect(key.publicKey).toMatch(/^U[A-Z2-7]{55}$/);
+    expect(key.seed).toMatch(/^SU[A-Z2-7]{56}$/);
+    expect(
+      loadNatsClientSettings('revocation', {
+        NATS_NKEY_SEED_REVOCATION: key.seed,
+        NATS_PASSWORD_REVOCATION: 'pw',
+      }),
+    ).toEqual({ nkeySeed: key.seed, inboxPrefix: '_INBOX.revocation' });
+    const file = join(mkdtempSync(join(tmpdir(), 'nats-seed-')), 'revocation.nk');
+    writeFileSync(file, `${key.seed}\n`, { mode: 0o600 });
+    expect(loadNatsClientSettings('revocation', { NATS_NKEY_SEED_FILE_REVOCATION: file }).nkeySeed).toBe(
+      key.seed,
+    );
+  });
+
+  it('refuses a seed that is not an NKey user seed, a missing seed file, or both forms at once, never echoing the seed', () => {
+    const [key] = makeNatsServiceKeys(['gateway']);
+    const broken = `${key.seed.slice(0, -1)}${key.seed.endsWith('A') ? 'B' : 'A'}`;
+    for (const seed of [broken, key.publicKey, 'SUNOTASEED', 'p0123456789']) {
+      const load = () => loadNatsClientSettings('gateway', { NATS_NKEY_SEED_GATEWAY: seed });
+      expect(load).toThrow(ConfigError);
+      expect(load).toThrow(/^NATS_NKEY_SEED_GATEWAY: is not an NKey user seed/);
+      expect(() => load()).not.toThrow(seed);
+    }
+    expect(() =>
+      loadNatsClientSettings('gateway', { NATS_NKEY_SEED_FILE_GATEWAY: '/nonexistent/gateway.nk' }),
+    ).toThrow(/^NATS_NKEY_SEED_FILE_GATEWAY: cannot read /);
+    expect(() =>
+      loadNatsClientSettings('gateway', {
+        NATS_NKEY_SEED_GATEWAY: key.seed,
+        NATS_NKEY_SEED_FILE_GATEWAY: '/x',
+      }),
+    ).toThrow(/^NATS_NKEY_SEED_GATEWAY: set either/);
+  });
+
+  it('makes a different key pair for every service', () => {
+    const keys = makeNatsServiceKeys();
+    expect(keys.map((k) => k.app)).toEqual([
+      'gateway',
+      'issuance',
+      'revocation',
+      'ocsp-responder',
+      'acme',
+      'webhooks',
+    ]);
+    expect(new Set(keys.map((k) => k.seed)).size).toBe(keys.length);
   });
 });

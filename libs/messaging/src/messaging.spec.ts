@@ -1,3 +1,4 @@
+import { Authenticator, nkeys } from 'nats';
 import { natsConnectionOptions } from './messaging';
 
 describe('natsConnectionOptions', () => {
@@ -24,5 +25,18 @@ describe('natsConnectionOptions', () => {
       inboxPrefix: '_INBOX.revocation',
       tls: { caFile: '/etc/ca/nats-ca.pem' },
     });
+  });
+
+  it('signs in with the NKey seed instead of a password when one is given', () => {
+    const seed = new TextDecoder().decode(nkeys.createUser().getSeed());
+    const options = natsConnectionOptions('nats://nats:4222', { nkeySeed: seed, user: 'x', pass: 'y' });
+    expect(options.authenticator).toEqual(expect.any(Function));
+    expect(options).not.toHaveProperty('user');
+    expect(options).not.toHaveProperty('pass');
+    // The seed is not sent: the authenticator answers the server's nonce with a signature.
+    const authenticator = options.authenticator as Authenticator;
+    const answer = authenticator('nonce-from-server');
+    expect(JSON.stringify(answer)).not.toContain(seed);
+    expect(answer).toMatchObject({ nkey: expect.stringMatching(/^U/), sig: expect.any(String) });
   });
 });

@@ -1,5 +1,5 @@
 import { ClientProxy, MicroserviceOptions } from '@nestjs/microservices';
-import { ConnectionOptions, NatsConnection, connect } from 'nats';
+import { ConnectionOptions, NatsConnection, connect, nkeyAuthenticator } from 'nats';
 import { BlobStore, InProcessBlobStore, JetStreamBlobStore } from './blobs/blob-store';
 import { EventBus } from './events/event-bus';
 import { InProcessEventBus } from './events/in-process.event-bus';
@@ -29,6 +29,11 @@ export interface MessagingOptions {
   /** The service's own NATS user and password; unset: as `natsUrl` says. */
   user?: string;
   pass?: string;
+  /**
+   * The service's NKey seed (`SU…`): it signs the server's challenge, and the seed never leaves
+   * the process. Takes the place of `user`/`pass`.
+   */
+  nkeySeed?: string;
   /** Prefix of this connection's reply subjects (`_INBOX.<app>`), which only its user may read. */
   inboxPrefix?: string;
   /** PEM file of the CA the NATS server's certificate must chain to (`tls://` URLs). */
@@ -96,7 +101,11 @@ export function natsConnectionOptions(url: string, options: MessagingOptions): C
     // Reconnect forever: a NATS restart must not take a service down (outbox and durable consumers catch up).
     maxReconnectAttempts: -1,
     reconnectTimeWait: 500,
-    ...(options.user !== undefined ? { user: options.user, pass: options.pass } : {}),
+    ...(options.nkeySeed !== undefined
+      ? { authenticator: nkeyAuthenticator(new TextEncoder().encode(options.nkeySeed)) }
+      : options.user !== undefined
+        ? { user: options.user, pass: options.pass }
+        : {}),
     ...(options.inboxPrefix ? { inboxPrefix: options.inboxPrefix } : {}),
     ...(options.tlsCaFile ? { tls: { caFile: options.tlsCaFile } } : {}),
   };

@@ -127,8 +127,10 @@ function checkReferences(entries) {
         if (!container.resources?.requests?.[resource]) problem(at, `requests no ${resource}`);
       for (const env of container.env ?? []) {
         const secret = env.valueFrom?.secretKeyRef;
+        // An optional key (a service's NKey seed, absent from a password deployment) may be missing.
         if (
           secret &&
+          !secret.optional &&
           !(named('Secret', secret.name)?.document.stringData ?? {})[secret.key] &&
           !(named('Secret', secret.name)?.document.data ?? {})[secret.key]
         )

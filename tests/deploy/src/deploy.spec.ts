@@ -174,12 +174,22 @@ describe('trust boundaries in the deployment files (docs/security.md)', () => {
   };
   const passwordVariable = (app: string) => `NATS_PASSWORD_${app.toUpperCase().replace(/-/g, '_')}`;
 
-  it('compose runs NATS with deploy/nats/nats-server.conf, mounted, and every service password', () => {
+  const nkeyVariable = (app: string) => `NATS_NKEY_${app.toUpperCase().replace(/-/g, '_')}`;
+  const seedVariable = (app: string) => `NATS_NKEY_SEED_${app.toUpperCase().replace(/-/g, '_')}`;
+
+  it('compose runs NATS with deploy/nats/nats-server.conf (or its NKey twin), mounted, and every service password', () => {
     const nats = compose.services.nats;
-    expect(nats.command.slice(0, 2)).toEqual(['-c', '/etc/nats/nats-server.conf']);
+    // nats-server.conf unless .env selects nats-server-nkeys.conf.
+    expect(nats.command.slice(0, 2)).toEqual(['-c', '/etc/nats/${NATS_CONFIG_FILE:-nats-server.conf}']);
     expect(nats.command).toEqual(expect.arrayContaining(['-sd', '/data']));
-    expect(nats.volumes).toContain('./deploy/nats/nats-server.conf:/etc/nats/nats-server.conf:ro');
-    for (const app of SERVICES) expect(nats.environment[passwordVariable(app)]).toMatch(/^\$\{/);
+    for (const file of ['nats-server.conf', 'nats-server-nkeys.conf', 'permissions.conf'])
+      expect(nats.volumes).toContain(`./deploy/nats/${file}:/etc/nats/${file}:ro`);
+    for (const app of SERVICES) {
+      expect(nats.environment[passwordVariable(app)]).toMatch(/^\$\{/);
+      expect(nats.environment[nkeyVariable(app)]).toBe(`\${${nkeyVariable(app)}:-}`);
+      // The server gets public keys only, never a seed.
+      expect(nats.environment[seedVariable(app)]).toBeUndefined();
+    }
   });
 
   it('compose gives each service its own Postgres role and only its own NATS password', () => {
@@ -190,6 +200,8 @@ describe('trust boundaries in the deployment files (docs/security.md)', () => {
       urls.add(env.DATABASE_URL);
       const natsPasswords = Object.keys(env).filter((name) => name.startsWith('NATS_PASSWORD_'));
       expect(natsPasswords).toEqual([passwordVariable(app)]);
+      const seeds = Object.keys(env).filter((name) => name.startsWith('NATS_NKEY'));
+      expect(seeds).toEqual([seedVariable(app)]);
       expect(env[passwordVariable(app)]).toBe(compose.services.nats.environment[passwordVariable(app)]);
     }
     expect(urls.size).toBe(SERVICES.length);
@@ -199,14 +211,28 @@ describe('trust boundaries in the deployment files (docs/security.md)', () => {
   });
 
   it('the NATS configuration has a user per service, no anonymous user and no user allowed ">"', () => {
-    const conf = readFileSync(join(ROOT, 'deploy/nats/nats-server.conf'), 'utf8');
+    const read = (file: string) => readFileSync(join(ROOT, 'deploy/nats', file), 'utf8');
+    const [conf, nkeys, permissions] = [
+      read('nats-server.conf'),
+      read('nats-server-nkeys.conf'),
+      read('permissions.conf'),
+    ];
+    const permissionsOf = (app: string) =>
+      `permissions: $${app.toUpperCase().replace(/-/g, '_')}_PERMISSIONS\n`;
     for (const app of SERVICES) {
-      expect(conf).toContain(`user: ${app}\n`);
-      expect(conf).toContain(`password: $${passwordVariable(app)}\n`);
+      expect(conf).toContain(
+        `user: ${app}\n      password: $${passwordVariable(app)}\n      ${permissionsOf(app)}`,
+      );
+      // The same rights by key: no password user at all there.
+      expect(nkeys).toContain(`nkey: $${nkeyVariable(app)}\n      ${permissionsOf(app)}`);
     }
-    expect(conf).not.toMatch(/^\s*no_auth_user/m);
-    expect(conf).not.toMatch(/"(>|\*)"/);
-    expect(conf).toMatch(/^jetstream \{/m);
+    expect(nkeys).not.toMatch(/^\s*(user|password):/m);
+    for (const file of [conf, nkeys]) {
+      expect(file).toContain('include ./permissions.conf\n');
+      expect(file).not.toMatch(/^\s*no_auth_user/m);
+      expect(file).toMatch(/^jetstream \{/m);
+    }
+    expect(permissions).not.toMatch(/"(>|\*)"/);
   });
 
   const policies = parseAllDocuments(
@@ -250,9 +276,28 @@ describe('trust boundaries in the deployment files (docs/security.md)', () => {
       const documents = parseAllDocuments(run.stdout).map((d) => d.toJS());
       const configMap = (prefix: string) =>
         documents.find((d) => d.kind === 'ConfigMap' && d.metadata.name.startsWith(prefix));
-      expect(configMap('nats-config-').data['nats-server.conf']).toBe(
-        readFileSync(join(ROOT, 'deploy/nats/nats-server.conf'), 'utf8'),
-      );
+      for (const file of ['nats-server.conf', 'nats-server-nkeys.conf', 'permissions.conf'])
+        expect(configMap('nats-config-').data[file]).toBe(
+          readFileSync(join(ROOT, 'deploy/nats', file), 'utf8'),
+        );
+      // Each service reads its own NKey seed (optional: a password deployment has none), the
+      // NATS server the public keys only.
+      const container = (name: string) =>
+        documents.find(
+          (d) => d.metadata.name === name && (d.kind === 'Deployment' || d.kind === 'StatefulSet'),
+        ).spec.template.spec.containers[0] as {
+          env: { name: string; valueFrom?: { secretKeyRef?: { key: string; optional?: boolean } } }[];
+        };
+      for (const app of SERVICES) {
+        const seed = container(app).env.filter((e) => e.name.startsWith('NATS_NKEY'));
+        expect(seed.map((e) => [e.name, e.valueFrom?.secretKeyRef])).toEqual([
+          [seedVariable(app), { name: 'ca-manager-secrets', key: `nats-nkey-seed-${app}`, optional: true }],
+        ]);
+      }
+      const natsEnv = container('nats').env.map((e) => e.name);
+      expect(natsEnv.filter((name) => name.startsWith('NATS_NKEY_SEED'))).toEqual([]);
+      for (const app of SERVICES)
+        expect(natsEnv).toEqual(expect.arrayContaining([passwordVariable(app), nkeyVariable(app)]));
       expect(configMap('db-roles-sql-').data['init-roles.sql']).toBe(
         readFileSync(join(ROOT, 'deploy/postgres/init-roles.sql'), 'utf8'),
       );

@@ -4,7 +4,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connect } from 'nats';
 import { Client } from 'pg';
+import { makeNatsServiceKeys, natsNkeySeedVariables } from '@ca/config';
 import { waitFor } from '@ca/faults/testing';
+import { freePorts } from '@ca/test-support';
 import { partitionOf, partitionToken } from '@ca/messaging';
 import { connectAs } from './support/rogue-client';
 import { LogDir } from './support/log-dir';
@@ -17,13 +19,14 @@ import { TlsFiles, makeTlsFiles } from './support/tls-files';
 
 /**
  * The whole system in distributed mode behind its trust boundaries (docs/security.md): NATS run
- * with deploy/nats/nats-server.conf over TLS, each service on its own NATS user and its own
- * Postgres role from deploy/postgres/init-roles.sql. It issues, revokes and answers OCSP, so the
+ * with deploy/nats/nats-server-nkeys.conf over TLS, each service signing in with its own NKey
+ * (the password configuration runs in CI's shipped-bus pass) and on its own Postgres role from
+ * deploy/postgres/init-roles.sql. It issues, revokes and answers OCSP, so the
  * permissions are sufficient, and the server logged no violation on the way, so none was missing.
  */
-const TESTS = 7;
+const TESTS = 8;
 describeWithRealServices('security: distributed system', ['nats-server', 'openssl', 'psql'])(
-  'distributed mode with per-service NATS users over TLS and per-service Postgres roles',
+  'distributed mode with per-service NATS keys over TLS and per-service Postgres roles',
   () => {
     const logs = new LogDir(TESTS);
     let tlsDir: string;
@@ -35,7 +38,7 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
     beforeAll(async () => {
       tlsDir = mkdtempSync(join(tmpdir(), 'ca-security-tls-'));
       tls = makeTlsFiles(tlsDir);
-      nats = await SecuredNatsServer.start(logs.path, tls);
+      nats = await SecuredNatsServer.start(logs.path, tls, 'nkey');
       database = await ServiceDatabase.create(process.env.DATABASE_URL!);
       system = await ServiceProcesses.start(nats, database, logs.path);
     }, 300_000);
@@ -203,7 +206,7 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
       }
     });
 
-    it('answers 503 with Retry-After on both ports while a service’s Postgres role is refused, serving OCSP answers in memory; recovers once allowed', async () => {
+    it('answers 503 with Retry-After on both ports while a service’s Postgres role is refused, serving the CRL, CA certificate and OCSP answers it holds in memory; recovers once allowed', async () => {
       const tenant = await Tenant.create(system);
       const issued = await tenant.admin('POST', '/v1/certificates', {
         clientId: 'refused-role',
@@ -219,19 +222,21 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
       const pki = (path: string) => fetch(`${system.pkiUrl}/v1/tenants/${tenant.tenantId}/${path}`);
       await waitFor(async () => (await pki('crl')).status === 200, 30_000, 'first CRL served');
       const answered = async (response: Response) => [response.status, response.headers.get('retry-after')];
+      const crlBefore = Buffer.from(await (await pki('crl')).arrayBuffer());
+      expect((await pki('ca.pem')).status).toBe(200);
 
       await database.refuse('ocsp', 'nologin');
       try {
-        // What needs the database: the CRL (checked against the stored one at every request), a
-        // tenant not read yet. The tenant's CA certificate read a moment ago is served from memory.
+        // What needs the database: a tenant not read yet. The CRL and the CA certificate this
+        // replica served before are served from memory (the CRL while it is valid).
         const unread = `${system.pkiUrl}/v1/tenants/${randomUUID()}/ca.pem`;
-        for (const [what, response] of [
-          ['crl', await pki('crl')],
-          ['crl', await pki('crl')],
-          ['unread ca.pem', await fetch(unread)],
-        ] as const)
-          expect([what, await answered(response)]).toEqual([what, [503, '5']]);
-        expect([200, 503]).toContain((await pki('ca.pem')).status);
+        expect(['unread ca.pem', await answered(await fetch(unread))]).toEqual(['unread ca.pem', [503, '5']]);
+        for (let i = 0; i < 2; i++) {
+          const crl = await pki('crl');
+          expect(crl.status).toBe(200);
+          expect(Buffer.from(await crl.arrayBuffer()).equals(crlBefore)).toBe(true);
+        }
+        expect((await pki('ca.pem')).status).toBe(200);
         // The answer in memory is still served; one that needs the database is put off (tryLater).
         expect(await tenant.ocspStatus(serialNumber)).toBe('good');
         expect(await tenant.ocspStatus('7e57ab1e')).toBe('HTTP 503');
@@ -258,8 +263,22 @@ describeWithRealServices('security: distributed system', ['nats-server', 'openss
       );
     }, 120_000);
 
+    it('a service whose NKey seed the server does not know is refused and stops at start, saying why', async () => {
+      const [stranger] = makeNatsServiceKeys(['revocation']);
+      const violationsBefore = nats.violations().length;
+      const [healthPort] = await freePorts(1);
+      const log = await system.replicaExitLog('revocation', 'revocation-wrong-seed', (env) => ({
+        ...env,
+        HEALTH_PORT: String(healthPort),
+        [natsNkeySeedVariables('revocation').seed]: stranger.seed,
+      }));
+      expect(log).toMatch(/Start-up failed: .*Authorization Violation/i);
+      // It never signed in, so it never got to attempt anything.
+      expect(nats.violations()).toHaveLength(violationsBefore);
+    }, 90_000);
+
     it('TLS: a client that does not trust the server certificate is refused, one that does connects', async () => {
-      const credentials = { user: 'gateway', pass: nats.passwords.gateway, inboxPrefix: '_INBOX.gateway' };
+      const credentials = { ...nats.credentials('gateway'), inboxPrefix: '_INBOX.gateway' };
       await expect(
         connect({ servers: nats.url, ...credentials, tls: { caFile: tls.otherCaFile }, reconnect: false }),
       ).rejects.toThrow();

@@ -160,7 +160,7 @@ describeWithRealServices('security: service passwords', ['nats-server', 'psql'])
         });
     }
 
-    it("revocation's: no CRL leaving out a revocation, jumping numbers or valid for a week gets signed", async () => {
+    it("revocation's: no CRL leaving out a revocation, jumping numbers, valid for a week or other than the request names gets signed", async () => {
       const tenant = await Tenant.create(system);
       const revoked = await issue(tenant, 'revoked-client');
       await revoke(tenant, revoked);
@@ -170,23 +170,36 @@ describeWithRealServices('security: service passwords', ['nats-server', 'psql'])
       const others = entries.filter((e) => e !== listed);
       const issuance = await rogueAs('revocation');
       const blobs = rogues.at(-1)!.blobs;
-      const sign = async (crl: {
-        crlNumber: bigint;
-        entries: RevokedCertificateEntry[];
-        thisUpdate?: Date;
-        validityMs?: number;
-      }) => {
+      const sign = async (
+        crl: {
+          crlNumber: bigint;
+          entries: RevokedCertificateEntry[];
+          thisUpdate?: Date;
+          validityMs?: number;
+        },
+        /** The digest the request names; by default the blob's own, null: none. */
+        tbsSha256?: string | null,
+      ) => {
         const thisUpdate = crl.thisUpdate ?? new Date(Math.floor(Date.now() / 1000) * 1000);
-        const tbsBlobRef = await blobs.put(
-          encodeTbsCertList({
-            issuerCertificateDer: tenant.caDer,
-            crlNumber: crl.crlNumber,
-            thisUpdate,
-            nextUpdate: new Date(thisUpdate.getTime() + (crl.validityMs ?? 86_400_000)),
-            entries: crl.entries,
-          }),
-        );
-        return issuance.send(IssuancePattern.SignCrl, { tenantId: tenant.tenantId, tbsBlobRef });
+        const tbs = encodeTbsCertList({
+          issuerCertificateDer: tenant.caDer,
+          crlNumber: crl.crlNumber,
+          thisUpdate,
+          nextUpdate: new Date(thisUpdate.getTime() + (crl.validityMs ?? 86_400_000)),
+          entries: crl.entries,
+        });
+        const tbsBlobRef = await blobs.put(tbs);
+        const digest =
+          tbsSha256 === undefined
+            ? { tbsSha256: createHash('sha256').update(tbs).digest('hex') }
+            : tbsSha256 === null
+              ? {}
+              : { tbsSha256 };
+        return issuance.send(IssuancePattern.SignCrl, {
+          tenantId: tenant.tenantId,
+          tbsBlobRef,
+          ...digest,
+        } as never);
       };
       const next = before.crlNumber + 1n;
       // The reproduction: the revocation left out, +1000, valid 7 days.
@@ -200,6 +213,12 @@ describeWithRealServices('security: service passwords', ['nats-server', 'psql'])
       ]) {
         expect((await refusal(sign(attempt))).code).toBe(ErrorCode.Forbidden);
       }
+      // Bound by digest: a request names the bytes it wants signed, and a blob holding anything
+      // else (replaced in the store after the request) is refused, even one the ledger would pass
+      // (this one lists every revocation under the next number); without a digest, nothing is signed.
+      const otherBytes = createHash('sha256').update('another TBSCertList').digest('hex');
+      expect((await refusal(sign({ crlNumber: next, entries }, otherBytes))).code).toBe(ErrorCode.Forbidden);
+      expect((await refusal(sign({ crlNumber: next, entries }, null))).code).toBe(ErrorCode.ValidationFailed);
       // Harmless afterwards: the served CRL still lists it, OCSP and the API agree, and the next
       // real revocation is served under the next number.
       expect((await servedCrl(tenant)).crlNumber).toBe(before.crlNumber);

@@ -37,7 +37,8 @@ export const OPS_USAGE = `usage: npm run ops -- <command>
   ca renew-root <tenantId> [--key-algorithm <alg>] [--validity-years <n>]   a new root, cross-signed by the old one, and a new issuing CA under it
   ca revoke <tenantId> <caId> --reason <keyCompromise|…> [--note <text>]   revoke an issuing CA (root.crl, OCSP; no more leaves)
   custody rotate-kek [--new-kek-file FILE]       re-wrap every CA key under a new KEK (npm run ops -- custody help)
-  events dead-letters list|replay <id>|drop <id> events a consumer set aside (npm run ops -- events help)`;
+  events dead-letters list|replay <id>|drop <id> events a consumer set aside (npm run ops -- events help)
+  nats-keys [--dir DIR]                 a new NATS NKey pair per service, as env lines (seeds to DIR/<app>.nk with --dir)`;
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** As DEFAULT_CERTIFICATE_LIMIT accepts it. */

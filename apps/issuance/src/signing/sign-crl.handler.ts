@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { CaError, ErrorCode, SignCrlCommand, SignCrlResult, validateDto } from '@ca/contracts';
 import { BlobStore } from '@ca/messaging';
@@ -13,7 +14,8 @@ import { CrlLedgerCheck } from './crl-ledger-check';
 
 /**
  * Signs a CRL the revocation context assembled (Boulder's split: it builds the CRL, the CA key
- * stays here). Only a TBSCertList of this tenant's CA (the one that signs leaves, or the root for
+ * stays here). The request names the TBSCertList's SHA-256, and only bytes with that digest are
+ * read, checked and signed, once. Only a TBSCertList of this tenant's CA (the one that signs leaves, or the root for
  * root.crl) is signed: the DER is inspected first, so
  * the key can never be made to sign a certificate or anything else; and its entries, times and
  * number must agree with issuance's own ledger (CrlLedgerCheck), so whoever reaches the bus cannot
@@ -38,6 +40,18 @@ export class SignCrlHandler {
     const tbs = await this.blobs.get(command.tbsBlobRef);
     if (!tbs)
       throw CaError.validation([{ field: 'tbsBlobRef', message: 'no TBSCertList under this reference' }]);
+    // These bytes, read once, are the ones checked below and the ones signed; they must be the
+    // ones the requester built and named by digest (a blob replaced in the store is refused).
+    if (createHash('sha256').update(tbs).digest('hex') !== command.tbsSha256) {
+      this.logger.warn(
+        { tenantId: command.tenantId },
+        'CRL refused: the TBSCertList is not the one the request names',
+      );
+      throw new CaError(
+        ErrorCode.Forbidden,
+        'The TBSCertList under tbsBlobRef is not the one the request names: its SHA-256 differs from tbsSha256.',
+      );
+    }
     let inspected: ReturnType<typeof inspectTbsCertList>;
     try {
       inspected = inspectTbsCertList(tbs);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { createTestPki } from '@ca/pki/testing';
 import { DataSource } from 'typeorm';
-import { CaCertificateStore } from './ca-certificate.store';
+import { CA_CACHE_MS, CaCertificateStore } from './ca-certificate.store';
 
 /** A database where no tenant has a CA yet; counts the reads. */
 function emptyDatabase() {
@@ -40,5 +41,45 @@ describe('CaCertificateStore.findOrWait', () => {
     const { reads, store } = emptyDatabase();
     expect(await store.findOrWait('not-a-tenant', 300)).toBeUndefined();
     expect(reads).toEqual([]);
+  });
+});
+
+describe('CaCertificateStore.find while the database is away', () => {
+  it("keeps serving the tenant's CA certificate it read before, past the usual re-read, when the database refuses the responder", async () => {
+    const { caDer } = await createTestPki();
+    let failure: Error | undefined;
+    const dataSource = {
+      query: async (sql: string) => {
+        if (failure) throw failure;
+        if (sql.includes('FROM ocsp.added_cas')) return [];
+        const caId = randomUUID();
+        return [
+          {
+            ca_id: caId,
+            certificate_der: Buffer.from(caDer),
+            root_certificate_der: null,
+            root_ca_id: null,
+            published_at: new Date(),
+            external_root: false,
+          },
+        ];
+      },
+    } as unknown as DataSource;
+    const store = new CaCertificateStore(dataSource);
+    const tenant = randomUUID();
+    const read = await store.find(tenant);
+    expect(read?.der.equals(Buffer.from(caDer))).toBe(true);
+    failure = Object.assign(new Error('permission denied for database'), { code: '42501' });
+    jest.useFakeTimers({ now: Date.now() + CA_CACHE_MS + 1_000, doNotFake: ['setImmediate', 'nextTick'] });
+    try {
+      expect(await store.find(tenant)).toBe(read);
+      // One it never read: the outage goes on to the 503.
+      await expect(store.find(randomUUID())).rejects.toMatchObject({ code: '42501' });
+      // An error that is no outage is not hidden.
+      failure = Object.assign(new Error('syntax error'), { code: '42601' });
+      await expect(store.find(tenant)).rejects.toMatchObject({ code: '42601' });
+    } finally {
+      jest.useRealTimers();
+    }
   });
 });

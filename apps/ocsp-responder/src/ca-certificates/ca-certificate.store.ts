@@ -8,6 +8,7 @@ import {
   RootRenewedPayload,
 } from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { issuedByProblem, parseCertificate } from '@ca/pki';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
@@ -370,6 +371,17 @@ export class CaCertificateStore {
     const key = tenantId.toLowerCase();
     const cached = this.cache.get(key);
     if (cached && Date.now() - cached.readAt < CA_CACHE_MS) return cached.served;
+    try {
+      return await this.read(key);
+    } catch (error) {
+      // The database is away or refuses the responder: what this replica read of the tenant's
+      // CAs before is still what it serves (docs/security.md, "Database failures").
+      if (cached && isDatabaseUnavailable(error)) return cached.served;
+      throw error;
+    }
+  }
+
+  private async read(key: string): Promise<ServedCaCertificate | undefined> {
     const readAt = Date.now();
     const rows: {
       ca_id: string;

@@ -50,11 +50,11 @@ export async function serveTenantCrl(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const ca = await stores.caCertificates.find(tenantId);
   // `/crl` is the CDP that leaves of the CA made at initialization carry, so it stays that CA's
   // CRL after a rollover: a CRL at a certificate's distribution point must be its issuer's
   // (RFC 5280 4.2.1.13, 6.3.3 (b)). Leaves of CAs added later name `ca/{caId}/crl`.
   if (caId === undefined) return serveCrl(stores.crls, tenantId, req, res);
+  const ca = await stores.caCertificates.find(tenantId);
   const id = caId.toLowerCase();
   if (ca && id === ca.caId) return serveCrl(stores.crls, tenantId, req, res);
   if (ca && id === ca.rootCaId) return serveCrl(stores.rootCrls, tenantId, req, res);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { CrlPublishedPayload, EventEnvelope } from '@ca/contracts';
 import { BlobStore, applyOnce } from '@ca/messaging';
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { checkCrlIssuedBy } from '@ca/pki';
 import { DataSource } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
@@ -266,10 +267,19 @@ export class CrlStore {
     const key = tenantId.toLowerCase();
     const cached = this.cache.get(key);
     if (cached) {
-      const current: { sha256: string }[] = await this.dataSource.query(
-        `SELECT sha256 FROM ${this.line.served} WHERE ${this.line.key} = $1`,
-        [key],
-      );
+      let current: { sha256: string }[];
+      try {
+        current = await this.dataSource.query(
+          `SELECT sha256 FROM ${this.line.served} WHERE ${this.line.key} = $1`,
+          [key],
+        );
+      } catch (error) {
+        // The database is away or refuses the responder: the CRL this replica served last is
+        // signed and still valid, so relying parties get it rather than a 503 (docs/security.md,
+        // "Database failures"). Another replica may hold a newer one until the database is back.
+        if (isDatabaseUnavailable(error) && cached.crl.nextUpdate.getTime() > Date.now()) return cached.crl;
+        throw error;
+      }
       if (current[0]?.sha256 === cached.sha256) return cached.crl;
     }
     const rows: { der: Buffer; sha256: string; this_update: Date; next_update: Date }[] =

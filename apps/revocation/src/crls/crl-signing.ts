@@ -86,7 +86,14 @@ export async function signAndPublishCrl(publishing: CrlPublishing, crl: CrlToPub
   let signature: string;
   try {
     ({ signature } = await issuance
-      .send(IssuancePattern.SignCrl, { tenantId: crl.tenantId, tbsBlobRef, ...caId, ...issuer })
+      .send(IssuancePattern.SignCrl, {
+        tenantId: crl.tenantId,
+        tbsBlobRef,
+        // Binds the request to these bytes: issuance signs nothing else under this reference.
+        tbsSha256: createHash('sha256').update(tbs).digest('hex'),
+        ...caId,
+        ...issuer,
+      })
       .finally(() => blobs.delete(tbsBlobRef)));
   } catch (error) {
     const differences = crlEntryDifferences(error);

@@ -1,6 +1,6 @@
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
-import { isNonPublicAddress } from './public-address';
+import { isNonPublicAddress } from '@ca/net-safety';
 
 /** A webhook URL this deployment does not deliver to, with the reason a caller may read. */
 export class TargetRefused extends Error {

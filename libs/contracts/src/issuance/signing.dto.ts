@@ -1,4 +1,4 @@
-import { IsBase64, IsIn, IsOptional, IsString, IsUUID, Length, MaxLength } from 'class-validator';
+import { IsBase64, IsIn, IsOptional, IsString, IsUUID, Length, Matches, MaxLength } from 'class-validator';
 import type { CrlIssuer } from '../revocation/crl-published.event';
 import { CaError, FieldError } from '../common/ca-error';
 
@@ -15,6 +15,17 @@ export class SignCrlCommand {
   @IsString()
   @Length(1, 512)
   tbsBlobRef!: string;
+
+  /**
+   * SHA-256 (lower-case hex) of that TBSCertList as the requester built it. Issuance signs only
+   * bytes with this digest: the blob store is writable by more than one service, and a blob
+   * replaced between the request and the signature must not be what gets signed.
+   */
+  @IsString()
+  @Matches(/^[0-9a-f]{64}$/, {
+    message: 'tbsSha256 must be the SHA-256 of the TBSCertList, 64 lower-case hex digits',
+  })
+  tbsSha256!: string;
 
   /** `root`: signed by the tenant's root (root.crl); absent: by the CA that signs leaves. */
   @IsOptional()

@@ -7,8 +7,7 @@ export type RequestOutcome = 'answered' | 'no-responders' | 'refused' | 'timeout
 export function connectAs(nats: SecuredNatsServer, service: ServiceName): Promise<NatsConnection> {
   return connect({
     servers: nats.url,
-    user: service,
-    pass: nats.passwords[service],
+    ...nats.credentials(service),
     inboxPrefix: `_INBOX.${service}`,
     reconnect: false,
     ...(nats.tls ? { tls: { caFile: nats.tls.caFile } } : {}),

@@ -1,5 +1,5 @@
 import { webcrypto } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { generateKeyPair } from 'jose';
@@ -11,7 +11,7 @@ import {
   startUntilReady,
   waitFor,
 } from '@ca/faults/testing';
-import { SecuredNatsServer, ServiceName, passwordVariable } from './secured-nats-server';
+import { SecuredNatsServer, ServiceName } from './secured-nats-server';
 import { SchemaName, ServiceDatabase } from './service-database';
 
 const APP_ROOT = resolve(__dirname, '../../../..');
@@ -33,6 +33,7 @@ const SCHEMA_OF: Record<ServiceName, SchemaName> = {
 export class ServiceProcesses {
   private readonly programs = new Map<ServiceName, ChildProgram>();
   private readonly healthUrls = new Map<ServiceName, string>();
+  private readonly envs = new Map<ServiceName, NodeJS.ProcessEnv>();
   private removeDataDir = () => undefined as void;
 
   private constructor(
@@ -69,8 +70,9 @@ export class ServiceProcesses {
         ...common,
         ...perService[service],
         DATABASE_URL: database.urlFor(SCHEMA_OF[service]),
-        [passwordVariable(service)]: nats.passwords[service],
+        ...nats.serviceEnv(service),
       };
+      system.envs.set(service, env);
       system.programs.set(service, serviceProgram(service, service, { appRoot: APP_ROOT, env, logDir }));
     }
     try {
@@ -132,6 +134,28 @@ export class ServiceProcesses {
   }
 
   /** An ES256 admin token of the tenant with every scope. */
+  /**
+   * One more replica of `service`, named `name`, with `change` applied to its environment: the log
+   * it wrote once it exited, or undefined when it was still running after `timeoutMs` (then stopped).
+   */
+  async replicaExitLog(
+    service: ServiceName,
+    name: string,
+    change: (env: NodeJS.ProcessEnv) => NodeJS.ProcessEnv,
+    timeoutMs = 60_000,
+  ): Promise<string | undefined> {
+    const env = change({ ...this.envs.get(service)! });
+    const program = serviceProgram(name, service, { appRoot: APP_ROOT, env, logDir: this.logDir });
+    program.start();
+    const deadline = Date.now() + timeoutMs;
+    while (program.running && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
+    if (program.running) {
+      await program.stop('SIGKILL');
+      return undefined;
+    }
+    return readFileSync(join(this.logDir, `${name}.log`), 'utf8');
+  }
+
   token(tenantId: string): Promise<string> {
     return adminToken(this.signingKey, tenantId, 'security-suite');
   }

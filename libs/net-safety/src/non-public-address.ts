@@ -1,8 +1,9 @@
 import { BlockList, isIP } from 'node:net';
 
-// Addresses a webhook never goes to unless WEBHOOK_ALLOW_PRIVATE_TARGETS: a delivery must not turn
-// the CA into a probe of its own network (SSRF). The same ranges as the ACME validator's, each
-// with its RFC; both are to come from one shared library.
+// Addresses that neither the ACME validator (unless ACME_ALLOW_PRIVATE_TARGETS) nor a webhook
+// delivery (unless WEBHOOK_ALLOW_PRIVATE_TARGETS) connects to: the CA must not be turned into a
+// probe of its own network (SSRF). Kept here, each range with its RFC, rather than taken from a
+// library: none classifies all of them (IPv4-compatible, site-local, discard, NAT64).
 const NON_PUBLIC = new BlockList();
 for (const [net, prefix] of [
   ['0.0.0.0', 8], // "this network" (RFC 791, RFC 6890)
@@ -33,6 +34,11 @@ for (const [net, prefix] of [
 ] as const)
   NON_PUBLIC.addSubnet(net, prefix, 'ipv6');
 
+/**
+ * Whether `ip` is anything but a public unicast address: private, loopback, link-local, reserved,
+ * multicast, an address that tunnels to one of those (IPv4-mapped or -compatible, NAT64, 6to4,
+ * Teredo), or not an IP address at all.
+ */
 export function isNonPublicAddress(ip: string): boolean {
   const family = isIP(ip);
   if (family === 0) return true;
