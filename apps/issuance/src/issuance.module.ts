@@ -145,7 +145,7 @@ export class IssuanceModule {
           ),
         },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
-        { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.dataSource) },
+        { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.dataSource, nudge) },
         { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge, publication) },
         {
           provide: RevokeCrossCertificateHandler,

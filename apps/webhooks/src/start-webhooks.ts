@@ -105,9 +105,11 @@ export async function startWebhooks(
       [EventType.CertificateIssued]: (events) => lifecycle.issued(events),
       [EventType.CertificateRevoked]: (events) => lifecycle.revoked(events),
       [EventType.CertificateHoldReleased]: (events) => lifecycle.holdReleased(events),
-      [EventType.IssuingCaAdded]: (events) => lifecycle.issuingCaAdded(events),
-      [EventType.CaRevoked]: (events) => lifecycle.caRevoked(events),
-      [EventType.CrlPublished]: (events) => lifecycle.crlPublished(events),
+      [EventType.IssuingCaAdded]: (events) => lifecycle.announce(EventType.IssuingCaAdded, events),
+      [EventType.CaRevoked]: (events) => lifecycle.announce(EventType.CaRevoked, events),
+      [EventType.ReplaceLeavesRequested]: (events) =>
+        lifecycle.announce(EventType.ReplaceLeavesRequested, events),
+      [EventType.CrlPublished]: (events) => lifecycle.announce(EventType.CrlPublished, events),
     },
     deadLetters,
   );

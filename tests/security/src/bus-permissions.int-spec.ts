@@ -45,6 +45,7 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
     'ca.revoked',
     'ca.issuing-added',
     'ca.root-renewed',
+    'ca.replace-leaves-requested',
     'certificate.issued',
     'certificate.revoked',
     'certificate.hold-released',

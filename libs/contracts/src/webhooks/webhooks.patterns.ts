@@ -20,6 +20,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'certificate.expired',
   'ca.issuing-added',
   'ca.revoked',
+  'ca.replace-leaves-requested',
   'crl.published',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
