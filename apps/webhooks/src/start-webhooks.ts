@@ -115,10 +115,13 @@ export async function startWebhooks(
   );
   let app;
   try {
-    app = await NestFactory.createMicroservice(WebhooksModule.register({ subscriptions }), {
-      ...messaging.serverOptions('webhooks'),
-      logger: new NestPinoLogger(logger),
-    });
+    app = await NestFactory.createMicroservice(
+      WebhooksModule.register({ subscriptions, applyIssued: (events) => lifecycle.issued(events) }),
+      {
+        ...messaging.serverOptions('webhooks'),
+        logger: new NestPinoLogger(logger),
+      },
+    );
     app.useGlobalInterceptors(new RpcTraceInterceptor('webhooks'), new RpcReplyInterceptor(messaging.blobs));
     await app.listen();
   } catch (error) {

@@ -262,7 +262,7 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
       }
     });
 
-    it('lets only webhooks take webhooks.* requests, and only the gateway make them', async () => {
+    it('lets only webhooks take webhooks.* requests, the gateway make its API ones and issuance its early events', async () => {
       const standIn = await connectAs(nats, 'webhooks');
       try {
         standIn.subscribe('webhooks.>', { queue: 'webhooks', callback: (_, msg) => msg.respond(msg.data) });
@@ -273,9 +273,13 @@ describeWithRealServices('security: bus permissions', ['nats-server'])(
             true,
           ]);
         }
-        for (const subject of ['webhooks.create', 'webhooks.deliveries']) {
+        for (const [subject, sender] of [
+          ['webhooks.create', 'gateway'],
+          ['webhooks.deliveries', 'gateway'],
+          ['webhooks.certificates-issued', 'issuance'],
+        ]) {
           for (const service of SERVICES.filter((s) => s !== 'webhooks')) {
-            const expected = service === 'gateway' ? 'answered' : 'refused';
+            const expected = service === sender ? 'answered' : 'refused';
             expect([service, subject, await requestOutcome(clients[service], subject)]).toEqual([
               service,
               subject,

@@ -39,7 +39,8 @@ export class CertificateGroupCommit {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly onCommitted: () => void,
+    /** Called with the events of each committed batch (those refused by limits left out). */
+    private readonly onCommitted: (events: EventEnvelope[]) => void,
     /** DEFAULT_CERTIFICATE_LIMIT: the limit of a tenant issuance has not heard of yet. */
     private readonly defaultCertificateLimit: number,
     /**
@@ -116,7 +117,8 @@ export class CertificateGroupCommit {
       for (const item of batch) await this.commit([item]);
       return;
     }
-    if (refusals.some((refusal) => refusal === undefined)) this.onCommitted();
+    const stored = batch.filter((_, i) => refusals[i] === undefined);
+    if (stored.length > 0) this.onCommitted(stored.map((item) => item.event));
     batch.forEach((item, i) => {
       const refusal = refusals[i];
       if (refusal) item.reject(refusal);
