@@ -687,6 +687,28 @@ describe.each(modes)('ACME (%s)', (mode) => {
         expect(acmeErrorType(again)).toBe('alreadyReplaced');
       });
 
+      it('lets exactly one of two orders replacing the same certificate, finalized at once, have it', async () => {
+        const owner = await openAccount(other);
+        const name = 'ari-race.example.test';
+        const certId = certIdOf(await issue(owner, name));
+        // Both orders pass newOrder's check: neither has a certificate yet.
+        const orders = [
+          await owner.readyOrderWith({ replaces: certId }, name),
+          await owner.readyOrderWith({ replaces: certId }, name),
+        ];
+        const bodies = await Promise.all(
+          orders.map(async () => ({ csr: await csrFor(await generateEcKeyPair(false), name) })),
+        );
+        const answers = await Promise.all(orders.map((order, i) => owner.post(order.finalize, bodies[i])));
+        expect(answers.map((a) => a.status).sort()).toEqual([200, 409]);
+        expect(acmeErrorType(answers.find((a) => a.status === 409)!)).toBe('alreadyReplaced');
+        const third = await owner.post(owner.newOrder, {
+          identifiers: [{ type: 'dns', value: name }],
+          replaces: certId,
+        });
+        expect(acmeErrorType(third)).toBe('alreadyReplaced');
+      });
+
       it('lists profiles in the directory, issues with the chosen one, refuses an unknown one and one over the caps', async () => {
         const put = (name: string, body: unknown) =>
           adminRequest(sut, 'PUT', `/v2/acme/profiles/${name}`, other.bearer, body);

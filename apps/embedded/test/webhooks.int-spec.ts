@@ -3,6 +3,7 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { IncomingMessage, Server, ServerResponse, createServer } from 'node:http';
 import { AddressInfo } from 'node:net';
 import { startWebhooks } from '@ca/webhooks';
+import { Client } from 'pg';
 import { TestTenant, adminRequest, createTenant, issueBody } from './support/admin-api';
 import { eventually } from './support/http';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
@@ -256,6 +257,68 @@ describe.each(modes)('webhooks (%s)', (mode) => {
     expect(testEvent.event.type).toBe('webhook.test');
     expect(testEvent.id).toBe(test.json<{ eventId: string }>().eventId);
     expect(receiver.at('/other-tenant')).toHaveLength(1);
+  });
+
+  it('announces replace-now on a CA (ca.replace-leaves-requested) without its reason, and audits it with the reason kept', async () => {
+    const tenant = await createTenant(sut);
+    const { secret } = await subscribe(tenant, {
+      url: receiver.url('/replace-now'),
+      events: ['ca.replace-leaves-requested'],
+    });
+    await tenant.issue(issueBody());
+    await tenant.issue(issueBody());
+    const { cas } = (await tenant.get('/v2/ca')).json<{
+      cas: { caId: string; role: string; state: string }[];
+    }>();
+    const signing =
+      cas.find((ca) => ca.role === 'issuing' && ca.state === 'active') ??
+      cas.find((ca) => ca.role === 'root')!;
+    const drill = await tenant.post(`/v2/ca/${signing.caId}/replace-leaves`, {
+      reason: 'issuing key found in a public repository',
+    });
+    expect(drill.status).toBe(200);
+    const { marked, requestedAt } = drill.json<{ marked: number; requestedAt: string }>();
+    expect(marked).toBe(2);
+
+    const [announced] = await arrived('/replace-now', 1);
+    expect(verifies(secret, announced)).toBe(true);
+    expect(announced.event).toEqual({
+      type: 'ca.replace-leaves-requested',
+      timestamp: expect.any(String),
+      data: { tenantId: tenant.tenantId, caId: signing.caId, marked: 2, requestedAt },
+    });
+    expect(announced.body).not.toContain('public repository');
+
+    const sql = new Client({ connectionString: sut.databaseUrl });
+    await sql.connect();
+    try {
+      const requestId = drill.headers.get('x-request-id');
+      const audit = await eventually(
+        async () =>
+          (
+            await sql.query(
+              'SELECT action, resource, result FROM gateway.audit_events WHERE request_id = $1',
+              [requestId],
+            )
+          ).rows[0] as Record<string, unknown> | undefined,
+        5_000,
+        'the audit entry of the drill',
+      );
+      expect(audit).toEqual({
+        action: 'ca.replace-leaves',
+        resource: `/v2/ca/${signing.caId}/replace-leaves`,
+        result: 200,
+      });
+      const recorded = await sql.query(
+        'SELECT ca_id, reason, marked FROM issuance.replace_leaves_requests WHERE tenant_id = $1',
+        [tenant.tenantId],
+      );
+      expect(recorded.rows).toEqual([
+        { ca_id: signing.caId, reason: 'issuing key found in a public repository', marked: 2 },
+      ]);
+    } finally {
+      await sql.end();
+    }
   });
 
   it("retries a 500 with the same webhook-id, keeps a certificate's events in order, and logs each attempt", async () => {

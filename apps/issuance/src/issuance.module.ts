@@ -38,6 +38,7 @@ import { SigningController } from './signing/signing.controller';
 import { CaKeyCustodies } from './custody/ca-key-custodies';
 import { ResponderPublication, unconfirmed } from './publication/responder-publication';
 import { CrlRevocationsController } from './certificates/crl-revocations.controller';
+import { WebhooksFeed } from './publication/webhooks-feed';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
@@ -54,6 +55,8 @@ export interface IssuanceDependencies {
   keyAlgorithm: KeyAlgorithm;
   /** The direct path to the responder (docs/architecture.md#read-your-writes). */
   publication: ResponderPublication;
+  /** The early path to the webhooks context (docs/architecture.md#webhooks-early-path). */
+  webhooksFeed?: WebhooksFeed;
 }
 
 /** The issuance context: CA initialization, the certificate lifecycle (issue, renew, revoke, read) and the tenants' issuance policies. */
@@ -65,7 +68,10 @@ export class IssuanceModule {
     const publication = deps.publication;
     const groupCommit = new CertificateGroupCommit(
       deps.dataSource,
-      nudge,
+      (events) => {
+        nudge();
+        deps.webhooksFeed?.offer(events);
+      },
       deps.defaultCertificateLimit,
       (events) => publication.confirm(events, 'certificates'),
       unconfirmed,
@@ -147,7 +153,7 @@ export class IssuanceModule {
           ),
         },
         { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
-        { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.dataSource) },
+        { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.dataSource, nudge) },
         { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge, publication) },
         {
           provide: RevokeCrossCertificateHandler,

@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { EventType, ResponderApi } from '@ca/contracts';
+import { EventType, ResponderApi, WebhooksApi } from '@ca/contracts';
 import {
   EventRetention,
   OutboxRelay,
@@ -26,6 +26,7 @@ import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { RevocationJobRunner } from './certificates/revocation-job-runner';
 import { ISSUANCE_MIGRATIONS } from './migrations';
 import { ResponderPublication } from './publication/responder-publication';
+import { WebhooksFeed } from './publication/webhooks-feed';
 import { ISSUANCE_CONSUMER, TenantProjection } from './tenants/tenant.projection';
 
 /** Issuance, running; it also answers the `custody` operator commands (it owns the CA keys). */
@@ -56,6 +57,8 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   // Read-your-writes: what a command records reaches the responder before the command answers.
   const responder = messaging.rpcClient<ResponderApi>();
   const publication = new ResponderPublication(responder, dataSource);
+  // Early path to webhooks: committed issuances, beside the stream (never waited for).
+  const webhooks = messaging.rpcClient<WebhooksApi>();
   const app = await NestFactory.createMicroservice(
     IssuanceModule.register({
       dataSource,
@@ -67,6 +70,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       defaultCertificateLimit: config.defaultCertificateLimit,
       keyAlgorithm: config.keyAlgorithm,
       publication,
+      webhooksFeed: new WebhooksFeed(webhooks),
     }),
     {
       ...messaging.serverOptions('issuance'),
@@ -130,6 +134,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       await retention.stop();
       await relay.stop();
       await responder.close();
+      await webhooks.close();
       await dataSource.destroy();
       custodies.close();
     }),

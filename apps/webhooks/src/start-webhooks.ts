@@ -105,18 +105,23 @@ export async function startWebhooks(
       [EventType.CertificateIssued]: (events) => lifecycle.issued(events),
       [EventType.CertificateRevoked]: (events) => lifecycle.revoked(events),
       [EventType.CertificateHoldReleased]: (events) => lifecycle.holdReleased(events),
-      [EventType.IssuingCaAdded]: (events) => lifecycle.issuingCaAdded(events),
-      [EventType.CaRevoked]: (events) => lifecycle.caRevoked(events),
-      [EventType.CrlPublished]: (events) => lifecycle.crlPublished(events),
+      [EventType.IssuingCaAdded]: (events) => lifecycle.announce(EventType.IssuingCaAdded, events),
+      [EventType.CaRevoked]: (events) => lifecycle.announce(EventType.CaRevoked, events),
+      [EventType.ReplaceLeavesRequested]: (events) =>
+        lifecycle.announce(EventType.ReplaceLeavesRequested, events),
+      [EventType.CrlPublished]: (events) => lifecycle.announce(EventType.CrlPublished, events),
     },
     deadLetters,
   );
   let app;
   try {
-    app = await NestFactory.createMicroservice(WebhooksModule.register({ subscriptions }), {
-      ...messaging.serverOptions('webhooks'),
-      logger: new NestPinoLogger(logger),
-    });
+    app = await NestFactory.createMicroservice(
+      WebhooksModule.register({ subscriptions, applyIssued: (events) => lifecycle.issued(events) }),
+      {
+        ...messaging.serverOptions('webhooks'),
+        logger: new NestPinoLogger(logger),
+      },
+    );
     app.useGlobalInterceptors(new RpcTraceInterceptor('webhooks'), new RpcReplyInterceptor(messaging.blobs));
     await app.listen();
   } catch (error) {

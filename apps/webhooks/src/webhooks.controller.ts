@@ -1,10 +1,14 @@
-import { Controller } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   CaError,
+  CertificateIssuedPayload,
+  EventEnvelope,
+  EventType,
   WebhooksApi,
   WebhooksPattern,
   assertCommandFields,
+  eventEnvelopeProblem,
   parseWebhookRequest,
 } from '@ca/contracts';
 import { Subscriptions } from './subscriptions/subscriptions';
@@ -13,11 +17,38 @@ type Request<P extends keyof WebhooksApi> = WebhooksApi[P][0];
 type Reply<P extends keyof WebhooksApi> = Promise<WebhooksApi[P][1]>;
 
 const NOT_FOUND = 'No such webhook in this tenant.';
+/** A committed batch of issuance holds at most 64 (its group commit's batch). */
+const MAX_EARLY_EVENTS = 256;
+
+export const EARLY_ISSUED = Symbol('EARLY_ISSUED');
+export type EarlyIssued = (events: EventEnvelope<CertificateIssuedPayload>[]) => Promise<void>;
 
 /** The request/reply surface of the webhooks context; every message schema-checked. */
 @Controller()
 export class WebhooksController {
-  constructor(private readonly subscriptions: Subscriptions) {}
+  constructor(
+    private readonly subscriptions: Subscriptions,
+    @Inject(EARLY_ISSUED) private readonly applyIssued: EarlyIssued,
+  ) {}
+
+  /**
+   * The early path (docs/architecture.md#webhooks-early-path): issuance's committed
+   * `certificate.issued` events, applied now as the stream would apply them (once each, by the
+   * inbox). What does not check out is left to the stream, which sets it aside as it does.
+   */
+  @MessagePattern(WebhooksPattern.Issued)
+  async issued(
+    @Payload() message: Request<typeof WebhooksPattern.Issued>,
+  ): Reply<typeof WebhooksPattern.Issued> {
+    const events: unknown[] = Array.isArray(message?.events) ? message.events.slice(0, MAX_EARLY_EVENTS) : [];
+    const valid = events.filter(
+      (event): event is EventEnvelope<CertificateIssuedPayload> =>
+        (event as EventEnvelope | null)?.type === EventType.CertificateIssued &&
+        eventEnvelopeProblem(event) === undefined,
+    );
+    if (valid.length > 0) await this.applyIssued(valid);
+    return { applied: true };
+  }
 
   @MessagePattern(WebhooksPattern.Create)
   create(@Payload() command: Request<typeof WebhooksPattern.Create>): Reply<typeof WebhooksPattern.Create> {

@@ -54,6 +54,7 @@ const MAY_PUBLISH: Record<ServiceName, string[]> = {
     'ca.revoked',
     'ca.issuing-added',
     'ca.root-renewed',
+    'ca.replace-leaves-requested',
     'certificate.issued',
     'certificate.revoked',
     'certificate.hold-released',
@@ -290,7 +291,7 @@ describe.each<NatsAuth>(['password', 'nkey'])('signing in by %s', (auth) =>
         }
       });
 
-      it('lets only webhooks take webhooks.* requests, and only the gateway make them', async () => {
+      it('lets only webhooks take webhooks.* requests, the gateway make its API ones and issuance its early events', async () => {
         const standIn = await connectAs(nats, 'webhooks');
         try {
           standIn.subscribe('webhooks.>', { queue: 'webhooks', callback: (_, msg) => msg.respond(msg.data) });
@@ -301,9 +302,13 @@ describe.each<NatsAuth>(['password', 'nkey'])('signing in by %s', (auth) =>
               true,
             ]);
           }
-          for (const subject of ['webhooks.create', 'webhooks.deliveries']) {
+          for (const [subject, sender] of [
+            ['webhooks.create', 'gateway'],
+            ['webhooks.deliveries', 'gateway'],
+            ['webhooks.certificates-issued', 'issuance'],
+          ]) {
             for (const service of SERVICES.filter((s) => s !== 'webhooks')) {
-              const expected = service === 'gateway' ? 'answered' : 'refused';
+              const expected = service === sender ? 'answered' : 'refused';
               expect([service, subject, await requestOutcome(clients[service], subject)]).toEqual([
                 service,
                 subject,

@@ -22,7 +22,7 @@ interface DeliveryAttempt {
 
 const EVENT_TYPES =
   'certificate.issued, certificate.renewed, certificate.revoked, certificate.expiring, ' +
-  'certificate.expired, ca.issuing-added, ca.revoked, crl.published';
+  'certificate.expired, ca.issuing-added, ca.revoked, ca.replace-leaves-requested, crl.published';
 
 /** `webhook add <url> --event TYPE … [--expiring-days N …]` (POST /v2/webhooks): prints the secret once. */
 export const webhookAdd: Command = {

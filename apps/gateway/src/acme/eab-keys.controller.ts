@@ -8,13 +8,13 @@ import {
   ApiPropertyOptional,
   ApiTags,
 } from '@nestjs/swagger';
-import { AcmeApi, AcmePattern, CaError, EabKeySummary, ErrorCode } from '@ca/contracts';
-import { createSealRecipient } from '@ca/custody';
+import { AcmeApi, AcmePattern, CaError, EabKeySummary } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { writeCommand } from '../certificates/write-command';
+import { relaySealedSecret } from '../http/sealed-secret-relay';
 import { ACME_RPC } from './acme-edge.controller';
 
 class CreatedEabKeyDoc {
@@ -62,17 +62,12 @@ export class EabKeysController {
   })
   @ApiCreatedResponse({ type: CreatedEabKeyDoc })
   async create(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Req() req: RequestWithId) {
-    const recipient = createSealRecipient();
-    const created = await this.acme.send(AcmePattern.CreateEabKey, {
-      ...writeCommand(principal, req),
-      recipientPublicKey: recipient.publicKey,
-    });
-    let hmacKey: string;
-    try {
-      hmacKey = recipient.open(created.sealedHmacKey).toString('utf8');
-    } catch {
-      throw new CaError(ErrorCode.Internal, 'The key could not be delivered.');
-    }
+    const { reply: created, secret: hmacKey } = await relaySealedSecret(
+      'key',
+      (recipientPublicKey) =>
+        this.acme.send(AcmePattern.CreateEabKey, { ...writeCommand(principal, req), recipientPublicKey }),
+      (reply) => reply.sealedHmacKey,
+    );
     return { keyId: created.keyId, hmacKey, createdAt: created.createdAt };
   }
 

@@ -12,7 +12,6 @@ import {
 } from '@nestjs/swagger';
 import {
   CaError,
-  ErrorCode,
   WEBHOOK_EVENT_TYPES,
   WebhookDeliveryAttempt,
   WebhookSummary,
@@ -20,12 +19,12 @@ import {
   WebhooksPattern,
   parseWebhookRequest,
 } from '@ca/contracts';
-import { createSealRecipient } from '@ca/custody';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { writeCommand } from '../certificates/write-command';
+import { relaySealedSecret } from '../http/sealed-secret-relay';
 
 export const WEBHOOKS_RPC = Symbol('WEBHOOKS_RPC');
 
@@ -141,18 +140,16 @@ export class WebhooksController {
   ) {
     const { value, errors } = parseWebhookRequest(body);
     if (!value) throw CaError.validation(errors);
-    const recipient = createSealRecipient();
-    const created = await this.webhooks.send(WebhooksPattern.Create, {
-      ...writeCommand(principal, req),
-      ...value,
-      recipientPublicKey: recipient.publicKey,
-    });
-    let secret: string;
-    try {
-      secret = recipient.open(created.sealedSecret).toString('utf8');
-    } catch {
-      throw new CaError(ErrorCode.Internal, 'The secret could not be delivered.');
-    }
+    const { reply: created, secret } = await relaySealedSecret(
+      'secret',
+      (recipientPublicKey) =>
+        this.webhooks.send(WebhooksPattern.Create, {
+          ...writeCommand(principal, req),
+          ...value,
+          recipientPublicKey,
+        }),
+      (reply) => reply.sealedSecret,
+    );
     return { webhookId: created.webhookId, secret, createdAt: created.createdAt };
   }
 

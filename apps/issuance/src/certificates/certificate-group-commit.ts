@@ -39,7 +39,8 @@ export class CertificateGroupCommit {
 
   constructor(
     private readonly dataSource: DataSource,
-    private readonly onCommitted: () => void,
+    /** Called with the events of each committed batch (those refused by limits left out). */
+    private readonly onCommitted: (events: EventEnvelope[]) => void,
     /** DEFAULT_CERTIFICATE_LIMIT: the limit of a tenant issuance has not heard of yet. */
     private readonly defaultCertificateLimit: number,
     /**
@@ -125,7 +126,8 @@ export class CertificateGroupCommit {
       return;
     }
     await this.withdraw(batch.filter((_, i) => refusals[i] !== undefined).map((item) => item.event));
-    if (refusals.some((refusal) => refusal === undefined)) this.onCommitted();
+    const stored = batch.filter((_, i) => refusals[i] === undefined);
+    if (stored.length > 0) this.onCommitted(stored.map((item) => item.event));
     batch.forEach((item, i) => {
       const refusal = refusals[i];
       if (refusal) item.reject(refusal);

@@ -1,9 +1,11 @@
 import {
   CaError,
+  EventType,
   RenewalInfo,
   RenewalInfoQuery,
   ReplaceLeavesCommand,
   ReplaceLeavesRequest,
+  ReplaceLeavesRequestedPayload,
   ReplaceLeavesResult,
   ReplacementProgress,
   ReplacementQuery,
@@ -11,7 +13,9 @@ import {
   validateDto,
 } from '@ca/contracts';
 import { parseCertificate, renewalWindow } from '@ca/pki';
+import { recordEvent } from '@ca/messaging';
 import { DataSource } from 'typeorm';
+import { ISSUANCE_SCHEMA } from '../issuance.schema';
 
 const HEX = (max: number) => new RegExp(`^[0-9A-F]{1,${max}}$`);
 
@@ -24,7 +28,11 @@ const SUCCESSOR = `(SELECT s.id FROM issuance.certificates s WHERE s.renewed_fro
  * certificates (RFC 9773), the drill that pulls them forward for every leaf of a CA, and its count.
  */
 export class CertificateReplacements {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly dataSource: DataSource,
+    /** The outbox has a new event to publish. */
+    private readonly onEventsRecorded: () => void = () => undefined,
+  ) {}
 
   /** acme's renewalInfo: the certificate with this serial whose AKI names this key; else NOT_FOUND. */
   async renewalInfo(query: RenewalInfoQuery): Promise<RenewalInfo> {
@@ -76,21 +84,48 @@ export class CertificateReplacements {
     };
   }
 
-  /** Every Active leaf of the CA gets a window that has already begun; one asked earlier keeps its own. */
+  /**
+   * Every Active leaf of the CA gets a window that has already begun; one asked earlier keeps its
+   * own. Announced by `ca.replace-leaves-requested` (a webhook event), in the same transaction.
+   */
   async replaceLeaves(command: ReplaceLeavesCommand): Promise<ReplaceLeavesResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', caId: 'uuid' });
-    await validateDto(ReplaceLeavesRequest, command.request);
+    const request = await validateDto(ReplaceLeavesRequest, command.request);
     await this.assertTenantCa(command.tenantId, command.caId);
     const requestedAt = new Date();
-    const [{ marked }]: { marked: number }[] = await this.dataSource.query(
-      `WITH marked AS (
-         UPDATE issuance.certificates SET replace_after = $3
-          WHERE tenant_id = $1 AND ca_id = $2 AND revoked_at IS NULL AND not_after > $3
-            AND replace_after IS NULL
-         RETURNING 1)
-       SELECT count(*)::int AS marked FROM marked`,
-      [command.tenantId, command.caId, requestedAt],
-    );
+    const caId = command.caId.toLowerCase();
+    const marked = await this.dataSource.transaction(async (manager) => {
+      const [row]: { marked: number }[] = await manager.query(
+        `WITH marked AS (
+           UPDATE issuance.certificates SET replace_after = $3
+            WHERE tenant_id = $1 AND ca_id = $2 AND revoked_at IS NULL AND not_after > $3
+              AND replace_after IS NULL
+           RETURNING 1)
+         SELECT count(*)::int AS marked FROM marked`,
+        [command.tenantId, caId, requestedAt],
+      );
+      const event = await recordEvent<ReplaceLeavesRequestedPayload>(
+        manager,
+        ISSUANCE_SCHEMA,
+        EventType.ReplaceLeavesRequested,
+        {
+          tenantId: command.tenantId,
+          caId,
+          marked: row.marked,
+          requestedAt: requestedAt.toISOString(),
+          requestedBy: command.principal,
+        },
+      );
+      // Who asked, and why: the reason stays here (docs/api.md#replace-now), never in the event.
+      await manager.query(
+        `INSERT INTO issuance.replace_leaves_requests
+           (event_id, tenant_id, ca_id, requested_at, requested_by, reason, marked)
+         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
+        [event.id, command.tenantId, caId, requestedAt, command.principal, request.reason, row.marked],
+      );
+      return row.marked;
+    });
+    this.onEventsRecorded();
     return { caId: command.caId, marked, requestedAt: requestedAt.toISOString() };
   }
 

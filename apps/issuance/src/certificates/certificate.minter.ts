@@ -11,6 +11,7 @@ import { CustomExtensionArcs } from './custom-extension-arcs';
 import { IssuancePolicies } from '../policy/issuance-policies';
 import { SubjectKey, assertCsrKeyFitsCa } from './subject-public-key';
 import { BlockedKeys } from './blocked-keys';
+import { ONE_ACME_REPLACEMENT_INDEX } from '../migrations/1767950000000-one-acme-replacement-per-certificate';
 
 export interface MintRequest {
   tenantId: string;
@@ -144,6 +145,9 @@ export class CertificateMinter {
           }),
         });
       } catch (error) {
+        // Another order replacing the same certificate was stored first (RFC 9773 5).
+        if (request.renewedFrom && request.viaAcme && violates(error, ONE_ACME_REPLACEMENT_INDEX))
+          throw CaError.conflict('This certificate has been replaced already.');
         if (isUniqueViolation(error) && attempt < SERIAL_ATTEMPTS) continue;
         throw error;
       }
@@ -157,4 +161,11 @@ export class CertificateMinter {
       };
     }
   }
+}
+
+/** A unique violation of this index (node-postgres and PGlite both name it in `constraint`). */
+function violates(error: unknown, index: string): boolean {
+  if (!isUniqueViolation(error)) return false;
+  const e = error as { constraint?: string; driverError?: { constraint?: string } };
+  return (e.constraint ?? e.driverError?.constraint) === index;
 }

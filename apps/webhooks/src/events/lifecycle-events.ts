@@ -6,6 +6,7 @@ import {
   CrlPublishedPayload,
   EventEnvelope,
   IssuingCaAddedPayload,
+  ReplaceLeavesRequestedPayload,
 } from '@ca/contracts';
 import { applyOnceEach } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
@@ -57,6 +58,69 @@ export function certificateData(row: CertificateRow, status: string): Record<str
   };
 }
 
+/** A certificate's webhook event, ordered by its certificate, at the time the event happened. */
+function certificateEvent(
+  type: string,
+  event: EventEnvelope<{ tenantId: string; certificateId: string }>,
+  data: Record<string, unknown>,
+): OutgoingEvent {
+  return {
+    tenantId: event.payload.tenantId,
+    type,
+    orderKey: event.payload.certificateId,
+    timestamp: event.occurredAt,
+    data,
+  };
+}
+
+interface Announced<P> {
+  /** Events of one key are delivered in their order. */
+  orderKey: (payload: P) => string;
+  /** `data` beyond `tenantId`. */
+  data: (payload: P) => Record<string, unknown>;
+}
+const announced = <P>(spec: Announced<P>) => spec;
+
+/** The durable events announced as they are: webhook type (the same name) → order key and `data`. */
+export const ANNOUNCED = {
+  'ca.issuing-added': announced<IssuingCaAddedPayload>({
+    orderKey: (p) => `ca:${p.caId}`,
+    data: (p) => ({
+      caId: p.caId,
+      issuerCaId: p.issuerCaId,
+      previousCaId: p.previousCaId,
+      notBefore: p.notBefore,
+      notAfter: p.notAfter,
+    }),
+  }),
+  'ca.revoked': announced<CaRevokedPayload>({
+    orderKey: (p) => `ca:${p.caId}`,
+    data: (p) => ({
+      caId: p.caId,
+      issuerCaId: p.issuerCaId,
+      serialNumber: p.serialNumber,
+      revokedAt: p.revokedAt,
+      reasonCode: reasonName(p.reasonCode),
+    }),
+  }),
+  'ca.replace-leaves-requested': announced<ReplaceLeavesRequestedPayload>({
+    orderKey: (p) => `ca:${p.caId}`,
+    data: (p) => ({ caId: p.caId, marked: p.marked, requestedAt: p.requestedAt }),
+  }),
+  'crl.published': announced<CrlPublishedPayload>({
+    orderKey: (p) => `crl:${p.caId ?? p.issuer ?? 'leaves'}`,
+    data: (p) => ({
+      ...(p.caId ? { caId: p.caId } : {}),
+      crl: p.issuer === 'root' ? 'root' : 'issuing',
+      crlNumber: p.crlNumber,
+      thisUpdate: p.thisUpdate,
+      nextUpdate: p.nextUpdate,
+    }),
+  }),
+} satisfies Record<string, Announced<never>>;
+type AnnouncedType = keyof typeof ANNOUNCED;
+type AnnouncedPayload<K extends AnnouncedType> = Parameters<(typeof ANNOUNCED)[K]['data']>[0];
+
 /**
  * The durable consumer's effects: each lifecycle event updates the read model of watched
  * certificates and queues one message per interested subscription, in one transaction with the
@@ -95,16 +159,10 @@ export class LifecycleEvents {
         );
       }
       return [
-        {
-          tenantId: p.tenantId,
-          type: p.renewedFrom ? 'certificate.renewed' : 'certificate.issued',
-          orderKey: p.certificateId,
-          timestamp: event.occurredAt,
-          data: {
-            ...certificateData(row, 'Active'),
-            ...(p.renewedFrom ? { renewedFrom: p.renewedFrom } : {}),
-          },
-        },
+        certificateEvent(p.renewedFrom ? 'certificate.renewed' : 'certificate.issued', event, {
+          ...certificateData(row, 'Active'),
+          ...(p.renewedFrom ? { renewedFrom: p.renewedFrom } : {}),
+        }),
       ];
     });
   }
@@ -127,13 +185,11 @@ export class LifecycleEvents {
             status: 'Revoked',
           };
       return [
-        {
-          tenantId: p.tenantId,
-          type: 'certificate.revoked',
-          orderKey: p.certificateId,
-          timestamp: event.occurredAt,
-          data: { ...data, revokedAt: p.revokedAt, reasonCode: reasonName(p.reasonCode) },
-        },
+        certificateEvent('certificate.revoked', event, {
+          ...data,
+          revokedAt: p.revokedAt,
+          reasonCode: reasonName(p.reasonCode),
+        }),
       ];
     });
   }
@@ -150,70 +206,24 @@ export class LifecycleEvents {
     });
   }
 
-  async issuingCaAdded(events: readonly EventEnvelope<IssuingCaAddedPayload>[]): Promise<void> {
-    await this.apply(events, async (event) => {
-      const p = event.payload;
-      return [
-        {
-          tenantId: p.tenantId,
-          type: 'ca.issuing-added',
-          orderKey: `ca:${p.caId}`,
-          timestamp: event.occurredAt,
-          data: {
-            tenantId: p.tenantId,
-            caId: p.caId,
-            issuerCaId: p.issuerCaId,
-            previousCaId: p.previousCaId,
-            notBefore: p.notBefore,
-            notAfter: p.notAfter,
-          },
-        },
-      ];
-    });
-  }
-
-  async caRevoked(events: readonly EventEnvelope<CaRevokedPayload>[]): Promise<void> {
-    await this.apply(events, async (event) => {
-      const p = event.payload;
-      return [
-        {
-          tenantId: p.tenantId,
-          type: 'ca.revoked',
-          orderKey: `ca:${p.caId}`,
-          timestamp: event.occurredAt,
-          data: {
-            tenantId: p.tenantId,
-            caId: p.caId,
-            issuerCaId: p.issuerCaId,
-            serialNumber: p.serialNumber,
-            revokedAt: p.revokedAt,
-            reasonCode: reasonName(p.reasonCode),
-          },
-        },
-      ];
-    });
-  }
-
-  async crlPublished(events: readonly EventEnvelope<CrlPublishedPayload>[]): Promise<void> {
-    await this.apply(events, async (event) => {
-      const p = event.payload;
-      return [
-        {
-          tenantId: p.tenantId,
-          type: 'crl.published',
-          orderKey: `crl:${p.caId ?? p.issuer ?? 'leaves'}`,
-          timestamp: event.occurredAt,
-          data: {
-            tenantId: p.tenantId,
-            ...(p.caId ? { caId: p.caId } : {}),
-            crl: p.issuer === 'root' ? 'root' : 'issuing',
-            crlNumber: p.crlNumber,
-            thisUpdate: p.thisUpdate,
-            nextUpdate: p.nextUpdate,
-          },
-        },
-      ];
-    });
+  /**
+   * Events that announce a CA or CRL change as it is: no read model to update, the webhook's
+   * `data` the payload's public fields (never a certificate body, a `…By` principal or a reason text).
+   */
+  async announce<K extends AnnouncedType>(
+    type: K,
+    events: readonly EventEnvelope<AnnouncedPayload<K>>[],
+  ): Promise<void> {
+    const { orderKey, data } = ANNOUNCED[type] as unknown as Announced<AnnouncedPayload<K>>;
+    await this.apply(events, async (event) => [
+      {
+        tenantId: event.payload.tenantId,
+        type,
+        orderKey: orderKey(event.payload),
+        timestamp: event.occurredAt,
+        data: { tenantId: event.payload.tenantId, ...data(event.payload) },
+      },
+    ]);
   }
 
   /**

@@ -5,6 +5,7 @@ import { CaRevokedPayload } from '../issuance/ca-revoked.event';
 import { IssuingCaAddedPayload } from '../issuance/issuing-ca-added.event';
 import { OcspSignerCertifiedPayload } from '../issuance/ocsp-signer-certified.event';
 import { RootRenewedPayload } from '../issuance/root-renewed.event';
+import { ReplaceLeavesRequestedPayload } from '../issuance/replacement.dto';
 import {
   CertificateHoldReleasedPayload,
   CertificateIssuedPayload,
@@ -23,6 +24,7 @@ export interface EventPayloads {
   [EventType.CaRevoked]: CaRevokedPayload;
   [EventType.IssuingCaAdded]: IssuingCaAddedPayload;
   [EventType.RootRenewed]: RootRenewedPayload;
+  [EventType.ReplaceLeavesRequested]: ReplaceLeavesRequestedPayload;
   [EventType.CertificateIssued]: CertificateIssuedPayload;
   [EventType.CertificateRevoked]: CertificateRevokedPayload;
   [EventType.CertificateHoldReleased]: CertificateHoldReleasedPayload;

@@ -52,6 +52,13 @@ const valid: Record<string, Record<string, unknown>> = {
     crossCertificateDer: 'MAo=',
     renewedBy: 'operator',
   },
+  [EventType.ReplaceLeavesRequested]: {
+    tenantId,
+    caId: randomUUID(),
+    marked: 3,
+    requestedAt: now,
+    requestedBy: 'operator',
+  },
   [EventType.CertificateIssued]: {
     tenantId,
     certificateId: randomUUID(),
@@ -144,6 +151,7 @@ describe('event payload checkers', () => {
     [EventType.CrlPublished, { issuer: 'issuing' }, 'payload.issuer'],
     [EventType.CaRevoked, { issuerCaId: undefined }, 'payload.issuerCaId: missing'],
     [EventType.CaRevoked, { reasonCode: 11 }, 'payload.reasonCode'],
+    [EventType.ReplaceLeavesRequested, { marked: -1 }, 'payload.marked'],
     [EventType.TenantUpdated, { status: 'deleted' }, 'payload.status'],
     [EventType.TenantUpdated, { certificateLimit: 'lots' }, 'payload.certificateLimit'],
     [EventType.TenantUpdated, { certificateLimit: undefined }, 'payload.certificateLimit: missing'],

@@ -111,6 +111,13 @@ const SHAPES: Record<string, PayloadShape> = {
     crossCertificateDer: required(base64),
     renewedBy: optional(text),
   },
+  [EventType.ReplaceLeavesRequested]: {
+    tenantId: required(uuid),
+    caId: required(uuid),
+    marked: required(integer(0, Number.MAX_SAFE_INTEGER)),
+    requestedAt: required(instant),
+    requestedBy: optional(text),
+  },
   [EventType.CertificateIssued]: {
     tenantId: required(uuid),
     certificateId: required(uuid),

@@ -4,6 +4,7 @@ export const EventType = {
   CaRevoked: 'ca.revoked',
   IssuingCaAdded: 'ca.issuing-added',
   RootRenewed: 'ca.root-renewed',
+  ReplaceLeavesRequested: 'ca.replace-leaves-requested',
   CertificateIssued: 'certificate.issued',
   CertificateRevoked: 'certificate.revoked',
   CertificateHoldReleased: 'certificate.hold-released',

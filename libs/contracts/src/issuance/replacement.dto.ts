@@ -13,6 +13,19 @@ export interface ReplaceLeavesCommand extends TenantCommand {
 }
 
 /** How many Active leaves of the CA were given a window that has already begun. */
+/**
+ * Payload of `ca.replace-leaves-requested`: the replace-now drill ran on an issuing CA
+ * (docs/api.md#replace-now). The free-text reason stays in the audit log.
+ */
+export interface ReplaceLeavesRequestedPayload {
+  tenantId: string;
+  caId: string;
+  /** Leaves whose renewal window this request moved into the past. */
+  marked: number;
+  requestedAt: string;
+  requestedBy?: string;
+}
+
 export interface ReplaceLeavesResult {
   caId: string;
   marked: number;

@@ -1,5 +1,7 @@
 import { TenantCommand } from '../common/tenant-command';
 import { FieldError } from '../common/ca-error';
+import { EventEnvelope } from '../common/event-envelope';
+import { CertificateIssuedPayload } from '../issuance/certificate.events';
 
 /** Request/reply subjects answered by the webhooks context (queue group `webhooks`). */
 export const WebhooksPattern = {
@@ -8,6 +10,12 @@ export const WebhooksPattern = {
   Delete: 'webhooks.delete',
   Test: 'webhooks.test',
   Deliveries: 'webhooks.deliveries',
+  /**
+   * issuance → webhooks: `certificate.issued` events just committed, sent at once beside the
+   * stream (which still brings them; each is applied once), so a webhook does not wait for the
+   * tenant's partition of the stream (docs/architecture.md#webhooks-early-path).
+   */
+  Issued: 'webhooks.certificates-issued',
 } as const;
 export type WebhooksPattern = (typeof WebhooksPattern)[keyof typeof WebhooksPattern];
 
@@ -20,6 +28,7 @@ export const WEBHOOK_EVENT_TYPES = [
   'certificate.expired',
   'ca.issuing-added',
   'ca.revoked',
+  'ca.replace-leaves-requested',
   'crl.published',
 ] as const;
 export type WebhookEventType = (typeof WEBHOOK_EVENT_TYPES)[number];
@@ -76,6 +85,7 @@ export type WebhooksApi = {
     { tenantId: string; webhookId: string; limit?: number },
     { deliveries: WebhookDeliveryAttempt[] },
   ];
+  [WebhooksPattern.Issued]: [{ events: EventEnvelope<CertificateIssuedPayload>[] }, { applied: true }];
 };
 
 /** The body of `POST /v2/webhooks`, checked. */

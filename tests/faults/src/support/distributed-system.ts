@@ -20,8 +20,8 @@ const SERVICES: ServiceName[] = ['issuance', 'revocation', 'ocsp-responder', 'ga
  * responder a public port of its own (`pkiUrls[1]`) and the gateway an admin port of its own
  * (`gatewayUrls[1]`), as two replicas behind a load balancer.
  */
-export type ReplicaName = 'issuance-2' | 'revocation-2' | 'ocsp-responder-2' | 'gateway-2';
-type ReplicatedService = 'issuance' | 'revocation' | 'ocsp-responder' | 'gateway';
+export type ReplicaName = 'issuance-2' | 'revocation-2' | 'ocsp-responder-2' | 'gateway-2' | 'webhooks-2';
+type ReplicatedService = 'issuance' | 'revocation' | 'ocsp-responder' | 'gateway' | 'webhooks';
 type ProgramName = ServiceName | ReplicaName;
 
 export interface SystemOptions {
@@ -29,6 +29,13 @@ export interface SystemOptions {
   secondReplicas?: ReplicatedService[];
   /** OCSP_RESPONDER_WORKERS of the (first) responder: its processes behind its one port. */
   responderWorkers?: number;
+  /**
+   * Also runs the webhooks service (allowed to deliver to loopback), with these settings on top;
+   * `secondReplicas: ['webhooks']` then adds its second replica.
+   */
+  webhooks?: NodeJS.ProcessEnv;
+  /** How long each service may take to become ready (default 90 s; more on a loaded machine). */
+  startTimeoutMs?: number;
 }
 
 /** Where a suite's own Postgres database and NATS server are. */
@@ -84,10 +91,12 @@ export class DistributedSystem {
       RATE_LIMIT_PER_MINUTE: '10000000',
       DEFAULT_CERTIFICATE_LIMIT: '100000',
     };
-    for (const service of SERVICES) system.healthUrls.set(service, layout.healthUrls[service]);
+    const services: ServiceName[] = options.webhooks ? [...SERVICES, 'webhooks'] : SERVICES;
+    if (options.webhooks) Object.assign(perService.webhooks, options.webhooks);
+    for (const service of services) system.healthUrls.set(service, layout.healthUrls[service]);
     if (options.responderWorkers)
       perService['ocsp-responder'].OCSP_RESPONDER_WORKERS = String(options.responderWorkers);
-    for (const service of SERVICES) {
+    for (const service of services) {
       system.programs.set(
         service,
         serviceProgram(service, service, {
@@ -121,7 +130,9 @@ export class DistributedSystem {
     });
     system.removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
     try {
-      await Promise.all([...system.programs.keys()].map((name) => system.startService(name)));
+      await Promise.all(
+        [...system.programs.keys()].map((name) => system.startService(name, options.startTimeoutMs)),
+      );
     } catch (error) {
       await system.stop();
       throw error;
