@@ -34,7 +34,7 @@ import {
   RevokeMatchingResponseDoc,
 } from './inventory.responses';
 import { writeCommand } from './write-command';
-import { CSV_FORMAT, NDJSON_FORMAT, inventoryPages, streamInventory } from './inventory-stream';
+import { CSV_FORMAT, NDJSON_FORMAT, inventoryChunks, streamInventory } from './inventory-stream';
 
 const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
@@ -151,7 +151,7 @@ export class CertificateInventoryController {
     const csv = req.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv';
     await streamInventory(
       res,
-      inventoryPages(this.issuance, principal.tenantId, query),
+      inventoryChunks(this.issuance, principal.tenantId, query, csv ? 'csv' : 'ndjson'),
       csv ? CSV_FORMAT : NDJSON_FORMAT,
     );
   }

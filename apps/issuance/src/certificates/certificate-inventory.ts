@@ -1,5 +1,10 @@
 import {
+  CaError,
   CertificateSource,
+  ExportCertificatesQuery,
+  INVENTORY_EXPORT_FORMATS,
+  InventoryChunk,
+  InventoryExportFormat,
   InventoryFilter,
   InventoryItem,
   InventoryPage,
@@ -29,6 +34,44 @@ interface InventoryRow {
   source: CertificateSource;
   sort_key: string;
 }
+
+/** Rows per export chunk: about half a megabyte of NDJSON, under the bus's inline reply size. */
+export const EXPORT_CHUNK_ROWS = 1000;
+
+/** A timestamp as JavaScript's toISOString writes it (milliseconds, UTC). */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const json = (text: string) => `to_json(${text})::text`;
+/** RFC 4180: quoted (quotes doubled) when it holds a comma, a quote or a line break. */
+const csv = (text: string) =>
+  `CASE WHEN strpos(${text}, ',') > 0 OR strpos(${text}, '"') > 0 OR strpos(${text}, chr(10)) > 0
+             OR strpos(${text}, chr(13)) > 0
+        THEN '"' || replace(${text}, '"', '""') || '"' ELSE ${text} END`;
+const status = (now: string) =>
+  `CASE WHEN revoked_at IS NOT NULL THEN 'Revoked' WHEN not_after <= ${now} THEN 'Expired' ELSE 'Active' END`;
+/** daysUntilExpiration: whole days, rounded down, never below 0 (docs/certificate-profile.md). */
+const days = (now: string) =>
+  `GREATEST(0, floor(extract(epoch FROM (not_after - ${now})) * 1000 / 86400000))::bigint::text`;
+/** The CertificateSummary fields, as JSON members in the order JSON.stringify writes them. */
+const summaryMembers = (now: string) =>
+  `'{"certificateId":"' || id || '","clientId":' || ${json('client_id')} ||
+   ',"commonName":' || ${json('common_name')} || ',"serialNumber":' || ${json('serial_number')} ||
+   ',"status":"' || ${status(now)} || '","issuedAt":"' || ${iso('issued_at')} ||
+   '","expiresAt":"' || ${iso('not_after')} || '","daysUntilExpiration":' || ${days(now)}`;
+
+/** The SQL of one exported row per format (`now` is a parameter). */
+const EXPORT_LINES: Record<InventoryExportFormat, (now: string) => string> = {
+  ndjson: (now) =>
+    `${summaryMembers(now)} || ',"subjectAlternativeNames":' || ${json('dns_names')} ||
+     ',"usage":' || ${json('usage')} || ',"caId":"' || ca_id || '","source":' || ${json('source')} ||
+     CASE WHEN revoked_at IS NULL THEN '' ELSE ',"revokedAt":"' || ${iso('revoked_at')} || '"' END ||
+     '}' || chr(10)`,
+  csv: (now) =>
+    `id || ',' || ${csv('client_id')} || ',' || ${csv('common_name')} || ',' || ${csv('serial_number')} ||
+     ',' || ${status(now)} || ',' || ${iso('issued_at')} || ',' || ${iso('not_after')} || ',' || ${days(now)} ||
+     ',' || ${csv("array_to_string(dns_names, ' ')")} || ',' || ${csv('usage')} || ',' || ca_id ||
+     ',' || ${csv('source')} || ',' || coalesce(${iso('revoked_at')}, '') || chr(13) || chr(10)`,
+  v1: (now) => `',' || ${summaryMembers(now)} || '}'`,
+};
 
 /** The sort column and direction of each order; the id breaks ties in the same direction. */
 const ORDERS: Record<InventorySort, { column: 'issued_at' | 'not_after'; descending: boolean }> = {
@@ -110,6 +153,64 @@ export class CertificateInventory {
     };
   }
 
+  /**
+   * docs/api.md#export-certificates: the next EXPORT_CHUNK_ROWS matches, written by the database
+   * itself as NDJSON, CSV rows or `GET /v1/certificates` items (one text value per row, the same
+   * fields and values as a search item), so that neither this service nor the gateway makes an
+   * object per certificate. Keyset-paged like a search; its cursor is a search cursor.
+   */
+  async exportChunk(query: ExportCertificatesQuery): Promise<InventoryChunk> {
+    assertCommandFields(query, { tenantId: 'uuid' });
+    if (!(INVENTORY_EXPORT_FORMATS as readonly unknown[]).includes(query.format)) {
+      throw CaError.validation([
+        { field: 'format', message: `one of ${INVENTORY_EXPORT_FORMATS.join(', ')}` },
+      ]);
+    }
+    const parameters = query.parameters;
+    if (typeof parameters === 'object' && parameters !== null && 'limit' in parameters) {
+      throw CaError.validation([
+        { field: 'limit', message: 'the export has every match; it takes no limit' },
+      ]);
+    }
+    const { filter, sort, cursor } = parseInventoryQuery(parameters);
+    const canonical = canonicalInventoryQuery(filter, sort);
+    const after =
+      cursor === undefined ? undefined : await this.cursors.decode(query.tenantId, canonical, cursor);
+    const { column, descending } = ORDERS[sort];
+    const now = new Date();
+    const { where, params } = filterConditions(query.tenantId, filter, now);
+    params.push(now);
+    const line = EXPORT_LINES[query.format](`$${params.length}::timestamptz`);
+    let keyset = '';
+    if (after) {
+      params.push(after.key, after.id);
+      keyset = ` AND (${column}, id) ${descending ? '<' : '>'} ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
+    }
+    params.push(EXPORT_CHUNK_ROWS + 1);
+    const direction = descending ? 'DESC' : 'ASC';
+    const rows: { line: string; id: string; sort_key: string }[] = await this.dataSource.query(
+      `SELECT ${line} AS line, id,
+              to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key
+         FROM issuance.certificates
+        WHERE ${where}${keyset}
+        ORDER BY ${column} ${direction}, id ${direction}
+        LIMIT $${params.length}`,
+      params,
+    );
+    const more = rows.length > EXPORT_CHUNK_ROWS;
+    if (more) rows.pop();
+    let text = '';
+    for (const row of rows) text += row.line;
+    const last = rows[rows.length - 1];
+    return {
+      text,
+      rows: rows.length,
+      nextCursor: more
+        ? await this.cursors.encode(query.tenantId, canonical, { key: last.sort_key, id: last.id })
+        : null,
+    };
+  }
+
   private page(
     tenantId: string,
     filter: InventoryFilter,
@@ -140,36 +241,58 @@ export class CertificateInventory {
   }
 
   /**
-   * Counts read from two partial indexes (unrevoked by expiry, revoked by tenant): no certificate
-   * row is visited, so a dashboard may poll it.
+   * From the per-day counters (issuance.inventory_counts, kept by a trigger): the days after each
+   * bound are added up, and only the unrevoked certificates of the bound's own UTC day are counted
+   * in the index of unrevoked certificates by expiry. One statement, one snapshot: exact, and its
+   * cost is the tenant's days of expiry plus four days of certificates, not the whole inventory.
    */
   async summary(query: InventorySummaryQuery): Promise<InventorySummary> {
     assertCommandFields(query, { tenantId: 'uuid' });
     const now = new Date();
-    const [unrevoked]: Record<string, string>[] = await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE not_after > $2) AS active,
-              count(*) FILTER (WHERE not_after <= $2) AS expired,
-              count(*) FILTER (WHERE not_after > $2 AND not_after <= $3) AS within7,
-              count(*) FILTER (WHERE not_after > $2 AND not_after <= $4) AS within30,
-              count(*) FILTER (WHERE not_after > $2 AND not_after <= $5) AS within90
-         FROM issuance.certificates WHERE tenant_id = $1 AND revoked_at IS NULL`,
-      [query.tenantId, now, addDays(now, 7), addDays(now, 30), addDays(now, 90)],
+    const bounds = [now, addDays(now, 7), addDays(now, 30), addDays(now, 90)];
+    const params: unknown[] = [query.tenantId];
+    const p = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    // Unrevoked certificates whose notAfter is after the bound.
+    const after = bounds.map((bound, i) => {
+      const day = utcDay(bound);
+      const nextDay = new Date(day.getTime() + DAY_MS);
+      return `coalesce((SELECT sum(unrevoked) FROM issuance.inventory_counts
+                          WHERE tenant_id = $1 AND expiry_day > ${p(isoDate(day))}::date), 0)
+              + (SELECT count(*) FROM issuance.certificates
+                  WHERE tenant_id = $1 AND revoked_at IS NULL
+                    AND not_after > ${p(bound)} AND not_after < ${p(nextDay)}) AS after${i}`;
+    });
+    const [row]: Record<string, string>[] = await this.dataSource.query(
+      `SELECT coalesce(sum(unrevoked), 0) AS unrevoked, coalesce(sum(revoked), 0) AS revoked,
+              ${after.join(',\n')}
+         FROM issuance.inventory_counts WHERE tenant_id = $1`,
+      params,
     );
-    const [revoked]: { count: string }[] = await this.dataSource.query(
-      'SELECT count(*) AS count FROM issuance.certificates WHERE tenant_id = $1 AND revoked_at IS NOT NULL',
-      [query.tenantId],
-    );
+    const active = Number(row.after0);
     return {
-      active: Number(unrevoked.active),
-      revoked: Number(revoked.count),
-      expired: Number(unrevoked.expired),
+      active,
+      revoked: Number(row.revoked),
+      expired: Number(row.unrevoked) - active,
       expiringWithin: {
-        '7': Number(unrevoked.within7),
-        '30': Number(unrevoked.within30),
-        '90': Number(unrevoked.within90),
+        '7': active - Number(row.after1),
+        '30': active - Number(row.after2),
+        '90': active - Number(row.after3),
       },
     };
   }
+}
+
+const DAY_MS = 86_400_000;
+
+function utcDay(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+}
+
+function isoDate(day: Date): string {
+  return day.toISOString().slice(0, 10);
 }
 
 function inventoryItem(r: InventoryRow, now: Date): InventoryItem {

@@ -100,6 +100,13 @@ export class CertificatesController {
     return this.inventory.search(query);
   }
 
+  @MessagePattern(IssuancePattern.ExportCertificates)
+  exportChunk(
+    @Payload() query: Request<typeof IssuancePattern.ExportCertificates>,
+  ): Reply<typeof IssuancePattern.ExportCertificates> {
+    return this.inventory.exportChunk(query);
+  }
+
   @MessagePattern(IssuancePattern.SummarizeCertificates)
   summary(
     @Payload() query: Request<typeof IssuancePattern.SummarizeCertificates>,

@@ -24,6 +24,7 @@ interface JobRow {
   total: number;
   done: number;
   failed: number;
+  failure: string | null;
 }
 
 /**
@@ -110,7 +111,7 @@ export class RevokeMatchingHandler {
   async job(query: RevocationJobQuery): Promise<RevocationJobView> {
     assertCommandFields(query, { tenantId: 'uuid', jobId: 'uuid' });
     const rows: JobRow[] = await this.dataSource.query(
-      'SELECT id, status, total, done, failed FROM issuance.revocation_jobs WHERE id = $1 AND tenant_id = $2',
+      'SELECT id, status, total, done, failed, failure FROM issuance.revocation_jobs WHERE id = $1 AND tenant_id = $2',
       [query.jobId, query.tenantId],
     );
     // Another tenant's job is as unknown as one that never was.
@@ -123,6 +124,7 @@ export class RevokeMatchingHandler {
       total: j.total,
       done: j.done,
       failed: j.failed,
+      ...(j.status === 'failed' && j.failure ? { error: j.failure } : {}),
     };
   }
 }

@@ -25,6 +25,8 @@ import { CreateActiveCertificateCounts1766600000000 } from './1766600000000-crea
 
 import { AddStatusSequenceToCertificates1767840000000 } from './1767840000000-add-status-sequence-to-certificates';
 import { AddReplacementToCertificates1767900000000 } from './1767900000000-add-replacement-to-certificates';
+import { CreateInventoryCounts1767960000000 } from './1767960000000-create-inventory-counts';
+import { AddFailureToRevocationJobs1767960000001 } from './1767960000001-add-failure-to-revocation-jobs';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */ import { AddRevocationToCas1766700000000 } from './1766700000000-add-revocation-to-cas';
 
@@ -56,4 +58,6 @@ export const ISSUANCE_MIGRATIONS = [
   IndexCertificateSearch1767800000003,
   AddStatusSequenceToCertificates1767840000000,
   AddReplacementToCertificates1767900000000,
+  CreateInventoryCounts1767960000000,
+  AddFailureToRevocationJobs1767960000001,
 ];

@@ -7,6 +7,8 @@ import {
   RevokeMatchingCommand,
   RevokeMatchingResult,
   SearchCertificatesQuery,
+  ExportCertificatesQuery,
+  InventoryChunk,
 } from './certificate-inventory';
 import { TenantCommand } from '../common/tenant-command';
 import {
@@ -81,6 +83,7 @@ export type IssuanceApi = {
     { certificates: ExpiringCertificateSummary[] },
   ];
   [IssuancePattern.SearchCertificates]: [SearchCertificatesQuery, InventoryPage];
+  [IssuancePattern.ExportCertificates]: [ExportCertificatesQuery, InventoryChunk];
   [IssuancePattern.SummarizeCertificates]: [InventorySummaryQuery, InventorySummary];
   [IssuancePattern.RevokeMatching]: [RevokeMatchingCommand, RevokeMatchingResult];
   [IssuancePattern.GetRevocationJob]: [RevocationJobQuery, RevocationJobView];

@@ -36,6 +36,8 @@ export const IssuancePattern = {
   ListExpiringCertificates: 'issuance.certificate.list-expiring',
   /** docs/api.md#search-certificates: one keyset page of the filtered inventory. */
   SearchCertificates: 'issuance.certificate.search',
+  /** docs/api.md#export-certificates (and `GET /v1/certificates`): the next chunk, already formatted. */
+  ExportCertificates: 'issuance.certificate.export-chunk',
   /** docs/api.md#certificate-summary: counts by status and expiry window. */
   SummarizeCertificates: 'issuance.certificate.summary',
   /** docs/api.md#revoke-matching: count, or start a job that revokes every match. */
