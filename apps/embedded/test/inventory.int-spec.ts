@@ -531,7 +531,12 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
       revoked: number;
       active: number;
     }>();
-    const started = await tenant.post('/v2/certificates/revoke-matching', { ...body, expectedCount: 25 });
+    const requestId = `bulk-${randomUUID()}`;
+    const started = await tenant.post(
+      '/v2/certificates/revoke-matching',
+      { ...body, expectedCount: 25 },
+      { headers: { 'x-request-id': requestId } },
+    );
     expect(started.status).toBe(202);
     const { jobId, matched } = started.json<{ jobId: string; matched: number }>();
     expect(matched).toBe(25);
@@ -568,6 +573,24 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
       ),
     );
     expectProblem(await other.get(`/v2/jobs/${jobId}`), 404, 'NOT_FOUND');
+    // Each revocation audited as a single one is: its own entry, the caller and the call's request id.
+    const audited = await eventually(
+      async () => {
+        const { rows } = await sql.query<{ resource: string; principal: string; result: number }>(
+          `SELECT resource, principal, result FROM gateway.audit_events
+            WHERE tenant_id = $1 AND action = 'certificate.revoke' AND request_id = $2`,
+          [tenant.tenantId, requestId],
+        );
+        return rows.length >= 25 ? rows : undefined;
+      },
+      30_000,
+      'an audit entry per revoked certificate',
+    );
+    expect(audited.map((r) => r.resource).sort()).toEqual(
+      bulk.map((c) => `/v1/certificates/${c.certificateId}/revoke`).sort(),
+    );
+    expect(new Set(audited.map((r) => `${r.principal} ${r.result}`)).size).toBe(1);
+    expect(audited[0].result).toBe(200);
     // The summary's counters moved with every revocation of the job.
     expect((await tenant.get('/v2/certificates/summary')).json()).toMatchObject({
       revoked: summaryBefore.revoked + 25,

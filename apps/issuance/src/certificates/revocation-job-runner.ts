@@ -172,7 +172,8 @@ export class RevocationJobRunner {
     state: 'revoked' | 'skipped',
   ): Promise<void> {
     const [, changed]: [unknown, number] = await manager.query(
-      `UPDATE issuance.revocation_job_items SET state = $3
+      `UPDATE issuance.revocation_job_items
+          SET state = $3, revoked_in = CASE WHEN $3 = 'revoked' THEN pg_current_xact_id() END
         WHERE job_id = $1 AND certificate_id = $2 AND state = 'pending'`,
       [jobId, certificateId, state],
     );

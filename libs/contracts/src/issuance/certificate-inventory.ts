@@ -228,6 +228,24 @@ export interface RevocationJobQuery {
   jobId: string;
 }
 
+/**
+ * The certificates a job has revoked, in the order their revocations became visible, from
+ * `after` (a position this answer gave): for the gateway to audit each one as a single revocation
+ * is audited. `next` is where to go on; `finished`: the job has ended and nothing is left to read.
+ */
+export interface JobRevocationsQuery {
+  tenantId: string;
+  jobId: string;
+  after?: string;
+  limit: number;
+}
+
+export interface JobRevocations {
+  revocations: { certificateId: string; revokedAt: string }[];
+  next: string | null;
+  finished: boolean;
+}
+
 /** docs/api.md#jobs */
 export interface RevocationJobView {
   jobId: string;

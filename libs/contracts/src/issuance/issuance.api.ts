@@ -8,6 +8,8 @@ import {
   RevokeMatchingResult,
   SearchCertificatesQuery,
   ExportCertificatesQuery,
+  JobRevocations,
+  JobRevocationsQuery,
   InventoryChunk,
 } from './certificate-inventory';
 import { TenantCommand } from '../common/tenant-command';
@@ -87,6 +89,7 @@ export type IssuanceApi = {
   [IssuancePattern.SummarizeCertificates]: [InventorySummaryQuery, InventorySummary];
   [IssuancePattern.RevokeMatching]: [RevokeMatchingCommand, RevokeMatchingResult];
   [IssuancePattern.GetRevocationJob]: [RevocationJobQuery, RevocationJobView];
+  [IssuancePattern.GetJobRevocations]: [JobRevocationsQuery, JobRevocations];
   [IssuancePattern.ExpiryReport]: [ExpiryReportQuery, ExpiryReport];
   [IssuancePattern.SignCrl]: [SignCrlCommand, SignCrlResult];
   [IssuancePattern.CrlRevocations]: [CrlRevocationsQuery, CrlRevocationsResult];

@@ -44,6 +44,8 @@ export const IssuancePattern = {
   RevokeMatching: 'issuance.certificate.revoke-matching',
   /** docs/api.md#jobs: a revoke-matching job's progress. */
   GetRevocationJob: 'issuance.certificate.job',
+  /** The gateway only: the certificates a revoke-matching job revoked, to audit each one. */
+  GetJobRevocations: 'issuance.certificate.job-revocations',
   /** Operator report across tenants (`npm run ops -- expiring`); never reachable from the admin API. */
   ExpiryReport: 'issuance.report.expiring',
   SignCrl: 'issuance.crl.sign',
