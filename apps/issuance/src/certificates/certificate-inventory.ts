@@ -35,6 +35,9 @@ interface InventoryRow {
   sort_key: string;
 }
 
+/** Certificates a `q` search filters in the order before it turns to the trigram index. */
+const Q_PROBE_ROWS = 5000;
+
 /** Rows per export chunk: about half a megabyte of NDJSON, under the bus's inline reply size. */
 export const EXPORT_CHUNK_ROWS = 1000;
 
@@ -86,13 +89,16 @@ export function filterConditions(
   tenantId: string,
   filter: InventoryFilter,
   now: Date,
+  trigramOnly = false,
 ): { where: string; params: unknown[] } {
   const params: unknown[] = [tenantId];
   const p = (value: unknown) => {
     params.push(value);
     return `$${params.length}`;
   };
-  const conditions = ['tenant_id = $1'];
+  // `trigramOnly`: the same condition, in a form no index on tenant_id serves, so that only the
+  // trigram index can drive the scan (CertificateInventory.ordered).
+  const conditions = [trigramOnly ? '(tenant_id = $1) IS TRUE' : 'tenant_id = $1'];
   if (filter.status) {
     // Bound only when used: PostgreSQL cannot type a parameter no condition names.
     const at = filter.status.some((s) => s !== 'Revoked') ? p(now) : '';
@@ -176,26 +182,15 @@ export class CertificateInventory {
     const canonical = canonicalInventoryQuery(filter, sort);
     const after =
       cursor === undefined ? undefined : await this.cursors.decode(query.tenantId, canonical, cursor);
-    const { column, descending } = ORDERS[sort];
     const now = new Date();
-    const { where, params } = filterConditions(query.tenantId, filter, now);
-    params.push(now);
-    const line = EXPORT_LINES[query.format](`$${params.length}::timestamptz`);
-    let keyset = '';
-    if (after) {
-      params.push(after.key, after.id);
-      keyset = ` AND (${column}, id) ${descending ? '<' : '>'} ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
-    }
-    params.push(EXPORT_CHUNK_ROWS + 1);
-    const direction = descending ? 'DESC' : 'ASC';
-    const rows: { line: string; id: string; sort_key: string }[] = await this.dataSource.query(
-      `SELECT ${line} AS line, id,
-              to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key
-         FROM issuance.certificates
-        WHERE ${where}${keyset}
-        ORDER BY ${column} ${direction}, id ${direction}
-        LIMIT $${params.length}`,
-      params,
+    const rows = await this.ordered<{ line: string; id: string; sort_key: string }>(
+      (p) => `${EXPORT_LINES[query.format](p(now))} AS line, id`,
+      query.tenantId,
+      filter,
+      sort,
+      EXPORT_CHUNK_ROWS + 1,
+      after,
+      now,
     );
     const more = rows.length > EXPORT_CHUNK_ROWS;
     if (more) rows.pop();
@@ -219,25 +214,77 @@ export class CertificateInventory {
     after: KeysetPosition | undefined,
     now: Date,
   ): Promise<InventoryRow[]> {
-    const { column, descending } = ORDERS[sort];
-    const { where, params } = filterConditions(tenantId, filter, now);
-    let keyset = '';
-    if (after) {
-      params.push(after.key, after.id);
-      keyset = ` AND (${column}, id) ${descending ? '<' : '>'} ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
-    }
-    params.push(limit);
-    const direction = descending ? 'DESC' : 'ASC';
-    return this.dataSource.query(
-      `SELECT id, client_id, common_name, serial_number, issued_at, not_after, revoked_at, dns_names,
-              usage, ca_id, source,
-              to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key
-         FROM issuance.certificates
-        WHERE ${where}${keyset}
-        ORDER BY ${column} ${direction}, id ${direction}
-        LIMIT $${params.length}`,
-      params,
+    return this.ordered<InventoryRow>(
+      () =>
+        'id, client_id, common_name, serial_number, issued_at, not_after, revoked_at, dns_names, usage, ca_id, source',
+      tenantId,
+      filter,
+      sort,
+      limit,
+      after,
+      now,
     );
+  }
+
+  /**
+   * The first `limit` matches after `after` in the order, with `select` (which may bind
+   * parameters through `p`) and their `sort_key`.
+   *
+   * A `q` search is read in one of two ways, because how many certificates a substring matches
+   * is what the planner cannot know (it may be "host", matching all, or a serial fragment matching
+   * a few hundred in a million): first the next Q_PROBE_ROWS certificates in the order are
+   * filtered (bounded work: enough when matches are dense); only when that does not fill the page
+   * are the matches taken from the trigram index (bitmap scans only, the tenant's ordered indexes
+   * out of the plan), which costs what the matches cost when they are sparse. Without `q` the
+   * planner chooses, from statistics it has.
+   */
+  private async ordered<T extends { sort_key: string }>(
+    select: (p: (value: unknown) => string) => string,
+    tenantId: string,
+    filter: InventoryFilter,
+    sort: InventorySort,
+    limit: number,
+    after: KeysetPosition | undefined,
+    now: Date,
+  ): Promise<T[]> {
+    const { column, descending } = ORDERS[sort];
+    const direction = descending ? 'DESC' : 'ASC';
+    const order = `ORDER BY ${column} ${direction}, id ${direction}`;
+    const sql = (strategy: 'plain' | 'probe' | 'trigram') => {
+      const { where, params } = filterConditions(tenantId, filter, now, strategy === 'trigram');
+      const p = (value: unknown) => {
+        params.push(value);
+        return `$${params.length}`;
+      };
+      const columns = `${select(p)},
+              to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key`;
+      const keyset = after
+        ? ` AND (${column}, id) ${descending ? '<' : '>'} (${p(after.key)}::timestamptz, ${p(after.id)}::uuid)`
+        : '';
+      if (strategy === 'probe') {
+        // The tenant's next rows in the order, then the filter over them.
+        const text = `SELECT ${columns} FROM (
+             SELECT * FROM issuance.certificates WHERE tenant_id = $1${keyset} ${order} LIMIT ${p(Q_PROBE_ROWS)}
+           ) certificates
+          WHERE ${where} ${order} LIMIT ${p(limit)}`;
+        return { text, params };
+      }
+      const text = `SELECT ${columns} FROM issuance.certificates WHERE ${where}${keyset} ${order} LIMIT ${p(limit)}`;
+      return { text, params };
+    };
+    if (filter.q === undefined) {
+      const { text, params } = sql('plain');
+      return this.dataSource.query(text, params);
+    }
+    const probe = sql('probe');
+    const dense: T[] = await this.dataSource.query(probe.text, probe.params);
+    if (dense.length >= limit) return dense;
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SET LOCAL enable_seqscan = off');
+      await manager.query('SET LOCAL enable_indexscan = off');
+      const { text, params } = sql('trigram');
+      return manager.query(text, params);
+    });
   }
 
   /**

@@ -11,7 +11,7 @@ import { MAX_FAILED_ROUNDS, RevocationJobRunner } from './revocation-job-runner'
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
 import { RevokeMatchingHandler } from './revoke-matching.handler';
 
-jest.setTimeout(60_000);
+jest.setTimeout(180_000);
 
 /**
  * A revoke-matching job that stops mid-way (the process dies inside a revocation's transaction)

@@ -24,7 +24,9 @@ class RoundFailure extends Error {
     readonly certificateId: string,
     readonly error: unknown,
   ) {
-    super(`revoking certificate ${certificateId} failed`);
+    super(
+      `revoking certificate ${certificateId} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
   }
 }
 
