@@ -14,7 +14,7 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
  * every filter, the four orders, bounds, cursors bound to tenant and query, a cursor walk while
  * certificates are issued and revoked, the summary, the export's formats and tenant isolation.
  */
-jest.setTimeout(180_000);
+jest.setTimeout(400_000);
 
 const modes = systemModes('inventory suite');
 

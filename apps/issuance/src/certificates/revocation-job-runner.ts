@@ -7,7 +7,7 @@ import { RevokeCertificateHandler } from './revoke-certificate.handler';
 /** Certificates read per round; each is revoked in a transaction of its own. */
 const BATCH = 200;
 /** Revocations under way at once within a job. */
-const CONCURRENCY = 4;
+const CONCURRENCY = 8;
 /** A replica that stops renewing its lease (a crash) leaves the job to another after this. */
 const LEASE_MS = 30_000;
 /** After a failed round: wait, then carry on where the job stands. */
