@@ -39,6 +39,7 @@ const USAGE = `bench/inventory.ts: search, summary, export and bulk revocation o
   --runs N           calls of each timed request (default 50; --quick: 10)
   --modes M          embedded,postgres (default: embedded, and postgres when DATABASE_URL is set)
   --only P           search,summary,export (default: all)
+  --depth N          certificates walked to reach the deep page (default --rows - 100)
   --state DIR        keep the seeded store in DIR and reuse it in the next run with the same sizes
   --drop             remove the kept store (and its database) at the end
   --quick            smaller
@@ -74,6 +75,7 @@ async function main(): Promise<void> {
     bulk: { type: 'string' },
     revoke: { type: 'boolean', default: false },
     only: { type: 'string' },
+    depth: { type: 'string' },
   });
   const total = intOption(values.rows, 'rows', quick ? 50_000 : 1_000_000);
   const others = values.others === '0' ? 0 : intOption(values.others, 'others', 0);
@@ -82,6 +84,7 @@ async function main(): Promise<void> {
   const revoke = values.revoke === true;
   if (revoke && bulk === 0) throw new Error('--revoke needs --bulk N');
   const runs = intOption(values.runs, 'runs', quick ? 10 : 50);
+  const depthOption = typeof values.depth === 'string' ? intOption(values.depth, 'depth', 1) : undefined;
   const only = typeof values.only === 'string' ? values.only.split(',') : undefined;
   const measure = (part: string) => !only || only.includes(part);
   const stateDir = typeof values.state === 'string' ? resolve(values.state) : undefined;
@@ -166,9 +169,10 @@ async function main(): Promise<void> {
           '`q` search (2 characters: most rows match), limit 100',
           await repeat(runs, () => get(`/v2/certificates?q=${(n++ % 90) + 10}&limit=100`)),
         );
-        const deep = await cursorAt(api, Math.max(total - 100, 0));
+        const depth = Math.min(depthOption ?? total - 100, Math.max(total - 100, 0));
+        const deep = await cursorAt(api, depth);
         row(
-          `page at depth ${int(Math.max(total - 100, 0) / 100)} (limit 100)`,
+          `page at depth ${int(depth / 100)} (limit 100)`,
           await repeat(runs, () => get(`/v2/certificates?limit=100&cursor=${encodeURIComponent(deep)}`)),
         );
       }

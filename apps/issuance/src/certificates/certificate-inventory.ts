@@ -302,22 +302,30 @@ export class CertificateInventory {
       params.push(value);
       return `$${params.length}`;
     };
-    // Unrevoked certificates whose notAfter is after the bound.
-    const after = bounds.map((bound, i) => {
+    // Unrevoked certificates whose notAfter is after the bound: the days after its day, and the
+    // certificates of its own day after it.
+    const days: string[] = [];
+    const edges: string[] = [];
+    bounds.forEach((bound, i) => {
       const day = utcDay(bound);
-      const nextDay = new Date(day.getTime() + DAY_MS);
-      return `coalesce((SELECT sum(unrevoked) FROM issuance.inventory_counts
-                          WHERE tenant_id = $1 AND expiry_day > ${p(isoDate(day))}::date), 0)
-              + (SELECT count(*) FROM issuance.certificates
-                  WHERE tenant_id = $1 AND revoked_at IS NULL
-                    AND not_after > ${p(bound)} AND not_after < ${p(nextDay)}) AS after${i}`;
+      days.push(
+        `coalesce(sum(unrevoked) FILTER (WHERE expiry_day > ${p(isoDate(day))}::date), 0) AS days${i}`,
+      );
+      edges.push(`(SELECT count(*) FROM issuance.certificates
+                    WHERE tenant_id = $1 AND revoked_at IS NULL
+                      AND not_after > ${p(bound)} AND not_after < ${p(new Date(day.getTime() + DAY_MS))}) AS edge${i}`);
     });
-    const [row]: Record<string, string>[] = await this.dataSource.query(
+    const [counts]: Record<string, string>[] = await this.dataSource.query(
       `SELECT coalesce(sum(unrevoked), 0) AS unrevoked, coalesce(sum(revoked), 0) AS revoked,
-              ${after.join(',\n')}
+              ${[...days, ...edges].join(',\n')}
          FROM issuance.inventory_counts WHERE tenant_id = $1`,
       params,
     );
+    const row = Object.fromEntries(
+      [0, 1, 2, 3].map((i) => [`after${i}`, Number(counts[`days${i}`]) + Number(counts[`edge${i}`])]),
+    );
+    row.unrevoked = Number(counts.unrevoked);
+    row.revoked = Number(counts.revoked);
     const active = Number(row.after0);
     return {
       active,
