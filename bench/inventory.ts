@@ -142,7 +142,7 @@ async function main(): Promise<void> {
       const token = await system.token(store.tenantId);
       const api = adminApi(system, token);
       const get = (path: string) => timed(api, path);
-      const row = (what: string, samples: number[], extra = '') =>
+      const row = (what: string, samples: number[], extra = '') => {
         rows.push([
           system.description,
           what,
@@ -150,6 +150,8 @@ async function main(): Promise<void> {
           `**${ms(percentile(samples, 99))}**`,
           extra,
         ]);
+        process.stdout.write(`${rows[rows.length - 1].join(' | ')}\n`);
+      };
 
       if (measure('search')) {
         row(
@@ -191,19 +193,26 @@ async function main(): Promise<void> {
             '',
             `${int(result.rows)} rows, **${int(result.rows / (result.ms / 1000))} rows/s**, RSS ${mib(result.rssStart)} → max ${mib(result.rssMax)} (**+${mib(result.rssMax - result.rssStart)}**)`,
           ]);
+          process.stdout.write(`${rows[rows.length - 1].join(' | ')}\n`);
         }
       }
       if (revoke) {
-        const result = await bulkRevocation(system, store.bulkTenantId, bulk);
-        store.bulkRevoked = true;
-        if (stateDir) saveStore(stateDir, store);
-        rows.push([
-          system.description,
-          `revoke-matching of ${int(bulk)} certificates`,
-          ms(result.totalMs),
-          '',
-          `job done in ${ms(result.jobMs)} (${int(bulk / (result.jobMs / 1000))}/s); every one in the served CRL (${int(result.crlEntries)} entries) after **${ms(result.crlMs)}**; ${result.ocspSampled} sampled serials revoked in OCSP after ${ms(result.ocspMs)}`,
-        ]);
+        const result = await bulkRevocation(system, store.bulkTenantId, bulk).catch((error: unknown) => {
+          notes.push(`Bulk revocation failed: ${(error as Error).message}`);
+          return undefined;
+        });
+        if (result) {
+          store.bulkRevoked = true;
+          if (stateDir) saveStore(stateDir, store);
+          rows.push([
+            system.description,
+            `revoke-matching of ${int(result.matched)} certificates`,
+            ms(result.totalMs),
+            '',
+            `job done in ${ms(result.jobMs)} (${int(result.matched / (result.jobMs / 1000))}/s); every one in the served CRL (${int(result.crlEntries)} entries) after **${ms(result.crlMs)}**; ${result.ocspSampled} sampled serials revoked in OCSP after ${ms(result.ocspMs)}`,
+          ]);
+          process.stdout.write(`${rows[rows.length - 1].join(' | ')}\n`);
+        }
       }
     } finally {
       await system.stop();
@@ -284,6 +293,7 @@ async function bulkRevocation(
   tenantId: string,
   expected: number,
 ): Promise<{
+  matched: number;
   jobMs: number;
   crlMs: number;
   ocspMs: number;
@@ -300,7 +310,9 @@ async function bulkRevocation(
   });
   if (dry.status !== 200) throw new Error(`dry run: ${dry.status} ${JSON.stringify(dry.json)}`);
   const matched = dry.json.matched as number;
-  if (matched < expected) throw new Error(`the bulk tenant matches ${matched}, not ${expected}`);
+  // A few of the seeded certificates may have expired since the store was seeded (notAfter spread
+  // from the seeding time on): the job revokes what is Active now.
+  if (matched < expected * 0.99) throw new Error(`the bulk tenant matches ${matched}, not ${expected}`);
   const caPem = await httpCall(`${system.pkiUrl}/v1/tenants/${tenantId}/ca.pem`);
   const caDer = Buffer.from(pemToDer(caPem.body.toString()));
   const serials: string[] = await withClient(system.databaseUrl!, async (c) =>
