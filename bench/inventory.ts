@@ -386,6 +386,7 @@ async function bulkRevocation(
   }
   const ocspMs = performance.now() - started;
   return {
+    matched,
     jobMs,
     crlMs,
     ocspMs,
