@@ -22,7 +22,8 @@ interface Followed {
  * 200, the principal and request id of the call that started the job, at the time it was
  * revoked). The job runs in issuance; this reads its revocations there (in the order they became
  * visible) and appends their entries in the transaction that moves the job's position, under the
- * job's row lock: exactly once each, across restarts and gateway replicas.
+ * job's row lock and only from the position it read: exactly once each, across restarts and
+ * gateway replicas.
  */
 export class JobAuditFollower {
   private timer?: NodeJS.Timeout;
@@ -94,35 +95,49 @@ export class JobAuditFollower {
     }
   }
 
-  /** One batch of a job's revocations audited; true while there may be more to read at once. */
+  /**
+   * One batch of a job's revocations audited; true while there may be more to read at once. The
+   * batch is read from issuance outside any transaction (embedded mode shares one database
+   * connection: a transaction held across the request would wait for itself); the entries are
+   * appended only if the position is still the one read from, under the job row's lock.
+   */
   async step(jobId: string): Promise<boolean> {
+    const rows: Followed[] = await this.dataSource.query(
+      `SELECT job_id, tenant_id, principal, request_id, position FROM gateway.job_audits
+        WHERE job_id = $1 AND finished_at IS NULL`,
+      [jobId],
+    );
+    if (rows.length === 0) return false;
+    const [job] = rows;
+    let answer;
+    try {
+      answer = await this.issuance.send(IssuancePattern.GetJobRevocations, {
+        tenantId: job.tenant_id,
+        jobId,
+        limit: BATCH,
+        ...(job.position ? { after: job.position } : {}),
+      });
+    } catch (error) {
+      // A job issuance does not know (its database restored from before it): nothing to audit.
+      if (error instanceof CaError && error.code === ErrorCode.NotFound) {
+        await this.dataSource.query('UPDATE gateway.job_audits SET finished_at = now() WHERE job_id = $1', [
+          jobId,
+        ]);
+        return false;
+      }
+      throw error;
+    }
+    const read = answer;
     return this.dataSource.transaction(async (manager) => {
-      const rows: Followed[] = await manager.query(
-        `SELECT job_id, tenant_id, principal, request_id, position FROM gateway.job_audits
-          WHERE job_id = $1 AND finished_at IS NULL FOR UPDATE SKIP LOCKED`,
+      const locked: { position: string | null }[] = await manager.query(
+        `SELECT position FROM gateway.job_audits WHERE job_id = $1 AND finished_at IS NULL FOR UPDATE`,
         [jobId],
       );
-      if (rows.length === 0) return false; // finished, or another replica is on it
-      const [job] = rows;
-      let answer;
-      try {
-        answer = await this.issuance.send(IssuancePattern.GetJobRevocations, {
-          tenantId: job.tenant_id,
-          jobId,
-          limit: BATCH,
-          ...(job.position ? { after: job.position } : {}),
-        });
-      } catch (error) {
-        // A job issuance does not know (its database restored from before it): nothing to audit.
-        if (error instanceof CaError && error.code === ErrorCode.NotFound) {
-          await manager.query('UPDATE gateway.job_audits SET finished_at = now() WHERE job_id = $1', [jobId]);
-          return false;
-        }
-        throw error;
-      }
+      // Finished, or moved on by another replica meanwhile: this batch is not ours to write.
+      if (locked.length === 0 || locked[0].position !== job.position) return locked.length > 0;
       await this.audit.appendIn(
         manager,
-        answer.revocations.map((r) => ({
+        read.revocations.map((r) => ({
           occurredAt: new Date(r.revokedAt),
           tenantId: job.tenant_id,
           principal: job.principal,
@@ -135,9 +150,9 @@ export class JobAuditFollower {
       );
       await manager.query(
         `UPDATE gateway.job_audits SET position = $2, finished_at = CASE WHEN $3 THEN now() END WHERE job_id = $1`,
-        [jobId, answer.next, answer.finished],
+        [jobId, read.next, read.finished],
       );
-      return answer.revocations.length > 0;
+      return read.revocations.length > 0;
     });
   }
 }
