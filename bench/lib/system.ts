@@ -32,6 +32,12 @@ export interface SystemOptions {
    * (the same system, started through bench/lib/launch-system.ts instead of apps/embedded's main).
    */
   exposeDatabase?: boolean;
+  /**
+   * A store kept between runs (bench/inventory.ts `--state`): this DATA_DIR (the embedded
+   * database, the development token key) instead of a temporary one, and in postgres mode this
+   * database and key-encryption key instead of a throwaway database; nothing is removed at stop.
+   */
+  keep?: { dataDir: string; databaseUrl?: string; caKek?: string };
 }
 
 export interface RunningSystem {
@@ -97,7 +103,7 @@ export function cleanEnv(): NodeJS.ProcessEnv {
 }
 
 export async function startSystem(options: SystemOptions): Promise<RunningSystem> {
-  const dataDir = tempDir('data');
+  const dataDir = options.keep?.dataDir ?? tempDir('data');
   const [gatewayPort, pkiPort] = [await freePort(), await freePort()];
   const env: NodeJS.ProcessEnv = {
     ...cleanEnv(),
@@ -123,12 +129,15 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   if (options.mode === 'postgres') {
     const adminUrl = process.env.DATABASE_URL;
     if (!adminUrl) throw new Error('postgres mode needs DATABASE_URL');
-    const db = await createThrowawayDatabase(adminUrl);
+    const kept = options.keep?.databaseUrl;
+    const db = kept
+      ? { url: kept, serverVersion: await serverVersion(kept), drop: async () => undefined }
+      : await createThrowawayDatabase(adminUrl);
     databaseUrl = db.url;
     dropDatabase = db.drop;
     env.DATABASE_URL = db.url;
     // Given by a benchmark that runs a service of its own beside the system (the same KEK).
-    env.CA_KEK = options.env?.CA_KEK ?? randomBytes(32).toString('base64');
+    env.CA_KEK = options.keep?.caKek ?? options.env?.CA_KEK ?? randomBytes(32).toString('base64');
     if (process.env.NATS_URL && options.nats !== false) {
       const natsUrl = process.env.NATS_URL;
       const streamId = randomBytes(5).toString('hex');
@@ -143,7 +152,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
       };
     }
     entry = 'bench/lib/launch-system.ts';
-    description = `Postgres ${db.serverVersion} (throwaway database) + ${env.NATS_URL ? 'NATS (own JetStream stream)' : 'in-process transport'}`;
+    description = `Postgres ${db.serverVersion} (${kept ? 'kept' : 'throwaway'} database) + ${env.NATS_URL ? 'NATS (own JetStream stream)' : 'in-process transport'}`;
   }
 
   const logFile = join(dataDir, 'system.log');
@@ -280,6 +289,13 @@ export interface ThrowawayDatabase {
   url: string;
   serverVersion: string;
   drop(): Promise<void>;
+}
+
+async function serverVersion(url: string): Promise<string> {
+  return withClient(url, async (c) => {
+    const { rows } = await c.query<{ server_version: string }>('SHOW server_version');
+    return rows[0].server_version.split(' ')[0];
+  });
 }
 
 export async function createThrowawayDatabase(adminUrl: string): Promise<ThrowawayDatabase> {

@@ -14,7 +14,7 @@ import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/sy
  * every filter, the four orders, bounds, cursors bound to tenant and query, a cursor walk while
  * certificates are issued and revoked, the summary, the export's formats and tenant isolation.
  */
-jest.setTimeout(180_000);
+jest.setTimeout(400_000);
 
 const modes = systemModes('inventory suite');
 
@@ -338,6 +338,41 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
       'api',
       '',
     ]);
+    // Every field of every item, also a revoked one's revokedAt, as the search has it.
+    const all = await searchAll('sort=issuedAt');
+    const everything = (await tenant.get('/v2/certificates/export?sort=issuedAt')).text;
+    expect(everything.endsWith('\n')).toBe(true);
+    expect(
+      everything
+        .trimEnd()
+        .split('\n')
+        .map((l) => JSON.parse(l) as Item),
+    ).toEqual(all);
+    const table = (
+      await tenant.get('/v2/certificates/export?sort=issuedAt', { headers: { accept: 'text/csv' } })
+    ).text
+      .trimEnd()
+      .split('\r\n')
+      .slice(1);
+    expect(table).toEqual(
+      all.map((item) =>
+        [
+          item.certificateId,
+          item.clientId,
+          item.commonName,
+          item.serialNumber,
+          item.status,
+          item.issuedAt,
+          item.expiresAt,
+          String(item.daysUntilExpiration),
+          item.subjectAlternativeNames.join(' '),
+          item.usage,
+          item.caId,
+          item.source,
+          item.revokedAt ?? '',
+        ].join(','),
+      ),
+    );
     expectValidationProblem(await tenant.get('/v2/certificates/export?limit=5'), ['limit']);
     expectValidationProblem(await tenant.get('/v2/certificates/export?status=Gone'), ['status']);
   });
@@ -348,6 +383,30 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
     const body = answer.json<{ certificates: Record<string, unknown>[] }>();
     expect(Object.keys(body)).toEqual(['certificates']);
     expect(body.certificates).toHaveLength(8);
+    // The search's items, cut to the CertificateSummary fields, in the same (default) order.
+    expect(body.certificates).toEqual(
+      (await searchAll('')).map(
+        ({
+          certificateId,
+          clientId,
+          commonName,
+          serialNumber,
+          status,
+          issuedAt,
+          expiresAt,
+          daysUntilExpiration,
+        }) => ({
+          certificateId,
+          clientId,
+          commonName,
+          serialNumber,
+          status,
+          issuedAt,
+          expiresAt,
+          daysUntilExpiration,
+        }),
+      ),
+    );
     expect(Object.keys(body.certificates[0]).sort()).toEqual([
       'certificateId',
       'clientId',
@@ -403,6 +462,39 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
     }
   });
 
+  it('counts exactly at the edges of the expiry windows, whatever day they fall on', async () => {
+    const edge = await inBatches(3, 3, (i) =>
+      other.issue(issueBody({ clientId: 'edge', commonName: `edge-${i}` })),
+    );
+    const expireAt = async (index: number, interval: string) =>
+      sql.query(`UPDATE issuance.certificates SET not_after = now() + $2::interval WHERE id = $1`, [
+        edge[index].certificateId,
+        interval,
+      ]);
+    await expireAt(0, '30 seconds');
+    await expireAt(1, '7 days -60 seconds');
+    await expireAt(2, '7 days 60 seconds');
+    const summary = async () => (await other.get('/v2/certificates/summary')).json();
+    // otherAlpha (365 days) and the three.
+    expect(await summary()).toEqual({
+      active: 4,
+      revoked: 0,
+      expired: 0,
+      expiringWithin: { '7': 2, '30': 3, '90': 3 },
+    });
+    await expireAt(0, '-1 second');
+    await other.post(`/v1/certificates/${edge[2].certificateId}/revoke`, {
+      reason: 'edge',
+      reasonCode: 'Superseded',
+    });
+    expect(await summary()).toEqual({
+      active: 2,
+      revoked: 1,
+      expired: 1,
+      expiringWithin: { '7': 1, '30': 1, '90': 1 },
+    });
+  });
+
   it('revokes every match by a job: dry run, count guard, progress, each one in OCSP, other tenants kept out', async () => {
     const bulk = await inBatches(25, 12, async (i) =>
       tenant.issue(issueBody({ clientId: 'bulk', commonName: `bulk-${i}` })),
@@ -435,13 +527,25 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
       'FORBIDDEN',
     );
 
-    const started = await tenant.post('/v2/certificates/revoke-matching', { ...body, expectedCount: 25 });
+    const summaryBefore = (await tenant.get('/v2/certificates/summary')).json<{
+      revoked: number;
+      active: number;
+    }>();
+    const requestId = `bulk-${randomUUID()}`;
+    const started = await tenant.post(
+      '/v2/certificates/revoke-matching',
+      { ...body, expectedCount: 25 },
+      { headers: { 'x-request-id': requestId } },
+    );
     expect(started.status).toBe(202);
     const { jobId, matched } = started.json<{ jobId: string; matched: number }>();
     expect(matched).toBe(25);
     const finished = await eventually(
       async () => {
-        const job = (await tenant.get(`/v2/jobs/${jobId}`)).json<{ status: string }>();
+        // A poll answered 503 (the machine too busy to answer in time) is polled again.
+        const answer = await tenant.get(`/v2/jobs/${jobId}`);
+        if (answer.status !== 200) return undefined;
+        const job = answer.json<{ status: string }>();
         return job.status === 'running' ? undefined : job;
       },
       60_000,
@@ -472,6 +576,29 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
       ),
     );
     expectProblem(await other.get(`/v2/jobs/${jobId}`), 404, 'NOT_FOUND');
+    // Each revocation audited as a single one is: its own entry, the caller and the call's request id.
+    const audited = await eventually(
+      async () => {
+        const { rows } = await sql.query<{ resource: string; principal: string; result: number }>(
+          `SELECT resource, principal, result FROM gateway.audit_events
+            WHERE tenant_id = $1 AND action = 'certificate.revoke' AND request_id = $2`,
+          [tenant.tenantId, requestId],
+        );
+        return rows.length >= 25 ? rows : undefined;
+      },
+      30_000,
+      'an audit entry per revoked certificate',
+    );
+    expect(audited.map((r) => r.resource).sort()).toEqual(
+      bulk.map((c) => `/v1/certificates/${c.certificateId}/revoke`).sort(),
+    );
+    expect(new Set(audited.map((r) => `${r.principal} ${r.result}`)).size).toBe(1);
+    expect(audited[0].result).toBe(200);
+    // The summary's counters moved with every revocation of the job.
+    expect((await tenant.get('/v2/certificates/summary')).json()).toMatchObject({
+      revoked: summaryBefore.revoked + 25,
+      active: summaryBefore.active - 25,
+    });
     const again = await tenant.post('/v2/certificates/revoke-matching', { ...body, dryRun: true });
     expect(again.json()).toEqual({ matched: 0 });
   });

@@ -28,6 +28,7 @@ import { ProblemDetailsFilter } from './http/problem-details.filter';
 import { IssuancePolicyController } from './policy/issuance-policy.controller';
 import { RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
+import { JobAuditFollower } from './audit/job-audit-follower';
 import { WEBHOOKS_RPC, WebhooksController } from './webhooks/webhooks.controller';
 
 export interface GatewayDependencies {
@@ -43,6 +44,8 @@ export interface GatewayDependencies {
   /** KEY_ALGORITHM (docs/operations.md#configuration): the leaf keys the gateway makes follow it. */
   keyAlgorithm: KeyAlgorithm;
   ready: () => Promise<boolean>;
+  /** Audits each certificate a bulk revocation job revokes. */
+  jobAudits: JobAuditFollower;
 }
 
 /**
@@ -81,6 +84,7 @@ export class GatewayModule {
         { provide: RateLimiter, useValue: deps.rateLimiter },
         { provide: AuthFailureLimiter, useValue: deps.authFailures },
         { provide: DownloadLinks, useValue: deps.downloads },
+        { provide: JobAuditFollower, useValue: deps.jobAudits },
         { provide: CertificateDeliverer, useValue: new CertificateDeliverer(deps.downloads) },
         {
           provide: LeafKeyAlgorithms,

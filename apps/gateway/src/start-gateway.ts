@@ -7,6 +7,7 @@ import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runti
 import { auditMiddleware } from './audit/audit.middleware';
 import { AuditRepository } from './audit/audit.repository';
 import { AuditWriter } from './audit/audit-writer';
+import { JobAuditFollower } from './audit/job-audit-follower';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';
 import { TokenVerifier } from './auth/token-verifier';
@@ -81,6 +82,9 @@ export async function startGateway(
   const issuance = messaging.rpcClient<IssuanceApi>();
   const acme = messaging.rpcClient<AcmeApi>();
   const webhooks = messaging.rpcClient<WebhooksApi>();
+  const jobAudits = new JobAuditFollower(dataSource, auditRepository, issuance, (err) =>
+    logger.warn({ err }, 'auditing a bulk revocation job failed; tried again'),
+  );
   const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
   let app: NestExpressApplication | undefined;
   try {
@@ -97,6 +101,7 @@ export async function startGateway(
         errorCatalogUrl: config.errorCatalogUrl,
         keyAlgorithm: config.keyAlgorithm,
         ready,
+        jobAudits,
       }),
       { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
     );
@@ -129,6 +134,7 @@ export async function startGateway(
   }
   const started = app;
   relay.start();
+  jobAudits.start();
   // Storage stays bounded: published tenant.updated rows older than the retention window go.
   const retention = new EventRetention(dataSource, {
     outboxSchema: GATEWAY_SCHEMA,
@@ -146,6 +152,7 @@ export async function startGateway(
     close: once(async () => {
       unregisterBacklog();
       await started.close();
+      await jobAudits.stop();
       await housekeeping.stop();
       authFailures.stop();
       await relay.stop();

@@ -13,7 +13,7 @@ export const AUDIT_AGGREGATED_LOCAL = 'auditAggregated';
 /** nginx's convention for a request whose client went away before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
 /** In characters (code points): a cut never splits one (docs/security.md). */
-const MAX_PRINCIPAL_LENGTH = 256;
+export const MAX_AUDIT_PRINCIPAL_LENGTH = 256;
 
 /**
  * Records every administrative call once its answer is finished (docs/api.md#audit-log): successes and
@@ -36,7 +36,7 @@ export function auditMiddleware(record: (entry: AuditEntryInput) => void) {
       record({
         occurredAt,
         tenantId: principal?.tenantId ?? null,
-        principal: principal ? truncateCharacters(principal.subject, MAX_PRINCIPAL_LENGTH) : null,
+        principal: principal ? truncateCharacters(principal.subject, MAX_AUDIT_PRINCIPAL_LENGTH) : null,
         action: auditActionOf(method, path),
         resource: auditResourceOf(path),
         result,

@@ -81,7 +81,13 @@ export class AuditRepository {
 
   async append(inputs: AuditEntryInput[]): Promise<AuditEntry[]> {
     if (inputs.length === 0) return [];
-    return this.dataSource.transaction(async (manager) => {
+    return this.dataSource.transaction((manager) => this.appendIn(manager, inputs));
+  }
+
+  /** append, in the caller's transaction (with more that must commit with the entries). */
+  async appendIn(manager: EntityManager, inputs: AuditEntryInput[]): Promise<AuditEntry[]> {
+    if (inputs.length === 0) return [];
+    {
       const keys = [...new Set(inputs.map((input) => chainKeyOf(input.tenantId)))].sort();
       const heads = await this.lockedChains(manager, keys);
       // Allocated under the chains' locks: within a chain, ids grow with positions.
@@ -129,7 +135,7 @@ export class AuditRepository {
       });
       await manager.query(`INSERT INTO gateway.audit_events (${COLUMNS}) VALUES ${rows.join(', ')}`, values);
       return entries;
-    });
+    }
   }
 
   /** The head rows of `keys` (sorted: two writers cannot deadlock), made at first use, locked. */

@@ -34,7 +34,10 @@ import {
   RevokeMatchingResponseDoc,
 } from './inventory.responses';
 import { writeCommand } from './write-command';
-import { CSV_FORMAT, NDJSON_FORMAT, inventoryPages, streamInventory } from './inventory-stream';
+import { JobAuditFollower } from '../audit/job-audit-follower';
+import { MAX_AUDIT_PRINCIPAL_LENGTH } from '../audit/audit.middleware';
+import { truncateCharacters } from '../text/text-rules';
+import { CSV_FORMAT, NDJSON_FORMAT, inventoryChunks, streamInventory } from './inventory-stream';
 
 const DATE_TIME = { type: 'string', format: 'date-time' } as const;
 
@@ -93,7 +96,10 @@ function ApiFilterQueries(withPaging: boolean): MethodDecorator {
 @ApiBearerAuth()
 @Controller('v2/certificates')
 export class CertificateInventoryController {
-  constructor(private readonly issuance: RpcClient<IssuanceApi>) {}
+  constructor(
+    private readonly issuance: RpcClient<IssuanceApi>,
+    private readonly jobAudits: JobAuditFollower,
+  ) {}
 
   @Get()
   @RequireScope(Scope.CertificatesRead)
@@ -151,7 +157,7 @@ export class CertificateInventoryController {
     const csv = req.accepts(['application/x-ndjson', 'text/csv']) === 'text/csv';
     await streamInventory(
       res,
-      inventoryPages(this.issuance, principal.tenantId, query),
+      inventoryChunks(this.issuance, principal.tenantId, query, csv ? 'csv' : 'ndjson'),
       csv ? CSV_FORMAT : NDJSON_FORMAT,
     );
   }
@@ -177,10 +183,17 @@ export class CertificateInventoryController {
     @Req() req: RequestWithId,
     @Res({ passthrough: true }) res: Response,
   ): Promise<RevokeMatchingResult> {
-    const result = await this.issuance.send(IssuancePattern.RevokeMatching, {
-      ...writeCommand(principal, req),
-      request: body,
-    });
+    const command = writeCommand(principal, req);
+    const result = await this.issuance.send(IssuancePattern.RevokeMatching, { ...command, request: body });
+    if ('jobId' in result) {
+      // Each revocation of the job is audited as a single one would be (JobAuditFollower).
+      await this.jobAudits.follow({
+        jobId: result.jobId,
+        tenantId: command.tenantId,
+        principal: truncateCharacters(command.principal, MAX_AUDIT_PRINCIPAL_LENGTH),
+        requestId: command.requestId ?? 'unknown',
+      });
+    }
     res.status('jobId' in result ? 202 : 200);
     return result;
   }

@@ -19,7 +19,7 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { UuidParamPipe } from '../http/uuid-param.pipe';
 import { CertificateDeliverer } from './certificate-delivery';
-import { V1_LIST_FORMAT, inventoryPages, streamInventory } from './inventory-stream';
+import { V1_LIST_FORMAT, inventoryChunks, streamInventory } from './inventory-stream';
 import { LeafKeyAlgorithms } from './leaf-key-algorithm';
 import { generateLeafKeyPairOf, withPrivateKey } from './leaf-key-pair';
 import { writeCommand } from './write-command';
@@ -72,7 +72,7 @@ export class CertificatesController {
   @ApiOkResponse({ type: CertificateListDoc })
   // Unpaged, as the specification has it, but written page by page (flat memory at any size).
   list(@CurrentPrincipal() principal: AuthenticatedPrincipal, @Res() res: Response): Promise<void> {
-    return streamInventory(res, inventoryPages(this.issuance, principal.tenantId, {}), V1_LIST_FORMAT);
+    return streamInventory(res, inventoryChunks(this.issuance, principal.tenantId, {}, 'v1'), V1_LIST_FORMAT);
   }
 
   // Declared before ':certificateId' so that "expiring" is not taken for an id.

@@ -61,6 +61,13 @@ export class RevocationJobDoc {
   @ApiProperty({ enum: ['running', 'done', 'failed'] }) status!: string;
   @ApiProperty() total!: number;
   @ApiProperty({ description: 'Revoked so far.' }) done!: number;
-  @ApiProperty({ description: 'Not revoked by the job: revoked meanwhile by another call, or gone.' })
+  @ApiProperty({
+    description:
+      'Not revoked by the job: revoked meanwhile by another call, gone, or refused for the certificate itself.',
+  })
   failed!: number;
+  @ApiPropertyOptional({
+    description: 'Why the job stopped (status failed): the certificates still pending were not revoked.',
+  })
+  error?: string;
 }

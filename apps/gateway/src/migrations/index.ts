@@ -5,6 +5,7 @@ import { CreateDownloads1764633900000 } from './1764633900000-create-downloads';
 import { CreateAuditDeadLetters1764634000000 } from './1764634000000-create-audit-dead-letters';
 import { CreateGatewayOutbox1766200000000 } from './1766200000000-create-gateway-outbox';
 import { AuditChainPerTenant1766400000000 } from './1766400000000-audit-chain-per-tenant';
+import { CreateJobAudits1767960000000 } from './1767960000000-create-job-audits';
 
 /** In order; each runs once per database (TypeORM's gateway.migrations table). */
 export const GATEWAY_MIGRATIONS = [
@@ -15,4 +16,5 @@ export const GATEWAY_MIGRATIONS = [
   CreateAuditDeadLetters1764634000000,
   CreateGatewayOutbox1766200000000,
   AuditChainPerTenant1766400000000,
+  CreateJobAudits1767960000000,
 ];

@@ -1,5 +1,10 @@
 import {
+  CaError,
   CertificateSource,
+  ExportCertificatesQuery,
+  INVENTORY_EXPORT_FORMATS,
+  InventoryChunk,
+  InventoryExportFormat,
   InventoryFilter,
   InventoryItem,
   InventoryPage,
@@ -30,6 +35,47 @@ interface InventoryRow {
   sort_key: string;
 }
 
+/** Certificates a `q` search filters in the order before it turns to the trigram index. */
+const Q_PROBE_ROWS = 5000;
+
+/** Rows per export chunk: about half a megabyte of NDJSON, under the bus's inline reply size. */
+export const EXPORT_CHUNK_ROWS = 1000;
+
+/** A timestamp as JavaScript's toISOString writes it (milliseconds, UTC). */
+const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
+const json = (text: string) => `to_json(${text})::text`;
+/** RFC 4180: quoted (quotes doubled) when it holds a comma, a quote or a line break. */
+const csv = (text: string) =>
+  `CASE WHEN strpos(${text}, ',') > 0 OR strpos(${text}, '"') > 0 OR strpos(${text}, chr(10)) > 0
+             OR strpos(${text}, chr(13)) > 0
+        THEN '"' || replace(${text}, '"', '""') || '"' ELSE ${text} END`;
+const status = (now: string) =>
+  `CASE WHEN revoked_at IS NOT NULL THEN 'Revoked' WHEN not_after <= ${now} THEN 'Expired' ELSE 'Active' END`;
+/** daysUntilExpiration: whole days, rounded down, never below 0 (docs/certificate-profile.md). */
+const days = (now: string) =>
+  `GREATEST(0, floor(extract(epoch FROM (not_after - ${now})) * 1000 / 86400000))::bigint::text`;
+/** The CertificateSummary fields, as JSON members in the order JSON.stringify writes them. */
+const summaryMembers = (now: string) =>
+  `'{"certificateId":"' || id || '","clientId":' || ${json('client_id')} ||
+   ',"commonName":' || ${json('common_name')} || ',"serialNumber":' || ${json('serial_number')} ||
+   ',"status":"' || ${status(now)} || '","issuedAt":"' || ${iso('issued_at')} ||
+   '","expiresAt":"' || ${iso('not_after')} || '","daysUntilExpiration":' || ${days(now)}`;
+
+/** The SQL of one exported row per format (`now` is a parameter). */
+const EXPORT_LINES: Record<InventoryExportFormat, (now: string) => string> = {
+  ndjson: (now) =>
+    `${summaryMembers(now)} || ',"subjectAlternativeNames":' || ${json('dns_names')} ||
+     ',"usage":' || ${json('usage')} || ',"caId":"' || ca_id || '","source":' || ${json('source')} ||
+     CASE WHEN revoked_at IS NULL THEN '' ELSE ',"revokedAt":"' || ${iso('revoked_at')} || '"' END ||
+     '}' || chr(10)`,
+  csv: (now) =>
+    `id || ',' || ${csv('client_id')} || ',' || ${csv('common_name')} || ',' || ${csv('serial_number')} ||
+     ',' || ${status(now)} || ',' || ${iso('issued_at')} || ',' || ${iso('not_after')} || ',' || ${days(now)} ||
+     ',' || ${csv("array_to_string(dns_names, ' ')")} || ',' || ${csv('usage')} || ',' || ca_id ||
+     ',' || ${csv('source')} || ',' || coalesce(${iso('revoked_at')}, '') || chr(13) || chr(10)`,
+  v1: (now) => `',' || ${summaryMembers(now)} || '}'`,
+};
+
 /** The sort column and direction of each order; the id breaks ties in the same direction. */
 const ORDERS: Record<InventorySort, { column: 'issued_at' | 'not_after'; descending: boolean }> = {
   '-issuedAt': { column: 'issued_at', descending: true },
@@ -43,13 +89,16 @@ export function filterConditions(
   tenantId: string,
   filter: InventoryFilter,
   now: Date,
+  trigramOnly = false,
 ): { where: string; params: unknown[] } {
   const params: unknown[] = [tenantId];
   const p = (value: unknown) => {
     params.push(value);
     return `$${params.length}`;
   };
-  const conditions = ['tenant_id = $1'];
+  // `trigramOnly`: the same condition, in a form no index on tenant_id serves, so that only the
+  // trigram index can drive the scan (CertificateInventory.ordered).
+  const conditions = [trigramOnly ? '(tenant_id = $1) IS TRUE' : 'tenant_id = $1'];
   if (filter.status) {
     // Bound only when used: PostgreSQL cannot type a parameter no condition names.
     const at = filter.status.some((s) => s !== 'Revoked') ? p(now) : '';
@@ -110,6 +159,53 @@ export class CertificateInventory {
     };
   }
 
+  /**
+   * docs/api.md#export-certificates: the next EXPORT_CHUNK_ROWS matches, written by the database
+   * itself as NDJSON, CSV rows or `GET /v1/certificates` items (one text value per row, the same
+   * fields and values as a search item), so that neither this service nor the gateway makes an
+   * object per certificate. Keyset-paged like a search; its cursor is a search cursor.
+   */
+  async exportChunk(query: ExportCertificatesQuery): Promise<InventoryChunk> {
+    assertCommandFields(query, { tenantId: 'uuid' });
+    if (!(INVENTORY_EXPORT_FORMATS as readonly unknown[]).includes(query.format)) {
+      throw CaError.validation([
+        { field: 'format', message: `one of ${INVENTORY_EXPORT_FORMATS.join(', ')}` },
+      ]);
+    }
+    const parameters = query.parameters;
+    if (typeof parameters === 'object' && parameters !== null && 'limit' in parameters) {
+      throw CaError.validation([
+        { field: 'limit', message: 'the export has every match; it takes no limit' },
+      ]);
+    }
+    const { filter, sort, cursor } = parseInventoryQuery(parameters);
+    const canonical = canonicalInventoryQuery(filter, sort);
+    const after =
+      cursor === undefined ? undefined : await this.cursors.decode(query.tenantId, canonical, cursor);
+    const now = new Date();
+    const rows = await this.ordered<{ line: string; id: string; sort_key: string }>(
+      (p) => `${EXPORT_LINES[query.format](p(now))} AS line, id`,
+      query.tenantId,
+      filter,
+      sort,
+      EXPORT_CHUNK_ROWS + 1,
+      after,
+      now,
+    );
+    const more = rows.length > EXPORT_CHUNK_ROWS;
+    if (more) rows.pop();
+    let text = '';
+    for (const row of rows) text += row.line;
+    const last = rows[rows.length - 1];
+    return {
+      text,
+      rows: rows.length,
+      nextCursor: more
+        ? await this.cursors.encode(query.tenantId, canonical, { key: last.sort_key, id: last.id })
+        : null,
+    };
+  }
+
   private page(
     tenantId: string,
     filter: InventoryFilter,
@@ -118,58 +214,140 @@ export class CertificateInventory {
     after: KeysetPosition | undefined,
     now: Date,
   ): Promise<InventoryRow[]> {
-    const { column, descending } = ORDERS[sort];
-    const { where, params } = filterConditions(tenantId, filter, now);
-    let keyset = '';
-    if (after) {
-      params.push(after.key, after.id);
-      keyset = ` AND (${column}, id) ${descending ? '<' : '>'} ($${params.length - 1}::timestamptz, $${params.length}::uuid)`;
-    }
-    params.push(limit);
-    const direction = descending ? 'DESC' : 'ASC';
-    return this.dataSource.query(
-      `SELECT id, client_id, common_name, serial_number, issued_at, not_after, revoked_at, dns_names,
-              usage, ca_id, source,
-              to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key
-         FROM issuance.certificates
-        WHERE ${where}${keyset}
-        ORDER BY ${column} ${direction}, id ${direction}
-        LIMIT $${params.length}`,
-      params,
+    return this.ordered<InventoryRow>(
+      () =>
+        'id, client_id, common_name, serial_number, issued_at, not_after, revoked_at, dns_names, usage, ca_id, source',
+      tenantId,
+      filter,
+      sort,
+      limit,
+      after,
+      now,
     );
   }
 
   /**
-   * Counts read from two partial indexes (unrevoked by expiry, revoked by tenant): no certificate
-   * row is visited, so a dashboard may poll it.
+   * The first `limit` matches after `after` in the order, with `select` (which may bind
+   * parameters through `p`) and their `sort_key`.
+   *
+   * A `q` search is read in one of two ways, because how many certificates a substring matches
+   * is what the planner cannot know (it may be "host", matching all, or a serial fragment matching
+   * a few hundred in a million): first the next Q_PROBE_ROWS certificates in the order are
+   * filtered (bounded work: enough when matches are dense); only when that does not fill the page
+   * are the matches taken from the trigram index (bitmap scans only, the tenant's ordered indexes
+   * out of the plan), which costs what the matches cost when they are sparse. Without `q` the
+   * planner chooses, from statistics it has.
+   */
+  private async ordered<T extends { sort_key: string }>(
+    select: (p: (value: unknown) => string) => string,
+    tenantId: string,
+    filter: InventoryFilter,
+    sort: InventorySort,
+    limit: number,
+    after: KeysetPosition | undefined,
+    now: Date,
+  ): Promise<T[]> {
+    const { column, descending } = ORDERS[sort];
+    const direction = descending ? 'DESC' : 'ASC';
+    const order = `ORDER BY ${column} ${direction}, id ${direction}`;
+    const sql = (strategy: 'plain' | 'probe' | 'trigram') => {
+      const { where, params } = filterConditions(tenantId, filter, now, strategy === 'trigram');
+      const p = (value: unknown) => {
+        params.push(value);
+        return `$${params.length}`;
+      };
+      const columns = `${select(p)},
+              to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key`;
+      const keyset = after
+        ? ` AND (${column}, id) ${descending ? '<' : '>'} (${p(after.key)}::timestamptz, ${p(after.id)}::uuid)`
+        : '';
+      if (strategy === 'probe') {
+        // The tenant's next rows in the order, then the filter over them.
+        const text = `SELECT ${columns} FROM (
+             SELECT * FROM issuance.certificates WHERE tenant_id = $1${keyset} ${order} LIMIT ${p(Q_PROBE_ROWS)}
+           ) certificates
+          WHERE ${where} ${order} LIMIT ${p(limit)}`;
+        return { text, params };
+      }
+      const text = `SELECT ${columns} FROM issuance.certificates WHERE ${where}${keyset} ${order} LIMIT ${p(limit)}`;
+      return { text, params };
+    };
+    if (filter.q === undefined) {
+      const { text, params } = sql('plain');
+      return this.dataSource.query(text, params);
+    }
+    const probe = sql('probe');
+    const dense: T[] = await this.dataSource.query(probe.text, probe.params);
+    if (dense.length >= limit) return dense;
+    return this.dataSource.transaction(async (manager) => {
+      await manager.query('SET LOCAL enable_seqscan = off');
+      await manager.query('SET LOCAL enable_indexscan = off');
+      const { text, params } = sql('trigram');
+      return manager.query(text, params);
+    });
+  }
+
+  /**
+   * From the per-day counters (issuance.inventory_counts, kept by a trigger): the days after each
+   * bound are added up, and only the unrevoked certificates of the bound's own UTC day are counted
+   * in the index of unrevoked certificates by expiry. One statement, one snapshot: exact, and its
+   * cost is the tenant's days of expiry plus four days of certificates, not the whole inventory.
    */
   async summary(query: InventorySummaryQuery): Promise<InventorySummary> {
     assertCommandFields(query, { tenantId: 'uuid' });
     const now = new Date();
-    const [unrevoked]: Record<string, string>[] = await this.dataSource.query(
-      `SELECT count(*) FILTER (WHERE not_after > $2) AS active,
-              count(*) FILTER (WHERE not_after <= $2) AS expired,
-              count(*) FILTER (WHERE not_after > $2 AND not_after <= $3) AS within7,
-              count(*) FILTER (WHERE not_after > $2 AND not_after <= $4) AS within30,
-              count(*) FILTER (WHERE not_after > $2 AND not_after <= $5) AS within90
-         FROM issuance.certificates WHERE tenant_id = $1 AND revoked_at IS NULL`,
-      [query.tenantId, now, addDays(now, 7), addDays(now, 30), addDays(now, 90)],
+    const bounds = [now, addDays(now, 7), addDays(now, 30), addDays(now, 90)];
+    const params: unknown[] = [query.tenantId];
+    const p = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    // Unrevoked certificates whose notAfter is after the bound: the days after its day, and the
+    // certificates of its own day after it.
+    const days: string[] = [];
+    const edges: string[] = [];
+    bounds.forEach((bound, i) => {
+      const day = utcDay(bound);
+      days.push(
+        `coalesce(sum(unrevoked) FILTER (WHERE expiry_day > ${p(isoDate(day))}::date), 0) AS days${i}`,
+      );
+      edges.push(`(SELECT count(*) FROM issuance.certificates
+                    WHERE tenant_id = $1 AND revoked_at IS NULL
+                      AND not_after > ${p(bound)} AND not_after < ${p(new Date(day.getTime() + DAY_MS))}) AS edge${i}`);
+    });
+    const [counts]: Record<string, string>[] = await this.dataSource.query(
+      `SELECT coalesce(sum(unrevoked), 0) AS unrevoked, coalesce(sum(revoked), 0) AS revoked,
+              ${[...days, ...edges].join(',\n')}
+         FROM issuance.inventory_counts WHERE tenant_id = $1`,
+      params,
     );
-    const [revoked]: { count: string }[] = await this.dataSource.query(
-      'SELECT count(*) AS count FROM issuance.certificates WHERE tenant_id = $1 AND revoked_at IS NOT NULL',
-      [query.tenantId],
+    const row = Object.fromEntries(
+      [0, 1, 2, 3].map((i) => [`after${i}`, Number(counts[`days${i}`]) + Number(counts[`edge${i}`])]),
     );
+    row.unrevoked = Number(counts.unrevoked);
+    row.revoked = Number(counts.revoked);
+    const active = Number(row.after0);
     return {
-      active: Number(unrevoked.active),
-      revoked: Number(revoked.count),
-      expired: Number(unrevoked.expired),
+      active,
+      revoked: Number(row.revoked),
+      expired: Number(row.unrevoked) - active,
       expiringWithin: {
-        '7': Number(unrevoked.within7),
-        '30': Number(unrevoked.within30),
-        '90': Number(unrevoked.within90),
+        '7': active - Number(row.after1),
+        '30': active - Number(row.after2),
+        '90': active - Number(row.after3),
       },
     };
   }
+}
+
+const DAY_MS = 86_400_000;
+
+function utcDay(at: Date): Date {
+  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
+}
+
+function isoDate(day: Date): string {
+  return day.toISOString().slice(0, 10);
 }
 
 function inventoryItem(r: InventoryRow, now: Date): InventoryItem {

@@ -100,6 +100,20 @@ export class CertificatesController {
     return this.inventory.search(query);
   }
 
+  @MessagePattern(IssuancePattern.GetJobRevocations)
+  jobRevocations(
+    @Payload() query: Request<typeof IssuancePattern.GetJobRevocations>,
+  ): Reply<typeof IssuancePattern.GetJobRevocations> {
+    return this.revokeMatchingHandler.revocations(query);
+  }
+
+  @MessagePattern(IssuancePattern.ExportCertificates)
+  exportChunk(
+    @Payload() query: Request<typeof IssuancePattern.ExportCertificates>,
+  ): Reply<typeof IssuancePattern.ExportCertificates> {
+    return this.inventory.exportChunk(query);
+  }
+
   @MessagePattern(IssuancePattern.SummarizeCertificates)
   summary(
     @Payload() query: Request<typeof IssuancePattern.SummarizeCertificates>,

@@ -7,11 +7,11 @@ import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
 import { insertCertificates } from './certificate-rows';
 import { CertificateEntity } from './certificate.entity';
-import { RevocationJobRunner } from './revocation-job-runner';
+import { MAX_FAILED_ROUNDS, RevocationJobRunner } from './revocation-job-runner';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
 import { RevokeMatchingHandler } from './revoke-matching.handler';
 
-jest.setTimeout(60_000);
+jest.setTimeout(180_000);
 
 /**
  * A revoke-matching job that stops mid-way (the process dies inside a revocation's transaction)
@@ -150,5 +150,53 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
           : { client_id: 'kept', revoked: false, events: '0' },
       );
     }
+  });
+
+  it('fails the job, with the reason, when a certificate cannot be revoked round after round; revokes the others', async () => {
+    const handler = new RevokeMatchingHandler(dataSource, () => undefined);
+    const { jobId } = (await handler.execute({
+      tenantId,
+      principal: 'operator',
+      request: { filter: { clientId: 'kept' }, reason: 'bulk', expectedCount: 5 },
+    })) as { jobId: string };
+    const [{ certificate_id: doomed }]: { certificate_id: string }[] = await dataSource.query(
+      'SELECT certificate_id FROM issuance.revocation_job_items WHERE job_id = $1 ORDER BY certificate_id LIMIT 1',
+      [jobId],
+    );
+    const failing = new (class extends RevokeCertificateHandler {
+      override execute(...args: Parameters<RevokeCertificateHandler['execute']>) {
+        if (args[0].certificateId === doomed) return Promise.reject(new Error('the disk is on fire'));
+        return super.execute(...args);
+      }
+    })(dataSource, () => undefined);
+    const runner = new RevocationJobRunner(dataSource, failing);
+    await runner.start();
+    try {
+      for (let i = 0; (await handler.job({ tenantId, jobId })).status === 'running'; i++) {
+        if (i > 800) throw new Error('the job never ended');
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    } finally {
+      await runner.stop();
+    }
+    const job = await handler.job({ tenantId, jobId });
+    expect(job).toEqual({
+      jobId,
+      kind: 'revoke-matching',
+      status: 'failed',
+      total: 5,
+      done: 4,
+      failed: 0,
+      error: expect.stringContaining(
+        `revoking certificate ${doomed} failed ${MAX_FAILED_ROUNDS} times in a row`,
+      ),
+    });
+    // What went wrong inside stays in the log; the caller is told where, not the internals.
+    expect(job.error).not.toContain('disk');
+    const [{ pending }]: { pending: string }[] = await dataSource.query(
+      "SELECT count(*) AS pending FROM issuance.revocation_job_items WHERE job_id = $1 AND state = 'pending'",
+      [jobId],
+    );
+    expect(pending).toBe('1');
   });
 });

@@ -1,16 +1,34 @@
 import { randomUUID } from 'node:crypto';
 import { CaError, ErrorCode, RevocationReasonCode } from '@ca/contracts';
+import { isDatabaseUnavailable } from '@ca/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
 
 /** Certificates read per round; each is revoked in a transaction of its own. */
 const BATCH = 200;
 /** Revocations under way at once within a job. */
-const CONCURRENCY = 4;
+const CONCURRENCY = 8;
 /** A replica that stops renewing its lease (a crash) leaves the job to another after this. */
 const LEASE_MS = 30_000;
-/** After a failure of the database or the bus: wait, then carry on where the job stands. */
+/** After a failed round: wait, then carry on where the job stands. */
 const RETRY_MS = 2_000;
+/**
+ * Rounds in a row that fail (no certificate revoked between them) before the job is `failed`.
+ * The database being away does not count: nothing can be recorded then, and it comes back.
+ */
+export const MAX_FAILED_ROUNDS = 5;
+
+/** A round's failure, with the certificate it was revoking. */
+class RoundFailure extends Error {
+  constructor(
+    readonly certificateId: string,
+    readonly error: unknown,
+  ) {
+    super(
+      `revoking certificate ${certificateId} failed: ${error instanceof Error ? error.message : String(error)}`,
+    );
+  }
+}
 
 interface JobRow {
   id: string;
@@ -19,6 +37,7 @@ interface JobRow {
   request_id: string | null;
   reason: string;
   reason_code: string;
+  failed_rounds: number;
 }
 
 /**
@@ -53,9 +72,9 @@ export class RevocationJobRunner {
   kick(jobId: string): void {
     if (this.stopping || this.active.has(jobId)) return;
     const run = this.run(jobId)
-      .catch((error: unknown) => {
-        this.onError(error, jobId);
-        this.later(jobId, RETRY_MS);
+      .catch(async (error: unknown) => {
+        this.onError(error instanceof RoundFailure ? error.error : error, jobId);
+        if (!(await this.failedRound(jobId, error).catch(() => false))) this.later(jobId, RETRY_MS);
       })
       .finally(() => this.active.delete(jobId));
     this.active.set(jobId, run);
@@ -97,16 +116,28 @@ export class RevocationJobRunner {
       // A few at a time: each is its own short transaction on its own row.
       // A failure stops the others before they take another; all have ended before it is thrown.
       let next = 0;
-      let failure: { error: unknown } | undefined;
+      let failure: RoundFailure | undefined;
+      let revoked = 0;
       const worker = async () => {
         while (next < pending.length && !this.stopping && !failure) {
-          await this.revokeOne(job, pending[next++].certificate_id).catch((error: unknown) => {
-            failure ??= { error };
-          });
+          const certificateId = pending[next++].certificate_id;
+          await this.revokeOne(job, certificateId).then(
+            () => revoked++,
+            (error: unknown) => {
+              failure ??= new RoundFailure(certificateId, error);
+            },
+          );
         }
       };
       await Promise.all(Array.from({ length: CONCURRENCY }, worker));
-      if (failure) throw failure.error;
+      // Progress: the failures counted so far were not in a row.
+      if (revoked > 0 && job.failed_rounds > 0) {
+        await this.dataSource.query('UPDATE issuance.revocation_jobs SET failed_rounds = 0 WHERE id = $1', [
+          jobId,
+        ]);
+        job.failed_rounds = 0;
+      }
+      if (failure) throw failure;
       if (this.stopping) return;
     }
   }
@@ -124,10 +155,13 @@ export class RevocationJobRunner {
         (manager) => this.settle(manager, job.id, certificateId, 'revoked'),
       );
     } catch (error) {
-      // Revoked meanwhile by another call, or gone: counted as failed, never retried. Anything
-      // else (the database, the bus) leaves the item pending for the retry.
+      // Revoked meanwhile by another call, gone, or refused for what the certificate is (an
+      // answer about this certificate, not a failure of the service): counted as failed, never
+      // retried. Anything else (the database, the bus, an unexpected error) leaves the item
+      // pending for the retry, and fails the job after MAX_FAILED_ROUNDS rounds in a row.
       const code = error instanceof CaError ? error.code : undefined;
-      if (code !== ErrorCode.Conflict && code !== ErrorCode.NotFound) throw error;
+      if (code === undefined || code === ErrorCode.ServiceUnavailable || code === ErrorCode.Internal)
+        throw error;
       await this.dataSource.transaction((manager) => this.settle(manager, job.id, certificateId, 'skipped'));
     }
   }
@@ -140,7 +174,8 @@ export class RevocationJobRunner {
     state: 'revoked' | 'skipped',
   ): Promise<void> {
     const [, changed]: [unknown, number] = await manager.query(
-      `UPDATE issuance.revocation_job_items SET state = $3
+      `UPDATE issuance.revocation_job_items
+          SET state = $3, revoked_in = CASE WHEN $3 = 'revoked' THEN pg_current_xact_id() END
         WHERE job_id = $1 AND certificate_id = $2 AND state = 'pending'`,
       [jobId, certificateId, state],
     );
@@ -151,6 +186,36 @@ export class RevocationJobRunner {
     ]);
   }
 
+  /**
+   * Counts a failed round; at MAX_FAILED_ROUNDS in a row the job is `failed`, with the reason
+   * (docs/api.md#jobs), and true is returned: no retry. The database being away is not counted.
+   */
+  private async failedRound(jobId: string, error: unknown): Promise<boolean> {
+    const cause = error instanceof RoundFailure ? error.error : error;
+    if (isDatabaseUnavailable(cause)) return false;
+    const what =
+      cause instanceof CaError
+        ? `${cause.code}: ${cause.message}`
+        : 'an internal error (see the issuance log)';
+    const reason =
+      error instanceof RoundFailure
+        ? `revoking certificate ${error.certificateId} failed ${MAX_FAILED_ROUNDS} times in a row with ${what}; the certificates still pending were not revoked`
+        : `the job failed ${MAX_FAILED_ROUNDS} times in a row with ${what}`;
+    const [rows]: [{ status: string }[], number] = await this.dataSource.query(
+      `UPDATE issuance.revocation_jobs
+          SET failed_rounds = failed_rounds + 1,
+              status = CASE WHEN failed_rounds + 1 >= $2 THEN 'failed' ELSE status END,
+              failure = CASE WHEN failed_rounds + 1 >= $2 THEN $3 ELSE failure END,
+              finished_at = CASE WHEN failed_rounds + 1 >= $2 THEN now() ELSE finished_at END,
+              lease_owner = CASE WHEN failed_rounds + 1 >= $2 THEN NULL ELSE lease_owner END,
+              lease_until = CASE WHEN failed_rounds + 1 >= $2 THEN NULL ELSE lease_until END
+        WHERE id = $1 AND status = 'running'
+        RETURNING status`,
+      [jobId, MAX_FAILED_ROUNDS, reason],
+    );
+    return rows.length === 0 || rows[0].status === 'failed';
+  }
+
   /** Takes (or renews) the job's lease; undefined when done or held by a live replica. */
   private async claim(jobId: string): Promise<JobRow | undefined> {
     const [rows]: [JobRow[], number] = await this.dataSource.query(
@@ -158,7 +223,7 @@ export class RevocationJobRunner {
           SET lease_owner = $2, lease_until = now() + make_interval(secs => $3)
         WHERE id = $1 AND status = 'running'
           AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
-        RETURNING id, tenant_id, principal, request_id, reason, reason_code`,
+        RETURNING id, tenant_id, principal, request_id, reason, reason_code, failed_rounds`,
       [jobId, this.owner, LEASE_MS / 1000],
     );
     if (rows.length > 0) return rows[0];

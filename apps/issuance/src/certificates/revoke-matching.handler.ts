@@ -4,6 +4,8 @@ import {
   CaError,
   ErrorCode,
   FieldError,
+  JobRevocations,
+  JobRevocationsQuery,
   RevocationJobQuery,
   RevocationJobView,
   RevokeCertificateRequest,
@@ -24,6 +26,7 @@ interface JobRow {
   total: number;
   done: number;
   failed: number;
+  failure: string | null;
 }
 
 /**
@@ -107,10 +110,14 @@ export class RevokeMatchingHandler {
     return { jobId, matched: expected as number };
   }
 
+  revocations(query: JobRevocationsQuery): Promise<JobRevocations> {
+    return jobRevocations(this.dataSource, query);
+  }
+
   async job(query: RevocationJobQuery): Promise<RevocationJobView> {
     assertCommandFields(query, { tenantId: 'uuid', jobId: 'uuid' });
     const rows: JobRow[] = await this.dataSource.query(
-      'SELECT id, status, total, done, failed FROM issuance.revocation_jobs WHERE id = $1 AND tenant_id = $2',
+      'SELECT id, status, total, done, failed, failure FROM issuance.revocation_jobs WHERE id = $1 AND tenant_id = $2',
       [query.jobId, query.tenantId],
     );
     // Another tenant's job is as unknown as one that never was.
@@ -123,8 +130,70 @@ export class RevokeMatchingHandler {
       total: j.total,
       done: j.done,
       failed: j.failed,
+      ...(j.status === 'failed' && j.failure ? { error: j.failure } : {}),
     };
   }
+}
+
+/** Where a reading of a job's revocations stopped: the revoking transaction and the certificate. */
+const POSITION = /^(\d{1,20})\.([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+const MAX_REVOCATIONS_READ = 1000;
+
+/**
+ * The certificates a job revoked, for the gateway to audit each (JobRevocationsQuery): in the
+ * order of the transactions that revoked them, and only those older than every transaction still
+ * running, so that nothing commits later behind a position already read; exactly once each when
+ * read from the position the previous answer gave.
+ */
+export async function jobRevocations(
+  dataSource: DataSource,
+  query: JobRevocationsQuery,
+): Promise<JobRevocations> {
+  assertCommandFields(query, { tenantId: 'uuid', jobId: 'uuid' });
+  const after = query.after === undefined ? undefined : POSITION.exec(query.after);
+  if (query.after !== undefined && !after)
+    throw CaError.validation([{ field: 'after', message: 'not a position' }]);
+  if (!Number.isSafeInteger(query.limit) || query.limit < 1 || query.limit > MAX_REVOCATIONS_READ) {
+    throw CaError.validation([{ field: 'limit', message: `1 to ${MAX_REVOCATIONS_READ}` }]);
+  }
+  const jobs: { status: string }[] = await dataSource.query(
+    'SELECT status FROM issuance.revocation_jobs WHERE id = $1 AND tenant_id = $2',
+    [query.jobId, query.tenantId],
+  );
+  if (jobs.length === 0) throw CaError.notFound('No such job.');
+  const rows: { certificate_id: string; revoked_at: Date; revoked_in: string }[] = await dataSource.query(
+    `SELECT i.certificate_id, c.revoked_at, i.revoked_in::text AS revoked_in
+       FROM issuance.revocation_job_items i
+       JOIN issuance.certificates c ON c.id = i.certificate_id AND c.tenant_id = $2
+      WHERE i.job_id = $1 AND i.revoked_in IS NOT NULL
+        AND i.revoked_in < pg_snapshot_xmin(pg_current_snapshot())
+        ${after ? 'AND (i.revoked_in, i.certificate_id) > ($4::xid8, $5::uuid)' : ''}
+      ORDER BY i.revoked_in, i.certificate_id
+      LIMIT $3`,
+    [query.jobId, query.tenantId, query.limit, ...(after ? [after[1], after[2]] : [])],
+  );
+  const last = rows[rows.length - 1];
+  let finished = false;
+  if (jobs[0].status !== 'running' && rows.length === 0) {
+    // Ended, and nothing more is readable: finished unless some revocation is still hidden behind
+    // an older transaction (of anything) that has not ended yet.
+    const hidden: unknown[] = await dataSource.query(
+      `SELECT 1 FROM issuance.revocation_job_items i
+        WHERE i.job_id = $1 AND i.revoked_in IS NOT NULL
+          ${after ? 'AND (i.revoked_in, i.certificate_id) > ($2::xid8, $3::uuid)' : ''}
+        LIMIT 1`,
+      [query.jobId, ...(after ? [after[1], after[2]] : [])],
+    );
+    finished = hidden.length === 0;
+  }
+  return {
+    revocations: rows.map((r) => ({
+      certificateId: r.certificate_id,
+      revokedAt: r.revoked_at.toISOString(),
+    })),
+    next: last ? `${last.revoked_in}.${last.certificate_id}` : (query.after ?? null),
+    finished,
+  };
 }
 
 function filterOf(raw: unknown, errors: FieldError[]) {

@@ -27,6 +27,8 @@ import { AddStatusSequenceToCertificates1767840000000 } from './1767840000000-ad
 import { AddReplacementToCertificates1767900000000 } from './1767900000000-add-replacement-to-certificates';
 import { OneAcmeReplacementPerCertificate1767950000000 } from './1767950000000-one-acme-replacement-per-certificate';
 import { CreateReplaceLeavesRequests1767950000001 } from './1767950000001-create-replace-leaves-requests';
+import { CreateInventoryCounts1767960000000 } from './1767960000000-create-inventory-counts';
+import { AddFailureToRevocationJobs1767960000001 } from './1767960000001-add-failure-to-revocation-jobs';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */ import { AddRevocationToCas1766700000000 } from './1766700000000-add-revocation-to-cas';
 
@@ -60,4 +62,6 @@ export const ISSUANCE_MIGRATIONS = [
   AddReplacementToCertificates1767900000000,
   OneAcmeReplacementPerCertificate1767950000000,
   CreateReplaceLeavesRequests1767950000001,
+  CreateInventoryCounts1767960000000,
+  AddFailureToRevocationJobs1767960000001,
 ];

@@ -67,6 +67,28 @@ export interface SearchCertificatesQuery {
   parameters: Record<string, unknown>;
 }
 
+/**
+ * The formats of docs/api.md#export-certificates, and `v1`: the items of `GET /v1/certificates`
+ * (CertificateSummary), each after a comma, for the gateway to put between `{"certificates":[`
+ * and `]}`.
+ */
+export const INVENTORY_EXPORT_FORMATS = ['ndjson', 'csv', 'v1'] as const;
+export type InventoryExportFormat = (typeof INVENTORY_EXPORT_FORMATS)[number];
+
+/** One chunk of an export: `parameters` as for a search (a `cursor` to go on, no `limit`). */
+export interface ExportCertificatesQuery {
+  tenantId: string;
+  parameters: Record<string, unknown>;
+  format: InventoryExportFormat;
+}
+
+/** Rows already written in the asked format (CSV: without its header row), and where to go on. */
+export interface InventoryChunk {
+  text: string;
+  rows: number;
+  nextCursor: string | null;
+}
+
 export interface InventorySummaryQuery {
   tenantId: string;
 }
@@ -206,6 +228,24 @@ export interface RevocationJobQuery {
   jobId: string;
 }
 
+/**
+ * The certificates a job has revoked, in the order their revocations became visible, from
+ * `after` (a position this answer gave): for the gateway to audit each one as a single revocation
+ * is audited. `next` is where to go on; `finished`: the job has ended and nothing is left to read.
+ */
+export interface JobRevocationsQuery {
+  tenantId: string;
+  jobId: string;
+  after?: string;
+  limit: number;
+}
+
+export interface JobRevocations {
+  revocations: { certificateId: string; revokedAt: string }[];
+  next: string | null;
+  finished: boolean;
+}
+
 /** docs/api.md#jobs */
 export interface RevocationJobView {
   jobId: string;
@@ -214,4 +254,6 @@ export interface RevocationJobView {
   total: number;
   done: number;
   failed: number;
+  /** Why the job stopped, when its status is `failed`. */
+  error?: string;
 }

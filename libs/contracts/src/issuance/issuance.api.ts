@@ -7,6 +7,10 @@ import {
   RevokeMatchingCommand,
   RevokeMatchingResult,
   SearchCertificatesQuery,
+  ExportCertificatesQuery,
+  JobRevocations,
+  JobRevocationsQuery,
+  InventoryChunk,
 } from './certificate-inventory';
 import { TenantCommand } from '../common/tenant-command';
 import {
@@ -81,9 +85,11 @@ export type IssuanceApi = {
     { certificates: ExpiringCertificateSummary[] },
   ];
   [IssuancePattern.SearchCertificates]: [SearchCertificatesQuery, InventoryPage];
+  [IssuancePattern.ExportCertificates]: [ExportCertificatesQuery, InventoryChunk];
   [IssuancePattern.SummarizeCertificates]: [InventorySummaryQuery, InventorySummary];
   [IssuancePattern.RevokeMatching]: [RevokeMatchingCommand, RevokeMatchingResult];
   [IssuancePattern.GetRevocationJob]: [RevocationJobQuery, RevocationJobView];
+  [IssuancePattern.GetJobRevocations]: [JobRevocationsQuery, JobRevocations];
   [IssuancePattern.ExpiryReport]: [ExpiryReportQuery, ExpiryReport];
   [IssuancePattern.SignCrl]: [SignCrlCommand, SignCrlResult];
   [IssuancePattern.CrlRevocations]: [CrlRevocationsQuery, CrlRevocationsResult];

@@ -36,12 +36,16 @@ export const IssuancePattern = {
   ListExpiringCertificates: 'issuance.certificate.list-expiring',
   /** docs/api.md#search-certificates: one keyset page of the filtered inventory. */
   SearchCertificates: 'issuance.certificate.search',
+  /** docs/api.md#export-certificates (and `GET /v1/certificates`): the next chunk, already formatted. */
+  ExportCertificates: 'issuance.certificate.export-chunk',
   /** docs/api.md#certificate-summary: counts by status and expiry window. */
   SummarizeCertificates: 'issuance.certificate.summary',
   /** docs/api.md#revoke-matching: count, or start a job that revokes every match. */
   RevokeMatching: 'issuance.certificate.revoke-matching',
   /** docs/api.md#jobs: a revoke-matching job's progress. */
   GetRevocationJob: 'issuance.certificate.job',
+  /** The gateway only: the certificates a revoke-matching job revoked, to audit each one. */
+  GetJobRevocations: 'issuance.certificate.job-revocations',
   /** Operator report across tenants (`npm run ops -- expiring`); never reachable from the admin API. */
   ExpiryReport: 'issuance.report.expiring',
   SignCrl: 'issuance.crl.sign',
