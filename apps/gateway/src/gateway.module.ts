@@ -5,6 +5,10 @@ import { AcmeApi, IssuanceApi, KeyAlgorithm, WebhooksApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
 import { ACME_RPC, AcmeEdgeController } from './acme/acme-edge.controller';
+import { AuditController } from './audit/audit.controller';
+import { AuditRepository } from './audit/audit.repository';
+import { CONSOLE_SITE, ConsoleController } from './console/console.controller';
+import { ConsoleSite } from './console/console-site';
 import { EabKeysController } from './acme/eab-keys.controller';
 import { AcmeProfilesController } from './acme/acme-profiles.controller';
 import { Public } from './auth/auth.decorators';
@@ -43,6 +47,10 @@ export interface GatewayDependencies {
   /** KEY_ALGORITHM (docs/operations.md#configuration): the leaf keys the gateway makes follow it. */
   keyAlgorithm: KeyAlgorithm;
   ready: () => Promise<boolean>;
+  /** The tenant's audit log as GET /v2/audit reads it. */
+  audit: AuditRepository;
+  /** The operator console's build and headers (docs/console.md). */
+  console: ConsoleSite;
 }
 
 /**
@@ -70,6 +78,8 @@ export class GatewayModule {
         AcmeEdgeController,
         IssuancePolicyController,
         WebhooksController,
+        AuditController,
+        ConsoleController,
         Health,
       ],
       providers: [
@@ -81,6 +91,8 @@ export class GatewayModule {
         { provide: RateLimiter, useValue: deps.rateLimiter },
         { provide: AuthFailureLimiter, useValue: deps.authFailures },
         { provide: DownloadLinks, useValue: deps.downloads },
+        { provide: AuditRepository, useValue: deps.audit },
+        { provide: CONSOLE_SITE, useValue: deps.console },
         { provide: CertificateDeliverer, useValue: new CertificateDeliverer(deps.downloads) },
         {
           provide: LeafKeyAlgorithms,
