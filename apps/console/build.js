@@ -50,10 +50,18 @@ function emit(result) {
     .replace('%STYLE%', `/console/assets/${cssName}`);
   writeFileSync(join(out, 'index.html'), html);
   const gzipped = gzipSync(js.contents, { level: 9 }).length;
-  const summary = { script: jsName, styleSheet: cssName, scriptBytes: js.contents.length, scriptGzipBytes: gzipped };
+  const summary = {
+    script: jsName,
+    styleSheet: cssName,
+    scriptBytes: js.contents.length,
+    scriptGzipBytes: gzipped,
+  };
   writeFileSync(join(out, 'build.json'), JSON.stringify(summary, null, 2) + '\n');
-  console.log(`console: ${jsName} ${(gzipped / 1024).toFixed(1)} KB gzipped (budget ${BUDGET_BYTES / 1024} KB)`);
-  if (gzipped > BUDGET_BYTES) throw new Error(`the console's script is ${gzipped} bytes gzipped, over ${BUDGET_BYTES}`);
+  console.log(
+    `console: ${jsName} ${(gzipped / 1024).toFixed(1)} KB gzipped (budget ${BUDGET_BYTES / 1024} KB)`,
+  );
+  if (gzipped > BUDGET_BYTES)
+    throw new Error(`the console's script is ${gzipped} bytes gzipped, over ${BUDGET_BYTES}`);
 }
 
 async function main() {

@@ -69,7 +69,11 @@ export async function call(
     });
   } catch (error) {
     if ((error as Error).name === 'AbortError') throw error;
-    throw new ApiError(0, 'The administrative API cannot be reached.', 'Check that the system runs, then try again.');
+    throw new ApiError(
+      0,
+      'The administrative API cannot be reached.',
+      'Check that the system runs, then try again.',
+    );
   }
   if (!response.ok) {
     const problem = await problemOf(response);
@@ -80,7 +84,12 @@ export async function call(
 }
 
 /** One call answered with JSON. */
-export async function api<T>(session: Session, method: string, path: string, options: RequestOptions = {}): Promise<T> {
+export async function api<T>(
+  session: Session,
+  method: string,
+  path: string,
+  options: RequestOptions = {},
+): Promise<T> {
   const response = await call(session, method, path, options);
   return (await response.json()) as T;
 }

@@ -14,7 +14,9 @@ export const SORTS = ['-issuedAt', 'issuedAt', 'expiresAt', '-expiresAt'] as con
 const FIELDS: (keyof InventoryFilter)[] = ['q', 'status', 'expiry', 'usage', 'caId', 'source', 'sort'];
 
 export function filterFromSearch(search: URLSearchParams): InventoryFilter {
-  const filter = Object.fromEntries(FIELDS.map((f) => [f, search.get(f) ?? ''])) as unknown as InventoryFilter;
+  const filter = Object.fromEntries(
+    FIELDS.map((f) => [f, search.get(f) ?? '']),
+  ) as unknown as InventoryFilter;
   if (!(SORTS as readonly string[]).includes(filter.sort)) filter.sort = '';
   return filter;
 }
@@ -48,7 +50,12 @@ export function apiFilter(filter: InventoryFilter, now: Date): Record<string, st
 }
 
 /** The search parameters of one page. */
-export function pageQuery(filter: InventoryFilter, now: Date, limit: number, cursor?: string): Record<string, string> {
+export function pageQuery(
+  filter: InventoryFilter,
+  now: Date,
+  limit: number,
+  cursor?: string,
+): Record<string, string> {
   return {
     ...apiFilter(filter, now),
     ...(filter.sort ? { sort: filter.sort } : {}),

@@ -20,7 +20,11 @@ interface ConsoleSettings {
 
 const NAV = [
   { href: `${BASE}/`, label: 'Dashboard', match: (p: string) => p === BASE },
-  { href: `${BASE}/certificates`, label: 'Certificates', match: (p: string) => p.startsWith(`${BASE}/certificates`) },
+  {
+    href: `${BASE}/certificates`,
+    label: 'Certificates',
+    match: (p: string) => p.startsWith(`${BASE}/certificates`),
+  },
   { href: `${BASE}/ca`, label: 'CA', match: (p: string) => p === `${BASE}/ca` },
   { href: `${BASE}/acme`, label: 'ACME', match: (p: string) => p === `${BASE}/acme` },
   { href: `${BASE}/webhooks`, label: 'Webhooks', match: (p: string) => p === `${BASE}/webhooks` },
@@ -43,7 +47,15 @@ function initialSession(): { session?: Session; error?: string } {
   return { session: storedSession() };
 }
 
-function SignIn({ notice, settings, onSession }: { notice?: string; settings?: ConsoleSettings; onSession: (s: Session) => void }) {
+function SignIn({
+  notice,
+  settings,
+  onSession,
+}: {
+  notice?: string;
+  settings?: ConsoleSettings;
+  onSession: (s: Session) => void;
+}) {
   const [token, setToken] = useState('');
   const [error, setError] = useState<string>();
   const submit = (event: Event) => {
@@ -68,7 +80,11 @@ function SignIn({ notice, settings, onSession }: { notice?: string; settings?: C
           <button
             type="button"
             class="primary"
-            onClick={() => startOidcSignIn(oidc, location.pathname + location.search).catch((e: Error) => setError(e.message))}
+            onClick={() =>
+              startOidcSignIn(oidc, location.pathname + location.search).catch((e: Error) =>
+                setError(e.message),
+              )
+            }
           >
             Sign in with your identity provider
           </button>
@@ -87,8 +103,8 @@ function SignIn({ notice, settings, onSession }: { notice?: string; settings?: C
           required
         />
         <p id="token-hint" class="hint">
-          On a development system: <code>npm run token -- --tenant &lt;tenant id&gt;</code>. The token stays in this
-          tab only.
+          On a development system: <code>npm run token -- --tenant &lt;tenant id&gt;</code>. The token stays
+          in this tab only.
         </p>
         {error && (
           <p class="problem" role="alert">
@@ -103,7 +119,13 @@ function SignIn({ notice, settings, onSession }: { notice?: string; settings?: C
   );
 }
 
-function OidcCallback({ settings, onSession }: { settings?: ConsoleSettings; onSession: (s: Session) => void }) {
+function OidcCallback({
+  settings,
+  onSession,
+}: {
+  settings?: ConsoleSettings;
+  onSession: (s: Session) => void;
+}) {
   const [error, setError] = useState<string>();
   useEffect(() => {
     if (!settings?.oidc) {
@@ -117,14 +139,25 @@ function OidcCallback({ settings, onSession }: { settings?: ConsoleSettings; onS
       })
       .catch((e: Error) => setError(e.message));
   }, [settings]);
-  return <main id="main">{error ? <p class="problem" role="alert">{error}</p> : <Loading what="your sign-in" />}</main>;
+  return (
+    <main id="main">
+      {error ? (
+        <p class="problem" role="alert">
+          {error}
+        </p>
+      ) : (
+        <Loading what="your sign-in" />
+      )}
+    </main>
+  );
 }
 
 function Page({ session, path, search }: { session: Session; path: string; search: URLSearchParams }) {
   if (path === BASE) return <DashboardPage session={session} />;
   if (path === `${BASE}/certificates`) return <CertificatesPage session={session} search={search} />;
   const certificate = /^\/console\/certificates\/([^/]+)$/.exec(path);
-  if (certificate) return <CertificatePage session={session} certificateId={decodeURIComponent(certificate[1])} />;
+  if (certificate)
+    return <CertificatePage session={session} certificateId={decodeURIComponent(certificate[1])} />;
   if (path === `${BASE}/ca`) return <CaPage session={session} />;
   if (path === `${BASE}/acme`) return <AcmePage session={session} />;
   if (path === `${BASE}/webhooks`) return <WebhooksPage session={session} />;

@@ -12,7 +12,15 @@ export interface OcspAnswer {
   producedAt?: Date;
 }
 
-const RESPONSE_STATUS = ['successful', 'malformedRequest', 'internalError', 'tryLater', '', 'sigRequired', 'unauthorized'];
+const RESPONSE_STATUS = [
+  'successful',
+  'malformedRequest',
+  'internalError',
+  'tryLater',
+  '',
+  'sigRequired',
+  'unauthorized',
+];
 const CRL_REASONS = [
   'unspecified',
   'keyCompromise',
@@ -30,7 +38,11 @@ const CRL_REASONS = [
 function tlv(tag: number, ...contents: Uint8Array[]): Uint8Array {
   const length = contents.reduce((n, c) => n + c.length, 0);
   const header =
-    length < 0x80 ? [tag, length] : length < 0x100 ? [tag, 0x81, length] : [tag, 0x82, length >> 8, length & 0xff];
+    length < 0x80
+      ? [tag, length]
+      : length < 0x100
+        ? [tag, 0x81, length]
+        : [tag, 0x82, length >> 8, length & 0xff];
   const out = new Uint8Array(header.length + length);
   out.set(header);
   let at = header.length;
@@ -52,8 +64,15 @@ function serialBytes(hexSerial: string): Uint8Array {
 }
 
 /** The DER OCSPRequest with one CertID (SHA-1, as RFC 5019 profiles it). */
-export async function ocspRequest(certificate: CertificateFields, issuer: CertificateFields): Promise<Uint8Array> {
-  const sha1Algorithm = tlv(0x30, Uint8Array.from([0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a]), Uint8Array.from([0x05, 0x00]));
+export async function ocspRequest(
+  certificate: CertificateFields,
+  issuer: CertificateFields,
+): Promise<Uint8Array> {
+  const sha1Algorithm = tlv(
+    0x30,
+    Uint8Array.from([0x06, 0x05, 0x2b, 0x0e, 0x03, 0x02, 0x1a]),
+    Uint8Array.from([0x05, 0x00]),
+  );
   const certId = tlv(
     0x30,
     sha1Algorithm,
@@ -94,7 +113,10 @@ function base64Url(bytes: Uint8Array): string {
     .replace(/=+$/, '');
 }
 
-export async function ocspStatus(certificate: CertificateFields, issuer: CertificateFields): Promise<OcspAnswer> {
+export async function ocspStatus(
+  certificate: CertificateFields,
+  issuer: CertificateFields,
+): Promise<OcspAnswer> {
   const url = certificate.ocspUrls[0];
   const request = await ocspRequest(certificate, issuer);
   const response = await fetch(`${url}/${base64Url(request)}`, { credentials: 'omit', cache: 'no-store' });

@@ -70,7 +70,9 @@ export async function finishOidcSignIn(
   } | null;
   sessionStorage.removeItem(PENDING_KEY);
   if (search.get('error'))
-    throw new Error(`The identity provider refused: ${search.get('error_description') ?? search.get('error')}`);
+    throw new Error(
+      `The identity provider refused: ${search.get('error_description') ?? search.get('error')}`,
+    );
   if (!pending || search.get('state') !== pending.state)
     throw new Error('This sign-in was not started here (its state does not match). Sign in again.');
   const code = search.get('code');
@@ -91,5 +93,8 @@ export async function finishOidcSignIn(
   if (!response.ok) throw new Error(`The identity provider's token endpoint answered ${response.status}.`);
   const answer = (await response.json()) as { access_token?: string };
   if (!answer.access_token) throw new Error('The identity provider answered no access token.');
-  return { token: answer.access_token, returnTo: pending.returnTo.startsWith('/console') ? pending.returnTo : '/console/' };
+  return {
+    token: answer.access_token,
+    returnTo: pending.returnTo.startsWith('/console') ? pending.returnTo : '/console/',
+  };
 }

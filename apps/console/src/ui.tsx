@@ -3,10 +3,13 @@ import { useCallback, useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api';
 
 /** What an asynchronous load is at: loading, failed (with the API's problem), or its value. */
-export type Load<T> = { state: 'loading' } | { state: 'error'; error: ApiError } | { state: 'done'; value: T };
+export type Load<T> =
+  { state: 'loading' } | { state: 'error'; error: ApiError } | { state: 'done'; value: T };
 
 function asApiError(error: unknown): ApiError {
-  return error instanceof ApiError ? error : new ApiError(0, error instanceof Error ? error.message : String(error));
+  return error instanceof ApiError
+    ? error
+    : new ApiError(0, error instanceof Error ? error.message : String(error));
 }
 
 /** Runs `load` when `deps` change; `reload` runs it again. Answers of a stale run are dropped. */
@@ -23,7 +26,6 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Load<T>, (
     return () => {
       current = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [...deps, tick]);
   return [result, useCallback(() => setTick((n) => n + 1), [])];
 }
@@ -139,7 +141,10 @@ export function formatDate(value: string | Date | undefined): string {
   if (!value) return '—';
   const date = typeof value === 'string' ? new Date(value) : value;
   if (Number.isNaN(date.getTime())) return String(value);
-  return date.toISOString().replace('T', ' ').replace(/\.\d+Z$/, ' UTC');
+  return date
+    .toISOString()
+    .replace('T', ' ')
+    .replace(/\.\d+Z$/, ' UTC');
 }
 
 export function formatDay(value: string | Date): string {

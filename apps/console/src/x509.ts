@@ -30,7 +30,7 @@ export function readDer(bytes: Uint8Array, offset = 0): Der & { end: number } {
   const value = bytes.subarray(start, end);
   const children: Der[] = [];
   if (tag & 0x20) {
-    for (let at = start; at < end; ) {
+    for (let at = start; at < end;) {
       const child = readDer(bytes, at);
       children.push(child);
       at = child.end;
@@ -70,7 +70,8 @@ export function hex(bytes: Uint8Array, separator = ''): string {
 function text(node: Der): string {
   if (node.tag === 0x1e) {
     let out = '';
-    for (let i = 0; i + 1 < node.value.length; i += 2) out += String.fromCharCode((node.value[i] << 8) | node.value[i + 1]);
+    for (let i = 0; i + 1 < node.value.length; i += 2)
+      out += String.fromCharCode((node.value[i] << 8) | node.value[i + 1]);
     return out;
   }
   return new TextDecoder().decode(node.value);
@@ -80,9 +81,13 @@ export function timeOf(node: Der): Date {
   const t = text(node);
   if (node.tag === 0x17) {
     const year = Number(t.slice(0, 2));
-    return new Date(`${year < 50 ? 2000 + year : 1900 + year}-${t.slice(2, 4)}-${t.slice(4, 6)}T${t.slice(6, 8)}:${t.slice(8, 10)}:${t.slice(10, 12)}Z`);
+    return new Date(
+      `${year < 50 ? 2000 + year : 1900 + year}-${t.slice(2, 4)}-${t.slice(4, 6)}T${t.slice(6, 8)}:${t.slice(8, 10)}:${t.slice(10, 12)}Z`,
+    );
   }
-  return new Date(`${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(8, 10)}:${t.slice(10, 12)}:${t.slice(12, 14)}Z`);
+  return new Date(
+    `${t.slice(0, 4)}-${t.slice(4, 6)}-${t.slice(6, 8)}T${t.slice(8, 10)}:${t.slice(10, 12)}:${t.slice(12, 14)}Z`,
+  );
 }
 
 const NAME_ATTRIBUTES: Record<string, string> = {
@@ -225,7 +230,9 @@ export function describeExtension(oid: string, value: Der): string {
       const ca = value.children.find((c) => c.tag === 0x01);
       const path = value.children.find((c) => c.tag === 0x02);
       if (!ca || ca.value[0] === 0) return 'not a CA';
-      return path ? `a CA; at most ${path.value[path.value.length - 1]} CA below it` : 'a CA, any depth below it';
+      return path
+        ? `a CA; at most ${path.value[path.value.length - 1]} CA below it`
+        : 'a CA, any depth below it';
     }
     case '2.5.29.30':
       return value.children
@@ -243,12 +250,19 @@ export function describeExtension(oid: string, value: Der): string {
       return value.children
         .map((access) => {
           const method = oidOf(access.children[0].value);
-          const what = method === '1.3.6.1.5.5.7.48.1' ? 'OCSP' : method === '1.3.6.1.5.5.7.48.2' ? 'CA issuers' : method;
+          const what =
+            method === '1.3.6.1.5.5.7.48.1'
+              ? 'OCSP'
+              : method === '1.3.6.1.5.5.7.48.2'
+                ? 'CA issuers'
+                : method;
           return `${what}: ${generalName(access.children[1])}`;
         })
         .join(', ');
     case '1.3.6.1.5.5.7.1.24':
-      return value.children.map((c) => (c.value[c.value.length - 1] === 5 ? 'OCSP must-staple' : `feature ${c.value[0]}`)).join(', ');
+      return value.children
+        .map((c) => (c.value[c.value.length - 1] === 5 ? 'OCSP must-staple' : `feature ${c.value[0]}`))
+        .join(', ');
     case '1.3.6.1.5.5.7.48.1.5':
       return 'relying parties need not check this certificate’s revocation';
     default:
@@ -313,13 +327,15 @@ export function readCertificate(pem: string): CertificateFields {
       }
       if (oid === '1.3.6.1.5.5.7.1.1')
         for (const access of value.children)
-          if (oidOf(access.children[0].value) === '1.3.6.1.5.5.7.48.1') ocspUrls.push(text(access.children[1]));
+          if (oidOf(access.children[0].value) === '1.3.6.1.5.5.7.48.1')
+            ocspUrls.push(text(access.children[1]));
     } catch {
       description = 'cannot be read';
     }
     extensions.push({ oid, name: EXTENSION_NAMES[oid] ?? oid, critical, description });
   }
-  const serialBytes = serial.value[0] === 0 && serial.value.length > 1 ? serial.value.subarray(1) : serial.value;
+  const serialBytes =
+    serial.value[0] === 0 && serial.value.length > 1 ? serial.value.subarray(1) : serial.value;
   const algorithm = oidOf(signature.children[0].value);
   return {
     version,

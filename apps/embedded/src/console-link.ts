@@ -27,7 +27,9 @@ export async function consoleLink(config: CaManagerConfig): Promise<string> {
     .setProtectedHeader({ alg: 'ES256', typ: 'JWT' })
     .setSubject('developer')
     .setIssuedAt()
-    .setExpirationTime(Math.floor(Date.now() / 1000) + Math.min(LINK_TOKEN_TTL_SECONDS, config.jwt.maxLifetimeSeconds))
+    .setExpirationTime(
+      Math.floor(Date.now() / 1000) + Math.min(LINK_TOKEN_TTL_SECONDS, config.jwt.maxLifetimeSeconds),
+    )
     .setIssuer(config.jwt.issuer ?? 'ca-manager-development')
     .setAudience(config.jwt.audience ?? 'ca-manager')
     .sign(await importPKCS8(keys.privateKeyPem, 'ES256'));

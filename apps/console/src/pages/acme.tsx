@@ -11,7 +11,10 @@ interface EabKey {
 }
 
 export function AcmePage({ session }: { session: Session }) {
-  const [keys, reload] = useLoad(() => api<{ keys: EabKey[] }>(session, 'GET', '/v2/acme/eab-keys'), [session]);
+  const [keys, reload] = useLoad(
+    () => api<{ keys: EabKey[] }>(session, 'GET', '/v2/acme/eab-keys'),
+    [session],
+  );
   const [created, setCreated] = useState<{ keyId: string; hmacKey: string }>();
   const action = useAction();
   const directory = `${location.origin}/acme/${session.tenantId}/directory`;
@@ -31,7 +34,8 @@ export function AcmePage({ session }: { session: Session }) {
       <section aria-labelledby="directory">
         <h2 id="directory">Directory</h2>
         <p>
-          ACME clients (certbot, lego, Caddy, cert-manager) use this directory URL with an External Account Binding key:
+          ACME clients (certbot, lego, Caddy, cert-manager) use this directory URL with an External Account
+          Binding key:
         </p>
         <pre class="copy" tabIndex={0} data-testid="acme-directory">
           {directory}
@@ -40,7 +44,13 @@ export function AcmePage({ session }: { session: Session }) {
       <section aria-labelledby="eab">
         <h2 id="eab">External Account Binding keys</h2>
         <div class="actions">
-          <button type="button" class="primary" onClick={create} disabled={action.pending} data-testid="eab-create">
+          <button
+            type="button"
+            class="primary"
+            onClick={create}
+            disabled={action.pending}
+            data-testid="eab-create"
+          >
             Create a key
           </button>
         </div>
@@ -48,7 +58,8 @@ export function AcmePage({ session }: { session: Session }) {
         {created && (
           <div class="secret" role="status" data-testid="eab-secret">
             <p>
-              <strong>Shown once.</strong> Give these to the ACME client now; the HMAC key cannot be shown again.
+              <strong>Shown once.</strong> Give these to the ACME client now; the HMAC key cannot be shown
+              again.
             </p>
             <dl class="fields">
               <dt>Key id</dt>
@@ -62,7 +73,8 @@ export function AcmePage({ session }: { session: Session }) {
               <dt>certbot</dt>
               <dd>
                 <code>
-                  certbot certonly --server {directory} --eab-kid {created.keyId} --eab-hmac-key {created.hmacKey} …
+                  certbot certonly --server {directory} --eab-kid {created.keyId} --eab-hmac-key{' '}
+                  {created.hmacKey} …
                 </code>
               </dd>
             </dl>
@@ -99,7 +111,12 @@ export function AcmePage({ session }: { session: Session }) {
                       <td>{k.disabled ? 'disabled' : 'usable'}</td>
                       <td>
                         {!k.disabled && (
-                          <button type="button" onClick={() => disable(k.keyId)} disabled={action.pending} aria-label={`Disable ${k.keyId}`}>
+                          <button
+                            type="button"
+                            onClick={() => disable(k.keyId)}
+                            disabled={action.pending}
+                            aria-label={`Disable ${k.keyId}`}
+                          >
                             Disable
                           </button>
                         )}

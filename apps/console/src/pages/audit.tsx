@@ -79,7 +79,12 @@ export function AuditPage({ session, search }: { session: Session; search: URLSe
       <form class="filters" onSubmit={submit}>
         <div class="field">
           <label for="audit-action">Action</label>
-          <input id="audit-action" data-testid="audit-action" placeholder="certificate.revoke" {...field('action')} />
+          <input
+            id="audit-action"
+            data-testid="audit-action"
+            placeholder="certificate.revoke"
+            {...field('action')}
+          />
         </div>
         <div class="field">
           <label for="audit-principal">Principal</label>

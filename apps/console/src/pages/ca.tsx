@@ -38,7 +38,11 @@ function CaCard({ ca }: { ca: CaEntry }) {
           </>
         )}
         <dt>Valid</dt>
-        <dd>{ca.notBefore ? `${formatDay(ca.notBefore)} to ${formatDay(ca.notAfter!)}` : 'waiting for its certificate'}</dd>
+        <dd>
+          {ca.notBefore
+            ? `${formatDay(ca.notBefore)} to ${formatDay(ca.notAfter!)}`
+            : 'waiting for its certificate'}
+        </dd>
         {ca.external && (
           <>
             <dt>Corporate root</dt>
@@ -60,7 +64,15 @@ function CaCard({ ca }: { ca: CaEntry }) {
   );
 }
 
-function PolicyEditor({ session, policy, onSaved }: { session: Session; policy: Policy; onSaved: () => void }) {
+function PolicyEditor({
+  session,
+  policy,
+  onSaved,
+}: {
+  session: Session;
+  policy: Policy;
+  onSaved: () => void;
+}) {
   const [suffixes, setSuffixes] = useState((policy.allowedDnsSuffixes ?? []).join('\n'));
   const [usages, setUsages] = useState<string[]>(policy.allowedUsages ?? ['Client', 'Server']);
   const [saved, setSaved] = useState<Policy>();
@@ -103,14 +115,18 @@ function PolicyEditor({ session, policy, onSaved }: { session: Session; policy: 
         <legend>Allowed usages</legend>
         {['Client', 'Server'].map((usage) => (
           <label class="check" key={usage}>
-            <input type="checkbox" checked={usages.includes(usage)} onChange={(e) => toggle(usage, (e.target as HTMLInputElement).checked)} />
+            <input
+              type="checkbox"
+              checked={usages.includes(usage)}
+              onChange={(e) => toggle(usage, (e.target as HTMLInputElement).checked)}
+            />
             {usage}
           </label>
         ))}
       </fieldset>
       <p class="hint">
-        Saving a policy that changes the names or usages makes a new issuing CA with matching name constraints; the
-        old one is retired.
+        Saving a policy that changes the names or usages makes a new issuing CA with matching name
+        constraints; the old one is retired.
       </p>
       {action.error && <Problem error={action.error} />}
       {saved?.issuingCaId && (
@@ -140,7 +156,8 @@ export function CaPage({ session }: { session: Session }) {
       <h1>Certificate authority</h1>
       <Loaded load={cas} what="the CAs" onRetry={reloadCas}>
         {({ cas: list }) => {
-          if (list.length === 0) return <Empty>This tenant has no CA yet. Initialize one with POST /v2/ca/initialize.</Empty>;
+          if (list.length === 0)
+            return <Empty>This tenant has no CA yet. Initialize one with POST /v2/ca/initialize.</Empty>;
           const current = list.filter((c) => c.state === 'active' || c.state === 'pending');
           const history = [...list].sort((a, b) => (a.notBefore ?? '9').localeCompare(b.notBefore ?? '9'));
           return (
@@ -148,18 +165,22 @@ export function CaPage({ session }: { session: Session }) {
               <section aria-labelledby="roots">
                 <h2 id="roots">Roots</h2>
                 <div class="cards">
-                  {current.filter((c) => c.role === 'root').map((c) => (
-                    <CaCard key={c.caId} ca={c} />
-                  ))}
+                  {current
+                    .filter((c) => c.role === 'root')
+                    .map((c) => (
+                      <CaCard key={c.caId} ca={c} />
+                    ))}
                 </div>
               </section>
               <section aria-labelledby="issuing">
                 <h2 id="issuing">Issuing CAs</h2>
                 {current.some((c) => c.role === 'issuing') ? (
                   <div class="cards">
-                    {current.filter((c) => c.role === 'issuing').map((c) => (
-                      <CaCard key={c.caId} ca={c} />
-                    ))}
+                    {current
+                      .filter((c) => c.role === 'issuing')
+                      .map((c) => (
+                        <CaCard key={c.caId} ca={c} />
+                      ))}
                   </div>
                 ) : (
                   <Empty>The root signs this tenant's leaves itself (no active issuing CA).</Empty>

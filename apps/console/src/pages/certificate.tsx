@@ -41,7 +41,9 @@ function chainOf(fields: CertificateFields, cas: CaEntry[]): { ca: CaEntry; fiel
   let current = fields;
   while (chain.length < 5) {
     const issuer = known.find(
-      (k) => k.fields.subject === current.issuer && (!current.authorityKeyId || k.fields.subjectKeyId === current.authorityKeyId),
+      (k) =>
+        k.fields.subject === current.issuer &&
+        (!current.authorityKeyId || k.fields.subjectKeyId === current.authorityKeyId),
     );
     if (!issuer || chain.includes(issuer)) break;
     chain.push(issuer);
@@ -51,7 +53,15 @@ function chainOf(fields: CertificateFields, cas: CaEntry[]): { ca: CaEntry; fiel
   return chain;
 }
 
-function RevokeDialog({ session, detail, onDone }: { session: Session; detail: CertificateDetail; onDone: () => void }) {
+function RevokeDialog({
+  session,
+  detail,
+  onDone,
+}: {
+  session: Session;
+  detail: CertificateDetail;
+  onDone: () => void;
+}) {
   const [open, setOpen] = useState(false);
   const [reason, setReason] = useState('');
   const [reasonCode, setReasonCode] = useState('Unspecified');
@@ -74,8 +84,8 @@ function RevokeDialog({ session, detail, onDone }: { session: Session; detail: C
       <Dialog title={`Revoke ${detail.commonName}`} open={open} onClose={() => setOpen(false)}>
         <form onSubmit={submit}>
           <p>
-            Serial <code>{detail.serialNumber}</code>. Relying parties see the revocation in OCSP at once and in the CRL
-            within seconds.
+            Serial <code>{detail.serialNumber}</code>. Relying parties see the revocation in OCSP at once and
+            in the CRL within seconds.
           </p>
           <label for="revoke-reason">Reason (kept in the audit log, never published)</label>
           <input
@@ -98,9 +108,7 @@ function RevokeDialog({ session, detail, onDone }: { session: Session; detail: C
             ))}
           </select>
           <p class="hint">
-            {reasonCode === 'CertificateHold'
-              ? 'A hold can be released later.'
-              : 'This cannot be undone.'}
+            {reasonCode === 'CertificateHold' ? 'A hold can be released later.' : 'This cannot be undone.'}
           </p>
           {action.error && <Problem error={action.error} />}
           <div class="actions">
@@ -117,7 +125,15 @@ function RevokeDialog({ session, detail, onDone }: { session: Session; detail: C
   );
 }
 
-function RenewDialog({ session, detail, fields }: { session: Session; detail: CertificateDetail; fields: CertificateFields }) {
+function RenewDialog({
+  session,
+  detail,
+  fields,
+}: {
+  session: Session;
+  detail: CertificateDetail;
+  fields: CertificateFields;
+}) {
   const days = Math.max(1, Math.round((fields.notAfter.getTime() - fields.notBefore.getTime()) / 86_400_000));
   const [open, setOpen] = useState(false);
   const [validityDays, setValidityDays] = useState(String(days));
@@ -127,9 +143,14 @@ function RenewDialog({ session, detail, fields }: { session: Session; detail: Ce
     event.preventDefault();
     void action.run(async () => {
       setRenewed(
-        await api<Renewed>(session, 'POST', `/v2/certificates/${encodeURIComponent(detail.certificateId)}/renew`, {
-          body: { validityDays: Number(validityDays), responseFormat: 'Text' },
-        }),
+        await api<Renewed>(
+          session,
+          'POST',
+          `/v2/certificates/${encodeURIComponent(detail.certificateId)}/renew`,
+          {
+            body: { validityDays: Number(validityDays), responseFormat: 'Text' },
+          },
+        ),
       );
     });
   };
@@ -142,19 +163,27 @@ function RenewDialog({ session, detail, fields }: { session: Session; detail: Ce
         {renewed ? (
           <div>
             <p role="status">
-              Renewed: <a href={`${BASE}/certificates/${renewed.newCertificateId}`}>the new certificate</a>. Its private key
-              is shown only now: save it.
+              Renewed: <a href={`${BASE}/certificates/${renewed.newCertificateId}`}>the new certificate</a>.
+              Its private key is shown only now: save it.
             </p>
             <div class="actions">
               {renewed.privateKeyPem && (
-                <button type="button" onClick={() => download('private-key.pem', new Blob([renewed.privateKeyPem!]))}>
+                <button
+                  type="button"
+                  onClick={() => download('private-key.pem', new Blob([renewed.privateKeyPem!]))}
+                >
                   Download the private key
                 </button>
               )}
               {renewed.certificatePem && (
                 <button
                   type="button"
-                  onClick={() => download('certificate.pem', new Blob([renewed.certificatePem! + (renewed.chainPem ?? '')]))}
+                  onClick={() =>
+                    download(
+                      'certificate.pem',
+                      new Blob([renewed.certificatePem! + (renewed.chainPem ?? '')]),
+                    )
+                  }
                 >
                   Download the certificate and chain
                 </button>
@@ -166,7 +195,10 @@ function RenewDialog({ session, detail, fields }: { session: Session; detail: Ce
           </div>
         ) : (
           <form onSubmit={submit}>
-            <p>A new certificate with a new key, the same names and usage. This one stays valid until it expires.</p>
+            <p>
+              A new certificate with a new key, the same names and usage. This one stays valid until it
+              expires.
+            </p>
             <label for="renew-days">Validity (days)</label>
             <input
               id="renew-days"
@@ -229,7 +261,10 @@ export function CertificatePage({ session, certificateId }: { session: Session; 
     [session, certificateId],
   );
   const [cas] = useLoad(
-    () => (session.scopes.includes('ca:admin') ? api<{ cas: CaEntry[] }>(session, 'GET', '/v2/ca') : Promise.resolve({ cas: [] })),
+    () =>
+      session.scopes.includes('ca:admin')
+        ? api<{ cas: CaEntry[] }>(session, 'GET', '/v2/ca')
+        : Promise.resolve({ cas: [] }),
     [session],
   );
   return (
@@ -248,7 +283,12 @@ export function CertificatePage({ session, certificateId }: { session: Session; 
             <div class="actions">
               <button
                 type="button"
-                onClick={() => download(`${d.serialNumber}.pem`, new Blob([d.certificatePem], { type: 'application/x-pem-file' }))}
+                onClick={() =>
+                  download(
+                    `${d.serialNumber}.pem`,
+                    new Blob([d.certificatePem], { type: 'application/x-pem-file' }),
+                  )
+                }
               >
                 Download PEM
               </button>
@@ -258,7 +298,10 @@ export function CertificatePage({ session, certificateId }: { session: Session; 
                   onClick={() =>
                     download(
                       `${d.serialNumber}-chain.pem`,
-                      new Blob([d.certificatePem, ...chain.filter((c) => c.ca.role !== 'root').map((c) => c.ca.certificatePem!)]),
+                      new Blob([
+                        d.certificatePem,
+                        ...chain.filter((c) => c.ca.role !== 'root').map((c) => c.ca.certificatePem!),
+                      ]),
                     )
                   }
                 >

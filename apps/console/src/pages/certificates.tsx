@@ -3,7 +3,17 @@ import { ApiError, api, call, download, query } from '../api';
 import { InventoryFilter, apiFilter, filterFromSearch, pageQuery, searchOfFilter } from '../filters';
 import { BASE, navigate } from '../router';
 import { Session } from '../session';
-import { Dialog, Empty, Loading, Problem, REASON_CODES, StatusBadge, formatDay, useAction, useLoad } from '../ui';
+import {
+  Dialog,
+  Empty,
+  Loading,
+  Problem,
+  REASON_CODES,
+  StatusBadge,
+  formatDay,
+  useAction,
+  useLoad,
+} from '../ui';
 import { CaEntry, CertificateItem, Page } from './types';
 
 const PAGE_SIZE = 200;
@@ -35,7 +45,9 @@ function SortHeader({
     <th scope="col" aria-sort={direction}>
       <button type="button" class="sort" onClick={() => onSort(next)}>
         {label}
-        <span aria-hidden="true">{direction === 'ascending' ? ' ▲' : direction === 'descending' ? ' ▼' : ''}</span>
+        <span aria-hidden="true">
+          {direction === 'ascending' ? ' ▲' : direction === 'descending' ? ' ▼' : ''}
+        </span>
       </button>
     </th>
   );
@@ -77,9 +89,14 @@ function BulkRevoke({
   const submit = (event: Event) => {
     event.preventDefault();
     void revoke.run(async () => {
-      const job = await api<{ jobId: string; matched: number }>(session, 'POST', '/v2/certificates/revoke-matching', {
-        body: { ...body, expectedCount: matched },
-      });
+      const job = await api<{ jobId: string; matched: number }>(
+        session,
+        'POST',
+        '/v2/certificates/revoke-matching',
+        {
+          body: { ...body, expectedCount: matched },
+        },
+      );
       for (;;) {
         const state = await api<{ status: string; total: number; done: number; failed: number }>(
           session,
@@ -96,7 +113,13 @@ function BulkRevoke({
   const canRevoke = session.scopes.includes('ca:admin');
   return (
     <>
-      <button type="button" class="danger" onClick={start} disabled={!canRevoke} title={canRevoke ? undefined : 'Needs the ca:admin scope'}>
+      <button
+        type="button"
+        class="danger"
+        onClick={start}
+        disabled={!canRevoke}
+        title={canRevoke ? undefined : 'Needs the ca:admin scope'}
+      >
         Revoke all matching…
       </button>
       <Dialog title="Revoke every matching certificate" open={open} onClose={() => setOpen(false)}>
@@ -106,13 +129,23 @@ function BulkRevoke({
         {matched !== undefined && matched > 0 && !progress && (
           <form onSubmit={submit}>
             <p data-testid="bulk-revoke-count">
-              <strong>{matched.toLocaleString('en')}</strong> certificate{matched === 1 ? '' : 's'} match this filter and
-              will be revoked.
+              <strong>{matched.toLocaleString('en')}</strong> certificate{matched === 1 ? '' : 's'} match this
+              filter and will be revoked.
             </p>
             <label for="bulk-reason">Reason (kept in the audit log)</label>
-            <input id="bulk-reason" required maxLength={255} value={reason} onInput={(e) => setReason((e.target as HTMLInputElement).value)} />
+            <input
+              id="bulk-reason"
+              required
+              maxLength={255}
+              value={reason}
+              onInput={(e) => setReason((e.target as HTMLInputElement).value)}
+            />
             <label for="bulk-reason-code">Reason code</label>
-            <select id="bulk-reason-code" value={reasonCode} onChange={(e) => setReasonCode((e.target as HTMLSelectElement).value)}>
+            <select
+              id="bulk-reason-code"
+              value={reasonCode}
+              onChange={(e) => setReasonCode((e.target as HTMLSelectElement).value)}
+            >
               {REASON_CODES.map((code) => (
                 <option key={code}>{code}</option>
               ))}
@@ -132,7 +165,12 @@ function BulkRevoke({
               <button type="button" onClick={() => setOpen(false)}>
                 Cancel
               </button>
-              <button type="submit" class="danger" data-testid="bulk-revoke-confirm" disabled={!confirmed || revoke.pending}>
+              <button
+                type="submit"
+                class="danger"
+                data-testid="bulk-revoke-confirm"
+                disabled={!confirmed || revoke.pending}
+              >
                 Revoke {matched.toLocaleString('en')}
               </button>
             </div>
@@ -142,7 +180,11 @@ function BulkRevoke({
           <div role="status" data-testid="bulk-revoke-progress">
             <progress max={progress.total} value={progress.done + progress.failed} />
             <p>
-              {progress.status === 'running' ? 'Revoking…' : progress.status === 'done' ? 'Done.' : 'The job failed.'}{' '}
+              {progress.status === 'running'
+                ? 'Revoking…'
+                : progress.status === 'done'
+                  ? 'Done.'
+                  : 'The job failed.'}{' '}
               {progress.done} revoked, {progress.failed} failed, of {progress.total}.
             </p>
             <button type="button" onClick={() => setOpen(false)}>
@@ -171,7 +213,10 @@ export function CertificatesPage({ session, search }: { session: Session; search
   const sentinel = useRef<HTMLDivElement>(null);
   const exporting = useAction();
   const [cas] = useLoad(
-    () => (session.scopes.includes('ca:admin') ? api<{ cas: CaEntry[] }>(session, 'GET', '/v2/ca') : Promise.resolve({ cas: [] })),
+    () =>
+      session.scopes.includes('ca:admin')
+        ? api<{ cas: CaEntry[] }>(session, 'GET', '/v2/ca')
+        : Promise.resolve({ cas: [] }),
     [session],
   );
 
@@ -233,11 +278,14 @@ export function CertificatesPage({ session, search }: { session: Session; search
   const exportCsv = () =>
     exporting.run(async () => {
       const params = { ...apiFilter(filter, now), ...(filter.sort ? { sort: filter.sort } : {}) };
-      const response = await call(session, 'GET', `/v2/certificates/export${query(params)}`, { accept: 'text/csv' });
+      const response = await call(session, 'GET', `/v2/certificates/export${query(params)}`, {
+        accept: 'text/csv',
+      });
       download(`certificates-${formatDay(now)}.csv`, await response.blob());
     });
 
-  const caOptions = cas.state === 'done' ? cas.value.cas.filter((c) => c.role === 'issuing' || c.state !== 'pending') : [];
+  const caOptions =
+    cas.state === 'done' ? cas.value.cas.filter((c) => c.role === 'issuing' || c.state !== 'pending') : [];
   return (
     <>
       <h1>Certificates</h1>
@@ -256,7 +304,12 @@ export function CertificatesPage({ session, search }: { session: Session; search
         </div>
         <div class="field">
           <label for="status-filter">Status</label>
-          <select id="status-filter" data-testid="status-filter" value={filter.status} onChange={(e) => setFilter({ status: (e.target as HTMLSelectElement).value })}>
+          <select
+            id="status-filter"
+            data-testid="status-filter"
+            value={filter.status}
+            onChange={(e) => setFilter({ status: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">Any</option>
             <option>Active</option>
             <option>Revoked</option>
@@ -265,7 +318,12 @@ export function CertificatesPage({ session, search }: { session: Session; search
         </div>
         <div class="field">
           <label for="expiry-filter">Expires</label>
-          <select id="expiry-filter" data-testid="expiry-filter" value={filter.expiry} onChange={(e) => setFilter({ expiry: (e.target as HTMLSelectElement).value })}>
+          <select
+            id="expiry-filter"
+            data-testid="expiry-filter"
+            value={filter.expiry}
+            onChange={(e) => setFilter({ expiry: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">Any time</option>
             <option value="7">Within 7 days</option>
             <option value="30">Within 30 days</option>
@@ -276,7 +334,12 @@ export function CertificatesPage({ session, search }: { session: Session; search
         </div>
         <div class="field">
           <label for="usage-filter">Usage</label>
-          <select id="usage-filter" data-testid="usage-filter" value={filter.usage} onChange={(e) => setFilter({ usage: (e.target as HTMLSelectElement).value })}>
+          <select
+            id="usage-filter"
+            data-testid="usage-filter"
+            value={filter.usage}
+            onChange={(e) => setFilter({ usage: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">Any</option>
             <option>Client</option>
             <option>Server</option>
@@ -285,7 +348,12 @@ export function CertificatesPage({ session, search }: { session: Session; search
         </div>
         <div class="field">
           <label for="ca-filter">Issuing CA</label>
-          <select id="ca-filter" data-testid="ca-filter" value={filter.caId} onChange={(e) => setFilter({ caId: (e.target as HTMLSelectElement).value })}>
+          <select
+            id="ca-filter"
+            data-testid="ca-filter"
+            value={filter.caId}
+            onChange={(e) => setFilter({ caId: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">Any</option>
             {caOptions.map((ca) => (
               <option key={ca.caId} value={ca.caId}>
@@ -296,7 +364,12 @@ export function CertificatesPage({ session, search }: { session: Session; search
         </div>
         <div class="field">
           <label for="source-filter">Source</label>
-          <select id="source-filter" data-testid="source-filter" value={filter.source} onChange={(e) => setFilter({ source: (e.target as HTMLSelectElement).value })}>
+          <select
+            id="source-filter"
+            data-testid="source-filter"
+            value={filter.source}
+            onChange={(e) => setFilter({ source: (e.target as HTMLSelectElement).value })}
+          >
             <option value="">Any</option>
             <option value="api">API (key made here)</option>
             <option value="csr">CSR</option>
@@ -323,8 +396,18 @@ export function CertificatesPage({ session, search }: { session: Session; search
               <th scope="col">Serial number</th>
               <th scope="col">Status</th>
               <th scope="col">Usage</th>
-              <SortHeader label="Issued" field="issuedAt" filter={filter} onSort={(sort) => setFilter({ sort })} />
-              <SortHeader label="Expires" field="expiresAt" filter={filter} onSort={(sort) => setFilter({ sort })} />
+              <SortHeader
+                label="Issued"
+                field="issuedAt"
+                filter={filter}
+                onSort={(sort) => setFilter({ sort })}
+              />
+              <SortHeader
+                label="Expires"
+                field="expiresAt"
+                filter={filter}
+                onSort={(sort) => setFilter({ sort })}
+              />
             </tr>
           </thead>
           <tbody>
@@ -332,7 +415,9 @@ export function CertificatesPage({ session, search }: { session: Session; search
               <tr key={c.certificateId} data-testid="cert-row" data-certificate-id={c.certificateId}>
                 <td>
                   <a href={`${BASE}/certificates/${c.certificateId}`}>{c.commonName}</a>
-                  {c.subjectAlternativeNames.length > 0 && <div class="sans">{c.subjectAlternativeNames.join(', ')}</div>}
+                  {c.subjectAlternativeNames.length > 0 && (
+                    <div class="sans">{c.subjectAlternativeNames.join(', ')}</div>
+                  )}
                 </td>
                 <td>{c.clientId}</td>
                 <td>
@@ -353,7 +438,9 @@ export function CertificatesPage({ session, search }: { session: Session; search
         </table>
       )}
       {!walk.loading && !walk.error && walk.items.length === 0 && (
-        <Empty>{filterKey ? 'No certificate matches this filter.' : 'This tenant has no certificates yet.'}</Empty>
+        <Empty>
+          {filterKey ? 'No certificate matches this filter.' : 'This tenant has no certificates yet.'}
+        </Empty>
       )}
       {walk.loading && <Loading what="certificates" />}
       {walk.error && <Problem error={walk.error} onRetry={() => setTick((n) => n + 1)} />}

@@ -76,13 +76,18 @@ function OutlookChart({ weeks, start }: { weeks: number[]; start: Date }) {
         })}
         <line class="axis" x1={0} x2={width} y1={height} y2={height} />
       </svg>
-      <figcaption>Active certificates expiring per week, next 90 days (weeks starting on the date shown).</figcaption>
+      <figcaption>
+        Active certificates expiring per week, next 90 days (weeks starting on the date shown).
+      </figcaption>
     </figure>
   );
 }
 
 export function DashboardPage({ session }: { session: Session }) {
-  const [summary, reloadSummary] = useLoad(() => api<Summary>(session, 'GET', '/v2/certificates/summary'), [session]);
+  const [summary, reloadSummary] = useLoad(
+    () => api<Summary>(session, 'GET', '/v2/certificates/summary'),
+    [session],
+  );
   const [weeks, reloadWeeks] = useLoad(() => outlook(session), [session]);
   const [revoked, reloadRevoked] = useLoad(
     () => api<Page>(session, 'GET', `/v2/certificates${query({ status: 'Revoked', limit: 100 })}`),
@@ -134,7 +139,11 @@ export function DashboardPage({ session }: { session: Session }) {
           {(w) => (
             <>
               <OutlookChart weeks={w.weeks} start={w.start} />
-              {w.capped && <p class="hint">The chart counts the first {OUTLOOK_CAP.toLocaleString('en')} certificates.</p>}
+              {w.capped && (
+                <p class="hint">
+                  The chart counts the first {OUTLOOK_CAP.toLocaleString('en')} certificates.
+                </p>
+              )}
             </>
           )}
         </Loaded>
@@ -144,7 +153,9 @@ export function DashboardPage({ session }: { session: Session }) {
         <Loaded load={revoked} what="recent revocations" onRetry={reloadRevoked}>
           {(page) => {
             const recent = [...page.certificates]
-              .sort((a: CertificateItem, b: CertificateItem) => (b.revokedAt ?? '').localeCompare(a.revokedAt ?? ''))
+              .sort((a: CertificateItem, b: CertificateItem) =>
+                (b.revokedAt ?? '').localeCompare(a.revokedAt ?? ''),
+              )
               .slice(0, 10);
             return recent.length === 0 ? (
               <Empty>Nothing has been revoked.</Empty>

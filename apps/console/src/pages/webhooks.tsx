@@ -35,7 +35,12 @@ const EVENT_TYPES = [
 
 function Deliveries({ session, webhookId }: { session: Session; webhookId: string }) {
   const [list, reload] = useLoad(
-    () => api<{ deliveries: Delivery[] }>(session, 'GET', `/v2/webhooks/${encodeURIComponent(webhookId)}/deliveries`),
+    () =>
+      api<{ deliveries: Delivery[] }>(
+        session,
+        'GET',
+        `/v2/webhooks/${encodeURIComponent(webhookId)}/deliveries`,
+      ),
     [session, webhookId],
   );
   return (
@@ -107,7 +112,13 @@ function CreateWebhook({ session, onCreated }: { session: Session; onCreated: ()
   return (
     <form onSubmit={submit} class="webhook-form">
       <label for="webhook-url">Receiver URL (https)</label>
-      <input id="webhook-url" type="url" required value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+      <input
+        id="webhook-url"
+        type="url"
+        required
+        value={url}
+        onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+      />
       <fieldset>
         <legend>Events</legend>
         <div class="checks">
@@ -133,7 +144,8 @@ function CreateWebhook({ session, onCreated }: { session: Session; onCreated: ()
       {secret && (
         <div class="secret" role="status" data-testid="webhook-secret">
           <p>
-            <strong>Shown once.</strong> The signing secret: verify each delivery's <code>webhook-signature</code> with it.
+            <strong>Shown once.</strong> The signing secret: verify each delivery's{' '}
+            <code>webhook-signature</code> with it.
           </p>
           <code>{secret}</code>{' '}
           <button type="button" onClick={() => setSecret(undefined)}>
@@ -149,7 +161,10 @@ function CreateWebhook({ session, onCreated }: { session: Session; onCreated: ()
 }
 
 export function WebhooksPage({ session }: { session: Session }) {
-  const [hooks, reload] = useLoad(() => api<{ webhooks: Webhook[] }>(session, 'GET', '/v2/webhooks'), [session]);
+  const [hooks, reload] = useLoad(
+    () => api<{ webhooks: Webhook[] }>(session, 'GET', '/v2/webhooks'),
+    [session],
+  );
   const [open, setOpen] = useState<string>();
   const [tested, setTested] = useState<string>();
   const action = useAction();
@@ -183,7 +198,8 @@ export function WebhooksPage({ session }: { session: Session }) {
                     </h3>
                     <p>
                       {w.events.join(', ')}
-                      {w.events.includes('certificate.expiring') && ` (expiry: ${w.expiringDays.join(', ')} days before)`}
+                      {w.events.includes('certificate.expiring') &&
+                        ` (expiry: ${w.expiringDays.join(', ')} days before)`}
                     </p>
                     <p class="hint">Since {formatDate(w.createdAt)}</p>
                     {tested === w.webhookId && <p role="status">A test event is on its way.</p>}
@@ -198,7 +214,12 @@ export function WebhooksPage({ session }: { session: Session }) {
                       >
                         Delivery log
                       </button>
-                      <button type="button" class="danger" onClick={() => remove(w.webhookId)} disabled={action.pending}>
+                      <button
+                        type="button"
+                        class="danger"
+                        onClick={() => remove(w.webhookId)}
+                        disabled={action.pending}
+                      >
                         Delete
                       </button>
                     </div>

@@ -1,5 +1,13 @@
 import { Controller, Get, Query } from '@nestjs/common';
-import { ApiBearerAuth, ApiOkResponse, ApiOperation, ApiProperty, ApiPropertyOptional, ApiQuery, ApiTags } from '@nestjs/swagger';
+import {
+  ApiBearerAuth,
+  ApiOkResponse,
+  ApiOperation,
+  ApiProperty,
+  ApiPropertyOptional,
+  ApiQuery,
+  ApiTags,
+} from '@nestjs/swagger';
 import { CaError, FieldError } from '@ca/contracts';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
@@ -33,7 +41,11 @@ class AuditEntryDoc {
 class AuditPageDoc {
   @ApiProperty({ type: [AuditEntryDoc] })
   entries!: AuditEntryDoc[];
-  @ApiProperty({ type: String, nullable: true, description: 'Pass as `cursor` for older entries; null at the end.' })
+  @ApiProperty({
+    type: String,
+    nullable: true,
+    description: 'Pass as `cursor` for older entries; null at the end.',
+  })
   nextCursor!: string | null;
 }
 
@@ -64,7 +76,10 @@ function dateTime(query: Record<string, unknown>, name: string, errors: FieldErr
 }
 
 /** The parameters of GET /v2/audit, or 400 VALIDATION_FAILED naming each bad one. */
-export function auditPageParameters(query: Record<string, unknown>): { filter: AuditPageFilter; limit: number } {
+export function auditPageParameters(query: Record<string, unknown>): {
+  filter: AuditPageFilter;
+  limit: number;
+} {
   const errors: FieldError[] = [];
   for (const name of Object.keys(query))
     if (!PARAMETERS.includes(name)) errors.push({ field: name, message: 'is not a parameter of this call' });
@@ -109,11 +124,19 @@ export class AuditController {
     summary: "The tenant's audit log, newest first, filtered by action, principal and time",
     operationId: 'listAuditEntries',
   })
-  @ApiQuery({ name: 'action', required: false, description: 'Action, or its beginning (`certificate.` for every certificate action).' })
+  @ApiQuery({
+    name: 'action',
+    required: false,
+    description: 'Action, or its beginning (`certificate.` for every certificate action).',
+  })
   @ApiQuery({ name: 'principal', required: false, description: 'Exact principal (`sub`).' })
   @ApiQuery({ name: 'since', required: false, schema: { type: 'string', format: 'date-time' } })
   @ApiQuery({ name: 'until', required: false, schema: { type: 'string', format: 'date-time' } })
-  @ApiQuery({ name: 'limit', required: false, schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT } })
+  @ApiQuery({
+    name: 'limit',
+    required: false,
+    schema: { type: 'integer', minimum: 1, maximum: MAX_LIMIT, default: DEFAULT_LIMIT },
+  })
   @ApiQuery({ name: 'cursor', required: false, description: 'nextCursor of the previous page.' })
   @ApiOkResponse({ type: AuditPageDoc })
   async list(

@@ -19,7 +19,11 @@ export const CONSOLE_BUILD_DIRECTORY = resolve(__dirname, '..', '..', '..', '..'
  * when configured, the identity provider (OIDC discovery and the token endpoint).
  */
 export function consoleContentSecurityPolicy(pkiPublicUrl: string, oidcIssuer?: string): string {
-  const connect = ["'self'", new URL(pkiPublicUrl).origin, ...(oidcIssuer ? [new URL(oidcIssuer).origin] : [])];
+  const connect = [
+    "'self'",
+    new URL(pkiPublicUrl).origin,
+    ...(oidcIssuer ? [new URL(oidcIssuer).origin] : []),
+  ];
   return [
     "default-src 'none'",
     "script-src 'self'",

@@ -40,7 +40,9 @@ export class ConsoleController {
   @Get('assets/:file')
   async asset(@Param('file') file: string, @Res() response: unknown): Promise<void> {
     const match = ASSET_NAME.exec(file);
-    const body = match ? await readFile(join(this.site.directory, 'assets', file)).catch(() => undefined) : undefined;
+    const body = match
+      ? await readFile(join(this.site.directory, 'assets', file)).catch(() => undefined)
+      : undefined;
     if (!match || !body) throw new CaError(ErrorCode.NotFound, 'There is no such file in the console.');
     const cache = match[1] === 'svg' ? 'public, max-age=3600' : 'public, max-age=31536000, immutable';
     this.send(response, CONTENT_TYPES[match[1]], body, cache);
