@@ -24,7 +24,12 @@ describe('inventory filter', () => {
 
   it('pages with the same parameters plus limit and cursor (a cursor is bound to its query)', () => {
     const filter = filterFromSearch(new URLSearchParams('q=%20api%20&sort=expiresAt'));
-    expect(pageQuery(filter, now, 200, 'abc')).toEqual({ q: 'api', sort: 'expiresAt', limit: '200', cursor: 'abc' });
+    expect(pageQuery(filter, now, 200, 'abc')).toEqual({
+      q: 'api',
+      sort: 'expiresAt',
+      limit: '200',
+      cursor: 'abc',
+    });
     // The bulk revocation's filter has no sort, limit or cursor.
     expect(apiFilter(filter, now)).toEqual({ q: 'api' });
   });

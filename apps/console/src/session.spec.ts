@@ -9,9 +9,19 @@ describe('session', () => {
   const exp = now / 1000 + 600;
 
   it('reads tenant, principal, scopes (scope or scp) and expiry; a pasted "Bearer " is dropped', () => {
-    const session = sessionOf(`Bearer ${jwt({ tenantId, sub: 'ops', scope: 'ca:admin certificates:read', exp })}`, now);
-    expect(session).toMatchObject({ tenantId, subject: 'ops', scopes: ['ca:admin', 'certificates:read'], expiresAt: exp });
-    expect(sessionOf(jwt({ tenantId, scp: ['certificates:read'], exp }), now).scopes).toEqual(['certificates:read']);
+    const session = sessionOf(
+      `Bearer ${jwt({ tenantId, sub: 'ops', scope: 'ca:admin certificates:read', exp })}`,
+      now,
+    );
+    expect(session).toMatchObject({
+      tenantId,
+      subject: 'ops',
+      scopes: ['ca:admin', 'certificates:read'],
+      expiresAt: exp,
+    });
+    expect(sessionOf(jwt({ tenantId, scp: ['certificates:read'], exp }), now).scopes).toEqual([
+      'certificates:read',
+    ]);
   });
 
   it('refuses, in words, what cannot be a session', () => {

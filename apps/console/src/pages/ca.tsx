@@ -148,6 +148,55 @@ function PolicyEditor({
   );
 }
 
+/** A tenant without a CA (a fresh development tenant): make its root and issuing CA here. */
+function InitializeCa({ session, onDone }: { session: Session; onDone: () => void }) {
+  const [commonName, setCommonName] = useState('');
+  const [organization, setOrganization] = useState('');
+  const [country, setCountry] = useState('');
+  const [validityYears, setValidityYears] = useState('10');
+  const action = useAction();
+  const submit = (event: Event) => {
+    event.preventDefault();
+    void action.run(async () => {
+      await api(session, 'POST', '/v2/ca/initialize', {
+        body: { commonName, organization, country, validityYears: Number(validityYears) },
+      });
+      onDone();
+    });
+  };
+  const input = (id: string, label: string, value: string, set: (v: string) => void, extra = {}) => (
+    <>
+      <label for={id}>{label}</label>
+      <input
+        id={id}
+        required
+        value={value}
+        onInput={(e) => set((e.target as HTMLInputElement).value)}
+        {...extra}
+      />
+    </>
+  );
+  return (
+    <form onSubmit={submit} class="card">
+      <p>This tenant has no CA yet. Make its root and an issuing CA that signs its certificates:</p>
+      {input('ca-common-name', 'Common name of the root', commonName, setCommonName)}
+      {input('ca-organization', 'Organization', organization, setOrganization)}
+      {input('ca-country', 'Country (two letters)', country, setCountry, { maxLength: 2, minLength: 2 })}
+      {input('ca-validity', 'Validity (years)', validityYears, setValidityYears, {
+        type: 'number',
+        min: 1,
+        max: 30,
+      })}
+      {action.error && <Problem error={action.error} />}
+      <div class="actions">
+        <button type="submit" class="primary" disabled={action.pending}>
+          Initialize the CA
+        </button>
+      </div>
+    </form>
+  );
+}
+
 export function CaPage({ session }: { session: Session }) {
   const [cas, reloadCas] = useLoad(() => api<{ cas: CaEntry[] }>(session, 'GET', '/v2/ca'), [session]);
   const [policy, reloadPolicy] = useLoad(() => api<Policy>(session, 'GET', '/v2/policy'), [session]);
@@ -156,8 +205,7 @@ export function CaPage({ session }: { session: Session }) {
       <h1>Certificate authority</h1>
       <Loaded load={cas} what="the CAs" onRetry={reloadCas}>
         {({ cas: list }) => {
-          if (list.length === 0)
-            return <Empty>This tenant has no CA yet. Initialize one with POST /v2/ca/initialize.</Empty>;
+          if (list.length === 0) return <InitializeCa session={session} onDone={reloadCas} />;
           const current = list.filter((c) => c.state === 'active' || c.state === 'pending');
           const history = [...list].sort((a, b) => (a.notBefore ?? '9').localeCompare(b.notBefore ?? '9'));
           return (
