@@ -225,10 +225,19 @@ function RenewDialog({
   );
 }
 
-function Ocsp({ fields, issuer }: { fields: CertificateFields; issuer?: CertificateFields }) {
+function Ocsp({
+  fields,
+  issuer,
+  status,
+}: {
+  fields: CertificateFields;
+  issuer?: CertificateFields;
+  status: string;
+}) {
   const [answer, reload] = useLoad(
     () => (issuer && fields.ocspUrls[0] ? ocspStatus(fields, issuer) : Promise.resolve(undefined)),
-    [fields.serialNumber, issuer?.subjectKeyId],
+    // Asked again when the API's status changes (a revocation from this page).
+    [fields.serialNumber, issuer?.subjectKeyId, status],
   );
   if (!fields.ocspUrls[0]) return <span>no OCSP address in the certificate</span>;
   if (!issuer) return <span>unknown (the issuing CA is not listed)</span>;
@@ -318,7 +327,7 @@ export function CertificatePage({ session, certificateId }: { session: Session; 
                 <dd data-testid="certificate-status">{d.status}</dd>
                 <dt>OCSP</dt>
                 <dd>
-                  <Ocsp fields={fields} issuer={chain[0]?.fields} />
+                  <Ocsp fields={fields} issuer={chain[0]?.fields} status={d.status} />
                 </dd>
                 {d.revokedAt && (
                   <>
@@ -345,7 +354,7 @@ export function CertificatePage({ session, certificateId }: { session: Session; 
                   {formatDate(fields.notAfter)}
                   {d.status === 'Active' && ` (${d.daysUntilExpiration} days left)`}
                 </dd>
-                {d.renewalWindow && (
+                {d.renewalWindow && d.status !== 'Revoked' && (
                   <>
                     <dt>Renew between</dt>
                     <dd>
