@@ -99,7 +99,7 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
     await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
     const violations = await page.evaluate(async () => {
       const run = (
-        window as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }
+        globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }
       ).axe.run();
       return (await run).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
     });
