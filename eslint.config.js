@@ -64,6 +64,8 @@ const boundaries = (allow = []) => [
       { sourceTag: 'scope:revocation', onlyDependOnLibsWithTags: ['scope:revocation', 'scope:shared'] },
       { sourceTag: 'scope:ocsp', onlyDependOnLibsWithTags: ['scope:ocsp', 'scope:custody', 'scope:shared'] },
       { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared'] },
+      // The console runs in the browser and reaches the system only through the public API.
+      { sourceTag: 'scope:console', onlyDependOnLibsWithTags: [] },
     ],
   },
 ];
@@ -101,7 +103,7 @@ module.exports = [
   ...tseslint.configs.recommended,
   prettier,
   {
-    files: ['**/*.ts'],
+    files: ['**/*.ts', '**/*.tsx'],
     plugins: { '@nx': nx },
     languageOptions: {
       // Type information for the promise rules; each file is checked by its project's tsconfig.

@@ -47,6 +47,7 @@ const FIRST_PASS_ONLY = [
   'apps/embedded/test/abuse', // request validation at the gateway
   'apps/embedded/test/certificate-v2', // v2 fields and answers
   'apps/embedded/test/cli', // the CLI speaks HTTP (embedded only)
+  'apps/embedded/test/console', // the console in Chromium drives the public API (embedded, as npm start)
   'apps/embedded/test/csr-issuance', // CSR parsing and key rules
   'apps/embedded/test/custody', // KEK file and SoftHSM custody (embedded only)
   'apps/embedded/test/edge-security', // hostile HTTP at both ports

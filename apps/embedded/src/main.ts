@@ -2,6 +2,7 @@ import 'reflect-metadata';
 import { CaManagerConfig, loadConfig } from '@ca/config';
 import { createLogger } from '@ca/observability';
 import { exitOnStartupError, onShutdownSignal } from '@ca/runtime';
+import { consoleLink } from './console-link';
 import { readyBanner } from './ready-banner';
 import { startEmbeddedSystem } from './start-embedded';
 
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
       natsUrl: config.natsUrl,
       dataDir: config.dataDir,
       externalTokens: Boolean(config.jwt.publicKeyPem || config.jwt.jwksUri),
+      consoleUrl: await consoleLink(config),
     }),
   );
 }

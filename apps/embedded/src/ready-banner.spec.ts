@@ -19,6 +19,7 @@ describe('ready banner', () => {
       pkiPort: 3001,
       dataDir: '…/.data',
       externalTokens: false,
+      consoleUrl: 'http://127.0.0.1:3000/console/#token=eyJhbGciOiJFUzI1NiIsInR5cCI6IkpXVCJ9…',
     });
     expect(printed.trim()).toBe(readmeBanner().trim());
   });
@@ -33,9 +34,12 @@ describe('ready banner', () => {
       natsUrl: 'nats://bus:4222',
       dataDir: '.data',
       externalTokens: true,
+      consoleUrl: 'https://ca.example.com/console/',
     });
     expect(printed).toContain('(Postgres, NATS)');
     expect(printed).toContain('signed by your identity provider');
     expect(printed).not.toContain('npm run token');
+    expect(printed).toContain('Console:             https://ca.example.com/console/   (sign in with a token');
+    expect(printed).not.toContain('#token=');
   });
 });

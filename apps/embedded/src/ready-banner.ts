@@ -10,6 +10,8 @@ export interface ReadyBannerFacts {
   dataDir: string;
   /** Tokens come from the operator's identity provider (JWT_PUBLIC_KEY or JWT_JWKS_URI is set). */
   externalTokens: boolean;
+  /** The console; with `#token=` signing the developer in when tokens are the development key's. */
+  consoleUrl: string;
 }
 
 export function readyBanner(facts: ReadyBannerFacts): string {
@@ -24,6 +26,9 @@ export function readyBanner(facts: ReadyBannerFacts): string {
       facts.externalTokens
         ? '  Tokens: signed by your identity provider (JWT_PUBLIC_KEY / JWT_JWKS_URI).'
         : '  Get a token:         npm run token -- --tenant $(node -e "console.log(crypto.randomUUID())")',
+      facts.externalTokens
+        ? `  Console:             ${facts.consoleUrl}   (sign in with a token of your identity provider)`
+        : `  Console:             ${facts.consoleUrl}   (signs you in to a development tenant)`,
       '',
     ].join('\n') + '\n'
   );

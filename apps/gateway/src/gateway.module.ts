@@ -5,6 +5,10 @@ import { AcmeApi, IssuanceApi, KeyAlgorithm, WebhooksApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
 import { ACME_RPC, AcmeEdgeController } from './acme/acme-edge.controller';
+import { AuditController } from './audit/audit.controller';
+import { AuditRepository } from './audit/audit.repository';
+import { CONSOLE_SITE, ConsoleController } from './console/console.controller';
+import { ConsoleSite } from './console/console-site';
 import { EabKeysController } from './acme/eab-keys.controller';
 import { AcmeProfilesController } from './acme/acme-profiles.controller';
 import { Public } from './auth/auth.decorators';
@@ -46,6 +50,10 @@ export interface GatewayDependencies {
   ready: () => Promise<boolean>;
   /** Audits each certificate a bulk revocation job revokes. */
   jobAudits: JobAuditFollower;
+  /** The tenant's audit log as GET /v2/audit reads it. */
+  audit: AuditRepository;
+  /** The operator console's build and headers (docs/console.md). */
+  console: ConsoleSite;
 }
 
 /**
@@ -73,6 +81,8 @@ export class GatewayModule {
         AcmeEdgeController,
         IssuancePolicyController,
         WebhooksController,
+        AuditController,
+        ConsoleController,
         Health,
       ],
       providers: [
@@ -85,6 +95,8 @@ export class GatewayModule {
         { provide: AuthFailureLimiter, useValue: deps.authFailures },
         { provide: DownloadLinks, useValue: deps.downloads },
         { provide: JobAuditFollower, useValue: deps.jobAudits },
+        { provide: AuditRepository, useValue: deps.audit },
+        { provide: CONSOLE_SITE, useValue: deps.console },
         { provide: CertificateDeliverer, useValue: new CertificateDeliverer(deps.downloads) },
         {
           provide: LeafKeyAlgorithms,

@@ -14,6 +14,7 @@ import { TokenVerifier } from './auth/token-verifier';
 import { uncheckedClaimsWarning } from './auth/unchecked-claims-warning';
 import { DownloadLinks } from './downloads/download-links';
 import { DownloadRepository } from './downloads/download.repository';
+import { consoleSite } from './console/console-site';
 import { openGatewayDatabase } from './gateway-database';
 import { GATEWAY_SCHEMA } from './gateway.schema';
 import { GatewayModule } from './gateway.module';
@@ -102,6 +103,8 @@ export async function startGateway(
         keyAlgorithm: config.keyAlgorithm,
         ready,
         jobAudits,
+        audit: auditRepository,
+        console: consoleSite({ pkiPublicUrl: config.pkiPublicUrl, oidc: config.console.oidc }),
       }),
       { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
     );

@@ -211,3 +211,20 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ [name]: bad })).toThrow(new RegExp(`^${name}: `));
   });
 });
+
+describe('console settings', () => {
+  it('signs in through OIDC only with both CONSOLE_OIDC_ISSUER and CONSOLE_OIDC_CLIENT_ID', () => {
+    expect(loadConfig({}).console).toEqual({});
+    expect(
+      loadConfig({ CONSOLE_OIDC_ISSUER: 'https://id.example.com/', CONSOLE_OIDC_CLIENT_ID: 'ca-console' })
+        .console,
+    ).toEqual({ oidc: { issuer: 'https://id.example.com', clientId: 'ca-console' } });
+    expect(() => loadConfig({ CONSOLE_OIDC_ISSUER: 'https://id.example.com' })).toThrow(
+      'CONSOLE_OIDC_CLIENT_ID',
+    );
+    expect(() => loadConfig({ CONSOLE_OIDC_CLIENT_ID: 'ca-console' })).toThrow('CONSOLE_OIDC_ISSUER');
+    expect(() => loadConfig({ CONSOLE_OIDC_ISSUER: 'id.example.com', CONSOLE_OIDC_CLIENT_ID: 'x' })).toThrow(
+      'CONSOLE_OIDC_ISSUER',
+    );
+  });
+});

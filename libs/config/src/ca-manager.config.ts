@@ -82,6 +82,24 @@ export interface CaManagerConfig {
   acme: AcmeSettings;
   /** Outgoing webhooks (docs/operations.md#webhooks). */
   webhooks: WebhookSettings;
+  /** The operator console (docs/console.md#sign-in). */
+  console: ConsoleSettings;
+}
+
+export interface ConsoleSettings {
+  /** CONSOLE_OIDC_ISSUER and CONSOLE_OIDC_CLIENT_ID: sign-in by OIDC authorization code with PKCE (both or neither). */
+  oidc?: { issuer: string; clientId: string };
+}
+
+function readConsoleSettings(env: Env): ConsoleSettings {
+  const issuer = readString(env, 'CONSOLE_OIDC_ISSUER') ? readBaseUrl(env, 'CONSOLE_OIDC_ISSUER', '') : '';
+  const clientId = readString(env, 'CONSOLE_OIDC_CLIENT_ID');
+  if (Boolean(issuer) !== Boolean(clientId))
+    throw new ConfigError(
+      issuer ? 'CONSOLE_OIDC_CLIENT_ID' : 'CONSOLE_OIDC_ISSUER',
+      'must be set together with ' + (issuer ? 'CONSOLE_OIDC_ISSUER' : 'CONSOLE_OIDC_CLIENT_ID'),
+    );
+  return issuer && clientId ? { oidc: { issuer, clientId } } : {};
 }
 
 export interface OcspSettings {
@@ -145,6 +163,7 @@ export function loadConfig(env: Env = process.env): CaManagerConfig {
     metricsToken: readString(env, 'METRICS_TOKEN'),
     acme: readAcmeSettings(env),
     webhooks: readWebhookSettings(env),
+    console: readConsoleSettings(env),
   };
 }
 

@@ -51,6 +51,7 @@ const ACTIONS: { method: string; path: RegExp; action: string }[] = [
   { method: 'DELETE', path: route(`/v2/webhooks/${SEGMENT}`), action: 'webhook.delete' },
   { method: 'POST', path: route(`/v2/webhooks/${SEGMENT}/test`), action: 'webhook.test' },
   { method: 'GET', path: route(`/v2/webhooks/${SEGMENT}/deliveries`), action: 'webhook.deliveries' },
+  { method: 'GET', path: route('/v2/audit'), action: 'audit.list' },
   { method: 'PUT', path: route(`/v2/acme/profiles/${SEGMENT}`), action: 'acme.profile.put' },
   { method: 'GET', path: route('/v2/acme/profiles'), action: 'acme.profile.list' },
   { method: 'DELETE', path: route(`/v2/acme/profiles/${SEGMENT}`), action: 'acme.profile.delete' },
@@ -73,9 +74,9 @@ export function auditActionOf(method: string, path: string): string {
   return ACTIONS.find((a) => a.method === verb && a.path.test(path))?.action ?? 'route.unknown';
 }
 
-/** Health probes and the API description are not administrative calls; everything else is audited. */
+/** Health probes, the API description and the console's static files are not administrative calls; everything else is audited. */
 export function isAuditedPath(path: string): boolean {
-  return !/^\/(health(\/|$)|openapi\.json$|docs(\/|-json$|$))/i.test(path);
+  return !/^\/(health(\/|$)|openapi\.json$|docs(\/|-json$|$)|console(\/|$))/i.test(path);
 }
 
 /** In characters (code points), never cutting one. */

@@ -13,6 +13,15 @@ import { storableText } from '../text/text-rules';
 /** docs/api.md#limits: retention depends on the tier, from 30 days to 1 year; 30 days unless set per tenant. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 30;
 
+/** What GET /v2/audit narrows a tenant's log to. */
+export interface AuditPageFilter {
+  beforeId?: number;
+  actionPrefix?: string;
+  principal?: string;
+  since?: Date;
+  until?: Date;
+}
+
 export interface AuditExportFilter {
   tenantId?: string;
   since?: Date;
@@ -197,6 +206,28 @@ export class AuditRepository {
       if (rows.length < PAGE_SIZE) return;
       afterId = Number(rows[rows.length - 1].id);
     }
+  }
+
+  /**
+   * One tenant's entries, newest first (docs/api.md#audit-log, GET /v2/audit): those older than
+   * `beforeId` when given, filtered by action prefix, principal and time. Keyset pages on
+   * (tenant_id, id), so page 1,000 costs what page 1 costs.
+   */
+  async tenantPage(tenantId: string, filter: AuditPageFilter, limit: number): Promise<AuditEntry[]> {
+    const values: unknown[] = [tenantId];
+    const conditions = ['tenant_id = $1'];
+    if (filter.beforeId !== undefined) conditions.push(`id < $${values.push(filter.beforeId)}`);
+    if (filter.actionPrefix)
+      conditions.push(`action LIKE $${values.push(filter.actionPrefix.replace(/[\\%_]/g, '\\$&') + '%')}`);
+    if (filter.principal !== undefined) conditions.push(`principal = $${values.push(filter.principal)}`);
+    if (filter.since) conditions.push(`occurred_at >= $${values.push(filter.since)}`);
+    if (filter.until) conditions.push(`occurred_at < $${values.push(filter.until)}`);
+    const rows: AuditRow[] = await this.dataSource.query(
+      `SELECT ${COLUMNS} FROM gateway.audit_events WHERE ${conditions.join(' AND ')}
+        ORDER BY id DESC LIMIT ${Math.floor(limit)}`,
+      values,
+    );
+    return rows.map(toEntry);
   }
 
   /**

@@ -4,6 +4,12 @@ import { OcspAnswer } from '../ocsp/ocsp.responder';
 export const NEVER_CACHED = 'no-cache, no-store';
 /** Error and nonce answers: for this request only. */
 export const NOT_STORED = 'no-store';
+/**
+ * OCSP answers are public and carry no credential: a page of another origin may read them (the
+ * operator console shows a certificate's status as relying parties get it, docs/console.md).
+ * A GET needs no preflight; a POST of application/ocsp-request would, and gets none.
+ */
+const ANY_ORIGIN: [string, string] = ['Access-Control-Allow-Origin', '*'];
 
 /**
  * The caching headers of an OCSP answer, in the order both HTTP paths write them (the fast front
@@ -13,8 +19,8 @@ export const NOT_STORED = 'no-store';
  * must-revalidate`. Answers naming an unknown serial: `no-cache, no-store`; the rest: `no-store`.
  */
 export function ocspCacheHeaders(answer: OcspAnswer, now: number): [name: string, value: string][] {
-  if (answer.unknown) return [['Cache-Control', NEVER_CACHED]];
-  if (!answer.cache) return [['Cache-Control', NOT_STORED]];
+  if (answer.unknown) return [['Cache-Control', NEVER_CACHED], ANY_ORIGIN];
+  if (!answer.cache) return [['Cache-Control', NOT_STORED], ANY_ORIGIN];
   const { etag, thisUpdate, nextUpdate } = answer.cache;
   const maxAge = Math.max(0, Math.floor((nextUpdate.getTime() - now) / 1000));
   return [
@@ -22,6 +28,7 @@ export function ocspCacheHeaders(answer: OcspAnswer, now: number): [name: string
     ['ETag', etag],
     ['Last-Modified', lastModifiedOf(thisUpdate).toUTCString()],
     ['Cache-Control', `public, max-age=${maxAge}, no-transform, must-revalidate`],
+    ANY_ORIGIN,
   ];
 }
 

@@ -24,7 +24,7 @@ describe('simpleOcspAnswer', () => {
     expect(text(bytes)).toBe(
       'HTTP/1.1 200 OK\r\nExpires: Wed, 02 Jan 2030 04:00:00 GMT\r\nETag: "tag"\r\n' +
         'Last-Modified: Wed, 02 Jan 2030 03:00:00 GMT\r\n' +
-        'Cache-Control: public, max-age=3354, no-transform, must-revalidate\r\n' +
+        'Cache-Control: public, max-age=3354, no-transform, must-revalidate\r\nAccess-Control-Allow-Origin: *\r\n' +
         'Content-Type: application/ocsp-response\r\n' +
         'Content-Length: 5\r\nDate: Wed, 02 Jan 2030 03:04:05 GMT\r\nConnection: keep-alive\r\n' +
         `Keep-Alive: timeout=5\r\n\r\n${text(DER)}`,
@@ -44,7 +44,7 @@ describe('simpleOcspAnswer', () => {
     expect(text(bytes)).toBe(
       'HTTP/1.1 200 OK\r\nExpires: Wed, 02 Jan 2030 04:00:00 GMT\r\nETag: "tag"\r\n' +
         'Last-Modified: Wed, 02 Jan 2030 03:00:00 GMT\r\n' +
-        'Cache-Control: public, max-age=3354, no-transform, must-revalidate\r\n' +
+        'Cache-Control: public, max-age=3354, no-transform, must-revalidate\r\nAccess-Control-Allow-Origin: *\r\n' +
         'Content-Type: application/ocsp-response\r\nContent-Length: 5\r\n' +
         `Date: Wed, 02 Jan 2030 03:04:05 GMT\r\nConnection: close\r\n\r\n${text(DER)}`,
     );

@@ -1,0 +1,401 @@
+import 'reflect-metadata';
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
+import { TestTenant, createTenant, issueBody } from './support/admin-api';
+import { eventually } from './support/http';
+import { ocspStatus } from './support/pki';
+import { describeIfPrograms, programPath } from './support/programs';
+import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
+
+/**
+ * The operator console (docs/console.md) in the machine's Chromium, driven as a person would,
+ * against the embedded system (`npm start`'s defaults): sign-in by pasted token and by `#token=`,
+ * search as you type and filters, a cursor walk through a few thousand certificates without a
+ * duplicate, revoke from the page until OCSP says revoked, bulk revoke with its confirmation,
+ * tenant isolation (deep links too), axe-core on every page in light and dark, no console error,
+ * no request to another origin than the gateway's and the distribution surface's.
+ * CONSOLE_SCREENSHOTS=<dir> also writes each page's screenshot (docs/console.md shows them).
+ */
+jest.setTimeout(300_000);
+
+const ROOT = join(__dirname, '..', '..', '..');
+/**
+ * "A few thousand": the walk is 10 pages of the console's 200. CONSOLE_SUITE_CERTIFICATES sets
+ * another number (fewer, on a machine too loaded to issue them in the suite's time).
+ */
+const SEEDED = Number(process.env.CONSOLE_SUITE_CERTIFICATES ?? 2_000);
+const BULK = Number(process.env.CONSOLE_SUITE_BULK ?? 30);
+
+/** What axe-core (injected from node_modules, never fetched) counts as serious or critical. */
+interface AxeViolation {
+  id: string;
+  impact: string | null;
+  help: string;
+  nodes: { target: string[] }[];
+}
+
+/** Issues through the API; a 503 (distribution side slow to confirm, nothing issued) is sent again. */
+async function issueRetrying(
+  tenant: TestTenant,
+  body: Record<string, unknown>,
+): Promise<{ certificateId: string; serialNumber: string }> {
+  for (let attempt = 1; ; attempt++) {
+    const answer = await tenant.post('/v1/certificates', body);
+    if (answer.status === 200) return answer.json<{ certificateId: string; serialNumber: string }>();
+    if (answer.status !== 503 || attempt >= 10)
+      throw new Error(`issuing failed: ${answer.status} ${answer.text}`);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  }
+}
+
+async function inBatches(count: number, width: number, job: (i: number) => Promise<unknown>): Promise<void> {
+  for (let start = 0; start < count; start += width)
+    await Promise.all(Array.from({ length: Math.min(width, count - start) }, (_, k) => job(start + k)));
+}
+
+describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
+  let sut: SystemUnderTest;
+  let a: TestTenant;
+  let b: TestTenant;
+  let browser: Browser;
+  const problems: string[] = [];
+  const foreignRequests: string[] = [];
+  const allowedConsoleErrors: RegExp[] = [];
+  const screenshots = process.env.CONSOLE_SCREENSHOTS;
+  let revokeTarget: { certificateId: string; serialNumber: string };
+  let searchTarget: { certificateId: string };
+
+  /** A page of a new context (its own session storage: its own sign-in), watched for errors and origins. */
+  async function openPage(
+    scheme: 'light' | 'dark' = 'light',
+  ): Promise<{ context: BrowserContext; page: Page }> {
+    const context = await browser.newContext({ colorScheme: scheme, viewport: { width: 1280, height: 900 } });
+    const page = await context.newPage();
+    const allowed = [new URL(sut.gatewayUrl).origin, new URL(sut.pkiUrl).origin];
+    page.on('console', (message) => {
+      if (message.type() !== 'error') return;
+      if (allowedConsoleErrors.some((pattern) => pattern.test(message.text()))) return;
+      problems.push(`console error on ${page.url()}: ${message.text()}`);
+    });
+    page.on('pageerror', (error) => problems.push(`uncaught on ${page.url()}: ${error.message}`));
+    page.on('request', (request) => {
+      const url = new URL(request.url());
+      if (url.protocol === 'blob:' || url.protocol === 'data:') return;
+      if (!allowed.includes(url.origin)) foreignRequests.push(request.url());
+    });
+    return { context, page };
+  }
+
+  const consoleUrl = (path = '') => `${sut.gatewayUrl}/console/${path}`;
+
+  /** A token of the tenant for an hour: the suite's own tokens last five minutes, a slow machine's run longer. */
+  const hourToken = (tenant: TestTenant) =>
+    sut.tokens.sign(tenant.tenantId, {
+      claims: { scope: 'ca:admin certificates:read certificates:write' },
+      exp: Math.floor(Date.now() / 1000) + 3600,
+    });
+
+  async function signInByFragment(page: Page, tenant: TestTenant, path = ''): Promise<void> {
+    await page.goto(`${consoleUrl(path)}#token=${await hourToken(tenant)}`);
+    await page.getByTestId('signed-in-tenant').waitFor();
+  }
+
+  async function axe(page: Page, what: string): Promise<void> {
+    await page.evaluate(readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8'));
+    const violations = await page.evaluate(async () => {
+      const run = (
+        globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }
+      ).axe.run();
+      return (await run).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+    });
+    expect({
+      page: what,
+      violations: violations.map(
+        (v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
+      ),
+    }).toEqual({
+      page: what,
+      violations: [],
+    });
+  }
+
+  async function shoot(page: Page, name: string, scheme: string): Promise<void> {
+    if (!screenshots) return;
+    mkdirSync(screenshots, { recursive: true });
+    await page.screenshot({ path: join(screenshots, `${name}-${scheme}.png`), fullPage: false });
+  }
+
+  /** Scrolls the inventory to its end; answers the listed certificate ids in order. */
+  async function walkToEnd(page: Page): Promise<string[]> {
+    for (let rounds = 0; rounds < 200; rounds++) {
+      const status = await page.getByTestId('result-count').textContent();
+      const loading = await page.locator('.loading').count();
+      if (!status?.includes('more as you scroll') && loading === 0) break;
+      await page.getByTestId('cert-row').last().scrollIntoViewIfNeeded();
+      await page.waitForTimeout(50);
+    }
+    return page
+      .getByTestId('cert-row')
+      .evaluateAll((rows) => rows.map((r) => r.getAttribute('data-certificate-id')!));
+  }
+
+  beforeAll(async () => {
+    execFileSync(process.execPath, [join(ROOT, 'apps/console/build.js')], { stdio: 'ignore' });
+    sut = await startSystemUnderTest('embedded', {
+      env: {
+        RATE_LIMIT_PER_MINUTE: '1000000',
+        DEFAULT_CERTIFICATE_LIMIT: '1000000',
+        WEBHOOK_ALLOW_PRIVATE_TARGETS: 'true',
+      },
+    });
+    [a, b] = await Promise.all([
+      createTenant(sut, { commonName: 'Console Root A' }),
+      createTenant(sut, { commonName: 'Console Root B' }),
+    ]);
+    // Seeded through the API, as the console's users' certificates are.
+    const seeding = Date.now();
+    await inBatches(SEEDED, 12, (i) =>
+      issueRetrying(
+        a,
+        issueBody({ commonName: `svc-${i}`, clientId: `team-${i % 7}`, validityDays: 20 + (i % 200) }),
+      ),
+    );
+    searchTarget = await issueRetrying(
+      a,
+      issueBody({ commonName: 'needle-payments-gateway', clientId: 'needle' }),
+    );
+    revokeTarget = await issueRetrying(a, issueBody({ commonName: 'revoke-me-from-the-page' }));
+    await inBatches(BULK, 10, (i) => issueRetrying(a, issueBody({ commonName: `bulk-retire-${i}` })));
+    await issueRetrying(b, issueBody({ commonName: 'tenant-b-only' }));
+    process.stderr.write(
+      `console suite: seeded ${SEEDED + BULK + 3} certificates in ${Date.now() - seeding} ms\n`,
+    );
+    browser = await chromium.launch({
+      executablePath: programPath('chromium'),
+      args: ['--no-sandbox', '--disable-dev-shm-usage'],
+    });
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await sut?.stop();
+  });
+
+  afterEach(() => {
+    expect(problems).toEqual([]);
+    expect(foreignRequests).toEqual([]);
+    problems.length = 0;
+    foreignRequests.length = 0;
+  });
+
+  it('is served with a strict CSP; a deep link answers the page on reload; the script is within budget', async () => {
+    const answer = await fetch(consoleUrl('certificates/00000000-0000-4000-8000-000000000000'));
+    expect(answer.status).toBe(200);
+    expect(answer.headers.get('content-type')).toMatch(/^text\/html/);
+    const csp = answer.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).toContain("style-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    const html = await answer.text();
+    expect(html).not.toMatch(/<script(?![^>]*\bsrc=)[^>]*>/);
+    expect(html).not.toMatch(/<style|style=/);
+    const build = JSON.parse(readFileSync(join(ROOT, 'dist/apps/console/build.json'), 'utf8'));
+    expect(build.scriptGzipBytes).toBeLessThan(300 * 1024);
+  });
+
+  it('signs in with a pasted token, shows the tenant and its counts, and signs out', async () => {
+    const { context, page } = await openPage();
+    await page.goto(consoleUrl());
+    await axe(page, 'sign-in');
+    await page.getByLabel('Bearer token (JWT)').fill(await hourToken(a));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect(page.getByTestId('signed-in-tenant').textContent()).resolves.toBe(a.tenantId);
+    await page.getByTestId('summary-active').waitFor();
+    expect(Number(await page.getByTestId('summary-active').textContent())).toBe(SEEDED + 2 + BULK);
+    const summary = (await a.get('/v2/certificates/summary', { bearer: await hourToken(a) })).json<{
+      expiringWithin: Record<string, number>;
+    }>();
+    expect(Number(await page.getByTestId('summary-expiring-30').textContent())).toBe(
+      summary.expiringWithin['30'],
+    );
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    await page.getByLabel('Bearer token (JWT)').waitFor();
+    await context.close();
+  });
+
+  it('searches as you type (bound to q) and filters by status', async () => {
+    const { context, page } = await openPage();
+    await signInByFragment(page, a, 'certificates');
+    expect(page.url()).not.toContain('token');
+    await page.getByTestId('search').pressSequentially('needle-pay', { delay: 20 });
+    await page.waitForURL(/q=needle-pay/);
+    await eventually(
+      async () => ((await page.getByTestId('cert-row').count()) === 1 ? true : undefined),
+      10_000,
+      'one row',
+    );
+    expect(await page.getByTestId('cert-row').first().getAttribute('data-certificate-id')).toBe(
+      searchTarget.certificateId,
+    );
+    // Reloading the filtered page keeps the filter (it lives in the URL).
+    await page.reload();
+    await page.getByTestId('cert-row').first().waitFor();
+    expect(await page.getByTestId('search').inputValue()).toBe('needle-pay');
+    expect(await page.getByTestId('cert-row').count()).toBe(1);
+    // Status filter: nothing is revoked yet in this tenant.
+    await page.getByTestId('status-filter').selectOption('Revoked');
+    await page.waitForURL(/status=Revoked/);
+    await page.getByText('No certificate matches this filter.').waitFor();
+    await context.close();
+  });
+
+  it('walks a few thousand certificates by scrolling, each once, in the order asked', async () => {
+    const { context, page } = await openPage();
+    await signInByFragment(page, a, 'certificates?sort=expiresAt');
+    await page.getByTestId('cert-row').first().waitFor();
+    const ids = await walkToEnd(page);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(ids.length).toBe(SEEDED + 2 + BULK);
+    // The same certificates the API lists, in the same order.
+    const listed: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const answer = await a.get(
+        `/v2/certificates?sort=expiresAt&limit=1000${cursor ? `&cursor=${encodeURIComponent(cursor)}` : ''}`,
+        { bearer: await hourToken(a) },
+      );
+      const page = answer.json<{ certificates: { certificateId: string }[]; nextCursor: string | null }>();
+      listed.push(...page.certificates.map((c) => c.certificateId));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(ids).toEqual(listed);
+    await context.close();
+  });
+
+  it('revokes one certificate from its page with reason and reason code; OCSP then says revoked', async () => {
+    const { context, page } = await openPage();
+    await signInByFragment(page, a, `certificates/${revokeTarget.certificateId}`);
+    await page.getByTestId('ocsp-status').waitFor();
+    expect(await page.getByTestId('ocsp-status').textContent()).toContain('good');
+    await page.getByTestId('revoke-button').click();
+    await page.getByTestId('revoke-reason').fill('laptop stolen');
+    await page.getByTestId('revoke-reason-code').selectOption('KeyCompromise');
+    await page.getByTestId('revoke-confirm').click();
+    await eventually(
+      async () =>
+        (await page.getByTestId('certificate-status').textContent()) === 'Revoked' ? true : undefined,
+      10_000,
+      'the page to show Revoked',
+    );
+    // The public surface, asked as a relying party would, and as the page shows it.
+    expect((await ocspStatus(sut.pkiUrl, a.tenantId, a.caDer, revokeTarget.serialNumber)).kind).toBe(
+      'revoked',
+    );
+    await page.getByTestId('ocsp-status').waitFor();
+    expect(await page.getByTestId('ocsp-status').textContent()).toContain('revoked');
+    expect(await page.getByTestId('ocsp-status').textContent()).toContain('keyCompromise');
+    await context.close();
+  });
+
+  it('bulk-revokes the current filter after showing its count and a confirmation', async () => {
+    const { context, page } = await openPage();
+    await signInByFragment(page, a, 'certificates?q=bulk-retire-');
+    await eventually(
+      async () => ((await page.getByTestId('cert-row').count()) === BULK ? true : undefined),
+      10_000,
+      'rows',
+    );
+    await page.getByRole('button', { name: 'Revoke all matching…' }).click();
+    await page.getByTestId('bulk-revoke-count').waitFor();
+    expect(await page.getByTestId('bulk-revoke-count').textContent()).toContain(`${BULK} certificates match`);
+    await page.getByLabel('Reason (kept in the audit log)').fill('service retired');
+    await page.getByLabel('Reason code').selectOption('CessationOfOperation');
+    expect(await page.getByTestId('bulk-revoke-confirm').isDisabled()).toBe(true);
+    await page.getByTestId('bulk-revoke-confirm-check').check();
+    await page.getByTestId('bulk-revoke-confirm').click();
+    const progress = page.getByTestId('bulk-revoke-progress');
+    await eventually(
+      async () => ((await progress.textContent())?.startsWith('Done.') ? true : undefined),
+      60_000,
+      'the job to end',
+    );
+    expect(await progress.textContent()).toContain(`${BULK} revoked, 0 failed, of ${BULK}`);
+    const revoked = (
+      await a.get('/v2/certificates?q=bulk-retire-&status=Revoked&limit=1000', { bearer: await hourToken(a) })
+    ).json<{
+      certificates: unknown[];
+    }>();
+    expect(revoked.certificates).toHaveLength(BULK);
+    await context.close();
+  });
+
+  it("never shows tenant A's certificates to tenant B, deep links included", async () => {
+    const { context, page } = await openPage();
+    await signInByFragment(page, b, 'certificates');
+    await page.getByTestId('cert-row').first().waitFor();
+    const ids = await walkToEnd(page);
+    expect(ids).toHaveLength(1);
+    await page.getByTestId('search').fill('needle');
+    await page.getByText('No certificate matches this filter.').waitFor();
+    // A's certificate by its address: refused, and nothing of it is shown.
+    allowedConsoleErrors.push(/status of 403/);
+    await page.goto(consoleUrl(`certificates/${searchTarget.certificateId}`));
+    await page.getByTestId('problem').waitFor();
+    expect(await page.content()).not.toContain('needle-payments-gateway');
+    allowedConsoleErrors.pop();
+    await context.close();
+  });
+
+  it('passes axe-core (no serious or critical violation) on every page, light and dark', async () => {
+    const hook = await a.post(
+      '/v2/webhooks',
+      { url: 'http://127.0.0.1:9/hook', events: ['certificate.revoked'] },
+      { bearer: await hourToken(a) },
+    );
+    expect(hook.status).toBe(201);
+    expect((await a.post('/v2/acme/eab-keys', undefined, { bearer: await hourToken(a) })).status).toBe(201);
+    const pages: [string, string, string][] = [
+      ['dashboard', '', 'Expiry outlook'],
+      ['certificates', 'certificates', 'Common name'],
+      ['certificate', `certificates/${revokeTarget.certificateId}`, 'Extensions'],
+      ['ca', 'ca', 'Issuance policy'],
+      ['acme', 'acme', 'External Account Binding keys'],
+      ['webhooks', 'webhooks', 'Subscriptions'],
+      ['audit', 'audit', 'certificate.revoke'],
+    ];
+    for (const scheme of ['light', 'dark'] as const) {
+      const { context, page } = await openPage(scheme);
+      await signInByFragment(page, a);
+      for (const [name, path, text] of pages) {
+        await page.goto(consoleUrl(path));
+        await page.getByText(text, { exact: false }).first().waitFor();
+        await page
+          .locator('.loading')
+          .first()
+          .waitFor({ state: 'detached', timeout: 30_000 })
+          .catch(() => undefined);
+        await axe(page, `${name} (${scheme})`);
+        await shoot(page, name, scheme);
+      }
+      await context.close();
+    }
+  });
+
+  it('sends a person whose token expired back to sign-in, on the page they were on', async () => {
+    const { context, page } = await openPage();
+    const shortLived = await sut.tokens.sign(a.tenantId, {
+      claims: { scope: 'ca:admin certificates:read certificates:write' },
+      exp: Math.floor(Date.now() / 1000) + 15,
+    });
+    await page.goto(`${consoleUrl('ca')}#token=${shortLived}`);
+    await page.getByTestId('signed-in-tenant').waitFor();
+    await page.getByText('Your session has expired').waitFor({ timeout: 45_000 });
+    expect(new URL(page.url()).pathname).toBe('/console/ca');
+    await page.getByLabel('Bearer token (JWT)').fill(await hourToken(a));
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Certificate authority' }).waitFor();
+    await context.close();
+  });
+});
