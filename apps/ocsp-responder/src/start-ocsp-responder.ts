@@ -227,8 +227,6 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   addedCaCrls.copyPending();
   // Embedded, the database is this process's alone: no other replica can revoke.
   await statuses.watchChanges({ otherReplicas: !config.embedded });
-  // One process alone on its database: issuance's direct path is held in memory until its event.
-  if (config.embedded) statuses.holdDirectStatuses();
   const statusChanges = config.embedded
     ? undefined
     : new StatusChangeListener(runtime.databaseUrl, () => {

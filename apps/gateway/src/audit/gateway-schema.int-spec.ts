@@ -5,6 +5,7 @@ import { DataSource } from 'typeorm';
 import { openGatewayDatabase } from '../gateway-database';
 import { GATEWAY_SCHEMA } from '../gateway.schema';
 import { GATEWAY_MIGRATIONS } from '../migrations';
+import { AuditChainPerTenant1766400000000 } from '../migrations/1766400000000-audit-chain-per-tenant';
 import { DownloadRepository } from '../downloads/download.repository';
 import { GatewayOperations } from '../operations/gateway-operations';
 import { RateLimiter } from '../rate-limit/rate-limiter';
@@ -257,7 +258,8 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
         url: legacyDatabase.url,
         schema: GATEWAY_SCHEMA,
         entities: [],
-        migrations: GATEWAY_MIGRATIONS.slice(0, -1),
+        // Every migration before the one that split the chain per tenant.
+        migrations: GATEWAY_MIGRATIONS.slice(0, GATEWAY_MIGRATIONS.indexOf(AuditChainPerTenant1766400000000)),
       });
       // Written as the gateway wrote them: one chain over every tenant, numbered by id.
       const legacy = sealAuditEntries({ id: 0, hash: '0'.repeat(64) }, [

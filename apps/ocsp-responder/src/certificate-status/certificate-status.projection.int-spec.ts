@@ -13,11 +13,7 @@ import { Client } from 'pg';
 import { DataSource } from 'typeorm';
 import { OCSP_MIGRATIONS } from '../migrations';
 import { OCSP_SCHEMA } from '../ocsp.schema';
-import {
-  CertificateStatusProjection,
-  HELD_STATUS_MS,
-  STATUS_CHANGED_CHANNEL,
-} from './certificate-status.projection';
+import { CertificateStatusProjection, STATUS_CHANGED_CHANNEL } from './certificate-status.projection';
 
 /**
  * The status rows the OCSP hot path answers from memory: a revocation must reach the answers of
@@ -445,85 +441,6 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
       await expect(replicaA.applyIssuedBatch([good, bad])).rejects.toThrow();
       expect(await inboxed([good.id, bad.id])).toBe(0);
       expect((await replicaA.find(tenantId, [good.payload.serialNumber])).size).toBe(0);
-    });
-  });
-
-  describe("issuance's direct path held in memory (one process alone on its database)", () => {
-    let alone: CertificateStatusProjection;
-    const stored = async (serials: string[]): Promise<number> =>
-      (
-        await sources[1].query(
-          'SELECT count(*)::int AS n FROM ocsp.certificate_status WHERE serial_number = ANY($1)',
-          [serials],
-        )
-      )[0].n;
-
-    beforeAll(async () => {
-      alone = new CertificateStatusProjection(sources[1]);
-      await alone.watchChanges({ otherReplicas: false });
-      alone.holdDirectStatuses();
-    });
-
-    afterAll(() => alone?.stopWatching());
-
-    it('answers good for a direct issue with no statement once the CA is known, and the event then stores the row', async () => {
-      await alone.applyIssuedDirect([issued(serial())]); // learns the tenant's CAs
-      const s = serial();
-      const event = issued(s);
-      const queries = jest.spyOn(sources[1], 'query');
-      expect(await alone.applyIssuedDirect([event])).toEqual([]);
-      expect(queries).not.toHaveBeenCalled();
-      queries.mockRestore();
-      expect(await stored([s])).toBe(0);
-      const found = (await alone.find(tenantId, [s])).get(s);
-      expect(found?.revokedAt).toBeNull();
-      expect(found?.caId).toBe(caId);
-      // Its tenant id in another case is the same tenant.
-      expect((await alone.find(tenantId.toUpperCase(), [s])).get(s)).toBeDefined();
-
-      await alone.applyIssuedBatch([event]);
-      expect(await stored([s])).toBe(1);
-      expect((await alone.find(tenantId, [s])).get(s)?.revokedAt).toBeNull();
-    });
-
-    it('answers revoked once a revocation is applied, before and after the issue event comes', async () => {
-      const s = serial();
-      const event = issued(s);
-      await alone.applyIssuedDirect([event]);
-      await alone.applyRevoked(revoked(s), { strict: true });
-      expect((await alone.find(tenantId, [s])).get(s)?.revokedAt).toBeInstanceOf(Date);
-      await alone.applyIssuedBatch([event]);
-      expect((await alone.find(tenantId, [s])).get(s)?.revokedAt).toBeInstanceOf(Date);
-    });
-
-    it("refuses an issue of a CA that is not the tenant's, and holds nothing for it", async () => {
-      const s = serial();
-      const foreign = issued(s);
-      foreign.payload = { ...foreign.payload, caId: randomUUID() };
-      expect(await alone.applyIssuedDirect([foreign, issued(serial())])).toEqual([foreign.id]);
-      expect((await alone.find(tenantId, [s])).size).toBe(0);
-      const otherTenant = randomUUID();
-      const elsewhere = issued(serial());
-      elsewhere.payload = { ...elsewhere.payload, tenantId: otherTenant };
-      expect(await alone.applyIssuedDirect([elsewhere])).toEqual([elsewhere.id]);
-    });
-
-    it('is never seen by another replica: without holdDirectStatuses the direct path stores the row', async () => {
-      const s = serial();
-      expect(await replicaA.applyIssuedDirect([issued(s)])).toEqual([]);
-      expect(await stored([s])).toBe(1);
-      expect((await replicaB.find(tenantId, [s])).get(s)).toBeDefined();
-    });
-
-    it('lets a held status go after HELD_STATUS_MS when its event never came (its issue was refused)', async () => {
-      const now = Date.now();
-      const clock = jest.spyOn(Date, 'now').mockReturnValue(now);
-      const s = serial();
-      await alone.applyIssuedDirect([issued(s)]);
-      expect((await alone.find(tenantId, [s])).size).toBe(1);
-      clock.mockReturnValue(now + HELD_STATUS_MS + 1);
-      expect((await alone.find(tenantId, [s])).size).toBe(0);
-      clock.mockRestore();
     });
   });
 });

@@ -46,15 +46,6 @@ export interface CertificateStatusRow {
 
 /** Rows kept in memory per replica; the oldest go first beyond this. */
 const REMEMBERED_ROWS = 100_000;
-/**
- * Held statuses (holdDirectStatuses): how long one waits for its `certificate.issued` event, and
- * how many are held at most. An issue whose transaction then refused it (plan limit, suspension)
- * never gets its event, and was never handed out: it goes after this.
- */
-export const HELD_STATUS_MS = 15 * 60_000;
-const HELD_STATUSES = 200_000;
-/** Tenants whose CA ids are kept in memory for held statuses; beyond this the list is read afresh. */
-const HELD_CA_TENANTS = 10_000;
 /** How often a replica looks for revocations that another replica applied. */
 const CHANGE_POLL_MS = 250;
 /** Changes are read again this far back: a transaction can commit after a later-stamped one. */
@@ -92,10 +83,6 @@ export class CertificateStatusProjection {
   private changedAgain = false;
   /** Whether other replicas share the database and must be told of each status change. */
   private notifyReplicas = false;
-  /** holdDirectStatuses: issuance's direct issues, by `tenant:serial` (tenant lower case), until their event. */
-  private holding = false;
-  private readonly held = new Map<string, { row: CertificateStatusRow; until: number }>();
-  private readonly heldCas = new Map<string, ReadonlySet<string>>();
 
   constructor(private readonly dataSource: DataSource) {}
 
@@ -126,81 +113,15 @@ export class CertificateStatusProjection {
         ],
       );
     });
-    // Stored (or refused, or already there): the row answers from now on, not memory.
-    if (this.held.size > 0)
-      for (const event of events)
-        this.held.delete(heldKey(event.payload.tenantId, event.payload.serialNumber));
   }
 
   /**
-   * One process holds the database alone (embedded mode): issuance's direct path is then held in
-   * memory instead of written (applyIssuedDirect), and answered from there until the durable
-   * `certificate.issued` event stores the row. On the embedded database a write, or any statement,
-   * would wait behind issuance's open transaction on its one session, so the direct path would
-   * cost every batch a turn of the database before it could commit. Never with other replicas:
-   * they could not see what this one holds.
-   */
-  holdDirectStatuses(): void {
-    this.holding = true;
-  }
-
-  /**
-   * The direct path's applyIssuedBatch: the statuses of the events whose CA is the tenant's, and
-   * the ids of the others (a CA this responder does not hold yet), for issuance to answer those
-   * callers as unconfirmed. Held in memory when holdDirectStatuses was called (no statement while
-   * the tenant's CAs are known), else stored by applyIssuedStatements.
-   */
-  async applyIssuedDirect(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<string[]> {
-    if (!this.holding) return this.applyIssuedStatements(events);
-    const refused: string[] = [];
-    const now = Date.now();
-    for (const event of events) {
-      const { tenantId, caId, serialNumber, notAfter } = event.payload;
-      if (!(await this.tenantHoldsCa(tenantId, caId))) {
-        refused.push(event.id);
-        continue;
-      }
-      const key = heldKey(tenantId, serialNumber);
-      this.held.delete(key); // re-inserted last: the map stays in order of expiry
-      this.held.set(key, {
-        row: { caId, notAfter: new Date(notAfter), revokedAt: null, reasonCode: null, changedAt: null },
-        until: now + HELD_STATUS_MS,
-      });
-    }
-    for (const [key, { until }] of this.held) {
-      if (until > now && this.held.size <= HELD_STATUSES) break;
-      this.held.delete(key);
-    }
-    if (refused.length > 0)
-      this.logger.warn({ events: refused }, 'status of a CA not published here refused');
-    return refused;
-  }
-
-  /** Whether `caId` is one of the tenant's CAs here; the list is read again only for a CA not in it. */
-  private async tenantHoldsCa(tenantId: string, caId: string): Promise<boolean> {
-    const tenant = String(tenantId).toLowerCase();
-    const ca = String(caId).toLowerCase();
-    if (this.heldCas.get(tenant)?.has(ca)) return true;
-    const rows: { ca_id: string }[] = await this.dataSource.query(
-      `SELECT ca_id::text FROM ocsp.ca_certificates WHERE tenant_id = $1
-       UNION ALL SELECT ca_id::text FROM ocsp.added_cas WHERE tenant_id = $1`,
-      [tenant],
-    );
-    const cas = new Set(rows.map((row) => row.ca_id.toLowerCase()));
-    if (this.heldCas.size >= HELD_CA_TENANTS) this.heldCas.clear();
-    this.heldCas.set(tenant, cas);
-    return cas.has(ca);
-  }
-
-  /**
-   * The direct path written in one statement: the status rows of the events whose CA
+   * The direct path's applyIssuedBatch, in one statement: the status rows of the events whose CA
    * is the tenant's, and the ids of the others (a CA this responder does not hold yet), for
    * issuance to answer those callers as unconfirmed. No inbox row: the events, arriving later,
    * find their rows there (an issue never changes a row) and still count for the inbox then.
    */
-  private async applyIssuedStatements(
-    events: readonly EventEnvelope<CertificateIssuedPayload>[],
-  ): Promise<string[]> {
+  async applyIssuedDirect(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<string[]> {
     const rows: { id: string }[] = await this.dataSource.query(
       `WITH given AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::uuid[], $6::int[])
@@ -366,9 +287,6 @@ export class CertificateStatusProjection {
       else missing.push(serial);
     }
     if (missing.length === 0) return found;
-    // Taken before the read: an event stored meanwhile drops its held status, and its row may be
-    // committed after the read began; a row read wins over a held status (which is only an issue).
-    const held = this.held.size > 0 ? this.heldRows(tenantId, missing) : undefined;
     const forgetsBefore = this.forgets;
     const rows: {
       serial_number: string;
@@ -394,18 +312,7 @@ export class CertificateStatusProjection {
       found.set(r.serial_number, row);
       if (current) this.remember(`${tenantId}:${r.serial_number}`, row);
     }
-    if (held) for (const [serial, row] of held) if (!found.has(serial)) found.set(serial, row);
     return found;
-  }
-
-  private heldRows(tenantId: string, serialNumbers: string[]): Map<string, CertificateStatusRow> {
-    const rows = new Map<string, CertificateStatusRow>();
-    const now = Date.now();
-    for (const serial of serialNumbers) {
-      const entry = this.held.get(heldKey(tenantId, serial));
-      if (entry && entry.until > now) rows.set(serial, entry.row);
-    }
-    return rows;
   }
 
   /**
@@ -598,8 +505,4 @@ function waitingForCa(event: EventEnvelope<{ tenantId: string; caId: string }>):
   return new WaitingForDependency(
     `waiting for CA ${String(event.payload.caId).slice(0, 64)} of tenant ${event.tenantId}`,
   );
-}
-
-function heldKey(tenantId: string, serialNumber: string): string {
-  return `${String(tenantId).toLowerCase()}:${serialNumber}`;
 }
