@@ -13,8 +13,8 @@
  *   node -r @swc-node/register bench/csr-issuance.ts [--rounds 3] [--duration 8] [--concurrency 8] [--no-record]
  */
 import { randomUUID } from 'node:crypto';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
-import { homedir, loadavg } from 'node:os';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchArgs, intOption } from './lib/args';
 import { freshCsrPem, jwkProvisionerKey, stepSignToken } from './lib/csr';
@@ -22,8 +22,9 @@ import { freePort, httpCall, LoadResult, runLoad } from './lib/http-load';
 import { machineInfo } from './lib/machine';
 import { makeOpensslCa } from './lib/openssl-ca';
 import { cpuMsWhenQuiet, idleCpuMsPerSecond, mainThreadCpuMs, processCpuMs } from './lib/process-cpu';
-import { mustRun, onCleanup, onPath, runMain, spawnGroup, stopGroup, tempDir } from './lib/proc';
+import { mustRun, onCleanup, runMain, spawnGroup, stopGroup, tempDir } from './lib/proc';
 import { report } from './lib/report';
+import { stepCaBinary } from './lib/step-ca';
 import { adminApi, initializeCa, RunningSystem, startSystem, SystemMode, withClient } from './lib/system';
 import { int, median, ms, ratio } from './lib/stats';
 
@@ -281,13 +282,6 @@ async function serverCpuMs(system: RunningSystem): Promise<number> {
     for (const pid of pids) total += processCpuMs(pid) ?? 0;
   }
   return total;
-}
-
-async function stepCaBinary(): Promise<string | undefined> {
-  if (process.env.STEP_CA_BIN) return process.env.STEP_CA_BIN;
-  if (await onPath('step-ca')) return 'step-ca';
-  const built = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'step-ca', 'step-ca');
-  return existsSync(built) ? built : undefined;
 }
 
 /** step-ca on a throwaway P-256 root (made by openssl) that signs leaves, a JWK provisioner, badger. */

@@ -3,6 +3,7 @@
  * an ACME provisioner, a badger database, TLS on a free loopback port. The binary comes from
  * STEP_CA_BIN or PATH (the repository does not build it; docs/benchmarks.md says how to get one).
  */
+import { homedir } from 'node:os';
 import { existsSync, writeFileSync } from 'node:fs';
 import { Agent as HttpsAgent, get as httpsGet } from 'node:https';
 import { join } from 'node:path';
@@ -20,14 +21,19 @@ export interface RunningStepCa {
   stop(): Promise<void>;
 }
 
-/** The step-ca binary: STEP_CA_BIN, else `step-ca` on PATH; undefined when neither. */
+/**
+ * The step-ca binary: STEP_CA_BIN, else `step-ca` on PATH, else the default output of the project's
+ * step-ca build script (`$XDG_CACHE_HOME/step-ca/step-ca`); undefined when none.
+ */
 export async function stepCaBinary(): Promise<string | undefined> {
   const fromEnv = process.env.STEP_CA_BIN;
   if (fromEnv) {
     if (!existsSync(fromEnv)) throw new Error(`STEP_CA_BIN=${fromEnv}: no such file`);
     return fromEnv;
   }
-  return (await onPath('step-ca')) ? 'step-ca' : undefined;
+  if (await onPath('step-ca')) return 'step-ca';
+  const built = join(process.env.XDG_CACHE_HOME ?? join(homedir(), '.cache'), 'step-ca', 'step-ca');
+  return existsSync(built) ? built : undefined;
 }
 
 /** Starts step-ca; `resolver` (`ip:port`) is the DNS server its http-01 validation asks. */
