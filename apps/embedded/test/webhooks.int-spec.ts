@@ -379,10 +379,13 @@ describe.each(modes)('webhooks (%s)', (mode) => {
     }
     await arrived('/healthy', 6);
     await arrived('/healthy-other', 6);
-    // The dead endpoint's attempts are still waiting for their 10 s deadline: none has settled yet.
+    // The healthy endpoints got everything while the dead one still held an attempt open (each
+    // waits 10 s for its deadline): fewer attempts settled in its log than it has received. On a
+    // slow machine the first attempts may have settled already; the last one cannot have.
     const deadLog = await tenant.get(`/v2/webhooks/${dead.webhookId}/deliveries`);
-    expect(deadLog.json()).toEqual({ deliveries: [] });
-    expect(receiver.at('/dead').length).toBeGreaterThan(0);
+    const settled = deadLog.json<{ deliveries: { error?: string }[] }>().deliveries;
+    expect(receiver.at('/dead').length).toBeGreaterThan(settled.length);
+    for (const attempt of settled) expect(attempt.error).toMatch(/no answer within/);
 
     expect((await adminRequest(sut, 'DELETE', `/v2/webhooks/${dead.webhookId}`, tenant.bearer)).status).toBe(
       200,

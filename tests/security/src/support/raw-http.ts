@@ -13,7 +13,13 @@ export function statusFrom(
 ): Promise<{ status: number; retryAfter?: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { headers, localAddress, agent });
-    req.on('error', reject);
+    req.on('error', (error: NodeJS.ErrnoException) => {
+      // A kept-alive socket the server closed as idle just as this request went out (RFC 9112
+      // 9.3.1): a client retries an idempotent request on a new connection, as Node's docs advise.
+      if (req.reusedSocket && error.code === 'ECONNRESET')
+        statusFrom(localAddress, url, headers, agent).then(resolve, reject);
+      else reject(error);
+    });
     req.on('response', (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode!, retryAfter: res.headers['retry-after'] }));
