@@ -1,7 +1,7 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { IssuanceApi } from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { CrlBlobSweeper } from './crls/crl-blob.sweeper';
 import { CrlBuildLease } from './crls/crl-build.lease';
 import { CrlEntriesCache } from './crls/crl-entries.cache';

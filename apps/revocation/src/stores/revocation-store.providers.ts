@@ -1,5 +1,5 @@
 import { Provider } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { CrlBuildLeaseStore, SqlCrlBuildLeaseStore } from './crl-build-lease.store';
 import { CrlIssuerStore } from './crl-issuer.store';
 import { CrlOutboxStore } from './crl-outbox.store';
