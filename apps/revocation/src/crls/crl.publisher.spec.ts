@@ -42,6 +42,7 @@ class FakeRevocationDatabase {
   constructor(private readonly caDer: Uint8Array) {}
 
   addIssuer(caId: string, tenantId: string, nextCrlNumber = 1n): void {
+    // Registered at once: the in-memory store waits for nothing.
     void this.database.issuers.register({
       tenantId,
       caId,
