@@ -98,6 +98,48 @@ const noAppInternalsNorTestSupport = [
   },
 ];
 
+/**
+ * The seam between a context and its tables: SQL runs only in its stores (`*.store.ts`) and
+ * migrations, so a handler states what it needs and its unit tests fake a store, never SQL text
+ * (a transaction is the database store's too: the statements in it go through stores).
+ * Database suites (`*.int-spec.ts`) still write their fixtures directly. `appDirs`: the apps held
+ * to it so far.
+ */
+const sqlOnlyInStores = (appDirs) => ({
+  files: appDirs.map((dir) => `${dir}/src/**/*.ts`),
+  ignores: appDirs.flatMap((dir) => [
+    `${dir}/src/**/*.store.ts`,
+    `${dir}/src/migrations/**`,
+    `${dir}/src/**/*.int-spec.ts`,
+  ]),
+  rules: {
+    'no-restricted-syntax': [
+      'error',
+      {
+        selector: 'CallExpression[callee.property.name=/^(query|createQueryBuilder|getRepository|sql)$/]',
+        message: 'SQL runs in a store (*.store.ts) or a migration: give the store a method and call that.',
+      },
+    ],
+    '@typescript-eslint/no-restricted-imports': [
+      'error',
+      {
+        paths: [
+          {
+            name: 'typeorm',
+            allowTypeImports: true,
+            message: 'Only stores use TypeORM; others name its types at most (import type).',
+          },
+          {
+            name: '@ca/messaging',
+            importNames: ['applyOnce', 'applyOnceEach', 'recordEvent', 'insertEvents'],
+            message: 'The inbox and outbox are written through a store (*.store.ts).',
+          },
+        ],
+      },
+    ],
+  },
+});
+
 module.exports = [
   { ignores: ['**/node_modules', '**/dist', '**/.data', '**/.nx', '**/coverage', 'tmp'] },
   ...tseslint.configs.recommended,
@@ -180,6 +222,7 @@ module.exports = [
       'no-restricted-imports': noAppInternals,
     },
   },
+  sqlOnlyInStores(['apps/revocation']),
   {
     // CommonJS configuration and tool scripts.
     files: ['**/*.js'],

@@ -1,29 +1,32 @@
-import { EventType, IssuanceApi } from '@ca/contracts';
+import { NestFactory } from '@nestjs/core';
+import { IssuanceApi } from '@ca/contracts';
 import {
   DeadLetterReplayer,
   DeadLetterStore,
   EventRetention,
   OutboxRelay,
-  each,
+  RpcReplyInterceptor,
+  RpcTraceInterceptor,
   routeValidated,
 } from '@ca/messaging';
-import { messagingMetrics } from '@ca/observability';
+import { NestPinoLogger, messagingMetrics } from '@ca/observability';
 import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
-import { RevocationLedger } from './ledger/revocation.ledger';
-import { LedgerReconciliation } from './ledger/ledger-reconciliation';
-import { registerRenewedRoot } from './ledger/renewed-root.ledger';
 import { CrlBlobSweeper } from './crls/crl-blob.sweeper';
 import { CrlRefreshScheduler } from './crls/crl-refresh.scheduler';
 import { CrlPublisher } from './crls/crl.publisher';
 import { RootCrlPublisher } from './crls/root-crl.publisher';
 import { REVOCATION_MIGRATIONS } from './migrations';
+import { RevocationEvents } from './revocation.events';
+import { RevocationModule } from './revocation.module';
 import { REVOCATION_SCHEMA } from './revocation.schema';
+import { RevocationDatabase } from './stores/revocation-database.store';
 
 export const REVOCATION_CONSUMER = 'revocation';
 
 /**
- * Starts the revocation context: a durable consumer of the event stream that keeps the revoked
+ * Starts the revocation context: a Nest microservice on the bus (queue group `revocation`, no
+ * request patterns of its own), with a durable consumer of the event stream that keeps the revoked
  * entries and publishes a new CRL after each change (within seconds) and before each nextUpdate.
  */
 export async function startRevocation(runtime: ServiceRuntime): Promise<RunningService> {
@@ -36,52 +39,31 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   });
   const relay = new OutboxRelay(dataSource, REVOCATION_SCHEMA, messaging.events);
   const issuance = messaging.rpcClient<IssuanceApi>();
-  const ledger = new RevocationLedger(dataSource);
-  const reconciliation = new LedgerReconciliation(dataSource, issuance);
-  const publishing = {
-    dataSource,
-    issuance,
-    blobs: messaging.blobs,
-    relay,
-    reconcile: (tenantId: string, caId: string) => reconciliation.reconcile(tenantId, caId),
-  };
-  const publisher = new CrlPublisher(publishing);
-  const rootPublisher = new RootCrlPublisher(publishing);
-  const scheduler = new CrlRefreshScheduler(dataSource, publisher, rootPublisher);
-  // Publication is not awaited in the handler: the stream moves on while the CRL is built, and a
-  // failed build is retried by the scheduler, so one CA's CRL never holds up the others' events.
+  let app;
+  try {
+    app = await NestFactory.createMicroservice(
+      RevocationModule.register({ dataSource, issuance, blobs: messaging.blobs, relay }),
+      { ...messaging.serverOptions(REVOCATION_CONSUMER), logger: new NestPinoLogger(runtime.logger) },
+    );
+    app.useGlobalInterceptors(
+      new RpcTraceInterceptor(REVOCATION_CONSUMER),
+      new RpcReplyInterceptor(messaging.blobs),
+    );
+    await app.listen();
+  } catch (error) {
+    // Nothing else has started yet: release what was opened and report why start-up failed.
+    await app?.close();
+    await issuance.close();
+    await dataSource.destroy();
+    throw error;
+  }
+  const started = app;
+  const database = app.get(RevocationDatabase);
+  const publisher = app.get(CrlPublisher);
+  const rootPublisher = app.get(RootCrlPublisher);
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
   const deadLetters = await new DeadLetterStore(dataSource, REVOCATION_SCHEMA).ensure();
-  const routes = routeValidated(
-    REVOCATION_CONSUMER,
-    {
-      [EventType.CaInitialized]: each(async (e) => {
-        void publisher.request(await ledger.registerIssuer(e));
-        void rootPublisher.request(e.tenantId);
-      }),
-      [EventType.IssuingCaAdded]: each(async (e) => {
-        // Its first CRL (empty) at once; the CA it replaced keeps its own (docs/api.md#add-an-issuing-ca).
-        if (await ledger.registerAddedIssuer(e)) void publisher.request(e.payload.caId);
-      }),
-      [EventType.RootRenewed]: each(async (e) => {
-        // The new root's first CRL (empty); the old root keeps its own (docs/api.md#renew-the-root).
-        if (await registerRenewedRoot(dataSource, e)) void publisher.request(e.payload.caId);
-      }),
-      [EventType.CaRevoked]: each(async (e) => {
-        const recorded = await ledger.recordCaRevocation(e);
-        if (recorded?.rootCrl) void rootPublisher.request(e.tenantId);
-        else if (recorded) void publisher.request(recorded.caId);
-      }),
-      [EventType.CertificateRevoked]: each(async (e) => {
-        // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
-        if (await ledger.recordRevocation(e)) void publisher.request(e.payload.caId);
-      }),
-      [EventType.CertificateHoldReleased]: each(async (e) => {
-        if (await ledger.releaseHold(e)) void publisher.request(e.payload.caId);
-      }),
-    },
-    deadLetters,
-  );
+  const routes = routeValidated(REVOCATION_CONSUMER, app.get(RevocationEvents).handlers(), deadLetters);
   const subscription = await messaging.events.subscribe(
     REVOCATION_CONSUMER,
     // Schema-checked: an event that does not parse is logged, counted and set aside.
@@ -91,6 +73,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   const replays = new DeadLetterReplayer(deadLetters, REVOCATION_CONSUMER, routes);
   replays.start();
   relay.start();
+  const scheduler = app.get(CrlRefreshScheduler);
   scheduler.start();
   // Storage stays bounded: old published events, inbox ids and stream messages; superseded CRL blobs.
   const retention = new EventRetention(dataSource, {
@@ -100,7 +83,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
     retentionMs: config.eventRetentionMs,
   });
   retention.start();
-  const crlBlobs = new CrlBlobSweeper(dataSource, messaging.blobs);
+  const crlBlobs = app.get(CrlBlobSweeper);
   crlBlobs.start();
   const unregisterGauges = [
     messagingMetrics.outboxBacklog.register(async () => [
@@ -115,7 +98,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   ];
   return {
     name: 'revocation',
-    ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
+    ready: () => database.ready(),
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
       scheduler.stop();
@@ -126,6 +109,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
       await publisher.idle();
       await rootPublisher.idle();
       await relay.stop();
+      await started.close();
       await issuance.close();
       await dataSource.destroy();
     }),

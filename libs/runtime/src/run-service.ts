@@ -84,7 +84,7 @@ export async function runService(definition: ServiceDefinition): Promise<void> {
   // Before anything starts, so every span and log line of the service finds the tracer.
   installTracing({ serviceName: definition.name });
   // Classes log through Nest's shared Logger; route it to this service's JSON logger (with the
-  // secret scrubber) even for a service without a Nest application of its own (revocation).
+  // secret scrubber) from the start, before the service has created its Nest application.
   Logger.overrideLogger(new NestPinoLogger(logger));
   let service: RunningService | undefined;
   // What the start-up waits for (another service's stream): logged, and said by /health/ready.

@@ -7,6 +7,7 @@ import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence
 import { DataSource } from 'typeorm';
 import { REVOCATION_MIGRATIONS } from '../migrations';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
+import { SqlCrlOutboxStore } from '../stores/crl-outbox.store';
 import { CrlBlobSweeper, SUPERSEDED_CRL_BLOB_GRACE_MS } from './crl-blob.sweeper';
 
 class RecordingBlobs extends BlobStore {
@@ -65,7 +66,7 @@ describe.each(databaseKinds())('superseded CRL blobs (%s database)', (kind) => {
     const a3 = await published(a, new Date(now.getTime() - MINUTE)); // supersedes a2, within the grace
     const b1 = await published(b, new Date(now.getTime() - 10 * MINUTE)); // b's newest
     const blobs = new RecordingBlobs();
-    const sweeper = new CrlBlobSweeper(dataSource, blobs);
+    const sweeper = new CrlBlobSweeper(new SqlCrlOutboxStore(dataSource.manager), blobs);
 
     await expect(sweeper.sweep(now)).resolves.toBe(1);
     expect(blobs.deleted).toEqual([a1]);

@@ -1,7 +1,6 @@
-import { Logger } from '@nestjs/common';
-import { EventType } from '@ca/contracts';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { BLOB_TTL_MS, BlobStore } from '@ca/messaging';
-import { DataSource } from 'typeorm';
+import { CrlOutboxStore } from '../stores/crl-outbox.store';
 
 /**
  * A superseded CRL's blob is deleted once its successor has been out this long. The only reader,
@@ -9,6 +8,9 @@ import { DataSource } from 'typeorm';
  * yet is replaced by the newer, or read as missing and skipped), so by then nothing needs it.
  */
 export const SUPERSEDED_CRL_BLOB_GRACE_MS = 2 * 60_000;
+
+/** Injection token of a grace period other than SUPERSEDED_CRL_BLOB_GRACE_MS (tests). */
+export const SUPERSEDED_CRL_BLOB_GRACE = Symbol('SUPERSEDED_CRL_BLOB_GRACE');
 
 /** Sweeps run this often: a busy tenant publishes a CRL every few seconds, megabytes each. */
 export const CRL_BLOB_SWEEP_INTERVAL_MS = 60_000;
@@ -19,6 +21,7 @@ export const CRL_BLOB_SWEEP_INTERVAL_MS = 60_000;
  * store's 24 h TTL: a busy tenant's megabyte CRLs would otherwise pile up to gigabytes. The
  * newest CRL's blob of each CA stays until the TTL, for a responder that is down meanwhile.
  */
+@Injectable()
 export class CrlBlobSweeper {
   private readonly logger = new Logger('CrlBlobSweeper');
   /** Successors published up to this time have had their predecessors swept (this process's run). */
@@ -27,9 +30,11 @@ export class CrlBlobSweeper {
   private running?: Promise<unknown>;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly outbox: CrlOutboxStore,
     private readonly blobs: BlobStore,
-    private readonly graceMs = SUPERSEDED_CRL_BLOB_GRACE_MS,
+    @Optional()
+    @Inject(SUPERSEDED_CRL_BLOB_GRACE)
+    private readonly graceMs: number = SUPERSEDED_CRL_BLOB_GRACE_MS,
   ) {}
 
   start(intervalMs = CRL_BLOB_SWEEP_INTERVAL_MS): void {
@@ -55,17 +60,8 @@ export class CrlBlobSweeper {
     const from = this.sweptUpTo ?? new Date(now.getTime() - BLOB_TTL_MS);
     const to = new Date(now.getTime() - this.graceMs);
     if (to <= from) return 0;
-    const superseded: { blob_ref: string }[] = await this.dataSource.query(
-      `SELECT o.payload->>'blobRef' AS blob_ref FROM revocation.outbox o
-         JOIN LATERAL (SELECT n.published_at FROM revocation.outbox n
-                        WHERE n.type = $1 AND n.tenant_id = o.tenant_id AND n.seq > o.seq
-                          AND n.payload->>'issuer' IS NOT DISTINCT FROM o.payload->>'issuer'
-                          AND n.payload->>'caId' IS NOT DISTINCT FROM o.payload->>'caId'
-                        ORDER BY n.seq LIMIT 1) successor ON true
-        WHERE o.type = $1 AND successor.published_at > $2 AND successor.published_at <= $3`,
-      [EventType.CrlPublished, from, to],
-    );
-    for (const crl of superseded) await this.blobs.delete(crl.blob_ref);
+    const superseded = await this.outbox.supersededBlobs(from, to);
+    for (const blobRef of superseded) await this.blobs.delete(blobRef);
     this.sweptUpTo = to;
     return superseded.length;
   }

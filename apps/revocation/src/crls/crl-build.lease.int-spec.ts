@@ -9,8 +9,13 @@ import { signTbs } from '@ca/pki';
 import { TestPki, createTestPki } from '@ca/pki/testing';
 import { DataSource } from 'typeorm';
 import { REVOCATION_MIGRATIONS } from '../migrations';
+import { LedgerReconciliation } from '../ledger/ledger-reconciliation';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
+import { SqlCrlBuildLeaseStore } from '../stores/crl-build-lease.store';
+import { SqlRevocationDatabase } from '../stores/revocation-database.store';
 import { CrlBuildLease } from './crl-build.lease';
+import { CrlEntriesCache } from './crl-entries.cache';
+import { CrlSigning } from './crl-signing';
 import { CrlPublisher } from './crl.publisher';
 
 class MemoryBlobs extends BlobStore {
@@ -75,12 +80,15 @@ describe.each(databaseKinds())('CRL builds of two replicas (%s database)', (kind
         return { signature: Buffer.from(await signTbs(tbs, pki.caKeys.privateKey)).toString('base64') };
       },
     } as unknown as RpcClient<IssuanceApi>;
-    return new CrlPublisher({
-      dataSource,
-      issuance,
-      blobs,
-      relay: { nudge: () => undefined } as unknown as OutboxRelay,
-    });
+    const database = new SqlRevocationDatabase(dataSource);
+    const relay = { nudge: () => undefined } as unknown as OutboxRelay;
+    const reconciliation = new LedgerReconciliation(database, issuance);
+    return new CrlPublisher(
+      new CrlSigning(database, issuance, blobs, relay, reconciliation),
+      database.tables.issuers,
+      new CrlEntriesCache(database.tables.ledger),
+      new CrlBuildLease(new SqlCrlBuildLeaseStore(dataSource.manager)),
+    );
   }
 
   it('builds one after the other, each signed CRL stored under the next number', async () => {
@@ -121,8 +129,8 @@ describe.each(databaseKinds())('CRL builds of two replicas (%s database)', (kind
 
   it('keeps the lease of a build that runs longer than the lease by renewing it', async () => {
     const caId = await addIssuer();
-    const holder = new CrlBuildLease(dataSource, 300);
-    const other = new CrlBuildLease(dataSource, 300);
+    const holder = new CrlBuildLease(new SqlCrlBuildLeaseStore(dataSource.manager), 300);
+    const other = new CrlBuildLease(new SqlCrlBuildLeaseStore(dataSource.manager), 300);
     await expect(holder.acquire(caId)).resolves.toBe(true);
     // Three lease lengths later the holder still has it: the other is still waiting.
     const waiting = other.acquire(caId);

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { DataSource } from 'typeorm';
+import { Inject, Injectable, Optional } from '@nestjs/common';
+import { CrlBuildLeaseStore } from '../stores/crl-build-lease.store';
 
 /**
  * How long a CA's build lease lasts unless renewed. The holder renews it every
@@ -11,6 +12,9 @@ import { DataSource } from 'typeorm';
  */
 export const CRL_BUILD_LEASE_MS = 6_000;
 
+/** Injection token of a lease length other than CRL_BUILD_LEASE_MS (tests). */
+export const CRL_BUILD_LEASE_LENGTH = Symbol('CRL_BUILD_LEASE_LENGTH');
+
 /** How often a replica waiting for another's build looks again. */
 const RETRY_MS = 100;
 
@@ -19,6 +23,7 @@ const RETRY_MS = 100;
  * `crl_issuers` row (owner and expiry, on the database clock). Without it two replicas that both
  * see a revocation build, have signed and store the same CRL number; one loses and builds again.
  */
+@Injectable()
 export class CrlBuildLease {
   /** This replica in `build_lease_owner`. */
   private readonly owner = randomUUID();
@@ -26,8 +31,8 @@ export class CrlBuildLease {
   private readonly renewals = new Map<string, NodeJS.Timeout>();
 
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly leaseMs = CRL_BUILD_LEASE_MS,
+    private readonly store: CrlBuildLeaseStore,
+    @Optional() @Inject(CRL_BUILD_LEASE_LENGTH) private readonly leaseMs: number = CRL_BUILD_LEASE_MS,
   ) {}
 
   /**
@@ -36,22 +41,11 @@ export class CrlBuildLease {
    */
   async acquire(caId: string): Promise<boolean> {
     for (;;) {
-      const taken: [unknown[], number] = await this.dataSource.query(
-        `UPDATE revocation.crl_issuers
-            SET build_lease_owner = $2, build_lease_until = now() + $3 * interval '1 millisecond'
-          WHERE ca_id = $1
-            AND (build_lease_until IS NULL OR build_lease_until < now() OR build_lease_owner = $2)`,
-        [caId, this.owner, this.leaseMs],
-      );
-      if (taken[1] === 1) {
+      if (await this.store.take(caId, this.owner, this.leaseMs)) {
         this.keepRenewing(caId);
         return true;
       }
-      const exists: unknown[] = await this.dataSource.query(
-        'SELECT 1 FROM revocation.crl_issuers WHERE ca_id = $1',
-        [caId],
-      );
-      if (exists.length === 0) return false;
+      if (!(await this.store.issuerExists(caId))) return false;
       await sleep(RETRY_MS);
     }
   }
@@ -59,23 +53,13 @@ export class CrlBuildLease {
   async release(caId: string): Promise<void> {
     clearInterval(this.renewals.get(caId));
     this.renewals.delete(caId);
-    await this.dataSource.query(
-      `UPDATE revocation.crl_issuers SET build_lease_owner = NULL, build_lease_until = NULL
-        WHERE ca_id = $1 AND build_lease_owner = $2`,
-      [caId, this.owner],
-    );
+    await this.store.release(caId, this.owner);
   }
 
   private keepRenewing(caId: string): void {
     clearInterval(this.renewals.get(caId));
     const timer = setInterval(() => {
-      this.dataSource
-        .query(
-          `UPDATE revocation.crl_issuers SET build_lease_until = now() + $3 * interval '1 millisecond'
-            WHERE ca_id = $1 AND build_lease_owner = $2`,
-          [caId, this.owner, this.leaseMs],
-        )
-        .catch(() => undefined); // the next renewal tries again; a lapse is safe (see above)
+      this.store.renew(caId, this.owner, this.leaseMs).catch(() => undefined); // the next renewal tries again; a lapse is safe (see above)
     }, this.leaseMs / 3);
     timer.unref();
     this.renewals.set(caId, timer);

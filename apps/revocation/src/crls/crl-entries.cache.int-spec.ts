@@ -7,6 +7,7 @@ import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence
 import { DataSource } from 'typeorm';
 import { REVOCATION_MIGRATIONS } from '../migrations';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
+import { SqlRevokedCertificateStore } from '../stores/revoked-certificate.store';
 import { CrlEntriesCache } from './crl-entries.cache';
 
 /**
@@ -91,7 +92,7 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
 
   it('lists every revocation once, reading only the newest rows after the first build', async () => {
     const caId = await newIssuer();
-    const cache = new CrlEntriesCache(dataSource);
+    const cache = new CrlEntriesCache(new SqlRevokedCertificateStore(dataSource.manager));
     // 200 revocations recorded an hour and more ago, one a minute apart.
     for (const [i, serial] of serials('A1', 200).entries()) await revoke(caId, [serial], 3600 + i * 60);
     expect(await listed(await cache.read(caId))).toEqual(serials('A1', 200));
@@ -109,7 +110,7 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
 
   it('still lists a revocation that committed after newer ones, older than the overlap reaches', async () => {
     const caId = await newIssuer();
-    const cache = new CrlEntriesCache(dataSource);
+    const cache = new CrlEntriesCache(new SqlRevokedCertificateStore(dataSource.manager));
     await revoke(caId, ['C1', 'C2']);
     await cache.read(caId);
     await revoke(caId, ['C3'], 60);
@@ -123,8 +124,8 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
 
   it('keeps each replica right on its own: another cache that read earlier catches up', async () => {
     const caId = await newIssuer();
-    const replicaA = new CrlEntriesCache(dataSource);
-    const replicaB = new CrlEntriesCache(dataSource);
+    const replicaA = new CrlEntriesCache(new SqlRevokedCertificateStore(dataSource.manager));
+    const replicaB = new CrlEntriesCache(new SqlRevokedCertificateStore(dataSource.manager));
     await revoke(caId, ['D1']);
     await replicaA.read(caId);
     await replicaB.read(caId);
@@ -137,8 +138,8 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
 
   it('drops a released hold and lists the same serial again with its new revocation', async () => {
     const caId = await newIssuer();
-    const replicaA = new CrlEntriesCache(dataSource);
-    const replicaB = new CrlEntriesCache(dataSource);
+    const replicaA = new CrlEntriesCache(new SqlRevokedCertificateStore(dataSource.manager));
+    const replicaB = new CrlEntriesCache(new SqlRevokedCertificateStore(dataSource.manager));
     await revoke(caId, ['F1', 'F2']);
     await dataSource.query(
       `UPDATE revocation.revoked_certificates SET reason_code = 6, revocation_date = now() - interval '1 hour'
@@ -182,7 +183,7 @@ describe.each(databaseKinds())('CrlEntriesCache (%s database)', (kind) => {
 
   it('gives none for a CA without revocations, then its first one', async () => {
     const caId = await newIssuer();
-    const cache = new CrlEntriesCache(dataSource);
+    const cache = new CrlEntriesCache(new SqlRevokedCertificateStore(dataSource.manager));
     expect((await cache.read(caId)).count).toBe(0);
     await revoke(caId, ['E1']);
     expect(await listed(await cache.read(caId))).toEqual(['E1']);

@@ -1,24 +1,12 @@
 import { EncodedCrlEntries, publishedReasonCode } from '@ca/pki';
-import { DataSource } from 'typeorm';
+import { Injectable } from '@nestjs/common';
+import { RecordedEntry, RevokedCertificateStore } from '../stores/revoked-certificate.store';
 
 /**
  * How far back before the newest recorded revocation seen each read reaches: a revocation's
  * `recorded_at` is its transaction's start, and that transaction can commit after a later one.
  */
 export const RECORDED_AT_OVERLAP_MS = 5_000;
-
-interface LedgerRow {
-  serial_number: string;
-  revocation_date: Date;
-  reason_code: number;
-  recorded_at: Date;
-}
-
-/** What each row of the ledger read also carries: the CA's entry count and removal count. */
-interface LedgerCounts {
-  total: number;
-  removals: string | null;
-}
 
 interface Kept {
   entries: EncodedCrlEntries;
@@ -42,66 +30,44 @@ interface Kept {
  * by a replica with this one's cache gone stale. Safe with several replicas: each keeps its own
  * and the ledger decides.
  */
+@Injectable()
 export class CrlEntriesCache {
   private readonly kept = new Map<string, Kept>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly ledger: RevokedCertificateStore) {}
 
   async read(caId: string): Promise<EncodedCrlEntries> {
     const kept = this.kept.get(caId);
     if (kept?.recordedUpTo) {
       const since = new Date(kept.recordedUpTo.getTime() - RECORDED_AT_OVERLAP_MS);
-      const { total, removals, rows } = await this.query(caId, since);
-      const fresh = rows.filter((row) => !kept.serials.has(row.serial_number));
+      const { total, removals, entries } = await this.ledger.read(caId, since);
+      const fresh = entries.filter((entry) => !kept.serials.has(entry.serialNumber));
       if (removals === kept.removals && kept.serials.size + fresh.length === total) {
         return this.keep(caId, kept, fresh, removals);
       }
     }
-    const { removals, rows } = await this.query(caId);
+    const { removals, entries } = await this.ledger.read(caId);
     const empty = { entries: EncodedCrlEntries.none, serials: new Set<string>(), removals };
-    return this.keep(caId, empty, rows, removals);
+    return this.keep(caId, empty, entries, removals);
   }
 
-  private keep(caId: string, kept: Kept, rows: LedgerRow[], removals: string): EncodedCrlEntries {
+  private keep(caId: string, kept: Kept, rows: RecordedEntry[], removals: string): EncodedCrlEntries {
     // Encoded before anything is changed: an invalid entry leaves the kept ones as they were.
     const entries = kept.entries.append(
       EncodedCrlEntries.encode(
         rows.map((r) => ({
-          serialNumberHex: r.serial_number,
-          revocationDate: r.revocation_date,
-          reasonCode: publishedReasonCode(r.reason_code) ?? 0,
+          serialNumberHex: r.serialNumber,
+          revocationDate: r.revocationDate,
+          reasonCode: publishedReasonCode(r.reasonCode) ?? 0,
         })),
       ),
     );
     let recordedUpTo = kept.recordedUpTo;
     for (const row of rows) {
-      kept.serials.add(row.serial_number);
-      if (!recordedUpTo || row.recorded_at > recordedUpTo) recordedUpTo = row.recorded_at;
+      kept.serials.add(row.serialNumber);
+      if (!recordedUpTo || row.recordedAt > recordedUpTo) recordedUpTo = row.recordedAt;
     }
     this.kept.set(caId, { entries, serials: kept.serials, recordedUpTo, removals });
     return entries;
-  }
-
-  /**
-   * The entries recorded at or after `since` (all without it), the CA's total and its issuer's
-   * removal count, in one snapshot.
-   */
-  private async query(
-    caId: string,
-    since?: Date,
-  ): Promise<{ total: number; removals: string; rows: LedgerRow[] }> {
-    const rows: (Partial<LedgerRow> & LedgerCounts)[] = await this.dataSource.query(
-      `WITH total AS (SELECT count(*)::int AS n FROM revocation.revoked_certificates WHERE ca_id = $1),
-            issuer AS (SELECT (SELECT entries_removed::text FROM revocation.crl_issuers WHERE ca_id = $1) AS removals)
-       SELECT total.n AS total, issuer.removals, r.serial_number, r.revocation_date, r.reason_code, r.recorded_at
-         FROM total CROSS JOIN issuer LEFT JOIN revocation.revoked_certificates r
-           ON r.ca_id = $1${since ? ' AND r.recorded_at >= $2' : ''}`,
-      since ? [caId, since] : [caId],
-    );
-    return {
-      total: Number(rows[0]?.total ?? 0),
-      removals: rows[0]?.removals ?? '0',
-      rows: rows.filter((row): row is LedgerRow & LedgerCounts => row.serial_number != null),
-    };
   }
 }

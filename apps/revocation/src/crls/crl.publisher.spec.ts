@@ -3,20 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import {
-  CaError,
-  CrlPublishedPayload,
-  ErrorCode,
-  IssuanceApi,
-  IssuancePattern,
-  crlNumberUsedError,
-} from '@ca/contracts';
+import { CaError, ErrorCode, IssuanceApi, IssuancePattern, crlNumberUsedError } from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
 import { derToPem, parseCrl, signTbs } from '@ca/pki';
 import { TestPki, createTestPki, describeIfOpenssl, spawnOpenssl } from '@ca/pki/testing';
-import { DataSource } from 'typeorm';
+import { LedgerReconciliation } from '../ledger/ledger-reconciliation';
+import { MemoryRevocationDatabase } from '../stores/memory-stores';
+import { CrlBuildLease } from './crl-build.lease';
+import { CrlEntriesCache } from './crl-entries.cache';
 import { CrlPacing, CrlPublisher } from './crl.publisher';
-import { CRL_VALIDITY_MS } from './crl-signing';
+import { CRL_VALIDITY_MS, CrlSigning } from './crl-signing';
 
 class MemoryBlobs extends BlobStore {
   readonly blobs = new Map<string, Uint8Array>();
@@ -36,116 +32,45 @@ class MemoryBlobs extends BlobStore {
   }
 }
 
-interface LedgerRow {
-  serial_number: string;
-  revocation_date: Date;
-  reason_code: number;
-  recorded_at: Date;
-}
-
-interface StoredCrl {
-  caId: string;
-  tenantId: string;
-  crlNumber: string;
-  entryCount: number;
-  der: Buffer;
-}
-
 /** The revocation schema as the publisher uses it: issuers (one per CA), ledger, CRLs and the outbox. */
 class FakeRevocationDatabase {
-  readonly nextCrlNumber = new Map<string, bigint>();
-  readonly tenantOf = new Map<string, string>();
-  readonly ledger = new Map<string, LedgerRow[]>();
-  readonly crls: StoredCrl[] = [];
-  readonly outbox: { type: string; payload: CrlPublishedPayload }[] = [];
-  /** Another replica takes the next number just before this one stores its CRL. */
-  loseNextRace = false;
+  readonly database = new MemoryRevocationDatabase();
+  readonly nextCrlNumber = this.database.issuers.nextCrlNumber;
+  readonly crls = this.database.tables.crls.rows;
+  readonly outbox = this.database.tables.outbox.events;
 
   constructor(private readonly caDer: Uint8Array) {}
 
   addIssuer(caId: string, tenantId: string, nextCrlNumber = 1n): void {
+    // Registered at once: the in-memory store waits for nothing.
+    void this.database.issuers.register({
+      tenantId,
+      caId,
+      certificateDer: Buffer.from(this.caDer),
+      notAfter: '2040-01-01T00:00:00Z',
+    });
     this.nextCrlNumber.set(caId, nextCrlNumber);
-    this.tenantOf.set(caId, tenantId);
-    this.ledger.set(caId, []);
   }
 
   revoke(caId: string, serial: string, reasonCode = 1): void {
-    this.ledger.get(caId)!.push({
-      serial_number: serial,
-      revocation_date: new Date('2030-01-01T00:00:00Z'),
-      reason_code: reasonCode,
-      recorded_at: new Date(),
+    this.database.tables.ledger.record({
+      tenantId: this.database.issuers.rows.get(caId)!.tenantId,
+      caId,
+      serialNumber: serial,
+      certificateId: randomUUID(),
+      revokedAt: new Date('2030-01-01T00:00:00Z'),
+      reasonCode,
     });
   }
 
-  readonly dataSource = {
-    query: async (sql: string, params: unknown[]) => {
-      const caId = params[0] as string; // every statement here is keyed by the CA
-      if (sql.includes('build_lease_owner')) return [[], 1]; // the build lease, always free here
-      if (sql.includes('SET next_crl_number = $3')) {
-        // Moving past a number issuance already signed (crlNumberUsedError).
-        const [, expected, next] = params as [string, string, string];
-        if (String(this.nextCrlNumber.get(caId)) !== expected) return [[], 0];
-        this.nextCrlNumber.set(caId, BigInt(next));
-        return [[], 1];
-      }
-      // The entries read names crl_issuers too (its removal count), answered below.
-      if (sql.includes('FROM revocation.crl_issuers') && !sql.includes('WITH total')) {
-        const next = this.nextCrlNumber.get(caId);
-        return next === undefined
-          ? []
-          : [
-              {
-                tenant_id: this.tenantOf.get(caId),
-                ca_id: caId,
-                ca_certificate_der: Buffer.from(this.caDer),
-                next_crl_number: String(next),
-              },
-            ];
-      }
-      if (sql.includes('FROM revocation.revoked_certificates')) {
-        const since = params[1] as Date | undefined;
-        const all = this.ledger.get(caId) ?? [];
-        const rows = all.filter((r) => !since || r.recorded_at >= since);
-        return rows.length === 0 ? [{ total: all.length }] : rows.map((r) => ({ total: all.length, ...r }));
-      }
-      throw new Error(`unexpected query ${sql}`);
-    },
-    transaction: async <T>(work: (manager: unknown) => Promise<T>): Promise<T> =>
-      work({ query: (sql: string, params: unknown[]) => this.inTransaction(sql, params) }),
-  } as unknown as DataSource;
-
-  private async inTransaction(sql: string, params: unknown[]): Promise<unknown> {
-    if (sql.startsWith('UPDATE revocation.crl_issuers')) {
-      const [caId, expected] = params as [string, string];
-      if (this.loseNextRace) {
-        this.loseNextRace = false;
-        this.nextCrlNumber.set(caId, this.nextCrlNumber.get(caId)! + 1n);
-      }
-      if (String(this.nextCrlNumber.get(caId)) !== expected) return [[], 0];
-      this.nextCrlNumber.set(caId, BigInt(expected) + 1n);
-      return [[], 1];
-    }
-    if (sql.includes('INSERT INTO revocation.crls')) {
-      const [caId, crlNumber, , , entryCount, der, tenantId] = params as [
-        string,
-        string,
-        Date,
-        Date,
-        number,
-        Buffer,
-        string,
-      ];
-      this.crls.push({ caId, tenantId, crlNumber, entryCount, der });
-      return [];
-    }
-    if (sql.startsWith('DELETE FROM revocation.crls')) return [[], 0];
-    if (sql.includes('INSERT INTO revocation.outbox')) {
-      const [, type, , payload] = params as [string, string, string, string];
-      this.outbox.push({ type, payload: JSON.parse(payload) as CrlPublishedPayload });
-      return [];
-    }
-    throw new Error(`unexpected statement ${sql}`);
+  /** Another replica takes the next number just before this one stores its CRL. */
+  loseNextRace(): void {
+    const { issuers } = this.database;
+    const take = issuers.takeNumber.bind(issuers);
+    jest.spyOn(issuers, 'takeNumber').mockImplementationOnce(async (caId, crlNumber) => {
+      await take(caId, crlNumber);
+      return take(caId, crlNumber);
+    });
   }
 }
 
@@ -193,13 +118,20 @@ describe('CrlPublisher', () => {
   });
 
   function publisherWith(pacing?: CrlPacing): CrlPublisher {
+    const { database } = db;
+    const issuance = { send } as unknown as RpcClient<IssuanceApi>;
+    const signing = new CrlSigning(
+      database,
+      issuance,
+      blobs,
+      relay as unknown as OutboxRelay,
+      new LedgerReconciliation(database, issuance),
+    );
     return new CrlPublisher(
-      {
-        dataSource: db.dataSource,
-        issuance: { send } as unknown as RpcClient<IssuanceApi>,
-        blobs,
-        relay: relay as unknown as OutboxRelay,
-      },
+      signing,
+      database.issuers,
+      new CrlEntriesCache(database.tables.ledger),
+      new CrlBuildLease(database.lease),
       pacing,
     );
   }
@@ -335,13 +267,10 @@ describe('CrlPublisher', () => {
     gate = undefined;
     setTimeout(() => signing.resolve(), 200);
     await first;
-    const query = jest.spyOn(db.dataSource, 'query');
+    const takeLease = jest.spyOn(db.database.lease, 'take');
     void publisher.request(ca);
     // The build starts at once: its first statement, taking the build lease, is already sent.
-    expect(query).toHaveBeenCalledWith(
-      expect.stringContaining('build_lease_owner'),
-      expect.arrayContaining([ca]),
-    );
+    expect(takeLease).toHaveBeenCalledWith(ca, expect.any(String), expect.any(Number));
     await publisher.idle();
     expect(db.crls.map((c) => c.crlNumber)).toEqual(['1', '2']);
   });
@@ -350,14 +279,10 @@ describe('CrlPublisher', () => {
     publisher = publisherWith({ pauseFactor: 1, fromEntries: 0 });
     await publisher.request(ca);
     await new Promise((resolve) => setTimeout(resolve, 50));
-    const query = jest.spyOn(db.dataSource, 'query');
+    const takeLease = jest.spyOn(db.database.lease, 'take');
     void publisher.request(ca);
-    // Started within the call: the issuer is being read already.
     // The build starts at once: its first statement, taking the build lease, is already sent.
-    expect(query).toHaveBeenCalledWith(
-      expect.stringContaining('build_lease_owner'),
-      expect.arrayContaining([ca]),
-    );
+    expect(takeLease).toHaveBeenCalledWith(ca, expect.any(String), expect.any(Number));
     await publisher.idle();
     expect(send).toHaveBeenCalledTimes(2);
     expect(db.crls.map((c) => c.crlNumber)).toEqual(['1', '2']);
@@ -382,7 +307,7 @@ describe('CrlPublisher', () => {
   });
 
   it('makes a newer CRL when another replica took the number first, discarding its own', async () => {
-    db.loseNextRace = true;
+    db.loseNextRace();
     await publisher.request(ca);
     await publisher.idle();
     // Number 1 went to the other replica; this one published 2, and only 2.

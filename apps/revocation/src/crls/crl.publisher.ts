@@ -1,9 +1,9 @@
-import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { Inject, Injectable, Logger, Optional } from '@nestjs/common';
 import { correctCaEntries } from '../ledger/ledger-correction';
+import { CrlIssuerStore } from '../stores/crl-issuer.store';
 import { CrlBuildLease } from './crl-build.lease';
 import { CrlEntriesCache } from './crl-entries.cache';
-import { CrlPublishing, signAndPublishCrl } from './crl-signing';
+import { CrlSigning } from './crl-signing';
 
 /** How a CA's CRL builds are spaced (see CrlPublisher). */
 export interface CrlPacing {
@@ -15,12 +15,8 @@ export interface CrlPacing {
 
 const DEFAULT_PACING: CrlPacing = { pauseFactor: 1, fromEntries: 10_000 };
 
-interface IssuerRow {
-  tenant_id: string;
-  ca_id: string;
-  ca_certificate_der: Buffer;
-  next_crl_number: string;
-}
+/** Injection token of a pacing other than the default (tests). */
+export const CRL_PACING = Symbol('CRL_PACING');
 
 /**
  * Builds, has signed and publishes the next CRL of one of a tenant's CAs that sign (or signed)
@@ -33,27 +29,24 @@ interface IssuerRow {
  * then keeps the process busy half the time, not all of it, and the OCSP path sharing it answers
  * the revocations within a second. Small CRLs are published without a pause.
  */
+@Injectable()
 export class CrlPublisher {
   private readonly logger = new Logger('CrlPublisher');
   private readonly running = new Map<string, Promise<void>>();
   private readonly queued = new Map<string, Promise<void>>();
-  private readonly entries: CrlEntriesCache;
-  /** One builder per CA across replicas. */
-  private readonly lease: CrlBuildLease;
   /** When each CA's last build ended and how long it took. */
   private readonly lastBuild = new Map<string, { endedAt: number; tookMs: number }>();
   /** How many entries each CA's last CRL had. */
   private readonly lastEntries = new Map<string, number>();
-  private readonly dataSource: DataSource;
 
   constructor(
-    private readonly publishing: CrlPublishing,
-    private readonly pacing: CrlPacing = DEFAULT_PACING,
-  ) {
-    this.dataSource = publishing.dataSource;
-    this.entries = new CrlEntriesCache(this.dataSource);
-    this.lease = new CrlBuildLease(this.dataSource);
-  }
+    private readonly signing: CrlSigning,
+    private readonly issuers: CrlIssuerStore,
+    private readonly entries: CrlEntriesCache,
+    /** One builder per CA across replicas. */
+    private readonly lease: CrlBuildLease,
+    @Optional() @Inject(CRL_PACING) private readonly pacing: CrlPacing = DEFAULT_PACING,
+  ) {}
 
   /** Resolves when a CRL of the CA that includes everything recorded before the call is published. */
   request(caId: string): Promise<void> {
@@ -111,42 +104,25 @@ export class CrlPublisher {
   }
 
   private async publishHoldingLease(caId: string): Promise<boolean> {
-    const issuers: IssuerRow[] = await this.dataSource.query(
-      'SELECT tenant_id, ca_id, ca_certificate_der, next_crl_number FROM revocation.crl_issuers WHERE ca_id = $1',
-      [caId],
-    );
-    if (issuers.length === 0) return true;
-    const tenantId = issuers[0].tenant_id;
-    const crlNumber = BigInt(issuers[0].next_crl_number);
+    const issuer = await this.issuers.forBuild(caId);
+    if (!issuer) return true;
+    const { tenantId, nextCrlNumber: crlNumber } = issuer;
     const entries = await this.entries.read(caId);
     this.lastEntries.set(caId, entries.count);
-    return signAndPublishCrl(this.publishing, {
+    return this.signing.signAndPublish({
       tenantId,
       caId,
-      issuerCertificateDer: new Uint8Array(issuers[0].ca_certificate_der),
+      issuerCertificateDer: new Uint8Array(issuer.certificateDer),
       crlNumber,
       entries,
-      issuerRow: { table: 'revocation.crl_issuers', key: 'ca_id', id: caId },
-      store: async (manager, { der, thisUpdate, nextUpdate }) => {
+      skipTo: (next) => this.issuers.skipTo(caId, crlNumber, next),
+      store: async ({ issuers, crls }, { der, thisUpdate, nextUpdate }) => {
         // The number is taken under the row lock, so two replicas can never publish the same one.
-        const updated: [unknown[], number] = await manager.query(
-          `UPDATE revocation.crl_issuers SET next_crl_number = next_crl_number + 1
-            WHERE ca_id = $1 AND next_crl_number = $2`,
-          [caId, crlNumber.toString()],
-        );
-        if (updated[1] !== 1) return false;
-        await manager.query(
-          `INSERT INTO revocation.crls (ca_id, crl_number, this_update, next_update, entry_count, der, tenant_id)
-           VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-          [caId, crlNumber.toString(), thisUpdate, nextUpdate, entries.count, Buffer.from(der), tenantId],
-        );
-        await manager.query(`DELETE FROM revocation.crls WHERE ca_id = $1 AND crl_number < $2`, [
-          caId,
-          (crlNumber - 2n).toString(),
-        ]);
+        if (!(await issuers.takeNumber(caId, crlNumber))) return false;
+        await crls.add({ tenantId, caId, crlNumber, thisUpdate, nextUpdate, entryCount: entries.count, der });
         return true;
       },
-      correct: (manager, differences) => correctCaEntries(manager, tenantId, caId, differences),
+      correct: (tables, differences) => correctCaEntries(tables, tenantId, caId, differences),
     });
   }
 }

@@ -1,19 +1,10 @@
-import { Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { ROOT_CRL_ISSUER } from '@ca/contracts';
 import { publishedReasonCode } from '@ca/pki';
 import { correctRootEntries } from '../ledger/ledger-correction';
-import { CrlPublishing, signAndPublishCrl } from './crl-signing';
-
-interface RootIssuerRow {
-  ca_certificate_der: Buffer;
-  next_crl_number: string;
-}
-
-interface RevokedCaRow {
-  serial_number: string;
-  revocation_date: Date;
-  reason_code: number;
-}
+import { RevokedCaStore } from '../stores/revoked-ca.store';
+import { RootCrlIssuerStore } from '../stores/root-crl-issuer.store';
+import { CrlSigning } from './crl-signing';
 
 /** A CRL number another replica (or a lost reply) used first: build again at most this often. */
 const MAX_ATTEMPTS = 3;
@@ -26,11 +17,16 @@ const MAX_ATTEMPTS = 3;
  * other here; two replicas racing for a number are settled by issuance, which signs each number
  * once, and by the conditional update below, which stores it once.
  */
+@Injectable()
 export class RootCrlPublisher {
   private readonly logger = new Logger('RootCrlPublisher');
   private readonly chains = new Map<string, Promise<void>>();
 
-  constructor(private readonly publishing: CrlPublishing) {}
+  constructor(
+    private readonly signing: CrlSigning,
+    private readonly rootIssuers: RootCrlIssuerStore,
+    private readonly revokedCas: RevokedCaStore,
+  ) {}
 
   /** Resolves when a root CRL including everything recorded before the call is published. */
   request(tenantId: string): Promise<void> {
@@ -59,36 +55,24 @@ export class RootCrlPublisher {
 
   /** Returns false when the number was taken elsewhere (then the next attempt uses a higher one). */
   private async publishOnce(tenantId: string): Promise<boolean> {
-    const issuers: RootIssuerRow[] = await this.publishing.dataSource.query(
-      'SELECT ca_certificate_der, next_crl_number FROM revocation.root_crl_issuers WHERE tenant_id = $1',
-      [tenantId],
-    );
-    if (issuers.length === 0) return true;
-    const crlNumber = BigInt(issuers[0].next_crl_number);
-    const revoked: RevokedCaRow[] = await this.publishing.dataSource.query(
-      'SELECT serial_number, revocation_date, reason_code FROM revocation.revoked_cas WHERE tenant_id = $1',
-      [tenantId],
-    );
-    return signAndPublishCrl(this.publishing, {
+    const issuer = await this.rootIssuers.forBuild(tenantId);
+    if (!issuer) return true;
+    const crlNumber = issuer.nextCrlNumber;
+    const revoked = await this.revokedCas.entriesOf(tenantId);
+    return this.signing.signAndPublish({
       tenantId,
-      issuerCertificateDer: new Uint8Array(issuers[0].ca_certificate_der),
+      issuerCertificateDer: new Uint8Array(issuer.certificateDer),
       crlNumber,
-      entries: revoked.map((row) => ({
-        serialNumberHex: row.serial_number,
-        revocationDate: row.revocation_date,
-        reasonCode: publishedReasonCode(row.reason_code) ?? 0,
+      entries: revoked.map((entry) => ({
+        serialNumberHex: entry.serialNumber,
+        revocationDate: entry.revocationDate,
+        reasonCode: publishedReasonCode(entry.reasonCode) ?? 0,
       })),
       issuer: ROOT_CRL_ISSUER,
-      issuerRow: { table: 'revocation.root_crl_issuers', key: 'tenant_id', id: tenantId },
-      store: async (manager, { nextUpdate }) => {
-        const updated: [unknown[], number] = await manager.query(
-          `UPDATE revocation.root_crl_issuers SET next_crl_number = next_crl_number + 1, next_update = $3, entry_count = $4
-            WHERE tenant_id = $1 AND next_crl_number = $2`,
-          [tenantId, crlNumber.toString(), nextUpdate, revoked.length],
-        );
-        return updated[1] === 1;
-      },
-      correct: (manager, differences) => correctRootEntries(manager, tenantId, differences),
+      skipTo: (next) => this.rootIssuers.skipTo(tenantId, crlNumber, next),
+      store: ({ rootIssuers }, { nextUpdate }) =>
+        rootIssuers.takeNumber(tenantId, crlNumber, nextUpdate, revoked.length),
+      correct: (tables, differences) => correctRootEntries(tables, tenantId, differences),
     });
   }
 }

@@ -1,14 +1,8 @@
-import { Logger } from '@nestjs/common';
+import { Injectable, Logger } from '@nestjs/common';
 import { IssuanceApi, IssuancePattern, RecordedRevocation } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { publicationMetrics } from '@ca/observability';
-import { DataSource } from 'typeorm';
-
-interface LedgerRow {
-  serial_number: string;
-  revocation_date: Date;
-  reason_code: number;
-}
+import { RevocationDatabase } from '../stores/revocation-database.store';
 
 /** One entry as a CRL lists it: serial, revocation time to the second, reason. */
 const entryKey = (serial: string, revokedAt: Date | string, reasonCode: number) =>
@@ -21,11 +15,12 @@ const entryKey = (serial: string, revokedAt: Date | string, reasonCode: number) 
  * refused too, hiding the real revocations that follow (docs/architecture.md#certificate-status-sequence).
  * Issuance is the one owner of revocations; each entry dropped or added is logged and counted.
  */
+@Injectable()
 export class LedgerReconciliation {
   private readonly logger = new Logger('LedgerReconciliation');
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: RevocationDatabase,
     private readonly issuance: RpcClient<IssuanceApi>,
   ) {}
 
@@ -35,37 +30,33 @@ export class LedgerReconciliation {
     const recorded = new Map<string, RecordedRevocation>(
       revocations.map((r) => [entryKey(r.serialNumber, r.revokedAt, r.reasonCode), r]),
     );
-    const { extra, missing } = await this.dataSource.transaction(async (manager) => {
+    const { extra, missing } = await this.database.transaction(async ({ issuers, ledger }) => {
       // Under the issuer's row lock, so a revocation recorded meanwhile is not taken for extra.
-      await manager.query('SELECT 1 FROM revocation.crl_issuers WHERE ca_id = $1 FOR UPDATE', [caId]);
-      const rows: LedgerRow[] = await manager.query(
-        `SELECT serial_number, revocation_date, reason_code FROM revocation.revoked_certificates
-          WHERE ca_id = $1 AND tenant_id = $2`,
-        [caId, tenantId],
+      await issuers.lock(caId);
+      const entries = await ledger.entriesOf(tenantId, caId);
+      const extraEntries = entries.filter(
+        (entry) => !recorded.delete(entryKey(entry.serialNumber, entry.revocationDate, entry.reasonCode)),
       );
-      const extraRows = rows.filter(
-        (row) => !recorded.delete(entryKey(row.serial_number, row.revocation_date, row.reason_code)),
-      );
-      const missingRows = [...recorded.values()];
-      if (extraRows.length > 0) {
-        await manager.query(
-          'DELETE FROM revocation.revoked_certificates WHERE ca_id = $1 AND serial_number = ANY($2::text[])',
-          [caId, extraRows.map((row) => row.serial_number)],
+      const missingEntries = [...recorded.values()];
+      if (extraEntries.length > 0) {
+        await ledger.remove(
+          caId,
+          extraEntries.map((entry) => entry.serialNumber),
         );
         // The entries cache reads the whole ledger again when this count moves.
-        await manager.query(
-          'UPDATE revocation.crl_issuers SET entries_removed = entries_removed + $2 WHERE ca_id = $1',
-          [caId, extraRows.length],
-        );
+        await issuers.countRemovals(caId, extraEntries.length);
       }
-      for (const r of missingRows) {
-        await manager.query(
-          `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
-           VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ca_id, serial_number) DO NOTHING`,
-          [tenantId, caId, r.serialNumber, r.certificateId, r.revokedAt, r.reasonCode],
-        );
+      for (const r of missingEntries) {
+        await ledger.add({
+          tenantId,
+          caId,
+          serialNumber: r.serialNumber,
+          certificateId: r.certificateId,
+          revokedAt: r.revokedAt,
+          reasonCode: r.reasonCode,
+        });
       }
-      return { extra: extraRows, missing: missingRows };
+      return { extra: extraEntries, missing: missingEntries };
     });
     if (extra.length === 0 && missing.length === 0) return false;
     publicationMetrics.reconciledCrlEntriesTotal.inc({ change: 'dropped' }, extra.length);
@@ -74,7 +65,7 @@ export class LedgerReconciliation {
       {
         tenantId,
         caId,
-        dropped: extra.map((row) => row.serial_number),
+        dropped: extra.map((entry) => entry.serialNumber),
         added: missing.map((r) => r.serialNumber),
       },
       "revocation ledger reconciled with issuance's after a refused CRL (a forged, replayed or lost revocation event)",

@@ -5,12 +5,9 @@ import {
   CertificateRevokedPayload,
   EventEnvelope,
   IssuingCaAddedPayload,
-  RevocationReasonCodes,
 } from '@ca/contracts';
-import { applyOnce } from '@ca/messaging';
-import { Logger } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { REVOCATION_SCHEMA } from '../revocation.schema';
+import { Injectable, Logger } from '@nestjs/common';
+import { RevocationDatabase } from '../stores/revocation-database.store';
 
 /**
  * Which CRL a recorded `ca.revoked` changed: the separate root CRL (root.crl), or the one CRL of a
@@ -24,10 +21,11 @@ export type CaRevocationRecorded = { rootCrl: true } | { rootCrl: false; caId: s
  * that issued it (from `certificate.revoked`). Each event is applied once; the caller then asks
  * for a fresh CRL of that CA.
  */
+@Injectable()
 export class RevocationLedger {
   private readonly logger = new Logger('RevocationLedger');
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly database: RevocationDatabase) {}
 
   /**
    * Registers the tenant's CA that signs leaves, whose CRL `/crl` serves (docs/api.md#chains): the
@@ -35,21 +33,23 @@ export class RevocationLedger {
    */
   async registerIssuer(event: EventEnvelope<CaInitializedPayload>): Promise<string> {
     const { tenantId, caId, certificateDer, notAfter } = leafSigningCaOf(event.payload);
-    await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
-      await manager.query(
-        `INSERT INTO revocation.crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (ca_id) DO NOTHING`,
-        [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter],
-      );
+    await this.database.applyOnce(event, async ({ issuers, rootIssuers }) => {
+      await issuers.register({
+        tenantId,
+        caId,
+        certificateDer: Buffer.from(certificateDer, 'base64'),
+        notAfter,
+      });
       // With an issuing CA, the root issues a CRL of its own: root.crl (docs/api.md#distribution-points);
       // not a corporate root, whose key is not here (docs/api.md#external-root).
       const { payload } = event;
       if (payload.issuingCaId && payload.caId !== caId && !payload.externalRoot) {
-        await manager.query(
-          `INSERT INTO revocation.root_crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after)
-           VALUES ($1, $2, $3, $4) ON CONFLICT (tenant_id) DO NOTHING`,
-          [tenantId, payload.caId, Buffer.from(payload.certificateDer, 'base64'), payload.notAfter],
-        );
+        await rootIssuers.register({
+          tenantId,
+          caId: payload.caId,
+          certificateDer: Buffer.from(payload.certificateDer, 'base64'),
+          notAfter: payload.notAfter,
+        });
       }
     });
     return caId;
@@ -66,13 +66,9 @@ export class RevocationLedger {
       this.logger.warn({ eventId: event.id, tenantId: event.tenantId, caId }, 'ca.issuing-added refused');
       return false;
     }
-    await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
-      await manager.query(
-        `INSERT INTO revocation.crl_issuers (tenant_id, ca_id, ca_certificate_der, ca_not_after) VALUES ($1, $2, $3, $4)
-         ON CONFLICT (ca_id) DO NOTHING`,
-        [tenantId, caId, Buffer.from(certificateDer, 'base64'), notAfter],
-      );
-    });
+    await this.database.applyOnce(event, ({ issuers }) =>
+      issuers.register({ tenantId, caId, certificateDer: Buffer.from(certificateDer, 'base64'), notAfter }),
+    );
     return true;
   }
 
@@ -87,20 +83,11 @@ export class RevocationLedger {
     const { tenantId, caId, serialNumber, certificateId, revokedAt, reasonCode } = event.payload;
     let matched = false;
     let recorded = false;
-    const fresh = await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
+    const fresh = await this.database.applyOnce(event, async ({ issuers, ledger }) => {
       if (event.tenantId !== tenantId) return;
-      const issuer: unknown[] = await manager.query(
-        'SELECT 1 FROM revocation.crl_issuers WHERE tenant_id = $1 AND ca_id = $2',
-        [tenantId, caId],
-      );
-      if (issuer.length === 0) return;
+      if (!(await issuers.isIssuerOf(tenantId, caId))) return;
       matched = true;
-      const inserted: unknown[] = await manager.query(
-        `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
-         VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (ca_id, serial_number) DO NOTHING RETURNING 1`,
-        [tenantId, caId, serialNumber, certificateId, revokedAt, reasonCode],
-      );
-      recorded = inserted.length > 0;
+      recorded = await ledger.add({ tenantId, caId, serialNumber, certificateId, revokedAt, reasonCode });
     });
     if (fresh && !matched) {
       this.logger.warn(
@@ -124,36 +111,28 @@ export class RevocationLedger {
     const { tenantId, caId, issuerCaId, serialNumber, revokedAt, reasonCode } = event.payload;
     let matched = false;
     let recorded: CaRevocationRecorded | undefined;
-    const fresh = await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
-      if (event.tenantId !== tenantId) return;
-      const root: unknown[] = await manager.query(
-        'SELECT 1 FROM revocation.root_crl_issuers WHERE tenant_id = $1 AND ca_id = $2',
-        [tenantId, issuerCaId],
-      );
-      if (root.length > 0) {
-        matched = true;
-        const inserted: unknown[] = await manager.query(
-          `INSERT INTO revocation.revoked_cas (tenant_id, serial_number, ca_id, revocation_date, reason_code)
-           VALUES ($1, $2, $3, $4, $5) ON CONFLICT (tenant_id, serial_number) DO NOTHING RETURNING 1`,
-          [tenantId, serialNumber, caId, revokedAt, reasonCode],
-        );
-        if (inserted.length > 0) recorded = { rootCrl: true };
-        return;
-      }
-      // A root that signs its leaves' CRL: the issuing CA is one more entry of it.
-      const inserted: unknown[] = await manager.query(
-        `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
-         SELECT tenant_id, ca_id, $3, $4, $5, $6 FROM revocation.crl_issuers WHERE tenant_id = $1 AND ca_id = $2
-         ON CONFLICT (ca_id, serial_number) DO NOTHING RETURNING 1`,
-        [tenantId, issuerCaId, serialNumber, caId, revokedAt, reasonCode],
-      );
-      const issuer: unknown[] = await manager.query(
-        'SELECT 1 FROM revocation.crl_issuers WHERE tenant_id = $1 AND ca_id = $2',
-        [tenantId, issuerCaId],
-      );
-      matched = issuer.length > 0;
-      if (inserted.length > 0) recorded = { rootCrl: false, caId: issuerCaId };
-    });
+    const fresh = await this.database.applyOnce(
+      event,
+      async ({ issuers, rootIssuers, ledger, revokedCas }) => {
+        if (event.tenantId !== tenantId) return;
+        if (await rootIssuers.isRootOf(tenantId, issuerCaId)) {
+          matched = true;
+          if (await revokedCas.add({ tenantId, serialNumber, caId, revokedAt, reasonCode })) {
+            recorded = { rootCrl: true };
+          }
+          return;
+        }
+        // A root that signs its leaves' CRL: the issuing CA is one more entry of it.
+        const inserted = await ledger.addUnderIssuer(tenantId, issuerCaId, {
+          serialNumber,
+          certificateId: caId,
+          revokedAt,
+          reasonCode,
+        });
+        matched = await issuers.isIssuerOf(tenantId, issuerCaId);
+        if (inserted) recorded = { rootCrl: false, caId: issuerCaId };
+      },
+    );
     if (fresh && !matched) {
       this.logger.warn(
         { eventId: event.id, tenantId: event.tenantId, payloadTenantId: tenantId, issuerCaId },
@@ -173,19 +152,10 @@ export class RevocationLedger {
   async releaseHold(event: EventEnvelope<CertificateHoldReleasedPayload>): Promise<boolean> {
     const { tenantId, caId, serialNumber, certificateId, heldSince } = event.payload;
     let removed = false;
-    const fresh = await applyOnce(this.dataSource, REVOCATION_SCHEMA, event, async (manager) => {
+    const fresh = await this.database.applyOnce(event, async ({ issuers, ledger }) => {
       if (event.tenantId !== tenantId) return;
-      const deleted: [unknown[], number] = await manager.query(
-        `DELETE FROM revocation.revoked_certificates
-          WHERE tenant_id = $1 AND serial_number = $2 AND certificate_id = $3
-            AND reason_code = $4 AND revocation_date = $5 AND ca_id = $6`,
-        [tenantId, serialNumber, certificateId, RevocationReasonCodes.CertificateHold, heldSince, caId],
-      );
-      if (deleted[1] === 0) return;
-      await manager.query(
-        'UPDATE revocation.crl_issuers SET entries_removed = entries_removed + 1 WHERE ca_id = $1',
-        [caId],
-      );
+      if (!(await ledger.removeHold({ tenantId, caId, serialNumber, certificateId, heldSince }))) return;
+      await issuers.countRemovals(caId, 1);
       removed = true;
     });
     if (fresh && !removed) {

@@ -1,0 +1,70 @@
+import { EventEnvelope } from '@ca/contracts';
+import { applyOnce } from '@ca/messaging';
+import { DataSource, EntityManager } from 'typeorm';
+import { REVOCATION_SCHEMA } from '../revocation.schema';
+import { CrlIssuerStore, SqlCrlIssuerStore } from './crl-issuer.store';
+import { CrlOutboxStore, SqlCrlOutboxStore } from './crl-outbox.store';
+import { CrlStore, SqlCrlStore } from './crl.store';
+import { RevokedCaStore, SqlRevokedCaStore } from './revoked-ca.store';
+import { RevokedCertificateStore, SqlRevokedCertificateStore } from './revoked-certificate.store';
+import { RootCrlIssuerStore, SqlRootCrlIssuerStore } from './root-crl-issuer.store';
+
+/** The stores of the revocation schema, on one connection (a transaction, or none). */
+export interface RevocationTables {
+  issuers: CrlIssuerStore;
+  rootIssuers: RootCrlIssuerStore;
+  ledger: RevokedCertificateStore;
+  revokedCas: RevokedCaStore;
+  crls: CrlStore;
+  outbox: CrlOutboxStore;
+}
+
+/**
+ * The revocation schema as a whole: its stores outside any transaction (`tables`), one
+ * transaction over several of them, and an event applied once (its id in `revocation.inbox` in
+ * the same transaction, so a redelivered event changes nothing).
+ */
+export abstract class RevocationDatabase {
+  abstract readonly tables: RevocationTables;
+  /** Runs `work` in one transaction, on stores bound to it. */
+  abstract transaction<T>(work: (tables: RevocationTables) => Promise<T>): Promise<T>;
+  /** Runs `work` for `event` unless it was applied before (then returns false), in one transaction. */
+  abstract applyOnce(
+    event: EventEnvelope,
+    work: (tables: RevocationTables) => Promise<void>,
+  ): Promise<boolean>;
+  /** Whether the database answers (`/health/ready`). */
+  abstract ready(): Promise<boolean>;
+}
+
+export class SqlRevocationDatabase extends RevocationDatabase {
+  readonly tables: RevocationTables;
+
+  constructor(private readonly dataSource: DataSource) {
+    super();
+    this.tables = sqlTables(dataSource.manager);
+  }
+
+  transaction<T>(work: (tables: RevocationTables) => Promise<T>): Promise<T> {
+    return this.dataSource.transaction((manager) => work(sqlTables(manager)));
+  }
+
+  applyOnce(event: EventEnvelope, work: (tables: RevocationTables) => Promise<void>): Promise<boolean> {
+    return applyOnce(this.dataSource, REVOCATION_SCHEMA, event, (manager) => work(sqlTables(manager)));
+  }
+
+  async ready(): Promise<boolean> {
+    return this.dataSource.isInitialized && (await this.dataSource.query('SELECT 1')) !== undefined;
+  }
+}
+
+function sqlTables(manager: EntityManager): RevocationTables {
+  return {
+    issuers: new SqlCrlIssuerStore(manager),
+    rootIssuers: new SqlRootCrlIssuerStore(manager),
+    ledger: new SqlRevokedCertificateStore(manager),
+    revokedCas: new SqlRevokedCaStore(manager),
+    crls: new SqlCrlStore(manager),
+    outbox: new SqlCrlOutboxStore(manager),
+  };
+}
