@@ -6,6 +6,8 @@ import { Client } from 'pg';
 import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
 import { eventually } from './support/http';
+import { expectAccessible } from './support/axe';
+import { InPage } from './support/in-page';
 import { ocspStatus } from './support/pki';
 import { describeIfPrograms, programPath } from './support/programs';
 import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
@@ -32,14 +34,6 @@ const CONSOLE_PAGE_SIZE = 200;
  * margin above and below it (docs/console.md#budget), whatever the number of rows fetched.
  */
 const MOST_RENDERED_ROWS = 120;
-
-/** What axe-core (injected from node_modules, never fetched) counts as serious or critical. */
-interface AxeViolation {
-  id: string;
-  impact: string | null;
-  help: string;
-  nodes: { target: string[] }[];
-}
 
 /** Issues through the API; a 503 (distribution side slow to confirm, nothing issued) is sent again. */
 async function issueRetrying(
@@ -94,6 +88,8 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
   let a: TestTenant;
   let b: TestTenant;
   let browser: Browser;
+  /** One browser for the whole suite, started while the system starts (closed even if that fails). */
+  let launching: Promise<Browser> | undefined;
   const problems: string[] = [];
   const foreignRequests: string[] = [];
   const allowedConsoleErrors: RegExp[] = [];
@@ -136,28 +132,6 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
     await page.getByTestId('signed-in-tenant').waitFor();
   }
 
-  const axeSource = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-
-  /** Runs axe-core in the page (injected once per loaded document). */
-  async function axe(page: Page, what: string): Promise<void> {
-    if (!(await page.evaluate(() => 'axe' in globalThis))) await page.evaluate(axeSource);
-    const violations = await page.evaluate(async () => {
-      const run = (
-        globalThis as unknown as { axe: { run(): Promise<{ violations: AxeViolation[] }> } }
-      ).axe.run();
-      return (await run).violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-    });
-    expect({
-      page: what,
-      violations: violations.map(
-        (v) => `${v.id}: ${v.help} at ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`,
-      ),
-    }).toEqual({
-      page: what,
-      violations: [],
-    });
-  }
-
   async function shoot(page: Page, name: string, scheme: string): Promise<void> {
     if (!screenshots) return;
     mkdirSync(screenshots, { recursive: true });
@@ -172,22 +146,26 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
   async function walkToEnd(page: Page): Promise<{ ids: string[]; mostRendered: number }> {
     const byIndex = new Map<number, string>();
     let mostRendered = 0;
-    await page.evaluate(() => window.scrollTo({ top: 0, behavior: 'instant' }));
+    await page.evaluate(() =>
+      (globalThis as unknown as InPage).window.scrollTo({ top: 0, behavior: 'instant' }),
+    );
     let scroll = false;
     for (let steps = 0; steps < 5_000; steps++) {
-      const seen = await page.evaluate(async (scrollFirst) => {
-        if (scrollFirst) window.scrollBy({ top: window.innerHeight, behavior: 'instant' });
-        // The scroll handler renders on the next animation frame; read after the one following it.
-        await new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
-        const rows = [...document.querySelectorAll('[data-testid="cert-row"]')].map(
-          (row) =>
-            [Number(row.getAttribute('aria-rowindex')), row.getAttribute('data-certificate-id')!] as const,
-        );
-        const status = document.querySelector('[data-testid="result-count"]')?.textContent ?? '';
-        const loading = document.querySelector('.loading') !== null;
-        const bottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
-        return { rows, more: status.includes('more as you scroll') || loading, bottom };
-      }, scroll);
+      const seen: { rows: (readonly [number, string])[]; more: boolean; bottom: boolean } =
+        await page.evaluate(async (scrollFirst: boolean) => {
+          const { window, document, requestAnimationFrame } = globalThis as unknown as InPage;
+          if (scrollFirst) window.scrollBy({ top: window.innerHeight, behavior: 'instant' });
+          // The scroll handler renders on the next animation frame; read after the one following it.
+          await new Promise<void>((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)));
+          const rows = Array.from(document.querySelectorAll('[data-testid="cert-row"]')).map(
+            (row) =>
+              [Number(row.getAttribute('aria-rowindex')), row.getAttribute('data-certificate-id')!] as const,
+          );
+          const status = document.querySelector('[data-testid="result-count"]')?.textContent ?? '';
+          const loading = document.querySelector('.loading') !== null;
+          const bottom = window.scrollY + window.innerHeight >= document.documentElement.scrollHeight - 2;
+          return { rows, more: status.includes('more as you scroll') || loading, bottom };
+        }, scroll);
       mostRendered = Math.max(mostRendered, seen.rows.length);
       for (const [index, id] of seen.rows) {
         const known = byIndex.get(index);
@@ -198,9 +176,11 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
       if (seen.bottom && !seen.more) break;
       // At the bottom while the next page loads: wait for it, then go on scrolling.
       if (seen.bottom)
-        await page.waitForFunction(() => document.querySelector('.loading') === null, undefined, {
-          timeout: 30_000,
-        });
+        await page.waitForFunction(
+          () => (globalThis as unknown as InPage).document.querySelector('.loading') === null,
+          undefined,
+          { timeout: 30_000 },
+        );
       scroll = !seen.bottom;
     }
     const indexes = [...byIndex.keys()].sort((x, y) => x - y);
@@ -210,8 +190,7 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
   }
 
   beforeAll(async () => {
-    // One browser for the whole suite, started while the system starts.
-    const launching = chromium.launch({
+    launching = chromium.launch({
       executablePath: programPath('chromium'),
       args: ['--no-sandbox', '--disable-dev-shm-usage'],
     });
@@ -249,7 +228,7 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
   });
 
   afterAll(async () => {
-    await browser?.close();
+    await (await launching?.catch(() => undefined))?.close();
     await sut?.stop();
   });
 
@@ -278,7 +257,7 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
   it('signs in with a pasted token, shows the tenant and its counts, and signs out', async () => {
     const { context, page } = await openPage();
     await page.goto(consoleUrl());
-    await axe(page, 'sign-in');
+    await expectAccessible(page, 'sign-in');
     await page.getByLabel('Bearer token (JWT)').fill(await hourToken(a));
     await page.getByRole('button', { name: 'Sign in' }).click();
     await expect(page.getByTestId('signed-in-tenant').textContent()).resolves.toBe(a.tenantId);
@@ -453,7 +432,8 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
       for (const [name, path, text] of pages) {
         // Within the page, as its links and the browser's history go (a reload per page would
         // load the console and axe-core again each time; deep links are proven above).
-        await page.evaluate((to) => {
+        await page.evaluate((to: string) => {
+          const { history, dispatchEvent, PopStateEvent } = globalThis as unknown as InPage;
           history.pushState(null, '', to);
           dispatchEvent(new PopStateEvent('popstate'));
         }, `/console/${path}`);
@@ -463,7 +443,7 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
           .first()
           .waitFor({ state: 'detached', timeout: 30_000 })
           .catch(() => undefined);
-        await axe(page, `${name} (${scheme})`);
+        await expectAccessible(page, `${name} (${scheme})`);
         await shoot(page, name, scheme);
       }
       await context.close();
