@@ -16,7 +16,7 @@ import {
   startIdentityProvider,
 } from './support/identity-provider';
 import { describeIfPrograms, programPath } from './support/programs';
-import { SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
+import { Mode, SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
 
 /**
  * The console's OIDC sign-in (docs/console.md#sign-in) in Chromium against a real OpenID Connect
@@ -26,6 +26,16 @@ import { SystemUnderTest, startSystemUnderTest } from './support/system-under-te
  * its issuer and audience checked. The system trusts no other key: every token in this suite,
  * the one that sets the tenant up included, comes from the provider.
  */
+/**
+ * One system per run: embedded (what `npm start` runs) by default, and Postgres + NATS (the
+ * shipped bus when asked) in CI's pass on those, which would otherwise run the same browser
+ * checks on the embedded system a second time.
+ */
+const MODE: Mode =
+  process.env.TEST_REAL_ONLY === '1' && process.env.DATABASE_URL && process.env.NATS_URL
+    ? 'postgres+nats'
+    : 'embedded';
+
 jest.setTimeout(120_000);
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -57,7 +67,8 @@ describeIfPrograms(['chromium'], 'console sign-in through an OpenID Connect prov
       args: ['--no-sandbox', '--disable-dev-shm-usage'],
     });
     idp = await startIdentityProvider();
-    sut = await startSystemUnderTest('embedded', {
+    sut = await startSystemUnderTest(MODE, {
+      shippedBus: true,
       env: {
         JWT_JWKS_URI: idp.jwksUri,
         JWT_ISSUER: idp.issuer,

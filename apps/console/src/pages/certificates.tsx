@@ -430,12 +430,14 @@ export function CertificatesPage({ session, search }: { session: Session; search
                 aria-rowindex={rows.first + i + 2}
               >
                 <td>
-                  <a href={`${BASE}/certificates/${c.certificateId}`}>{c.commonName}</a>
+                  <a href={`${BASE}/certificates/${c.certificateId}`} title={c.commonName}>
+                    {c.commonName}
+                  </a>
                   <div class="sans" title={c.subjectAlternativeNames.join(', ') || undefined}>
                     {c.subjectAlternativeNames.join(', ')}
                   </div>
                 </td>
-                <td>{c.clientId}</td>
+                <td title={c.clientId}>{c.clientId}</td>
                 <td>
                   <code title={c.serialNumber}>{c.serialNumber}</code>
                 </td>

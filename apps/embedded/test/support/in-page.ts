@@ -24,6 +24,7 @@ export interface InPage {
   history: { pushState(data: unknown, unused: string, url: string): void };
   sessionStorage: { getItem(key: string): string | null };
   requestAnimationFrame(callback: () => void): number;
+  setTimeout(callback: () => void, ms: number): number;
   dispatchEvent(event: unknown): boolean;
   PopStateEvent: new (type: string) => unknown;
 }
