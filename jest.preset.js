@@ -1,9 +1,19 @@
 // Shared Jest settings for every project. SWC compiles TypeScript (with decorator metadata for
-// NestJS) and also turns the ESM-only pkijs/asn1js/jose packages into CommonJS for Jest's loader.
+// NestJS) and also turns the ESM-only pkijs/asn1js/jose/oidc-provider packages into CommonJS for Jest's loader.
 const path = require('node:path');
 const { compilerOptions } = require('./tsconfig.base.json');
 
-const esmOnly = ['pkijs', 'asn1js', 'jose', 'pvtsutils', 'pvutils', 'bytestreamjs', '@noble', '@peculiar'];
+const esmOnly = [
+  'pkijs',
+  'asn1js',
+  'jose',
+  'oidc-provider',
+  'pvtsutils',
+  'pvutils',
+  'bytestreamjs',
+  '@noble',
+  '@peculiar',
+];
 const swc = {
   jsc: {
     parser: { syntax: 'typescript', decorators: true },

@@ -4,7 +4,7 @@
 // gateway's Content-Security-Policy can forbid both). Fails when the first page's JavaScript is
 // over its budget (gzipped). `--watch` rebuilds on change (`nx serve console`).
 const { createHash } = require('node:crypto');
-const { mkdirSync, readFileSync, rmSync, writeFileSync } = require('node:fs');
+const { mkdirSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { gzipSync } = require('node:zlib');
 const esbuild = require('esbuild');
@@ -38,17 +38,30 @@ function emit(result) {
   const js = result.outputFiles.find((f) => f.path.endsWith('.js'));
   const css = result.outputFiles.find((f) => f.path.endsWith('.css'));
   if (!js || !css) throw new Error('esbuild produced no script or no style sheet');
-  rmSync(out, { recursive: true, force: true });
   mkdirSync(join(out, 'assets'), { recursive: true });
+  // Each file replaced whole (written aside, then renamed over the old one), and an earlier
+  // build's files removed only once the new ones are in place: a system serving this directory
+  // while it is rebuilt (another test suite's, or `npm start` during `nx serve console`) never
+  // answers a half-written file or an index.html naming a missing script.
+  const written = new Set();
+  const put = (name, contents) => {
+    const target = join(out, name);
+    writeFileSync(`${target}.${process.pid}.tmp`, contents);
+    renameSync(`${target}.${process.pid}.tmp`, target);
+    written.add(name);
+  };
   const jsName = hashed('main', 'js', js.contents);
   const cssName = hashed('main', 'css', css.contents);
-  writeFileSync(join(out, 'assets', jsName), js.contents);
-  writeFileSync(join(out, 'assets', cssName), css.contents);
-  writeFileSync(join(out, 'assets', 'favicon.svg'), readFileSync(join(__dirname, 'src', 'favicon.svg')));
+  put(`assets/${jsName}`, js.contents);
+  put(`assets/${cssName}`, css.contents);
+  put('assets/favicon.svg', readFileSync(join(__dirname, 'src', 'favicon.svg')));
   const html = readFileSync(join(__dirname, 'src', 'index.html'), 'utf8')
     .replace('%SCRIPT%', `/console/assets/${jsName}`)
     .replace('%STYLE%', `/console/assets/${cssName}`);
-  writeFileSync(join(out, 'index.html'), html);
+  put('index.html', html);
+  for (const name of readdirSync(join(out, 'assets')))
+    if (!written.has(`assets/${name}`) && !name.endsWith('.tmp'))
+      rmSync(join(out, 'assets', name), { force: true });
   const gzipped = gzipSync(js.contents, { level: 9 }).length;
   const summary = {
     script: jsName,
@@ -56,7 +69,7 @@ function emit(result) {
     scriptBytes: js.contents.length,
     scriptGzipBytes: gzipped,
   };
-  writeFileSync(join(out, 'build.json'), JSON.stringify(summary, null, 2) + '\n');
+  put('build.json', JSON.stringify(summary, null, 2) + '\n');
   console.log(
     `console: ${jsName} ${(gzipped / 1024).toFixed(1)} KB gzipped (budget ${BUDGET_BYTES / 1024} KB)`,
   );

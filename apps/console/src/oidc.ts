@@ -9,6 +9,11 @@ export interface OidcSettings {
 }
 
 const PENDING_KEY = 'ca-console-oidc';
+/**
+ * What the console asks of the provider: an OpenID sign-in, and the API's scopes (docs/api.md#tokens)
+ * for the access token, which most providers grant only when asked for by name.
+ */
+export const OIDC_SCOPE = 'openid ca:admin certificates:read certificates:write';
 export const CALLBACK_PATH = '/console/oidc-callback';
 
 function base64Url(bytes: Uint8Array): string {
@@ -50,7 +55,7 @@ export async function startOidcSignIn(settings: OidcSettings, returnTo: string):
     response_type: 'code',
     client_id: settings.clientId,
     redirect_uri: location.origin + CALLBACK_PATH,
-    scope: 'openid',
+    scope: OIDC_SCOPE,
     state,
     code_challenge: await pkceChallenge(verifier),
     code_challenge_method: 'S256',
@@ -75,6 +80,10 @@ export async function finishOidcSignIn(
     );
   if (!pending || search.get('state') !== pending.state)
     throw new Error('This sign-in was not started here (its state does not match). Sign in again.');
+  // RFC 9207 2.4: an answer that names another issuer than the one asked is not this sign-in's.
+  const issuer = search.get('iss');
+  if (issuer !== null && issuer.replace(/\/+$/, '') !== settings.issuer.replace(/\/+$/, ''))
+    throw new Error('The answer came from another identity provider than the configured one. Sign in again.');
   const code = search.get('code');
   if (!code) throw new Error('The identity provider sent no authorization code.');
   const discovery = await discover(settings.issuer);

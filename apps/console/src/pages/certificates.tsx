@@ -1,7 +1,8 @@
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { ApiError, api, call, download, query } from '../api';
 import { InventoryFilter, apiFilter, filterFromSearch, pageQuery, searchOfFilter } from '../filters';
 import { BASE, navigate } from '../router';
+import { useRowWindow } from '../use-row-window';
 import { Session } from '../session';
 import {
   Dialog,
@@ -17,6 +18,8 @@ import {
 import { CaEntry, CertificateItem, Page } from './types';
 
 const PAGE_SIZE = 200;
+/** The next page is fetched when the rendered window comes this close to the last fetched row. */
+const PREFETCH_ROWS = 100;
 /** Search as you type: the query is sent once typing pauses this long. */
 const TYPING_PAUSE_MS = 250;
 
@@ -25,6 +28,22 @@ interface Walk {
   cursor: string | null;
   loading: boolean;
   error?: ApiError;
+}
+
+/**
+ * Stands for rows outside the rendered window. Its height is set through the CSSOM (a style
+ * property, which the Content-Security-Policy's style-src does not govern), never a style attribute.
+ */
+function Spacer({ height }: { height: number }) {
+  const cell = useRef<HTMLTableCellElement>(null);
+  useLayoutEffect(() => {
+    if (cell.current) cell.current.style.height = `${height}px`;
+  }, [height]);
+  return (
+    <tr class="spacer" aria-hidden="true">
+      <td colSpan={7} ref={cell} />
+    </tr>
+  );
 }
 
 function SortHeader({
@@ -210,7 +229,8 @@ export function CertificatesPage({ session, search }: { session: Session; search
   const now = useMemo(() => new Date(), [filterKey]);
   const [walk, setWalk] = useState<Walk>({ items: [], cursor: null, loading: true });
   const [tick, setTick] = useState(0);
-  const sentinel = useRef<HTMLDivElement>(null);
+  const body = useRef<HTMLTableSectionElement>(null);
+  const rows = useRowWindow(walk.items.length, body);
   const exporting = useAction();
   const [cas] = useLoad(
     () =>
@@ -258,22 +278,11 @@ export function CertificatesPage({ session, search }: { session: Session; search
     void loadPage(null, true);
   }, [filterKey, session, tick]);
 
-  // Scrolling near the end of the list fetches the next page (the `nextCursor` of the last one).
+  // Scrolling near the end of what was fetched fetches the next page (the `nextCursor` of the last).
+  const nearEnd = rows.last >= walk.items.length - PREFETCH_ROWS;
   useEffect(() => {
-    const target = sentinel.current;
-    if (!target || !walk.cursor || walk.loading || walk.error) return;
-    const observer = new IntersectionObserver(
-      (entries) => {
-        if (entries.some((e) => e.isIntersecting)) {
-          observer.disconnect();
-          void loadPage(walk.cursor, false);
-        }
-      },
-      { rootMargin: '600px' },
-    );
-    observer.observe(target);
-    return () => observer.disconnect();
-  }, [walk.cursor, walk.loading, walk.error]);
+    if (nearEnd && walk.cursor && !walk.loading && !walk.error) void loadPage(walk.cursor, false);
+  }, [nearEnd, walk.cursor, walk.loading, walk.error]);
 
   const exportCsv = () =>
     exporting.run(async () => {
@@ -388,9 +397,9 @@ export function CertificatesPage({ session, search }: { session: Session; search
       </div>
       {exporting.error && <Problem error={exporting.error} />}
       {walk.items.length > 0 && (
-        <table class="inventory">
+        <table class="inventory" aria-rowcount={walk.cursor ? -1 : walk.items.length + 1}>
           <thead>
-            <tr>
+            <tr aria-rowindex={1}>
               <th scope="col">Common name</th>
               <th scope="col">Client id</th>
               <th scope="col">Serial number</th>
@@ -410,18 +419,27 @@ export function CertificatesPage({ session, search }: { session: Session; search
               />
             </tr>
           </thead>
-          <tbody>
-            {walk.items.map((c) => (
-              <tr key={c.certificateId} data-testid="cert-row" data-certificate-id={c.certificateId}>
+          <tbody ref={body}>
+            {rows.first > 0 && <Spacer height={rows.first * rows.rowHeight} />}
+            {walk.items.slice(rows.first, rows.last).map((c, i) => (
+              <tr
+                key={c.certificateId}
+                data-row
+                data-testid="cert-row"
+                data-certificate-id={c.certificateId}
+                aria-rowindex={rows.first + i + 2}
+              >
                 <td>
-                  <a href={`${BASE}/certificates/${c.certificateId}`}>{c.commonName}</a>
-                  {c.subjectAlternativeNames.length > 0 && (
-                    <div class="sans">{c.subjectAlternativeNames.join(', ')}</div>
-                  )}
+                  <a href={`${BASE}/certificates/${c.certificateId}`} title={c.commonName}>
+                    {c.commonName}
+                  </a>
+                  <div class="sans" title={c.subjectAlternativeNames.join(', ') || undefined}>
+                    {c.subjectAlternativeNames.join(', ')}
+                  </div>
                 </td>
-                <td>{c.clientId}</td>
+                <td title={c.clientId}>{c.clientId}</td>
                 <td>
-                  <code>{c.serialNumber}</code>
+                  <code title={c.serialNumber}>{c.serialNumber}</code>
                 </td>
                 <td>
                   <StatusBadge status={c.status} />
@@ -434,6 +452,9 @@ export function CertificatesPage({ session, search }: { session: Session; search
                 </td>
               </tr>
             ))}
+            {rows.last < walk.items.length && (
+              <Spacer height={(walk.items.length - rows.last) * rows.rowHeight} />
+            )}
           </tbody>
         </table>
       )}
@@ -444,7 +465,6 @@ export function CertificatesPage({ session, search }: { session: Session; search
       )}
       {walk.loading && <Loading what="certificates" />}
       {walk.error && <Problem error={walk.error} onRetry={() => setTick((n) => n + 1)} />}
-      <div ref={sentinel} class="sentinel" aria-hidden="true" />
       {!walk.loading && walk.cursor && !walk.error && (
         <button type="button" onClick={() => void loadPage(walk.cursor, false)}>
           Load more

@@ -1,0 +1,37 @@
+/**
+ * The inventory renders only the rows in view plus a margin (a "window"), so scrolling stays
+ * smooth however many pages were fetched: the DOM holds about a hundred rows, not every row the
+ * person scrolled past. Two spacer rows stand for the rows above and below the window.
+ */
+
+/** The rows to render: indices `first` (included) to `last` (excluded). */
+export interface RowWindow {
+  first: number;
+  last: number;
+}
+
+/** Rows rendered beyond each edge of the viewport, so a fast scroll never shows a gap. */
+export const OVERSCAN_ROWS = 30;
+/** Before a row was measured (a table row of the inventory is about this tall). */
+export const ESTIMATED_ROW_PX = 52;
+
+/**
+ * Which rows cover a viewport whose top is `viewTop` px below the first row's top (negative when
+ * the list starts below the viewport's top) and `viewHeight` px tall, with `overscan` rows more on
+ * each side.
+ */
+export function rowWindow(
+  count: number,
+  rowHeight: number,
+  viewTop: number,
+  viewHeight: number,
+  overscan: number = OVERSCAN_ROWS,
+): RowWindow {
+  if (count <= 0) return { first: 0, last: 0 };
+  const height = rowHeight > 0 ? rowHeight : ESTIMATED_ROW_PX;
+  const firstVisible = Math.floor(Math.max(0, viewTop) / height);
+  const lastVisible = Math.ceil(Math.max(0, viewTop + viewHeight) / height);
+  const first = Math.min(Math.max(0, firstVisible - overscan), Math.max(0, count - 1));
+  const last = Math.min(count, Math.max(first + 1, lastVisible + overscan));
+  return { first, last };
+}

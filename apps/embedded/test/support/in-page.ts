@@ -1,0 +1,30 @@
+/**
+ * The browser globals the suites' in-page functions (Playwright's `page.evaluate`) use, typed here
+ * because the test project compiles without the DOM library. In such a function write
+ * `const { document } = globalThis as unknown as InPage;`: the cast is erased, and the function
+ * runs in the page, where these are the real globals.
+ */
+export interface InPageElement {
+  textContent: string | null;
+  getAttribute(name: string): string | null;
+}
+
+export interface InPage {
+  window: {
+    scrollY: number;
+    innerHeight: number;
+    scrollBy(options: { top: number; behavior: 'instant' }): void;
+    scrollTo(options: { top: number; behavior: 'instant' }): void;
+  };
+  document: {
+    querySelector(selector: string): InPageElement | null;
+    querySelectorAll(selector: string): ArrayLike<InPageElement>;
+    documentElement: { scrollHeight: number };
+  };
+  history: { pushState(data: unknown, unused: string, url: string): void };
+  sessionStorage: { getItem(key: string): string | null };
+  requestAnimationFrame(callback: () => void): number;
+  setTimeout(callback: () => void, ms: number): number;
+  dispatchEvent(event: unknown): boolean;
+  PopStateEvent: new (type: string) => unknown;
+}
