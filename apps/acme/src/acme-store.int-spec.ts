@@ -10,8 +10,10 @@ import { EabKeySealer } from './eab/eab-key-sealer';
 import { EabKeys } from './eab/eab-keys';
 import { acmeMigrations } from './migrations';
 import { CreateAcmeSchema1766400000000 } from './migrations/1766400000000-create-acme-schema';
-import { AcmeStore } from './protocol/acme-store';
-import { NonceStore, SharedSpentNonces, nonceKeyFromKek } from './protocol/nonce-store';
+import { AcmeStore } from './stores/acme.store';
+import { NonceStore, nonceKeyFromKek } from './protocol/nonce-store';
+import { SqlEabKeyStore } from './stores/eab-key.store';
+import { SharedSpentNonces } from './stores/spent-nonce.store';
 
 jest.setTimeout(60_000);
 
@@ -143,7 +145,7 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
   });
 
   it('seals a new EAB key to the requester, binds it to one account only, and disables it', async () => {
-    const eabKeys = new EabKeys(dataSource, sealer);
+    const eabKeys = new EabKeys(new SqlEabKeyStore(dataSource), sealer);
     const recipient = createSealRecipient();
     const created = await eabKeys.create('tenant-a', recipient.publicKey);
     const hmacKey = recipient.open(created.sealedHmacKey).toString('utf8');
@@ -171,7 +173,7 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
 
   it('stores EAB keys only sealed: a key written in clear before is sealed, a moved row does not open', async () => {
     const unopenable: string[] = [];
-    const eabKeys = new EabKeys(dataSource, sealer, (keyId) => unopenable.push(keyId));
+    const eabKeys = new EabKeys(new SqlEabKeyStore(dataSource), sealer, (keyId) => unopenable.push(keyId));
     expect((await eabKeys.find(legacy.keyId))?.hmacKey?.equals(legacy.hmacKey)).toBe(true);
     const recipient = createSealRecipient();
     const created = await eabKeys.create('tenant-a', recipient.publicKey);

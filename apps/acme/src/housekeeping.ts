@@ -1,6 +1,6 @@
 import { Logger } from '@ca/observability';
 import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
-import { AcmeStore } from './protocol/acme-store';
+import { AcmeStore } from './stores/acme.store';
 import { NonceStore } from './protocol/nonce-store';
 
 const EVERY_MS = 60_000;

@@ -23,10 +23,9 @@ import {
 } from './protocol/account-resources';
 import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
 import { AcmeServer } from './protocol/acme-server';
-import { AcmeStore } from './protocol/acme-store';
 import { KnownTenants, issuanceHasCa } from './protocol/known-tenants';
 import { tenantPolicyLookup } from './protocol/tenant-policy';
-import { LocalSpentNonces, NonceStore, SharedSpentNonces, nonceKeyFromKek } from './protocol/nonce-store';
+import { LocalSpentNonces, NonceStore, nonceKeyFromKek } from './protocol/nonce-store';
 import { renewalInfoReply } from './protocol/renewal-info';
 import {
   OrderResourceDeps,
@@ -42,6 +41,7 @@ import { ChallengeValidators, VALIDATION_TIMEOUT_MS } from './validation/challen
 import { resolverTxtLookup } from './validation/dns01-validator';
 import { TargetResolver } from './validation/target-resolver';
 import { ValidationRunner } from './validation/validation-runner';
+import { AcmeDatabase } from './stores/acme-database.store';
 
 const ID = '([0-9a-fA-F-]{36})';
 
@@ -56,17 +56,18 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     entities: [],
     migrations: acmeMigrations(sealer),
   });
-  const store = new AcmeStore(dataSource);
+  const database = new AcmeDatabase(dataSource);
+  const store = database.protocol;
   // Embedded mode is one process (the database is in it): nonces are checked in its memory, under a
   // key that dies with it. Replicas on a database share the spent ones there, under a key from the KEK.
   const nonces = config.embedded
     ? new NonceStore(randomBytes(32), new LocalSpentNonces(), config.acme.nonceLifetimeMs)
-    : new NonceStore(nonceKeyFromKek(kek), new SharedSpentNonces(dataSource), config.acme.nonceLifetimeMs);
-  const eabKeys = new EabKeys(dataSource, sealer, (keyId, tenantId) =>
+    : new NonceStore(nonceKeyFromKek(kek), database.spentNonces, config.acme.nonceLifetimeMs);
+  const eabKeys = new EabKeys(database.eabKeys, sealer, (keyId, tenantId) =>
     logger.warn({ keyId, tenantId }, 'stored EAB key does not open (altered, moved or another KEK)'),
   );
   const issuance = messaging.rpcClient<IssuanceApi>();
-  const limiter = new SharedAcmeRateLimiter(dataSource, (err) =>
+  const limiter = new SharedAcmeRateLimiter(database.rateLimitWindows, (err) =>
     logger.warn({ err }, 'ACME rate limits not counted, database unavailable; answered 503'),
   );
   const resolver = new TargetResolver({
@@ -83,7 +84,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     logger,
   );
   const onInternalError = (err: unknown) => logger.error({ err }, 'ACME request failed');
-  const profiles = new AcmeProfiles(dataSource, issuance);
+  const profiles = new AcmeProfiles(database.profiles, issuance);
   const deps: OrderResourceDeps = {
     store,
     issuance,
@@ -138,7 +139,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
   housekeeping.start();
   return {
     name: 'acme',
-    ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
+    ready: () => database.ready(),
     close: once(async () => {
       housekeeping.stop();
       await started.close();

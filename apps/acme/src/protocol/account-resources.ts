@@ -3,7 +3,7 @@ import { EabKeys } from '../eab/eab-keys';
 import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { json } from './acme-reply';
 import { AcmeResource } from './acme-server';
-import { AcmeStore } from './acme-store';
+import { AcmeStore } from '../stores/acme.store';
 import { accountView } from './acme-views';
 import { verifyExternalAccountBinding } from './eab-binding';
 import {

@@ -2,7 +2,7 @@ import { AcmeHttpRequest, CaError, ErrorCode } from '@ca/contracts';
 import { AcmeRateLimiter, InMemoryAcmeRateLimiter } from './acme-rate-limiter';
 import { AcmeProblem } from './acme-problem';
 import { AcmeServer, asProblem } from './acme-server';
-import { AcmeStore } from './acme-store';
+import { AcmeStore } from '../stores/acme.store';
 import { NonceStore } from './nonce-store';
 
 const TENANT = '3f9a6c1e-2b4d-4e8f-9a1c-5d7e6f8a9b0c';

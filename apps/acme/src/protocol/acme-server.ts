@@ -4,7 +4,7 @@ import { JWK } from 'jose';
 import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { AcmeRateLimiter, AcmeRateLimits } from './acme-rate-limiter';
 import { AcmeReply, encodeReply, json, problemReply } from './acme-reply';
-import { Account, AcmeStore } from './acme-store';
+import { Account, AcmeStore } from '../stores/acme.store';
 import { AcmeUrls, directoryView } from './acme-views';
 import { KnownTenants } from './known-tenants';
 import {

@@ -6,7 +6,7 @@ import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { AcmeRateLimiter } from './acme-rate-limiter';
 import { json } from './acme-reply';
 import { AcmeResource, asProblem } from './acme-server';
-import { AcmeStore, Order } from './acme-store';
+import { AcmeStore, Order } from '../stores/acme.store';
 import { acmeSubject } from './certificate-subject';
 import { AcmeUrls, authorizationView, challengeView, isExpiredUnfinished, orderView } from './acme-views';
 import { PolicyLookup, nameAllowed, readIdentifiers } from './identifier-policy';

@@ -3,7 +3,7 @@ import { RpcClient } from '@ca/messaging';
 import { parseAriCertId } from '@ca/pki';
 import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { AcmeReply, json } from './acme-reply';
-import { AcmeStore } from './acme-store';
+import { AcmeStore } from '../stores/acme.store';
 
 /** How long a client waits before asking again (RFC 9773 4.3); a replace-now drill is seen within it. */
 export const RENEWAL_INFO_RETRY_AFTER_SECONDS = 6 * 3600;

@@ -1,5 +1,5 @@
 import { createLogger } from '@ca/observability';
-import { AcmeStore } from '../protocol/acme-store';
+import { AcmeStore } from '../stores/acme.store';
 import { ChallengeValidators } from './challenge-validators';
 import { ValidationRunner } from './validation-runner';
 import { AcmeProblem } from '../protocol/acme-problem';

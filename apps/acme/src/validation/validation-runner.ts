@@ -1,6 +1,6 @@
 import { Logger } from '@ca/observability';
 import { AcmeProblem } from '../protocol/acme-problem';
-import { AcmeStore, Authorization, Challenge } from '../protocol/acme-store';
+import { AcmeStore, Authorization, Challenge } from '../stores/acme.store';
 import { ChallengeValidators } from './challenge-validators';
 
 /** Validations under way at once per replica: each holds a socket for at most its deadline. */

@@ -1,0 +1,45 @@
+import { DataSource } from 'typeorm';
+
+/** One delivery attempt as the delivery log shows it. */
+export interface StoredAttempt {
+  messageId: string;
+  type: string;
+  attempt: number;
+  statusCode?: number;
+  durationMs: number;
+  at: Date;
+  error?: string;
+}
+
+interface AttemptRow {
+  message_id: string;
+  type: string;
+  attempt: number;
+  status_code: number | null;
+  duration_ms: number;
+  at: Date | string;
+  error: string | null;
+}
+
+/** `webhooks.attempts` as it is read (the message store writes each attempt with its outcome). */
+export class AttemptStore {
+  constructor(private readonly db: DataSource) {}
+
+  /** The subscription's newest `limit` attempts first. */
+  async newestOf(subscriptionId: string, limit: number): Promise<StoredAttempt[]> {
+    const rows = (await this.db.query(
+      `SELECT message_id, type, attempt, status_code, duration_ms, at, error FROM webhooks.attempts
+       WHERE subscription_id = $1 ORDER BY id DESC LIMIT $2`,
+      [subscriptionId, limit],
+    )) as AttemptRow[];
+    return rows.map((row) => ({
+      messageId: row.message_id,
+      type: row.type,
+      attempt: row.attempt,
+      ...(row.status_code === null ? {} : { statusCode: row.status_code }),
+      durationMs: row.duration_ms,
+      at: new Date(row.at),
+      ...(row.error === null ? {} : { error: row.error }),
+    }));
+  }
+}
