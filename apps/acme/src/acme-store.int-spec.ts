@@ -10,9 +10,10 @@ import { EabKeySealer } from './eab/eab-key-sealer';
 import { EabKeys } from './eab/eab-keys';
 import { acmeMigrations } from './migrations';
 import { CreateAcmeSchema1766400000000 } from './migrations/1766400000000-create-acme-schema';
-import { AcmeStore } from './stores/acme.store';
 import { NonceStore, nonceKeyFromKek } from './protocol/nonce-store';
+import { AccountStore } from './stores/account.store';
 import { SqlEabKeyStore } from './stores/eab-key.store';
+import { OrderStore } from './stores/order.store';
 import { SharedSpentNonces } from './stores/spent-nonce.store';
 
 jest.setTimeout(60_000);
@@ -106,7 +107,7 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
   });
 
   it('prunes orders a day past their expiry with their authorizations, unless valid; keeps younger ones', async () => {
-    const store = new AcmeStore(dataSource);
+    const store = new OrderStore(dataSource);
     const now = new Date(Date.UTC(2031, 0, 10));
     const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
     const accountId = randomUUID();
@@ -154,11 +155,11 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
     expect((await eabKeys.find(created.keyId))?.hmacKey?.toString('base64url')).toBe(hmacKey);
     expect(await eabKeys.list('tenant-b')).toEqual([]);
 
-    const store = new AcmeStore(dataSource);
+    const accounts = new AccountStore(dataSource);
     const account = { tenantId: 'tenant-a', jwk: { kty: 'EC' }, contact: [], eabKeyId: created.keyId };
-    const first = await store.createBoundAccount({ ...account, thumbprint: 't1' });
+    const first = await accounts.createBound({ ...account, thumbprint: 't1' });
     expect(first?.status).toBe('valid');
-    expect(await store.createBoundAccount({ ...account, thumbprint: 't2' })).toBeUndefined();
+    expect(await accounts.createBound({ ...account, thumbprint: 't2' })).toBeUndefined();
     expect(await eabKeys.list('tenant-a')).toEqual([
       expect.objectContaining({ keyId: created.keyId, boundAccount: first!.id, disabled: false }),
     ]);
@@ -167,7 +168,7 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
     await expect(eabKeys.disable('tenant-b', unused.keyId)).rejects.toThrow(/No such EAB key/);
     expect((await eabKeys.disable('tenant-a', unused.keyId)).disabled).toBe(true);
     expect(
-      await store.createBoundAccount({ ...account, eabKeyId: unused.keyId, thumbprint: 't3' }),
+      await accounts.createBound({ ...account, eabKeyId: unused.keyId, thumbprint: 't3' }),
     ).toBeUndefined();
   });
 

@@ -10,7 +10,7 @@ import { AcmeHousekeeping } from './housekeeping';
 import { acmeMigrations } from './migrations';
 import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
 import { ACME_RATE_LIMIT_WINDOWS } from './stores/acme-database.store';
-import { AcmeStore } from './stores/acme.store';
+import { OrderStore } from './stores/order.store';
 import { NonceStore } from './protocol/nonce-store';
 import { SharedSpentNonces } from './stores/spent-nonce.store';
 
@@ -101,7 +101,7 @@ describe.each(databaseKinds())('ACME rate limits shared by replicas (%s database
     const logger = { debug: jest.fn(), warn: jest.fn() } as unknown as Logger;
     const housekeeping = new AcmeHousekeeping(
       new NonceStore(randomBytes(32), new SharedSpentNonces(replicas[1])),
-      new AcmeStore(replicas[1]),
+      new OrderStore(replicas[1]),
       limiter,
       logger,
     );

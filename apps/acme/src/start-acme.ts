@@ -57,7 +57,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     migrations: acmeMigrations(sealer),
   });
   const database = new AcmeDatabase(dataSource);
-  const store = database.protocol;
+  const { accounts, orders } = database;
   // Embedded mode is one process (the database is in it): nonces are checked in its memory, under a
   // key that dies with it. Replicas on a database share the spent ones there, under a key from the KEK.
   const nonces = config.embedded
@@ -75,7 +75,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     allowPrivateTargets: config.acme.allowPrivateTargets,
   });
   const validations = new ValidationRunner(
-    store,
+    orders,
     new ChallengeValidators(
       resolver,
       { http01Port: config.acme.http01Port, tlsAlpn01Port: config.acme.tlsAlpn01Port },
@@ -86,7 +86,8 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
   const onInternalError = (err: unknown) => logger.error({ err }, 'ACME request failed');
   const profiles = new AcmeProfiles(database.profiles, issuance);
   const deps: OrderResourceDeps = {
-    store,
+    orders,
+    accounts,
     issuance,
     policy: tenantPolicyLookup(issuance),
     limiter,
@@ -96,7 +97,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     onInternalError,
   };
   const server = new AcmeServer({
-    store,
+    accounts,
     nonces,
     tenants: new KnownTenants(issuanceHasCa(issuance)),
     publicUrl: config.gatewayPublicUrl,
@@ -106,10 +107,10 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     renewalInfo: (tenantId, certId) => renewalInfoReply(issuance, tenantId, certId),
     profiles: (tenantId) => profiles.descriptions(tenantId),
     resources: [
-      [/^\/new-account$/, newAccountResource(store, eabKeys)],
-      [new RegExp(`^/account/${ID}$`), accountResource(store)],
-      [new RegExp(`^/account/${ID}/orders$`), accountOrdersResource(store)],
-      [/^\/key-change$/, keyChangeResource(store)],
+      [/^\/new-account$/, newAccountResource(accounts, eabKeys)],
+      [new RegExp(`^/account/${ID}$`), accountResource(accounts)],
+      [new RegExp(`^/account/${ID}/orders$`), accountOrdersResource(orders)],
+      [/^\/key-change$/, keyChangeResource(accounts)],
       [/^\/new-order$/, newOrderResource(deps)],
       [new RegExp(`^/order/${ID}$`), orderResource(deps)],
       [new RegExp(`^/order/${ID}/finalize$`), finalizeResource(deps)],
@@ -135,7 +136,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
   }
   const started = app;
   // Storage stays bounded: expired nonces, orders that expired unfinished, past rate-limit windows.
-  const housekeeping = new AcmeHousekeeping(nonces, store, limiter, logger);
+  const housekeeping = new AcmeHousekeeping(nonces, orders, limiter, logger);
   housekeeping.start();
   return {
     name: 'acme',

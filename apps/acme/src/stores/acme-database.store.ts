@@ -1,8 +1,9 @@
 import { RateLimitWindowStore, RateLimitWindowTable, SqlRateLimitWindowStore } from '@ca/persistence';
 import { DataSource } from 'typeorm';
 import { AcmeProfileStore, SqlAcmeProfileStore } from './acme-profile.store';
-import { AcmeStore } from './acme.store';
+import { AccountStore } from './account.store';
 import { EabKeyStore, SqlEabKeyStore } from './eab-key.store';
+import { OrderStore } from './order.store';
 import { SharedSpentNonces } from './spent-nonce.store';
 
 /** acme's rate-limit windows: one count per key (`tenant:<id>`, `account:<id>`, …) and minute. */
@@ -13,8 +14,9 @@ export const ACME_RATE_LIMIT_WINDOWS: RateLimitWindowTable = {
 
 /** The acme schema on Postgres: each table's store, and whether the database answers. */
 export class AcmeDatabase {
-  /** Accounts, orders, their authorizations and challenges. */
-  readonly protocol: AcmeStore;
+  readonly accounts: AccountStore;
+  /** Orders with their authorizations and challenges. */
+  readonly orders: OrderStore;
   readonly eabKeys: EabKeyStore;
   readonly profiles: AcmeProfileStore;
   /** Spent nonces shared by the replicas (embedded mode keeps them in memory instead). */
@@ -22,7 +24,8 @@ export class AcmeDatabase {
   readonly rateLimitWindows: RateLimitWindowStore;
 
   constructor(private readonly dataSource: DataSource) {
-    this.protocol = new AcmeStore(dataSource);
+    this.accounts = new AccountStore(dataSource);
+    this.orders = new OrderStore(dataSource);
     this.eabKeys = new SqlEabKeyStore(dataSource);
     this.profiles = new SqlAcmeProfileStore(dataSource);
     this.spentNonces = new SharedSpentNonces(dataSource);
