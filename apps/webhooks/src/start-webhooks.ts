@@ -25,7 +25,7 @@ import { WEBHOOKS_MIGRATIONS } from './migrations';
 import { SecretSealer } from './subscriptions/secret-sealer';
 import { Subscriptions } from './subscriptions/subscriptions';
 import { TargetGuard, TargetRefused } from './targets/target-guard';
-import { WebhooksDatabase } from './stores/webhooks-database.store';
+import { SqlWebhooksDatabase } from './stores/webhooks-database.store';
 import { WebhooksModule } from './webhooks.module';
 import { WEBHOOKS_SCHEMA } from './webhooks.schema';
 
@@ -60,7 +60,7 @@ export async function startWebhooks(
     migrations: WEBHOOKS_MIGRATIONS,
   });
   const guard = new TargetGuard(config.webhooks.allowPrivateTargets);
-  const database = new WebhooksDatabase(dataSource);
+  const database = new SqlWebhooksDatabase(dataSource);
   const store = database.deliveryQueue(`${process.pid}-${randomUUID()}`);
   const secrets = new Map<string, string>();
   const scheduler = new DeliveryScheduler(

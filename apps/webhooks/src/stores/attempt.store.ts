@@ -22,10 +22,16 @@ interface AttemptRow {
 }
 
 /** `webhooks.attempts` as it is read (the message store writes each attempt with its outcome). */
-export class AttemptStore {
-  constructor(private readonly db: DataSource) {}
-
+export abstract class AttemptStore {
   /** The subscription's newest `limit` attempts first. */
+  abstract newestOf(subscriptionId: string, limit: number): Promise<StoredAttempt[]>;
+}
+
+export class SqlAttemptStore extends AttemptStore {
+  constructor(private readonly db: DataSource) {
+    super();
+  }
+
   async newestOf(subscriptionId: string, limit: number): Promise<StoredAttempt[]> {
     const rows = (await this.db.query(
       `SELECT message_id, type, attempt, status_code, duration_ms, at, error FROM webhooks.attempts

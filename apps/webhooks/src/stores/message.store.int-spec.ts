@@ -7,8 +7,8 @@ import { WebhookHousekeeping } from '../housekeeping';
 import { WEBHOOKS_MIGRATIONS } from '../migrations';
 import { WEBHOOKS_SCHEMA } from '../webhooks.schema';
 import { MessageStore } from './message.store';
-import { OutgoingMessageStore } from './outgoing-message.store';
-import { WebhookRetentionStore } from './webhook-retention.store';
+import { SqlOutgoingMessageStore } from './outgoing-message.store';
+import { SqlWebhookRetentionStore } from './webhook-retention.store';
 
 jest.setTimeout(60_000);
 
@@ -60,7 +60,7 @@ describe.each(databaseKinds())('webhook message queue shared by replicas (%s dat
 
   const queue = (subscriptionId: string, type: string, orderKey: string) =>
     pools[0].transaction((manager) =>
-      new OutgoingMessageStore(manager).enqueue(
+      new SqlOutgoingMessageStore(manager).enqueue(
         { tenantId, type, orderKey, timestamp: new Date().toISOString(), data: {} },
         [subscriptionId],
       ),
@@ -142,7 +142,7 @@ describe.each(databaseKinds())('webhook message queue shared by replicas (%s dat
     await a.settle(done, OK, { delivered: true });
     await a.settle(failed, { statusCode: 500, durationMs: 1 }, { failed: true });
     const day = 86_400_000;
-    await new WebhookHousekeeping(new WebhookRetentionStore(pools[0]), day, () => undefined).prune(
+    await new WebhookHousekeeping(new SqlWebhookRetentionStore(pools[0]), day, () => undefined).prune(
       new Date(Date.now() + 2 * day),
     );
     const rows = (await pools[0].query('SELECT status FROM webhooks.messages WHERE subscription_id = $1', [

@@ -2,13 +2,23 @@ import { DataSource, EntityManager } from 'typeorm';
 import { OutgoingEvent, webhookBody } from '../events/outgoing-event';
 
 /** `webhooks.messages` as the events fill it: one message per interested subscription, or none left pending. */
-export class OutgoingMessageStore {
-  constructor(private readonly db: DataSource | EntityManager) {}
-
+export abstract class OutgoingMessageStore {
   /**
    * One message per subscription of the tenant that asked for the event's type (or only the given
    * subscriptions). Returns how many were queued.
    */
+  abstract enqueue(event: OutgoingEvent, onlySubscriptions?: readonly string[]): Promise<number>;
+  /** The newest message of this type queued for the subscription (its id). */
+  abstract newest(subscriptionId: string, type: string): Promise<string>;
+  /** The subscription's pending messages will not be sent: cancelled. */
+  abstract cancelPending(subscriptionId: string): Promise<void>;
+}
+
+export class SqlOutgoingMessageStore extends OutgoingMessageStore {
+  constructor(private readonly db: DataSource | EntityManager) {
+    super();
+  }
+
   async enqueue(event: OutgoingEvent, onlySubscriptions?: readonly string[]): Promise<number> {
     const rows = (await this.db.query(
       `INSERT INTO webhooks.messages (id, subscription_id, tenant_id, type, order_key, body)
@@ -23,7 +33,6 @@ export class OutgoingMessageStore {
     return rows.length;
   }
 
-  /** The newest message of this type queued for the subscription (its id). */
   async newest(subscriptionId: string, type: string): Promise<string> {
     const [row] = (await this.db.query(
       `SELECT id FROM webhooks.messages WHERE subscription_id = $1 AND type = $2 ORDER BY seq DESC LIMIT 1`,
@@ -32,7 +41,6 @@ export class OutgoingMessageStore {
     return row.id;
   }
 
-  /** The subscription's pending messages will not be sent: cancelled. */
   async cancelPending(subscriptionId: string): Promise<void> {
     await this.db.query(
       `UPDATE webhooks.messages SET status = 'cancelled', finished_at = now()

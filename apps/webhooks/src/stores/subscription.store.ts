@@ -21,10 +21,25 @@ interface SubscriptionRow {
  * `webhooks.subscriptions`: the tenants' subscriptions, the signing secret only sealed. A deleted
  * one keeps its row (its messages and attempts name it) and is no longer found.
  */
-export class SubscriptionStore {
-  constructor(private readonly db: DataSource | EntityManager) {}
-
+export abstract class SubscriptionStore {
   /** Keeps a new subscription; when it was made. */
+  abstract add(
+    tenantId: string,
+    subscription: { id: string; url: string; events: string[]; expiringDays: number[]; sealedSecret: Buffer },
+  ): Promise<Date>;
+  /** The tenant's subscriptions, oldest first. */
+  abstract list(tenantId: string): Promise<StoredSubscription[]>;
+  /** Marks the tenant's subscription deleted; false when it has none of this id (or deleted it before). */
+  abstract markDeleted(tenantId: string, id: string): Promise<boolean>;
+  /** Whether the tenant has this subscription (not deleted). */
+  abstract exists(tenantId: string, id: string): Promise<boolean>;
+}
+
+export class SqlSubscriptionStore extends SubscriptionStore {
+  constructor(private readonly db: DataSource | EntityManager) {
+    super();
+  }
+
   async add(
     tenantId: string,
     subscription: { id: string; url: string; events: string[]; expiringDays: number[]; sealedSecret: Buffer },
@@ -44,7 +59,6 @@ export class SubscriptionStore {
     return row.created_at;
   }
 
-  /** The tenant's subscriptions, oldest first. */
   async list(tenantId: string): Promise<StoredSubscription[]> {
     const rows = (await this.db.query(
       `SELECT id, url, events, expiring_days, created_at FROM webhooks.subscriptions
@@ -60,7 +74,6 @@ export class SubscriptionStore {
     }));
   }
 
-  /** Marks the tenant's subscription deleted; false when it has none of this id (or deleted it before). */
   async markDeleted(tenantId: string, id: string): Promise<boolean> {
     const [rows] = (await this.db.query(
       `UPDATE webhooks.subscriptions SET deleted_at = now()
@@ -70,7 +83,6 @@ export class SubscriptionStore {
     return rows.length > 0;
   }
 
-  /** Whether the tenant has this subscription (not deleted). */
   async exists(tenantId: string, id: string): Promise<boolean> {
     const rows = (await this.db.query(
       'SELECT 1 FROM webhooks.subscriptions WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL',

@@ -23,10 +23,37 @@ export interface DueCertificate extends WatchedCertificate {
  * `webhooks.certificates` and `webhooks.expiry_notices`: the certificates this context watches
  * for expiry (from the lifecycle events) and which expiry notices each subscription was given.
  */
-export class WatchedCertificateStore {
-  constructor(private readonly db: DataSource | EntityManager) {}
-
+export abstract class WatchedCertificateStore {
   /** Watches an issued certificate (an issue seen again keeps the row and takes its notAfter). */
+  abstract issued(payload: CertificateIssuedPayload): Promise<WatchedCertificate>;
+  /** The tenant's certificate `certificateId` was renewed by `renewedBy`. */
+  abstract renewed(tenantId: string, certificateId: string, renewedBy: string): Promise<void>;
+  /** Marks the certificate revoked; its row, or undefined when it is not watched. */
+  abstract revoked(
+    tenantId: string,
+    certificateId: string,
+    revokedAt: string,
+  ): Promise<WatchedCertificate | undefined>;
+  /** A released hold: not revoked any more. */
+  abstract holdReleased(tenantId: string, certificateId: string): Promise<void>;
+  /**
+   * Up to `limit` (subscription, certificate) pairs that crossed a threshold of the subscription's
+   * `expiringDays` at `now` and had no notice for it, each recorded as noticed (for every threshold
+   * crossed) at once.
+   */
+  abstract claimExpiring(now: Date, limit: number): Promise<DueCertificate[]>;
+  /**
+   * Up to `limit` unrevoked certificates whose notAfter passed by `now` and whose expiry was not
+   * announced, marked announced (rows another replica holds are skipped).
+   */
+  abstract claimExpired(now: Date, limit: number): Promise<WatchedCertificate[]>;
+}
+
+export class SqlWatchedCertificateStore extends WatchedCertificateStore {
+  constructor(private readonly db: DataSource | EntityManager) {
+    super();
+  }
+
   async issued(p: CertificateIssuedPayload): Promise<WatchedCertificate> {
     const [row] = (await this.db.query(
       `INSERT INTO webhooks.certificates
@@ -47,7 +74,6 @@ export class WatchedCertificateStore {
     return row;
   }
 
-  /** The tenant's certificate `certificateId` was renewed by `renewedBy`. */
   async renewed(tenantId: string, certificateId: string, renewedBy: string): Promise<void> {
     await this.db.query(
       'UPDATE webhooks.certificates SET renewed_by = $2 WHERE certificate_id = $1 AND tenant_id = $3',
@@ -55,7 +81,6 @@ export class WatchedCertificateStore {
     );
   }
 
-  /** Marks the certificate revoked; its row, or undefined when it is not watched. */
   async revoked(
     tenantId: string,
     certificateId: string,
@@ -69,7 +94,6 @@ export class WatchedCertificateStore {
     return rows[0];
   }
 
-  /** A released hold: not revoked any more. */
   async holdReleased(tenantId: string, certificateId: string): Promise<void> {
     await this.db.query(
       'UPDATE webhooks.certificates SET revoked_at = NULL WHERE certificate_id = $1 AND tenant_id = $2',
@@ -77,11 +101,6 @@ export class WatchedCertificateStore {
     );
   }
 
-  /**
-   * Up to `limit` (subscription, certificate) pairs that crossed a threshold of the subscription's
-   * `expiringDays` at `now` and had no notice for it, each recorded as noticed (for every threshold
-   * crossed) in the same statement.
-   */
   async claimExpiring(now: Date, limit: number): Promise<DueCertificate[]> {
     return (await this.db.query(
       `WITH crossed AS (
@@ -107,10 +126,6 @@ export class WatchedCertificateStore {
     )) as DueCertificate[];
   }
 
-  /**
-   * Up to `limit` unrevoked certificates whose notAfter passed by `now` and whose expiry was not
-   * announced, marked announced (rows another replica holds are skipped).
-   */
   async claimExpired(now: Date, limit: number): Promise<WatchedCertificate[]> {
     const [rows] = (await this.db.query(
       `UPDATE webhooks.certificates SET expired_announced = true

@@ -4,13 +4,19 @@ import { DataSource } from 'typeorm';
 const CHUNK = 5_000;
 
 /** What the housekeeping deletes once past the retention: finished messages, attempts, the read model of ended certificates. */
-export class WebhookRetentionStore {
-  constructor(private readonly db: DataSource) {}
-
+export abstract class WebhookRetentionStore {
   /**
    * Deletes attempts made and messages finished before `cutoff`, and the rows (and notices) of
-   * certificates expired (and announced) or revoked before it, a chunk per statement.
+   * certificates expired (and announced) or revoked before it.
    */
+  abstract removeBefore(cutoff: Date): Promise<void>;
+}
+
+export class SqlWebhookRetentionStore extends WebhookRetentionStore {
+  constructor(private readonly db: DataSource) {
+    super();
+  }
+
   async removeBefore(cutoff: Date): Promise<void> {
     for (const sql of [
       `DELETE FROM webhooks.attempts WHERE id IN (SELECT id FROM webhooks.attempts WHERE at < $1 LIMIT ${CHUNK})`,
