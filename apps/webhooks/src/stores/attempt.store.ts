@@ -1,15 +1,5 @@
+import { WebhookDeliveryAttempt } from '@ca/contracts';
 import { DataSource } from 'typeorm';
-
-/** One delivery attempt as the delivery log shows it. */
-export interface StoredAttempt {
-  messageId: string;
-  type: string;
-  attempt: number;
-  statusCode?: number;
-  durationMs: number;
-  at: Date;
-  error?: string;
-}
 
 interface AttemptRow {
   message_id: string;
@@ -23,8 +13,8 @@ interface AttemptRow {
 
 /** `webhooks.attempts` as it is read (the message store writes each attempt with its outcome). */
 export abstract class AttemptStore {
-  /** The subscription's newest `limit` attempts first. */
-  abstract newestOf(subscriptionId: string, limit: number): Promise<StoredAttempt[]>;
+  /** The subscription's newest `limit` attempts first, as the delivery log shows them. */
+  abstract newestOf(subscriptionId: string, limit: number): Promise<WebhookDeliveryAttempt[]>;
 }
 
 export class SqlAttemptStore extends AttemptStore {
@@ -32,19 +22,19 @@ export class SqlAttemptStore extends AttemptStore {
     super();
   }
 
-  async newestOf(subscriptionId: string, limit: number): Promise<StoredAttempt[]> {
+  async newestOf(subscriptionId: string, limit: number): Promise<WebhookDeliveryAttempt[]> {
     const rows = (await this.db.query(
       `SELECT message_id, type, attempt, status_code, duration_ms, at, error FROM webhooks.attempts
        WHERE subscription_id = $1 ORDER BY id DESC LIMIT $2`,
       [subscriptionId, limit],
     )) as AttemptRow[];
     return rows.map((row) => ({
-      messageId: row.message_id,
+      eventId: row.message_id,
       type: row.type,
       attempt: row.attempt,
       ...(row.status_code === null ? {} : { statusCode: row.status_code }),
       durationMs: row.duration_ms,
-      at: new Date(row.at),
+      at: new Date(row.at).toISOString(),
       ...(row.error === null ? {} : { error: row.error }),
     }));
   }

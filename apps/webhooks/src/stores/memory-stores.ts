@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { CertificateIssuedPayload, EventEnvelope } from '@ca/contracts';
+import { CertificateIssuedPayload, EventEnvelope, WebhookDeliveryAttempt } from '@ca/contracts';
 import { ClaimedMessage, DeliveryQueue, Settlement } from '../delivery/delivery-queue';
 import { SendOutcome } from '../delivery/http-sender';
 import { OutgoingEvent, webhookBody } from '../events/outgoing-event';
-import { AttemptStore, StoredAttempt } from './attempt.store';
+import { AttemptStore } from './attempt.store';
 import { OutgoingMessageStore } from './outgoing-message.store';
 import { StoredSubscription, SubscriptionStore } from './subscription.store';
 import { DueCertificate, WatchedCertificate, WatchedCertificateStore } from './watched-certificate.store';
@@ -114,9 +114,9 @@ export class MemoryOutgoingMessageStore extends OutgoingMessageStore {
 
 export class MemoryAttemptStore extends AttemptStore {
   /** Each attempt with its subscription, oldest first. */
-  readonly rows: (StoredAttempt & { subscriptionId: string })[] = [];
+  readonly rows: (WebhookDeliveryAttempt & { subscriptionId: string })[] = [];
 
-  async newestOf(subscriptionId: string, limit: number): Promise<StoredAttempt[]> {
+  async newestOf(subscriptionId: string, limit: number): Promise<WebhookDeliveryAttempt[]> {
     return this.rows
       .filter((a) => a.subscriptionId === subscriptionId)
       .reverse()
@@ -289,12 +289,12 @@ class MemoryDeliveryQueue implements DeliveryQueue {
     if (!m || !this.claimed.delete(message.id)) return;
     this.attempts.rows.push({
       subscriptionId: m.subscriptionId,
-      messageId: m.id,
+      eventId: m.id,
       type: m.type,
       attempt: m.attempts + 1,
       ...(outcome.statusCode === undefined ? {} : { statusCode: outcome.statusCode }),
       durationMs: outcome.durationMs,
-      at: new Date(),
+      at: new Date().toISOString(),
       ...(outcome.error === undefined ? {} : { error: outcome.error }),
     });
     m.attempts++;

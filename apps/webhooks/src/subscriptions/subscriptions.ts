@@ -93,16 +93,7 @@ export class Subscriptions {
   /** The newest attempts first (the delivery log). */
   async deliveries(tenantId: string, webhookId: string, limit = 100): Promise<WebhookDeliveryAttempt[]> {
     await assertExists(this.database.tables.subscriptions, tenantId, webhookId);
-    const attempts = await this.database.attempts.newestOf(webhookId, Math.min(Math.max(limit, 1), 1000));
-    return attempts.map((a) => ({
-      eventId: a.messageId,
-      type: a.type,
-      attempt: a.attempt,
-      ...(a.statusCode === undefined ? {} : { statusCode: a.statusCode }),
-      durationMs: a.durationMs,
-      at: a.at.toISOString(),
-      ...(a.error === undefined ? {} : { error: a.error }),
-    }));
+    return this.database.attempts.newestOf(webhookId, Math.min(Math.max(limit, 1), 1000));
   }
 }
 
