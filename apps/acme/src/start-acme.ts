@@ -37,11 +37,11 @@ import {
   orderResource,
   revokeCertResource,
 } from './protocol/order-resources';
+import { AcmeDatabase } from './stores/acme-database.store';
 import { ChallengeValidators, VALIDATION_TIMEOUT_MS } from './validation/challenge-validators';
 import { resolverTxtLookup } from './validation/dns01-validator';
 import { TargetResolver } from './validation/target-resolver';
 import { ValidationRunner } from './validation/validation-runner';
-import { AcmeDatabase } from './stores/acme-database.store';
 
 const ID = '([0-9a-fA-F-]{36})';
 
