@@ -222,7 +222,7 @@ module.exports = [
       'no-restricted-imports': noAppInternals,
     },
   },
-  sqlOnlyInStores(['apps/revocation']),
+  sqlOnlyInStores(['apps/revocation', 'apps/acme', 'apps/webhooks']),
   {
     // CommonJS configuration and tool scripts.
     files: ['**/*.js'],

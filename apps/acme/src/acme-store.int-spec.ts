@@ -10,8 +10,11 @@ import { EabKeySealer } from './eab/eab-key-sealer';
 import { EabKeys } from './eab/eab-keys';
 import { acmeMigrations } from './migrations';
 import { CreateAcmeSchema1766400000000 } from './migrations/1766400000000-create-acme-schema';
-import { AcmeStore } from './protocol/acme-store';
-import { NonceStore, SharedSpentNonces, nonceKeyFromKek } from './protocol/nonce-store';
+import { NonceStore, nonceKeyFromKek } from './protocol/nonce-store';
+import { AccountStore } from './stores/account.store';
+import { SqlEabKeyStore } from './stores/eab-key.store';
+import { OrderStore } from './stores/order.store';
+import { SharedSpentNonces } from './stores/spent-nonce.store';
 
 jest.setTimeout(60_000);
 
@@ -104,7 +107,7 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
   });
 
   it('prunes orders a day past their expiry with their authorizations, unless valid; keeps younger ones', async () => {
-    const store = new AcmeStore(dataSource);
+    const store = new OrderStore(dataSource);
     const now = new Date(Date.UTC(2031, 0, 10));
     const hoursAgo = (h: number) => new Date(now.getTime() - h * 3_600_000);
     const accountId = randomUUID();
@@ -143,7 +146,7 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
   });
 
   it('seals a new EAB key to the requester, binds it to one account only, and disables it', async () => {
-    const eabKeys = new EabKeys(dataSource, sealer);
+    const eabKeys = new EabKeys(new SqlEabKeyStore(dataSource), sealer);
     const recipient = createSealRecipient();
     const created = await eabKeys.create('tenant-a', recipient.publicKey);
     const hmacKey = recipient.open(created.sealedHmacKey).toString('utf8');
@@ -152,11 +155,11 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
     expect((await eabKeys.find(created.keyId))?.hmacKey?.toString('base64url')).toBe(hmacKey);
     expect(await eabKeys.list('tenant-b')).toEqual([]);
 
-    const store = new AcmeStore(dataSource);
+    const accounts = new AccountStore(dataSource);
     const account = { tenantId: 'tenant-a', jwk: { kty: 'EC' }, contact: [], eabKeyId: created.keyId };
-    const first = await store.createBoundAccount({ ...account, thumbprint: 't1' });
+    const first = await accounts.createBound({ ...account, thumbprint: 't1' });
     expect(first?.status).toBe('valid');
-    expect(await store.createBoundAccount({ ...account, thumbprint: 't2' })).toBeUndefined();
+    expect(await accounts.createBound({ ...account, thumbprint: 't2' })).toBeUndefined();
     expect(await eabKeys.list('tenant-a')).toEqual([
       expect.objectContaining({ keyId: created.keyId, boundAccount: first!.id, disabled: false }),
     ]);
@@ -165,13 +168,13 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
     await expect(eabKeys.disable('tenant-b', unused.keyId)).rejects.toThrow(/No such EAB key/);
     expect((await eabKeys.disable('tenant-a', unused.keyId)).disabled).toBe(true);
     expect(
-      await store.createBoundAccount({ ...account, eabKeyId: unused.keyId, thumbprint: 't3' }),
+      await accounts.createBound({ ...account, eabKeyId: unused.keyId, thumbprint: 't3' }),
     ).toBeUndefined();
   });
 
   it('stores EAB keys only sealed: a key written in clear before is sealed, a moved row does not open', async () => {
     const unopenable: string[] = [];
-    const eabKeys = new EabKeys(dataSource, sealer, (keyId) => unopenable.push(keyId));
+    const eabKeys = new EabKeys(new SqlEabKeyStore(dataSource), sealer, (keyId) => unopenable.push(keyId));
     expect((await eabKeys.find(legacy.keyId))?.hmacKey?.equals(legacy.hmacKey)).toBe(true);
     const recipient = createSealRecipient();
     const created = await eabKeys.create('tenant-a', recipient.publicKey);

@@ -1,6 +1,6 @@
 import { Logger } from '@ca/observability';
 import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
-import { AcmeStore } from './protocol/acme-store';
+import { OrderStore } from './stores/order.store';
 import { NonceStore } from './protocol/nonce-store';
 
 const EVERY_MS = 60_000;
@@ -15,7 +15,7 @@ export class AcmeHousekeeping {
 
   constructor(
     private readonly nonces: NonceStore,
-    private readonly store: AcmeStore,
+    private readonly store: OrderStore,
     private readonly limiter: Pick<SharedAcmeRateLimiter, 'removeOldWindows'>,
     private readonly logger: Logger,
   ) {}

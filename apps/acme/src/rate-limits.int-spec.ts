@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { randomBytes } from 'node:crypto';
 import { Logger } from '@ca/observability';
-import { openSchemaDataSource } from '@ca/persistence';
+import { SqlRateLimitWindowStore, openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
 import { ACME_SCHEMA } from './acme.schema';
@@ -9,12 +9,17 @@ import { EabKeySealer } from './eab/eab-key-sealer';
 import { AcmeHousekeeping } from './housekeeping';
 import { acmeMigrations } from './migrations';
 import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
-import { AcmeStore } from './protocol/acme-store';
-import { NonceStore, SharedSpentNonces } from './protocol/nonce-store';
+import { ACME_RATE_LIMIT_WINDOWS } from './stores/acme-database.store';
+import { OrderStore } from './stores/order.store';
+import { NonceStore } from './protocol/nonce-store';
+import { SharedSpentNonces } from './stores/spent-nonce.store';
 
 jest.setTimeout(60_000);
 
 const MINUTE = 60_000;
+
+/** A replica's rate-limit windows on its pool. */
+const windowsOn = (pool: DataSource) => new SqlRateLimitWindowStore(pool, ACME_RATE_LIMIT_WINDOWS);
 
 describe.each(databaseKinds())('ACME rate limits shared by replicas (%s database)', (kind) => {
   let database: TestDatabase;
@@ -51,7 +56,7 @@ describe.each(databaseKinds())('ACME rate limits shared by replicas (%s database
 
   it('counts one limit across replicas: 3 on one and 3 on the other, the 6th is refused until the window ends', async () => {
     now += 20_000;
-    const [a, b] = replicas.map((replica) => new SharedAcmeRateLimiter(replica, undefined, clock));
+    const [a, b] = replicas.map((replica) => new SharedAcmeRateLimiter(windowsOn(replica), undefined, clock));
     // A's three arrive together (one upsert, then one for the two that waited on it).
     expect(await Promise.all([1, 2, 3].map(() => a.take('account:shared', 5)))).toEqual([
       undefined,
@@ -66,7 +71,7 @@ describe.each(databaseKinds())('ACME rate limits shared by replicas (%s database
   });
 
   it('lets exactly the limit through when both replicas are asked at once', async () => {
-    const [a, b] = replicas.map((replica) => new SharedAcmeRateLimiter(replica, undefined, clock));
+    const [a, b] = replicas.map((replica) => new SharedAcmeRateLimiter(windowsOn(replica), undefined, clock));
     const answers = await Promise.all(
       Array.from({ length: 12 }, (_, i) => (i % 2 ? a : b).take('tenant:busy', 5)),
     );
@@ -74,7 +79,7 @@ describe.each(databaseKinds())('ACME rate limits shared by replicas (%s database
   });
 
   it('starts the next minute from zero', async () => {
-    const [a, b] = replicas.map((replica) => new SharedAcmeRateLimiter(replica, undefined, clock));
+    const [a, b] = replicas.map((replica) => new SharedAcmeRateLimiter(windowsOn(replica), undefined, clock));
     for (let i = 0; i < 3; i++) await a.take('orders:next', 2);
     expect(await b.take('orders:next', 2)).toBeGreaterThan(0);
     now = Math.floor(now / MINUTE) * MINUTE + MINUTE;
@@ -86,7 +91,7 @@ describe.each(databaseKinds())('ACME rate limits shared by replicas (%s database
   });
 
   it("deletes, in acme's housekeeping, the windows that ended more than a minute ago", async () => {
-    const limiter = new SharedAcmeRateLimiter(replicas[1], undefined, clock);
+    const limiter = new SharedAcmeRateLimiter(windowsOn(replicas[1]), undefined, clock);
     const start = Math.floor(now / MINUTE) * MINUTE + 10 * MINUTE;
     for (let minute = 0; minute < 4; minute++) {
       now = start + minute * MINUTE + 5_000;
@@ -96,7 +101,7 @@ describe.each(databaseKinds())('ACME rate limits shared by replicas (%s database
     const logger = { debug: jest.fn(), warn: jest.fn() } as unknown as Logger;
     const housekeeping = new AcmeHousekeeping(
       new NonceStore(randomBytes(32), new SharedSpentNonces(replicas[1])),
-      new AcmeStore(replicas[1]),
+      new OrderStore(replicas[1]),
       limiter,
       logger,
     );

@@ -23,10 +23,9 @@ import {
 } from './protocol/account-resources';
 import { SharedAcmeRateLimiter } from './protocol/acme-rate-limiter';
 import { AcmeServer } from './protocol/acme-server';
-import { AcmeStore } from './protocol/acme-store';
 import { KnownTenants, issuanceHasCa } from './protocol/known-tenants';
 import { tenantPolicyLookup } from './protocol/tenant-policy';
-import { LocalSpentNonces, NonceStore, SharedSpentNonces, nonceKeyFromKek } from './protocol/nonce-store';
+import { LocalSpentNonces, NonceStore, nonceKeyFromKek } from './protocol/nonce-store';
 import { renewalInfoReply } from './protocol/renewal-info';
 import {
   OrderResourceDeps,
@@ -38,6 +37,7 @@ import {
   orderResource,
   revokeCertResource,
 } from './protocol/order-resources';
+import { AcmeDatabase } from './stores/acme-database.store';
 import { ChallengeValidators, VALIDATION_TIMEOUT_MS } from './validation/challenge-validators';
 import { resolverTxtLookup } from './validation/dns01-validator';
 import { TargetResolver } from './validation/target-resolver';
@@ -56,17 +56,18 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     entities: [],
     migrations: acmeMigrations(sealer),
   });
-  const store = new AcmeStore(dataSource);
+  const database = new AcmeDatabase(dataSource);
+  const { accounts, orders } = database;
   // Embedded mode is one process (the database is in it): nonces are checked in its memory, under a
   // key that dies with it. Replicas on a database share the spent ones there, under a key from the KEK.
   const nonces = config.embedded
     ? new NonceStore(randomBytes(32), new LocalSpentNonces(), config.acme.nonceLifetimeMs)
-    : new NonceStore(nonceKeyFromKek(kek), new SharedSpentNonces(dataSource), config.acme.nonceLifetimeMs);
-  const eabKeys = new EabKeys(dataSource, sealer, (keyId, tenantId) =>
+    : new NonceStore(nonceKeyFromKek(kek), database.spentNonces, config.acme.nonceLifetimeMs);
+  const eabKeys = new EabKeys(database.eabKeys, sealer, (keyId, tenantId) =>
     logger.warn({ keyId, tenantId }, 'stored EAB key does not open (altered, moved or another KEK)'),
   );
   const issuance = messaging.rpcClient<IssuanceApi>();
-  const limiter = new SharedAcmeRateLimiter(dataSource, (err) =>
+  const limiter = new SharedAcmeRateLimiter(database.rateLimitWindows, (err) =>
     logger.warn({ err }, 'ACME rate limits not counted, database unavailable; answered 503'),
   );
   const resolver = new TargetResolver({
@@ -74,7 +75,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     allowPrivateTargets: config.acme.allowPrivateTargets,
   });
   const validations = new ValidationRunner(
-    store,
+    orders,
     new ChallengeValidators(
       resolver,
       { http01Port: config.acme.http01Port, tlsAlpn01Port: config.acme.tlsAlpn01Port },
@@ -83,9 +84,10 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     logger,
   );
   const onInternalError = (err: unknown) => logger.error({ err }, 'ACME request failed');
-  const profiles = new AcmeProfiles(dataSource, issuance);
+  const profiles = new AcmeProfiles(database.profiles, issuance);
   const deps: OrderResourceDeps = {
-    store,
+    orders,
+    accounts,
     issuance,
     policy: tenantPolicyLookup(issuance),
     limiter,
@@ -95,7 +97,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     onInternalError,
   };
   const server = new AcmeServer({
-    store,
+    accounts,
     nonces,
     tenants: new KnownTenants(issuanceHasCa(issuance)),
     publicUrl: config.gatewayPublicUrl,
@@ -105,10 +107,10 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     renewalInfo: (tenantId, certId) => renewalInfoReply(issuance, tenantId, certId),
     profiles: (tenantId) => profiles.descriptions(tenantId),
     resources: [
-      [/^\/new-account$/, newAccountResource(store, eabKeys)],
-      [new RegExp(`^/account/${ID}$`), accountResource(store)],
-      [new RegExp(`^/account/${ID}/orders$`), accountOrdersResource(store)],
-      [/^\/key-change$/, keyChangeResource(store)],
+      [/^\/new-account$/, newAccountResource(accounts, eabKeys)],
+      [new RegExp(`^/account/${ID}$`), accountResource(accounts)],
+      [new RegExp(`^/account/${ID}/orders$`), accountOrdersResource(orders)],
+      [/^\/key-change$/, keyChangeResource(accounts)],
       [/^\/new-order$/, newOrderResource(deps)],
       [new RegExp(`^/order/${ID}$`), orderResource(deps)],
       [new RegExp(`^/order/${ID}/finalize$`), finalizeResource(deps)],
@@ -134,11 +136,11 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
   }
   const started = app;
   // Storage stays bounded: expired nonces, orders that expired unfinished, past rate-limit windows.
-  const housekeeping = new AcmeHousekeeping(nonces, store, limiter, logger);
+  const housekeeping = new AcmeHousekeeping(nonces, orders, limiter, logger);
   housekeeping.start();
   return {
     name: 'acme',
-    ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
+    ready: () => database.ready(),
     close: once(async () => {
       housekeeping.stop();
       await started.close();

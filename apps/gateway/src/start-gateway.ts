@@ -3,6 +3,7 @@ import { NestExpressApplication } from '@nestjs/platform-express';
 import { AcmeApi, IssuanceApi, WebhooksApi } from '@ca/contracts';
 import { EventRetention, OutboxRelay } from '@ca/messaging';
 import { NestPinoLogger, messagingMetrics } from '@ca/observability';
+import { SqlRateLimitWindowStore } from '@ca/persistence';
 import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runtime';
 import { auditMiddleware } from './audit/audit.middleware';
 import { AuditRepository } from './audit/audit.repository';
@@ -26,7 +27,7 @@ import { verifyJsonBody } from './http/json-body-verifier';
 import { mountObservability } from './http/observability';
 import { requestIdMiddleware } from './http/request-id';
 import { mountOpenApi } from './openapi/openapi';
-import { RateLimiter } from './rate-limit/rate-limiter';
+import { GATEWAY_RATE_LIMIT_WINDOWS, RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
 import { TenantRepository } from './tenants/tenant.repository';
 import { tooManyRequestsProblem } from './http/too-many-requests';
@@ -67,7 +68,10 @@ export async function startGateway(
   const tenants = new TenantDirectory(tenantRepository, {
     defaultCertificateLimit: config.defaultCertificateLimit,
   });
-  const rateLimiter = new RateLimiter(dataSource, config.rateLimitPerMinute);
+  const rateLimiter = new RateLimiter(
+    new SqlRateLimitWindowStore(dataSource, GATEWAY_RATE_LIMIT_WINDOWS),
+    config.rateLimitPerMinute,
+  );
   const auditRepository = new AuditRepository(dataSource);
   const audit = new AuditWriter(auditRepository, logger);
   const authFailures = new AuthFailureLimiter(config.authFailureLimitPerMinute, (entry) =>

@@ -1,8 +1,6 @@
-import { DataSource } from 'typeorm';
+import { WebhookRetentionStore } from './stores/webhook-retention.store';
 
 const HOUR_MS = 3_600_000;
-/** Rows deleted per statement, so that pruning never holds long locks. */
-const CHUNK = 5_000;
 
 /**
  * Storage stays bounded: delivered, failed and cancelled messages and their attempts go once older
@@ -14,7 +12,7 @@ export class WebhookHousekeeping {
   private running: Promise<void> | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly retention: WebhookRetentionStore,
     private readonly retentionMs: number,
     private readonly onError: (err: unknown) => void,
   ) {}
@@ -37,21 +35,6 @@ export class WebhookHousekeeping {
   }
 
   async prune(now = new Date()): Promise<void> {
-    const cutoff = new Date(now.getTime() - this.retentionMs);
-    for (const sql of [
-      `DELETE FROM webhooks.attempts WHERE id IN (SELECT id FROM webhooks.attempts WHERE at < $1 LIMIT ${CHUNK})`,
-      `DELETE FROM webhooks.messages WHERE id IN (
-         SELECT id FROM webhooks.messages WHERE status <> 'pending' AND finished_at < $1 LIMIT ${CHUNK})`,
-      `DELETE FROM webhooks.expiry_notices WHERE certificate_id IN (
-         SELECT certificate_id FROM webhooks.certificates WHERE not_after < $1 OR revoked_at < $1 LIMIT ${CHUNK})`,
-      `DELETE FROM webhooks.certificates WHERE certificate_id IN (
-         SELECT certificate_id FROM webhooks.certificates
-         WHERE (not_after < $1 AND expired_announced) OR revoked_at < $1 LIMIT ${CHUNK})`,
-    ]) {
-      for (;;) {
-        const [, deleted] = (await this.dataSource.query(sql, [cutoff])) as [unknown, number];
-        if (deleted < CHUNK) break;
-      }
-    }
+    await this.retention.removeBefore(new Date(now.getTime() - this.retentionMs));
   }
 }

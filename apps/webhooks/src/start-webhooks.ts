@@ -17,7 +17,6 @@ import { openSchemaDataSource } from '@ca/persistence';
 import { RunningService, ServiceRuntime, once } from '@ca/runtime';
 import { DeliveryScheduler } from './delivery/delivery-scheduler';
 import { sendOnce } from './delivery/http-sender';
-import { MessageStore } from './delivery/message-store';
 import { signedHeaders } from './delivery/standard-webhooks';
 import { LifecycleEvents } from './events/lifecycle-events';
 import { ExpiryScanner } from './expiry/expiry-scanner';
@@ -26,6 +25,7 @@ import { WEBHOOKS_MIGRATIONS } from './migrations';
 import { SecretSealer } from './subscriptions/secret-sealer';
 import { Subscriptions } from './subscriptions/subscriptions';
 import { TargetGuard, TargetRefused } from './targets/target-guard';
+import { SqlWebhooksDatabase } from './stores/webhooks-database.store';
 import { WebhooksModule } from './webhooks.module';
 import { WEBHOOKS_SCHEMA } from './webhooks.schema';
 
@@ -60,7 +60,8 @@ export async function startWebhooks(
     migrations: WEBHOOKS_MIGRATIONS,
   });
   const guard = new TargetGuard(config.webhooks.allowPrivateTargets);
-  const store = new MessageStore(dataSource, `${process.pid}-${randomUUID()}`);
+  const database = new SqlWebhooksDatabase(dataSource);
+  const store = database.deliveryQueue(`${process.pid}-${randomUUID()}`);
   const secrets = new Map<string, string>();
   const scheduler = new DeliveryScheduler(
     store,
@@ -96,8 +97,8 @@ export async function startWebhooks(
     },
   );
   const nudge = () => scheduler.nudge();
-  const subscriptions = new Subscriptions(dataSource, sealer, guard, nudge);
-  const lifecycle = new LifecycleEvents(dataSource, nudge);
+  const subscriptions = new Subscriptions(database, sealer, guard, nudge);
+  const lifecycle = new LifecycleEvents(database, nudge);
   const deadLetters = await new DeadLetterStore(dataSource, WEBHOOKS_SCHEMA).ensure();
   const routes = routeValidated(
     WEBHOOKS_CONSUMER,
@@ -138,7 +139,7 @@ export async function startWebhooks(
   replays.start();
   scheduler.start();
   const scanner = new ExpiryScanner(
-    dataSource,
+    database,
     config.webhooks.expiryScanSeconds * 1000,
     nudge,
     (err) => logger.warn({ err }, 'expiry scan failed; the next one tries again'),
@@ -151,7 +152,7 @@ export async function startWebhooks(
     retentionMs: config.eventRetentionMs,
   });
   retention.start();
-  const housekeeping = new WebhookHousekeeping(dataSource, config.eventRetentionMs, (err) =>
+  const housekeeping = new WebhookHousekeeping(database.retention, config.eventRetentionMs, (err) =>
     logger.warn({ err }, 'webhook housekeeping failed; the next run tries again'),
   );
   housekeeping.start();
@@ -168,7 +169,7 @@ export async function startWebhooks(
   ];
   return {
     name: 'webhooks',
-    ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
+    ready: () => database.ready(),
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
       await scanner.stop();

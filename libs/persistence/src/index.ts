@@ -4,3 +4,4 @@ export * from './is-unique-violation';
 export * from './is-database-unavailable';
 export * from './rate-limit/increment-batcher';
 export * from './rate-limit/rate-limit-window';
+export * from './rate-limit/rate-limit-window.store';

@@ -1,17 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { CaError, CreateEabKeyResult, EabKeySummary } from '@ca/contracts';
 import { sealTo } from '@ca/custody';
-import { DataSource } from 'typeorm';
+import { EabKeyStore, StoredEabKey } from '../stores/eab-key.store';
 import { EabKeySealer } from './eab-key-sealer';
-
-interface EabKeyRow {
-  key_id: string;
-  tenant_id: string;
-  sealed_hmac_key: Buffer;
-  created_at: Date;
-  bound_account_id: string | null;
-  disabled_at: Date | null;
-}
 
 /** A key as the account creation checks it (RFC 8555 7.3.4). */
 export interface EabKey {
@@ -30,7 +21,7 @@ export interface EabKey {
  */
 export class EabKeys {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly keys: EabKeyStore,
     private readonly sealer: EabKeySealer,
     private readonly onUnopenable: (keyId: string, tenantId: string) => void = () => undefined,
   ) {}
@@ -44,50 +35,36 @@ export class EabKeys {
     } catch {
       throw CaError.validation([{ field: 'recipientPublicKey', message: 'must be an X25519 public key' }]);
     }
-    const [row] = (await this.dataSource.query(
-      'INSERT INTO acme.eab_keys (key_id, tenant_id, sealed_hmac_key) VALUES ($1, $2, $3) RETURNING created_at',
-      [keyId, tenantId, this.sealer.seal({ tenantId, keyId }, hmacKey)],
-    )) as { created_at: Date }[];
-    return { keyId, createdAt: row.created_at.toISOString(), sealedHmacKey: sealed };
+    const createdAt = await this.keys.add(tenantId, keyId, this.sealer.seal({ tenantId, keyId }, hmacKey));
+    return { keyId, createdAt: createdAt.toISOString(), sealedHmacKey: sealed };
   }
 
   async list(tenantId: string): Promise<EabKeySummary[]> {
-    const rows = (await this.dataSource.query(
-      'SELECT * FROM acme.eab_keys WHERE tenant_id = $1 ORDER BY created_at, key_id',
-      [tenantId],
-    )) as EabKeyRow[];
-    return rows.map(summary);
+    return (await this.keys.list(tenantId)).map(summary);
   }
 
   /** Disabling is final; an account already bound keeps working (its key is its credential now). */
   async disable(tenantId: string, keyId: string): Promise<EabKeySummary> {
-    const rows = (await this.dataSource.query(
-      `UPDATE acme.eab_keys SET disabled_at = coalesce(disabled_at, now())
-       WHERE tenant_id = $1 AND key_id = $2 RETURNING *`,
-      [tenantId, keyId],
-    )) as [EabKeyRow[], number];
-    const row = rows[0]?.[0];
+    const row = await this.keys.disable(tenantId, keyId);
     if (!row) throw CaError.notFound('No such EAB key in this tenant.');
     return summary(row);
   }
 
   async find(keyId: string): Promise<EabKey | undefined> {
-    const [row] = (await this.dataSource.query('SELECT * FROM acme.eab_keys WHERE key_id = $1', [
-      keyId,
-    ])) as EabKeyRow[];
+    const row = await this.keys.find(keyId);
     if (!row) return undefined;
     let hmacKey: Buffer | undefined;
     try {
-      hmacKey = this.sealer.open({ tenantId: row.tenant_id, keyId: row.key_id }, row.sealed_hmac_key);
+      hmacKey = this.sealer.open({ tenantId: row.tenantId, keyId: row.keyId }, row.sealedHmacKey);
     } catch {
-      this.onUnopenable(row.key_id, row.tenant_id);
+      this.onUnopenable(row.keyId, row.tenantId);
     }
     return {
-      keyId: row.key_id,
-      tenantId: row.tenant_id,
+      keyId: row.keyId,
+      tenantId: row.tenantId,
       hmacKey,
-      boundAccountId: row.bound_account_id ?? undefined,
-      disabled: row.disabled_at !== null,
+      boundAccountId: row.boundAccountId,
+      disabled: row.disabledAt !== undefined,
     };
   }
 }
@@ -101,11 +78,11 @@ export function newEabKeyId(): string {
   return `k${randomBytes(16).toString('base64url')}`;
 }
 
-function summary(row: EabKeyRow): EabKeySummary {
+function summary(row: StoredEabKey): EabKeySummary {
   return {
-    keyId: row.key_id,
-    createdAt: row.created_at.toISOString(),
-    ...(row.bound_account_id ? { boundAccount: row.bound_account_id } : {}),
-    disabled: row.disabled_at !== null,
+    keyId: row.keyId,
+    createdAt: row.createdAt.toISOString(),
+    ...(row.boundAccountId ? { boundAccount: row.boundAccountId } : {}),
+    disabled: row.disabledAt !== undefined,
   };
 }

@@ -1,6 +1,6 @@
 import { CaError, IssuanceApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
-import { DataSource } from 'typeorm';
+import { AcmeProfileStore } from '../stores/acme-profile.store';
 import { AcmeProfiles, checkedProfile } from './acme-profiles';
 
 const TENANT = '5f0c6f5e-8f0a-4d3c-9b1e-2a3b4c5d6e7f';
@@ -9,12 +9,15 @@ const profile = { name: 'week', description: 'Seven days', validityDays: 7, usag
 /** Profiles against a policy; the database is never reached when the policy refuses. */
 function profilesUnder(allowedUsages: string[] | null) {
   const issuance = { send: async () => ({ allowedDnsSuffixes: null, allowedUsages }) };
-  const dataSource = {
-    transaction: async () => {
+  const store = {
+    put: async () => {
       throw new Error('stored');
     },
   };
-  return new AcmeProfiles(dataSource as unknown as DataSource, issuance as unknown as RpcClient<IssuanceApi>);
+  return new AcmeProfiles(
+    store as unknown as AcmeProfileStore,
+    issuance as unknown as RpcClient<IssuanceApi>,
+  );
 }
 
 describe('ACME profiles', () => {

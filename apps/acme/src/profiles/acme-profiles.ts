@@ -7,26 +7,10 @@ import {
   MAX_SERVER_VALIDITY_DAYS,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
-import { DataSource } from 'typeorm';
+import { AcmeProfileStore } from '../stores/acme-profile.store';
 
 export const PROFILE_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 const USAGES = ['Server', 'ClientAndServer'] as const;
-
-interface ProfileRow {
-  name: string;
-  description: string;
-  validity_days: number;
-  usage: AcmeProfile['usage'];
-  is_default: boolean;
-}
-
-const toProfile = (r: ProfileRow): AcmeProfile => ({
-  name: r.name,
-  description: r.description,
-  validityDays: r.validity_days,
-  usage: r.usage,
-  default: r.is_default,
-});
 
 /**
  * docs/api.md#acme-profiles: the tenant's ACME profiles (draft-ietf-acme-profiles), owned by acme.
@@ -35,7 +19,7 @@ const toProfile = (r: ProfileRow): AcmeProfile => ({
  */
 export class AcmeProfiles {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly profiles: AcmeProfileStore,
     private readonly issuance: RpcClient<IssuanceApi>,
   ) {}
 
@@ -49,38 +33,17 @@ export class AcmeProfiles {
         { field: 'usage', message: `the tenant's issuance policy allows only ${allowed.join(', ')}` },
       ]);
     }
-    await this.dataSource.transaction(async (tx) => {
-      if (profile.default) {
-        await tx.query('UPDATE acme.profiles SET is_default = false WHERE tenant_id = $1 AND name <> $2', [
-          tenantId,
-          profile.name,
-        ]);
-      }
-      await tx.query(
-        `INSERT INTO acme.profiles (tenant_id, name, description, validity_days, usage, is_default)
-         VALUES ($1, $2, $3, $4, $5, $6)
-         ON CONFLICT (tenant_id, name) DO UPDATE SET description = $3, validity_days = $4, usage = $5,
-           is_default = $6`,
-        [tenantId, profile.name, profile.description, profile.validityDays, profile.usage, profile.default],
-      );
-    });
+    await this.profiles.put(tenantId, profile);
     return profile;
   }
 
-  async list(tenantId: string): Promise<AcmeProfile[]> {
-    const rows: ProfileRow[] = await this.dataSource.query(
-      'SELECT * FROM acme.profiles WHERE tenant_id = $1 ORDER BY name',
-      [tenantId],
-    );
-    return rows.map(toProfile);
+  list(tenantId: string): Promise<AcmeProfile[]> {
+    return this.profiles.list(tenantId);
   }
 
   async delete(tenantId: string, name: string): Promise<{ deleted: true }> {
-    const rows = await this.dataSource.query(
-      'DELETE FROM acme.profiles WHERE tenant_id = $1 AND name = $2 RETURNING name',
-      [tenantId, name],
-    );
-    if (rows.length === 0) throw CaError.notFound('No ACME profile of this tenant has this name.');
+    if (!(await this.profiles.delete(tenantId, name)))
+      throw CaError.notFound('No ACME profile of this tenant has this name.');
     return { deleted: true };
   }
 
@@ -91,14 +54,8 @@ export class AcmeProfiles {
   }
 
   /** The profile an order names, or the tenant's default when it names none; undefined: today's. */
-  async forOrder(tenantId: string, name: string | undefined): Promise<AcmeProfile | undefined> {
-    const rows: ProfileRow[] = await this.dataSource.query(
-      name === undefined
-        ? 'SELECT * FROM acme.profiles WHERE tenant_id = $1 AND is_default'
-        : 'SELECT * FROM acme.profiles WHERE tenant_id = $1 AND name = $2',
-      name === undefined ? [tenantId] : [tenantId, name],
-    );
-    return rows[0] ? toProfile(rows[0]) : undefined;
+  forOrder(tenantId: string, name: string | undefined): Promise<AcmeProfile | undefined> {
+    return this.profiles.find(tenantId, name);
   }
 }
 

@@ -3,7 +3,8 @@ import { EabKeys } from '../eab/eab-keys';
 import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { json } from './acme-reply';
 import { AcmeResource } from './acme-server';
-import { AcmeStore } from './acme-store';
+import { AccountStore } from '../stores/account.store';
+import { OrderStore } from '../stores/order.store';
 import { accountView } from './acme-views';
 import { verifyExternalAccountBinding } from './eab-binding';
 import {
@@ -33,14 +34,14 @@ function readContact(value: unknown): string[] {
 }
 
 /** RFC 8555 7.3, 7.3.1, 7.3.4: new accounts (EAB required), and finding an account by its key. */
-export function newAccountResource(store: AcmeStore, eabKeys: EabKeys): AcmeResource {
+export function newAccountResource(accounts: AccountStore, eabKeys: EabKeys): AcmeResource {
   return {
     key: 'jwk',
     async handle(ctx, post) {
       const payload = jsonPayload(post.payload);
       const jwk = publicPart(post.jwk);
       const keyThumbprint = await thumbprint(jwk);
-      const existing = await store.findAccountByThumbprint(ctx.tenantId, keyThumbprint);
+      const existing = await accounts.findByThumbprint(ctx.tenantId, keyThumbprint);
       if (existing) {
         // RFC 8555 7.3.6: nothing signed with a deactivated account's key is accepted any more.
         if (existing.status !== 'valid') {
@@ -58,7 +59,7 @@ export function newAccountResource(store: AcmeStore, eabKeys: EabKeys): AcmeReso
         accountJwk: jwk,
         findKey: (keyId) => eabKeys.find(keyId),
       });
-      const account = await store.createBoundAccount({
+      const account = await accounts.createBound({
         tenantId: ctx.tenantId,
         jwk,
         thumbprint: keyThumbprint,
@@ -72,7 +73,7 @@ export function newAccountResource(store: AcmeStore, eabKeys: EabKeys): AcmeReso
 }
 
 /** RFC 8555 7.3.2, 7.3.6: read, update the contact, deactivate. */
-export function accountResource(store: AcmeStore): AcmeResource {
+export function accountResource(accounts: AccountStore): AcmeResource {
   return {
     key: 'kid',
     async handle(ctx, post, [id]) {
@@ -85,7 +86,7 @@ export function accountResource(store: AcmeStore): AcmeResource {
           if (payload.status !== 'deactivated') throw malformed('status can only be set to deactivated');
           account.status = 'deactivated';
         }
-        await store.updateAccount(account);
+        await accounts.update(account);
       }
       return json(200, accountView(ctx.urls, account), { location: ctx.urls.account(account.id) });
     },
@@ -93,20 +94,20 @@ export function accountResource(store: AcmeStore): AcmeResource {
 }
 
 /** RFC 8555 7.1.2.1: the account's orders. */
-export function accountOrdersResource(store: AcmeStore): AcmeResource {
+export function accountOrdersResource(orders: OrderStore): AcmeResource {
   return {
     key: 'kid',
     async handle(ctx, post, [id]) {
       postAsGet(post.payload);
       if (post.account!.id !== id) throw unauthorized('an account can only list its own orders');
-      const ids = await store.orderIdsOf(id);
+      const ids = await orders.orderIdsOf(id);
       return json(200, { orders: ids.map(ctx.urls.order) });
     },
   };
 }
 
 /** RFC 8555 7.3.5: roll the account key over; the inner JWS is signed by the new key. */
-export function keyChangeResource(store: AcmeStore): AcmeResource {
+export function keyChangeResource(accounts: AccountStore): AcmeResource {
   return {
     key: 'kid',
     async handle(ctx, post) {
@@ -129,7 +130,7 @@ export function keyChangeResource(store: AcmeStore): AcmeResource {
       }
       const newKey = publicPart(header.jwk);
       const newThumbprint = await thumbprint(newKey);
-      const holder = await store.findAccountByThumbprint(ctx.tenantId, newThumbprint);
+      const holder = await accounts.findByThumbprint(ctx.tenantId, newThumbprint);
       if (holder) {
         throw new AcmeProblem('malformed', 'the new key is already used by an account', 409, {
           location: ctx.urls.account(holder.id),
@@ -137,7 +138,7 @@ export function keyChangeResource(store: AcmeStore): AcmeResource {
       }
       account.jwk = newKey;
       account.thumbprint = newThumbprint;
-      await store.updateAccount(account);
+      await accounts.update(account);
       return json(200, accountView(ctx.urls, account), { location: ctx.urls.account(account.id) });
     },
   };

@@ -1,4 +1,4 @@
-import { DataSource } from 'typeorm';
+import { MemoryRateLimitWindowStore } from '@ca/persistence';
 import { AcmeProblem } from './acme-problem';
 import { InMemoryAcmeRateLimiter, SharedAcmeRateLimiter } from './acme-rate-limiter';
 
@@ -18,26 +18,18 @@ describe('InMemoryAcmeRateLimiter', () => {
   });
 });
 
-/** A DataSource whose upsert adds to a map (as the table would) or fails with `failure`. */
+/** Windows in memory (as the table counts them) or failing with `failure`; `statements`: each upsert's key, window and amount. */
 function fakeDatabase(failure?: Error) {
-  const counts = new Map<string, number>();
-  const statements: unknown[][] = [];
-  const query = jest.fn(async (_sql: string, parameters: unknown[]) => {
-    statements.push(parameters);
-    if (failure) throw failure;
-    const [key, windowStart, amount] = parameters as [string, Date, number];
-    const id = `${key} ${windowStart.toISOString()}`;
-    counts.set(id, (counts.get(id) ?? 0) + amount);
-    return [{ count: counts.get(id) }];
-  });
-  return { dataSource: { query } as unknown as DataSource, statements };
+  const windows = new MemoryRateLimitWindowStore();
+  windows.failure = failure;
+  return { windows, statements: windows.added };
 }
 
 describe('SharedAcmeRateLimiter', () => {
   it('counts per key and minute window in the database and gives the seconds left past the limit', async () => {
     let now = MINUTE + 20_000;
-    const { dataSource, statements } = fakeDatabase();
-    const limiter = new SharedAcmeRateLimiter(dataSource, undefined, () => now);
+    const { windows, statements } = fakeDatabase();
+    const limiter = new SharedAcmeRateLimiter(windows, undefined, () => now);
     expect(await limiter.take('tenant:t', 1)).toBeUndefined();
     expect(await limiter.take('tenant:t', 1)).toBe(40);
     expect(statements[0]).toEqual(['tenant:t', new Date(MINUTE), 1]);
@@ -46,16 +38,16 @@ describe('SharedAcmeRateLimiter', () => {
   });
 
   it('adds the concurrent requests of one key in one statement, each getting its own count', async () => {
-    const { dataSource, statements } = fakeDatabase();
-    const limiter = new SharedAcmeRateLimiter(dataSource, undefined, () => MINUTE);
+    const { windows, statements } = fakeDatabase();
+    const limiter = new SharedAcmeRateLimiter(windows, undefined, () => MINUTE);
     const answers = await Promise.all([1, 2, 3, 4].map(() => limiter.take('orders:a', 2)));
     expect(answers).toEqual([undefined, undefined, 60, 60]);
     expect(statements.map((parameters) => parameters[2])).toEqual([1, 3]);
   });
 
   it('leases: one statement counts the next requests ahead, up to an eighth of what is left (at most 32)', async () => {
-    const { dataSource, statements } = fakeDatabase();
-    const limiter = new SharedAcmeRateLimiter(dataSource, undefined, () => MINUTE);
+    const { windows, statements } = fakeDatabase();
+    const limiter = new SharedAcmeRateLimiter(windows, undefined, () => MINUTE);
     for (let i = 0; i < 33; i++) expect(await limiter.take('tenant:t', 1200)).toBeUndefined();
     // The first request's statement counted it and 32 more: the 32 after it made none.
     expect(statements.map((parameters) => parameters[2])).toEqual([33]);
@@ -64,8 +56,8 @@ describe('SharedAcmeRateLimiter', () => {
   });
 
   it('leases never let replicas together past the limit, and near it every request is counted', async () => {
-    const { dataSource, statements } = fakeDatabase();
-    const replicas = [1, 2, 3].map(() => new SharedAcmeRateLimiter(dataSource, undefined, () => MINUTE));
+    const { windows, statements } = fakeDatabase();
+    const replicas = [1, 2, 3].map(() => new SharedAcmeRateLimiter(windows, undefined, () => MINUTE));
     let allowed = 0;
     for (let i = 0; i < 300; i++) {
       if ((await replicas[i % 3].take('source:t:192.0.2.1', 100)) === undefined) allowed++;
@@ -79,9 +71,9 @@ describe('SharedAcmeRateLimiter', () => {
 
   it('answers 503 serverInternal with Retry-After, and says so, when the database does not answer', async () => {
     const refused = Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
-    const { dataSource } = fakeDatabase(refused);
+    const { windows } = fakeDatabase(refused);
     const told: unknown[] = [];
-    const limiter = new SharedAcmeRateLimiter(dataSource, (error) => told.push(error));
+    const limiter = new SharedAcmeRateLimiter(windows, (error) => told.push(error));
     const failure = await limiter.take('tenant:t', 10).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(AcmeProblem);
     expect(failure).toMatchObject({ type: 'serverInternal', status: 503, headers: { 'retry-after': '5' } });
@@ -89,8 +81,8 @@ describe('SharedAcmeRateLimiter', () => {
   });
 
   it('lets any other failure through, to be answered as the internal error it is', async () => {
-    const { dataSource } = fakeDatabase(new Error('relation "acme.rate_limit_windows" does not exist'));
-    const limiter = new SharedAcmeRateLimiter(dataSource);
+    const { windows } = fakeDatabase(new Error('relation "acme.rate_limit_windows" does not exist'));
+    const limiter = new SharedAcmeRateLimiter(windows);
     await expect(limiter.take('tenant:t', 10)).rejects.toThrow('does not exist');
   });
 });

@@ -1,11 +1,10 @@
 import {
   IncrementBatcher,
-  RATE_LIMIT_WINDOW_MS,
+  RateLimitWindowStore,
   isDatabaseUnavailable,
   rateLimitDecision,
   windowStartOf,
 } from '@ca/persistence';
-import { DataSource } from 'typeorm';
 import { AcmeProblem } from './acme-problem';
 
 /**
@@ -17,9 +16,6 @@ export interface AcmeRateLimiter {
   /** Counts one request of `key`; the seconds to wait (to the window's end) when it is past `limit`. */
   take(key: string, limit: number): Promise<number | undefined>;
 }
-
-/** Windows older than this (from the current one's start) are deleted by the housekeeping. */
-const KEEP_WINDOWS_MS = 2 * RATE_LIMIT_WINDOW_MS;
 
 /** Retry-After of the 503 answered while the database does not answer. */
 const UNAVAILABLE_RETRY_AFTER_SECONDS = 5;
@@ -58,7 +54,7 @@ export class SharedAcmeRateLimiter implements AcmeRateLimiter {
   private readonly leases = new Map<string, Lease>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly windows: RateLimitWindowStore,
     /** Told of each request refused because the database did not answer (a warning in the log). */
     private readonly onUnavailable: (error: unknown) => void = () => undefined,
     private readonly now: () => number = Date.now,
@@ -89,12 +85,8 @@ export class SharedAcmeRateLimiter implements AcmeRateLimiter {
   }
 
   /** Deletes the windows that can no longer be counted in; the number deleted. */
-  async removeOldWindows(): Promise<number> {
-    const [, deleted] = (await this.dataSource.query(
-      'DELETE FROM acme.rate_limit_windows WHERE window_start < $1',
-      [new Date(windowStartOf(this.now()) - KEEP_WINDOWS_MS)],
-    )) as [unknown[], number];
-    return deleted;
+  removeOldWindows(): Promise<number> {
+    return this.windows.removeOld(this.now());
   }
 
   /**
@@ -110,13 +102,7 @@ export class SharedAcmeRateLimiter implements AcmeRateLimiter {
     const current = held?.windowStart === windowStart ? held : undefined;
     const lastCount = current?.lastCount ?? 0;
     const extra = Math.max(0, Math.min(MAX_LEASE, Math.floor((limit - lastCount - amount) / LEASE_FRACTION)));
-    const [{ count }]: { count: number }[] = await this.dataSource.query(
-      `INSERT INTO acme.rate_limit_windows AS w (key, window_start, count) VALUES ($1, $2, $3)
-       ON CONFLICT (key, window_start) DO UPDATE SET count = w.count + $3
-       RETURNING w.count`,
-      [key, new Date(windowStart), amount + extra],
-    );
-    const total = Number(count);
+    const total = await this.windows.add(key, new Date(windowStart), amount + extra);
     const counted = total - extra;
     // The lease's requests are the ones after the batch's, as far as the limit still allows.
     const granted = Math.max(0, Math.min(extra, limit - counted));

@@ -2,7 +2,7 @@ import { AcmeHttpRequest, CaError, ErrorCode } from '@ca/contracts';
 import { AcmeRateLimiter, InMemoryAcmeRateLimiter } from './acme-rate-limiter';
 import { AcmeProblem } from './acme-problem';
 import { AcmeServer, asProblem } from './acme-server';
-import { AcmeStore } from './acme-store';
+import { AccountStore } from '../stores/account.store';
 import { NonceStore } from './nonce-store';
 
 const TENANT = '3f9a6c1e-2b4d-4e8f-9a1c-5d7e6f8a9b0c';
@@ -22,7 +22,7 @@ function server(perSource = 100, limiter: AcmeRateLimiter = new InMemoryAcmeRate
     consume: async () => false,
   } as unknown as NonceStore;
   return new AcmeServer({
-    store: {} as AcmeStore,
+    accounts: {} as AccountStore,
     nonces,
     tenants: { has: async (tenantId) => tenantId === TENANT },
     publicUrl: 'https://ca.test',

@@ -4,7 +4,7 @@ import { JWK } from 'jose';
 import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { AcmeRateLimiter, AcmeRateLimits } from './acme-rate-limiter';
 import { AcmeReply, encodeReply, json, problemReply } from './acme-reply';
-import { Account, AcmeStore } from './acme-store';
+import { Account, AccountStore } from '../stores/account.store';
 import { AcmeUrls, directoryView } from './acme-views';
 import { KnownTenants } from './known-tenants';
 import {
@@ -41,7 +41,7 @@ export interface AcmeResource {
 }
 
 export interface AcmeServerOptions {
-  store: AcmeStore;
+  accounts: AccountStore;
   nonces: NonceStore;
   /** Which tenant segments have an ACME server (a tenant with a CA); every other one is 404. */
   tenants: Pick<KnownTenants, 'has'>;
@@ -160,7 +160,7 @@ export class AcmeServer {
       if (key === 'jwk') throw malformed('this request must carry the account key (jwk), not a kid');
       const prefix = `${ctx.urls.base}/account/`;
       const id = header.kid!.startsWith(prefix) ? header.kid!.slice(prefix.length) : '';
-      account = await this.options.store.findAccount(ctx.tenantId, id);
+      account = await this.options.accounts.find(ctx.tenantId, id);
       if (!account)
         throw new AcmeProblem('accountDoesNotExist', 'no account with this kid in this tenant', 400);
       if (account.status !== 'valid') throw unauthorized(`the account is ${account.status}`);

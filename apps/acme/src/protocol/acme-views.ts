@@ -1,4 +1,5 @@
-import { Account, Authorization, Challenge, Order } from './acme-store';
+import { Account } from '../stores/account.store';
+import { Authorization, Challenge, Order } from '../stores/order.store';
 
 /** The URLs of one tenant's ACME resources (RFC 8555 7.1), under GATEWAY_PUBLIC_URL/acme/{tenantId}. */
 export class AcmeUrls {

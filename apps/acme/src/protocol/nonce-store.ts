@@ -1,12 +1,12 @@
 import { createHmac, hkdfSync, randomBytes, timingSafeEqual } from 'node:crypto';
-import { DataSource } from 'typeorm';
 
 /** How long a nonce may wait for its request (RFC 8555 6.5 leaves it to the server). */
 export const NONCE_LIFETIME_MS = 60 * 60 * 1000;
 
 /** version (1) | issued at, seconds (4) | id (12) | HMAC-SHA-256 truncated (16). */
 const VERSION = 1;
-const ID_OCTETS = 12;
+/** The octets of a nonce's id (what SpentNonces records). */
+export const ID_OCTETS = 12;
 const MAC_OCTETS = 16;
 const SIGNED_OCTETS = 1 + 4 + ID_OCTETS;
 const NONCE_OCTETS = SIGNED_OCTETS + MAC_OCTETS;
@@ -80,33 +80,6 @@ export class NonceStore {
 /** The nonce key of replicas sharing a KEK (docs/operations.md, ACME): derived, never stored. */
 export function nonceKeyFromKek(kek: Uint8Array): Uint8Array {
   return new Uint8Array(hkdfSync('sha256', kek, Buffer.alloc(0), 'ca-manager acme replay nonces', 32));
-}
-
-/**
- * Spent nonces in acme.spent_nonces, shared by every replica on the database: spending one is a
- * single insert that only the first request of that nonce makes.
- */
-export class SharedSpentNonces implements SpentNonces {
-  constructor(private readonly dataSource: DataSource) {}
-
-  newId(): Buffer {
-    return randomBytes(ID_OCTETS);
-  }
-
-  async claim(id: Buffer, expiresAt: Date): Promise<boolean> {
-    const rows: unknown[] = await this.dataSource.query(
-      `INSERT INTO acme.spent_nonces (id, expires_at) VALUES ($1, $2) ON CONFLICT (id) DO NOTHING RETURNING 1`,
-      [id, expiresAt],
-    );
-    return rows.length === 1;
-  }
-
-  async prune(now: Date): Promise<number> {
-    const [, count] = (await this.dataSource.query('DELETE FROM acme.spent_nonces WHERE expires_at <= $1', [
-      now,
-    ])) as [unknown[], number];
-    return count;
-  }
 }
 
 /** How many of the latest nonces one process tracks: 2^20 bits, 128 KiB. */

@@ -6,7 +6,8 @@ import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { AcmeRateLimiter } from './acme-rate-limiter';
 import { json } from './acme-reply';
 import { AcmeResource, asProblem } from './acme-server';
-import { AcmeStore, Order } from './acme-store';
+import { AccountStore } from '../stores/account.store';
+import { Order, OrderStore } from '../stores/order.store';
 import { acmeSubject } from './certificate-subject';
 import { AcmeUrls, authorizationView, challengeView, isExpiredUnfinished, orderView } from './acme-views';
 import { PolicyLookup, nameAllowed, readIdentifiers } from './identifier-policy';
@@ -19,7 +20,8 @@ import { AcmeProfiles } from '../profiles/acme-profiles';
 export const ACME_VALIDITY_DAYS = 90;
 
 export interface OrderResourceDeps {
-  store: AcmeStore;
+  orders: OrderStore;
+  accounts: AccountStore;
   issuance: RpcClient<IssuanceApi>;
   policy: PolicyLookup;
   limiter: AcmeRateLimiter;
@@ -33,17 +35,17 @@ export interface OrderResourceDeps {
   onInternalError(error: unknown): void;
 }
 
-async function ownOrder(store: AcmeStore, tenantId: string, accountId: string, id: string): Promise<Order> {
-  const order = await store.findOrder(tenantId, id);
+async function ownOrder(orders: OrderStore, tenantId: string, accountId: string, id: string): Promise<Order> {
+  const order = await orders.findOrder(tenantId, id);
   if (!order) throw new AcmeProblem('malformed', 'no such order', 404);
   if (order.accountId !== accountId) throw unauthorized('this order belongs to another account');
   return order;
 }
 
-async function orderReply(store: AcmeStore, urls: AcmeUrls, order: Order, status = 200) {
+async function orderReply(orders: OrderStore, urls: AcmeUrls, order: Order, status = 200) {
   return json(
     status,
-    orderView(urls, order, order.authorizationIds ?? (await store.authorizationIds(order.id))),
+    orderView(urls, order, order.authorizationIds ?? (await orders.authorizationIds(order.id))),
     {
       location: urls.order(order.id),
     },
@@ -79,11 +81,11 @@ export function newOrderResource(deps: OrderResourceDeps): AcmeResource {
           'retry-after': String(retryAfter),
         });
       }
-      const order = await deps.store.createOrder(ctx.tenantId, post.account!.id, identifiers, {
+      const order = await deps.orders.createOrder(ctx.tenantId, post.account!.id, identifiers, {
         ...(replaces ? { replaces } : {}),
         ...(profile ? { profile: profile.name } : {}),
       });
-      return orderReply(deps.store, ctx.urls, order, 201);
+      return orderReply(deps.orders, ctx.urls, order, 201);
     },
   };
 }
@@ -93,7 +95,11 @@ export function orderResource(deps: OrderResourceDeps): AcmeResource {
     key: 'kid',
     async handle(ctx, post, [id]) {
       postAsGet(post.payload);
-      return orderReply(deps.store, ctx.urls, await ownOrder(deps.store, ctx.tenantId, post.account!.id, id));
+      return orderReply(
+        deps.orders,
+        ctx.urls,
+        await ownOrder(deps.orders, ctx.tenantId, post.account!.id, id),
+      );
     },
   };
 }
@@ -103,7 +109,7 @@ export function authorizationResource(deps: OrderResourceDeps): AcmeResource {
   return {
     key: 'kid',
     async handle(ctx, post, [id]) {
-      const authorization = await deps.store.findAuthorization(ctx.tenantId, id);
+      const authorization = await deps.orders.findAuthorization(ctx.tenantId, id);
       if (!authorization) throw new AcmeProblem('malformed', 'no such authorization', 404);
       if (authorization.accountId !== post.account!.id)
         throw unauthorized('this authorization belongs to another account');
@@ -114,7 +120,7 @@ export function authorizationResource(deps: OrderResourceDeps): AcmeResource {
         }
         if (
           authorization.status !== 'deactivated' &&
-          !(await deps.store.deactivateAuthorization(authorization))
+          !(await deps.orders.deactivateAuthorization(authorization))
         ) {
           throw malformed(
             `the authorization is ${authorization.status}; only a pending or valid one is deactivated`,
@@ -149,7 +155,7 @@ export function challengeResource(deps: OrderResourceDeps): AcmeResource {
   return {
     key: 'kid',
     async handle(ctx, post, [id]) {
-      const found = await deps.store.findChallenge(ctx.tenantId, id);
+      const found = await deps.orders.findChallenge(ctx.tenantId, id);
       if (!found) throw new AcmeProblem('malformed', 'no such challenge', 404);
       const { challenge, authorization } = found;
       if (authorization.accountId !== post.account!.id)
@@ -173,7 +179,7 @@ export function challengeResource(deps: OrderResourceDeps): AcmeResource {
               'retry-after': '5',
             });
           }
-          if (await deps.store.startValidation(challenge.id)) {
+          if (await deps.orders.startValidation(challenge.id)) {
             challenge.status = 'processing';
             const outcome = deps.validations.start({
               tenantId: ctx.tenantId,
@@ -205,11 +211,11 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
     key: 'kid',
     async handle(ctx, post, [id]) {
       const account = post.account!;
-      const order = await ownOrder(deps.store, ctx.tenantId, account.id, id);
+      const order = await ownOrder(deps.orders, ctx.tenantId, account.id, id);
       const payload = jsonPayload(post.payload);
       if (isExpiredUnfinished(order)) {
         // RFC 8555 7.1.6, 7.4: past `expires` the order is invalid, hence not ready.
-        await deps.store.expireOrder(order.id);
+        await deps.orders.expireOrder(order.id);
         throw new AcmeProblem('orderNotReady', `the order expired at ${order.expiresAt.toISOString()}`, 403);
       }
       if (order.status !== 'ready') {
@@ -221,10 +227,10 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
       const subjectPublicKey = await checkedCsr(Buffer.from(payload.csr, 'base64url'), order.identifiers);
       // RFC 8555 11.1: the certificate key must not be an account key (this one's or another's).
       const keyThumbprint = await spkiThumbprint(subjectPublicKey);
-      if (keyThumbprint && (await deps.store.findAccountByThumbprint(ctx.tenantId, keyThumbprint))) {
+      if (keyThumbprint && (await deps.accounts.findByThumbprint(ctx.tenantId, keyThumbprint))) {
         throw new AcmeProblem('badCSR', "the CSR's key is an ACME account key; use a key of its own");
       }
-      if (!(await deps.store.startFinalizing(order.id))) {
+      if (!(await deps.orders.startFinalizing(order.id))) {
         throw new AcmeProblem('orderNotReady', 'the order is being finalized already', 403);
       }
       try {
@@ -255,13 +261,13 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
         // followed by the root: clients such as certbot refuse a chain of one certificate.
         const chainPem = issued.chainPem.trim() || issued.caCertificatePem.trim();
         const certificatePem = `${issued.certificatePem.trim()}\n${chainPem}\n`;
-        await deps.store.finishOrder(order.id, {
+        await deps.orders.finishOrder(order.id, {
           certificateId: issued.certificateId,
           certificatePem,
           sha256: createHash('sha256').update(pemToDer(issued.certificatePem)).digest('hex'),
         });
       } catch (error) {
-        await deps.store.reopenOrder(order.id);
+        await deps.orders.reopenOrder(order.id);
         if (order.replaces && (error as { code?: string }).code === 'CONFLICT') {
           throw new AcmeProblem(
             'alreadyReplaced',
@@ -271,7 +277,7 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
         }
         throw asProblem(error, () => deps.onInternalError(error));
       }
-      return orderReply(deps.store, ctx.urls, (await deps.store.findOrder(ctx.tenantId, order.id))!);
+      return orderReply(deps.orders, ctx.urls, (await deps.orders.findOrder(ctx.tenantId, order.id))!);
     },
   };
 }
@@ -305,7 +311,7 @@ export function certificateResource(deps: OrderResourceDeps): AcmeResource {
     key: 'kid',
     async handle(ctx, post, [id]) {
       postAsGet(post.payload);
-      const order = await ownOrder(deps.store, ctx.tenantId, post.account!.id, id);
+      const order = await ownOrder(deps.orders, ctx.tenantId, post.account!.id, id);
       if (order.status !== 'valid' || !order.certificatePem) {
         throw new AcmeProblem('malformed', 'the order has no certificate', 404);
       }
@@ -340,7 +346,7 @@ export function revokeCertResource(deps: OrderResourceDeps): AcmeResource {
       const reasonCode = typeof reason === 'number' ? REASONS[reason] : undefined;
       if (!reasonCode) throw new AcmeProblem('badRevocationReason', 'reason must be 0, 1, 3, 4, 5 or 9');
       const der = Buffer.from(payload.certificate, 'base64url');
-      const order = await deps.store.findOrderByCertificate(
+      const order = await deps.orders.findOrderByCertificate(
         ctx.tenantId,
         createHash('sha256').update(der).digest('hex'),
       );
@@ -349,7 +355,7 @@ export function revokeCertResource(deps: OrderResourceDeps): AcmeResource {
       let principal: string;
       if (post.account) {
         if (order.accountId !== post.account.id) {
-          const held = await deps.store.authorizedIdentifiers(
+          const held = await deps.orders.authorizedIdentifiers(
             ctx.tenantId,
             post.account.id,
             order.identifiers,

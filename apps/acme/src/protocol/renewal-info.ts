@@ -3,7 +3,7 @@ import { RpcClient } from '@ca/messaging';
 import { parseAriCertId } from '@ca/pki';
 import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { AcmeReply, json } from './acme-reply';
-import { AcmeStore } from './acme-store';
+import { OrderStore } from '../stores/order.store';
 
 /** How long a client waits before asking again (RFC 9773 4.3); a replace-now drill is seen within it. */
 export const RENEWAL_INFO_RETRY_AFTER_SECONDS = 6 * 3600;
@@ -46,7 +46,7 @@ export async function renewalInfoReply(
  * are proved before it is finalized). It must share a name with the order and have no successor.
  */
 export async function replacedCertificate(
-  deps: { issuance: RpcClient<IssuanceApi>; store: AcmeStore },
+  deps: { issuance: RpcClient<IssuanceApi>; orders: OrderStore },
   tenantId: string,
   accountId: string,
   replaces: unknown,
@@ -61,7 +61,7 @@ export async function replacedCertificate(
   }
   const ownedByAccount = info.issuedBy?.startsWith('acme:') === true;
   if (info.issuedBy !== `acme:${accountId}`) {
-    const held = await deps.store.authorizedIdentifiers(tenantId, accountId, names);
+    const held = await deps.orders.authorizedIdentifiers(tenantId, accountId, names);
     const covered = ownedByAccount ? held : [...new Set([...held, ...identifiers])];
     if (!names.every((name) => covered.includes(name))) {
       throw unauthorized(

@@ -1,5 +1,5 @@
 import { createLogger } from '@ca/observability';
-import { AcmeStore } from '../protocol/acme-store';
+import { OrderStore } from '../stores/order.store';
 import { ChallengeValidators } from './challenge-validators';
 import { ValidationRunner } from './validation-runner';
 import { AcmeProblem } from '../protocol/acme-problem';
@@ -17,7 +17,7 @@ describe('ValidationRunner', () => {
       }),
       finishValidation: async (challenge: { id: string }) => void finished.push(challenge.id),
       abandonValidation: async () => undefined,
-    } as unknown as AcmeStore;
+    } as unknown as OrderStore;
     const validators = {
       validate: () => {
         most = Math.max(most, ++inFlight);
@@ -65,7 +65,7 @@ describe('ValidationRunner', () => {
       finishValidation: async (_c: unknown, _a: unknown, error?: object) =>
         void recorded.push(error ?? 'valid'),
       abandonValidation: async () => undefined,
-    } as unknown as AcmeStore;
+    } as unknown as OrderStore;
     const validators = {
       validate: async (_type: string, { name }: { name: string }) => {
         if (name === 'bad.example.test') throw new AcmeProblem('incorrectResponse', 'wrong answer');

@@ -1,6 +1,6 @@
 import { Logger } from '@ca/observability';
 import { AcmeProblem } from '../protocol/acme-problem';
-import { AcmeStore, Authorization, Challenge } from '../protocol/acme-store';
+import { OrderStore, Authorization, Challenge } from '../stores/order.store';
 import { ChallengeValidators } from './challenge-validators';
 
 /** Validations under way at once per replica: each holds a socket for at most its deadline. */
@@ -38,7 +38,7 @@ export class ValidationRunner {
   private stopped = false;
 
   constructor(
-    private readonly store: AcmeStore,
+    private readonly store: OrderStore,
     private readonly validators: ChallengeValidators,
     private readonly logger: Logger,
     private readonly maxInFlight = MAX_VALIDATIONS_IN_FLIGHT,

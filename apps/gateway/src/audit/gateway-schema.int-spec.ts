@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
-import { openSchemaDataSource } from '@ca/persistence';
+import { SqlRateLimitWindowStore, openSchemaDataSource } from '@ca/persistence';
 import { DataSource } from 'typeorm';
 import { openGatewayDatabase } from '../gateway-database';
 import { GATEWAY_SCHEMA } from '../gateway.schema';
@@ -8,7 +8,7 @@ import { GATEWAY_MIGRATIONS } from '../migrations';
 import { AuditChainPerTenant1766400000000 } from '../migrations/1766400000000-audit-chain-per-tenant';
 import { DownloadRepository } from '../downloads/download.repository';
 import { GatewayOperations } from '../operations/gateway-operations';
-import { RateLimiter } from '../rate-limit/rate-limiter';
+import { GATEWAY_RATE_LIMIT_WINDOWS, RateLimiter } from '../rate-limit/rate-limiter';
 import { TenantRepository } from '../tenants/tenant.repository';
 import { AuditEntryInput, sealAuditEntries } from './audit-chain';
 import { AuditRepository } from './audit.repository';
@@ -22,6 +22,9 @@ import { AuditRepository } from './audit.repository';
 jest.setTimeout(60_000);
 
 const DAY = 86_400_000;
+
+/** A gateway replica's rate-limit windows on its pool. */
+const windowsOn = (pool: DataSource) => new SqlRateLimitWindowStore(pool, GATEWAY_RATE_LIMIT_WINDOWS);
 
 function entry(overrides: Partial<AuditEntryInput> = {}): AuditEntryInput {
   return {
@@ -338,8 +341,8 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
   it('counts one rate-limit window for two gateways', async () => {
     const tenantId = randomUUID();
     const now = () => Date.UTC(2030, 0, 1, 0, 0, 30);
-    const a = new RateLimiter(first, 5, now);
-    const b = new RateLimiter(second, 5, now);
+    const a = new RateLimiter(windowsOn(first), 5, now);
+    const b = new RateLimiter(windowsOn(second), 5, now);
     const decisions = await Promise.all(
       Array.from({ length: 8 }, (_, i) => (i % 2 ? a : b).consume(tenantId)),
     );
@@ -348,10 +351,10 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
       0, 0, 0, 0, 1, 2, 3, 4,
     ]);
     // The next window starts again from one.
-    const later = new RateLimiter(first, 5, () => now() + 60_000);
+    const later = new RateLimiter(windowsOn(first), 5, () => now() + 60_000);
     await expect(later.consume(tenantId)).resolves.toMatchObject({ allowed: true });
     await later.removeOldWindows();
-    await new RateLimiter(first, 5, () => now() + 4 * 60_000).removeOldWindows();
+    await new RateLimiter(windowsOn(first), 5, () => now() + 4 * 60_000).removeOldWindows();
     const [{ n }] = await first.query(
       'SELECT count(*)::int AS n FROM gateway.rate_limit_windows WHERE tenant_id = $1',
       [tenantId],
@@ -363,7 +366,7 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
     const tenantId = randomUUID();
     const start = Date.UTC(2031, 0, 1, 0, 0, 10);
     let now = start;
-    const limiter = new RateLimiter(first, 100, () => now);
+    const limiter = new RateLimiter(windowsOn(first), 100, () => now);
     await limiter.consume(tenantId); // window 00:00
     now = start + 2 * 60_000;
     await limiter.consume(tenantId); // window 00:02

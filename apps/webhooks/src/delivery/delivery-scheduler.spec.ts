@@ -1,6 +1,6 @@
 import { DeliveryScheduler } from './delivery-scheduler';
 import { SendOutcome } from './http-sender';
-import { ClaimedMessage, DeliveryQueue, Settlement } from './message-store';
+import { ClaimedMessage, DeliveryQueue, Settlement } from './delivery-queue';
 
 /** The queue's contract in memory: due messages, at most `perSubscription` of one subscription per claim. */
 class MemoryQueue implements DeliveryQueue {

@@ -1,4 +1,4 @@
-import { ClaimedMessage, DeliveryQueue, Settlement } from './message-store';
+import { ClaimedMessage, DeliveryQueue, Settlement } from './delivery-queue';
 import { SendOutcome } from './http-sender';
 import { nextAttemptAt } from './retry-schedule';
 

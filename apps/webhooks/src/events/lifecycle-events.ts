@@ -8,10 +8,9 @@ import {
   IssuingCaAddedPayload,
   ReplaceLeavesRequestedPayload,
 } from '@ca/contracts';
-import { applyOnceEach } from '@ca/messaging';
-import { DataSource, EntityManager } from 'typeorm';
-import { WEBHOOKS_SCHEMA } from '../webhooks.schema';
-import { OutgoingEvent, enqueue } from './enqueue';
+import { WatchedCertificate } from '../stores/watched-certificate.store';
+import { WebhooksDatabase, WebhooksTables } from '../stores/webhooks-database.store';
+import { OutgoingEvent } from './outgoing-event';
 
 // The CRLReason names of RFC 5280 5.3.1, as relying parties and openssl know them (the admin
 // API's reasonCode values are the same reasons spelled in PascalCase).
@@ -33,19 +32,8 @@ export function reasonName(code: number): string {
   return REASON_NAMES.get(code) ?? 'unspecified';
 }
 
-interface CertificateRow {
-  certificate_id: string;
-  tenant_id: string;
-  serial_number: string;
-  common_name: string | null;
-  client_id: string | null;
-  subject_alternative_names: string[];
-  not_after: Date | string;
-  revoked_at: Date | string | null;
-}
-
 /** The `data` of a certificate event, from the read model (fields an older event lacked left out). */
-export function certificateData(row: CertificateRow, status: string): Record<string, unknown> {
+export function certificateData(row: WatchedCertificate, status: string): Record<string, unknown> {
   return {
     tenantId: row.tenant_id,
     certificateId: row.certificate_id,
@@ -128,36 +116,16 @@ type AnnouncedPayload<K extends AnnouncedType> = Parameters<(typeof ANNOUNCED)[K
  */
 export class LifecycleEvents {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: WebhooksDatabase,
     private readonly onQueued: () => void,
   ) {}
 
   async issued(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<void> {
-    await this.apply(events, async (event, manager) => {
+    await this.apply(events, async (event, { certificates }) => {
       const p = event.payload;
-      const [row] = (await manager.query(
-        `INSERT INTO webhooks.certificates
-           (certificate_id, tenant_id, serial_number, common_name, client_id, subject_alternative_names, not_after)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)
-         ON CONFLICT (certificate_id) DO UPDATE SET not_after = EXCLUDED.not_after
-         RETURNING *`,
-        [
-          p.certificateId,
-          p.tenantId,
-          p.serialNumber,
-          p.commonName ?? null,
-          p.clientId ?? null,
-          p.subjectAlternativeNames ?? [],
-          p.notAfter,
-        ],
-      )) as CertificateRow[];
-      if (p.renewedFrom) {
-        // A renewed certificate gets no more expiring events (its successor does).
-        await manager.query(
-          'UPDATE webhooks.certificates SET renewed_by = $2 WHERE certificate_id = $1 AND tenant_id = $3',
-          [p.renewedFrom, p.certificateId, p.tenantId],
-        );
-      }
+      const row = await certificates.issued(p);
+      // A renewed certificate gets no more expiring events (its successor does).
+      if (p.renewedFrom) await certificates.renewed(p.tenantId, p.renewedFrom, p.certificateId);
       return [
         certificateEvent(p.renewedFrom ? 'certificate.renewed' : 'certificate.issued', event, {
           ...certificateData(row, 'Active'),
@@ -168,16 +136,12 @@ export class LifecycleEvents {
   }
 
   async revoked(events: readonly EventEnvelope<CertificateRevokedPayload>[]): Promise<void> {
-    await this.apply(events, async (event, manager) => {
+    await this.apply(events, async (event, { certificates }) => {
       const p = event.payload;
-      const [rows] = (await manager.query(
-        `UPDATE webhooks.certificates SET revoked_at = $3
-         WHERE certificate_id = $1 AND tenant_id = $2 RETURNING *`,
-        [p.certificateId, p.tenantId, p.revokedAt],
-      )) as [CertificateRow[], number];
+      const row = await certificates.revoked(p.tenantId, p.certificateId, p.revokedAt);
       // A certificate issued before this context watched: what the event itself says.
-      const data = rows[0]
-        ? certificateData(rows[0], 'Revoked')
+      const data = row
+        ? certificateData(row, 'Revoked')
         : {
             tenantId: p.tenantId,
             certificateId: p.certificateId,
@@ -196,12 +160,8 @@ export class LifecycleEvents {
 
   /** A released hold makes the certificate Active again: watched for expiry again. No webhook type. */
   async holdReleased(events: readonly EventEnvelope<CertificateHoldReleasedPayload>[]): Promise<void> {
-    await this.apply(events, async (event, manager) => {
-      const p = event.payload;
-      await manager.query(
-        'UPDATE webhooks.certificates SET revoked_at = NULL WHERE certificate_id = $1 AND tenant_id = $2',
-        [p.certificateId, p.tenantId],
-      );
+    await this.apply(events, async (event, { certificates }) => {
+      await certificates.holdReleased(event.payload.tenantId, event.payload.certificateId);
       return [];
     });
   }
@@ -232,12 +192,12 @@ export class LifecycleEvents {
    */
   private async apply<E extends EventEnvelope>(
     events: readonly E[],
-    effect: (event: E, manager: EntityManager) => Promise<OutgoingEvent[]>,
+    effect: (event: E, tables: WebhooksTables) => Promise<OutgoingEvent[]>,
   ): Promise<void> {
     let queued = 0;
-    await applyOnceEach(this.dataSource, WEBHOOKS_SCHEMA, events, async (manager, fresh) => {
+    await this.database.applyOnceEach(events, async (tables, fresh) => {
       for (const event of fresh)
-        for (const outgoing of await effect(event, manager)) queued += await enqueue(manager, outgoing);
+        for (const outgoing of await effect(event, tables)) queued += await tables.messages.enqueue(outgoing);
     });
     if (queued > 0) this.onQueued();
   }

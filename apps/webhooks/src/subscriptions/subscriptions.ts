@@ -8,19 +8,11 @@ import {
   WebhookSummary,
 } from '@ca/contracts';
 import { sealTo } from '@ca/custody';
-import { DataSource } from 'typeorm';
 import { newSigningSecret } from '../delivery/standard-webhooks';
-import { enqueue } from '../events/enqueue';
+import { StoredSubscription, SubscriptionStore } from '../stores/subscription.store';
+import { WebhooksDatabase } from '../stores/webhooks-database.store';
 import { TargetGuard, TargetRefused } from '../targets/target-guard';
 import { SecretSealer } from './secret-sealer';
-
-interface SubscriptionRow {
-  id: string;
-  url: string;
-  events: string[];
-  expiring_days: number[];
-  created_at: Date;
-}
 
 const NOT_FOUND = 'No such webhook in this tenant.';
 
@@ -30,7 +22,7 @@ const NOT_FOUND = 'No such webhook in this tenant.';
  */
 export class Subscriptions {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: WebhooksDatabase,
     private readonly sealer: SecretSealer,
     private readonly guard: TargetGuard,
     private readonly onQueued: () => void,
@@ -56,53 +48,33 @@ export class Subscriptions {
     } catch {
       throw CaError.validation([{ field: 'recipientPublicKey', message: 'must be an X25519 public key' }]);
     }
-    const [row] = (await this.dataSource.query(
-      `INSERT INTO webhooks.subscriptions (id, tenant_id, url, events, expiring_days, sealed_secret)
-       VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`,
-      [
-        webhookId,
-        tenantId,
-        request.url,
-        request.events,
-        request.expiringDays,
-        this.sealer.seal({ tenantId, webhookId }, Buffer.from(secret)),
-      ],
-    )) as { created_at: Date }[];
-    return { webhookId, createdAt: row.created_at.toISOString(), sealedSecret };
+    const createdAt = await this.database.tables.subscriptions.add(tenantId, {
+      id: webhookId,
+      url: request.url,
+      events: request.events,
+      expiringDays: request.expiringDays,
+      sealedSecret: this.sealer.seal({ tenantId, webhookId }, Buffer.from(secret)),
+    });
+    return { webhookId, createdAt: createdAt.toISOString(), sealedSecret };
   }
 
   async list(tenantId: string): Promise<WebhookSummary[]> {
-    const rows = (await this.dataSource.query(
-      `SELECT id, url, events, expiring_days, created_at FROM webhooks.subscriptions
-       WHERE tenant_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`,
-      [tenantId],
-    )) as SubscriptionRow[];
-    return rows.map(summary);
+    return (await this.database.tables.subscriptions.list(tenantId)).map(summary);
   }
 
   /** Deleting stops deliveries at once: its pending messages are dropped with it. */
   async delete(tenantId: string, webhookId: string): Promise<void> {
-    await this.dataSource.transaction(async (manager) => {
-      const [rows] = (await manager.query(
-        `UPDATE webhooks.subscriptions SET deleted_at = now()
-         WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL RETURNING id`,
-        [tenantId, webhookId],
-      )) as [unknown[], number];
-      if (rows.length === 0) throw CaError.notFound(NOT_FOUND);
-      await manager.query(
-        `UPDATE webhooks.messages SET status = 'cancelled', finished_at = now()
-         WHERE subscription_id = $1 AND status = 'pending'`,
-        [webhookId],
-      );
+    await this.database.transaction(async ({ subscriptions, messages }) => {
+      if (!(await subscriptions.markDeleted(tenantId, webhookId))) throw CaError.notFound(NOT_FOUND);
+      await messages.cancelPending(webhookId);
     });
   }
 
   /** Queues a `webhook.test` event for this subscription alone. */
   async test(tenantId: string, webhookId: string): Promise<{ eventId: string }> {
-    const id = await this.dataSource.transaction(async (manager) => {
-      await this.assertExists(manager.query.bind(manager), tenantId, webhookId);
-      await enqueue(
-        manager,
+    const id = await this.database.transaction(async ({ subscriptions, messages }) => {
+      await assertExists(subscriptions, tenantId, webhookId);
+      await messages.enqueue(
         {
           tenantId,
           type: WEBHOOK_TEST_EVENT,
@@ -112,11 +84,7 @@ export class Subscriptions {
         },
         [webhookId],
       );
-      const [row] = (await manager.query(
-        `SELECT id FROM webhooks.messages WHERE subscription_id = $1 AND type = $2 ORDER BY seq DESC LIMIT 1`,
-        [webhookId, WEBHOOK_TEST_EVENT],
-      )) as { id: string }[];
-      return row.id;
+      return messages.newest(webhookId, WEBHOOK_TEST_EVENT);
     });
     this.onQueued();
     return { eventId: id };
@@ -124,52 +92,25 @@ export class Subscriptions {
 
   /** The newest attempts first (the delivery log). */
   async deliveries(tenantId: string, webhookId: string, limit = 100): Promise<WebhookDeliveryAttempt[]> {
-    await this.assertExists(this.dataSource.query.bind(this.dataSource), tenantId, webhookId);
-    const rows = (await this.dataSource.query(
-      `SELECT message_id, type, attempt, status_code, duration_ms, at, error FROM webhooks.attempts
-       WHERE subscription_id = $1 ORDER BY id DESC LIMIT $2`,
-      [webhookId, Math.min(Math.max(limit, 1), 1000)],
-    )) as AttemptRow[];
-    return rows.map((row) => ({
-      eventId: row.message_id,
-      type: row.type,
-      attempt: row.attempt,
-      ...(row.status_code === null ? {} : { statusCode: row.status_code }),
-      durationMs: row.duration_ms,
-      at: new Date(row.at).toISOString(),
-      ...(row.error === null ? {} : { error: row.error }),
-    }));
-  }
-
-  private async assertExists(
-    query: (sql: string, params: unknown[]) => Promise<unknown>,
-    tenantId: string,
-    webhookId: string,
-  ): Promise<void> {
-    const rows = (await query(
-      'SELECT 1 FROM webhooks.subscriptions WHERE tenant_id = $1 AND id = $2 AND deleted_at IS NULL',
-      [tenantId, webhookId],
-    )) as unknown[];
-    if (rows.length === 0) throw CaError.notFound(NOT_FOUND);
+    await assertExists(this.database.tables.subscriptions, tenantId, webhookId);
+    return this.database.attempts.newestOf(webhookId, Math.min(Math.max(limit, 1), 1000));
   }
 }
 
-interface AttemptRow {
-  message_id: string;
-  type: string;
-  attempt: number;
-  status_code: number | null;
-  duration_ms: number;
-  at: Date | string;
-  error: string | null;
+async function assertExists(
+  subscriptions: SubscriptionStore,
+  tenantId: string,
+  webhookId: string,
+): Promise<void> {
+  if (!(await subscriptions.exists(tenantId, webhookId))) throw CaError.notFound(NOT_FOUND);
 }
 
-function summary(row: SubscriptionRow): WebhookSummary {
+function summary(row: StoredSubscription): WebhookSummary {
   return {
     webhookId: row.id,
     url: row.url,
     events: row.events,
-    expiringDays: row.expiring_days,
-    createdAt: row.created_at.toISOString(),
+    expiringDays: row.expiringDays,
+    createdAt: row.createdAt.toISOString(),
   };
 }

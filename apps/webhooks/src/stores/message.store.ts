@@ -1,31 +1,6 @@
 import { DataSource } from 'typeorm';
-import { SendOutcome } from './http-sender';
-
-/** A message claimed for one attempt. */
-export interface ClaimedMessage {
-  id: string;
-  subscriptionId: string;
-  tenantId: string;
-  url: string;
-  sealedSecret: Buffer;
-  type: string;
-  body: string;
-  /** Attempts made before this one. */
-  attempts: number;
-  createdAt: Date;
-}
-
-/** What becomes of a message after an attempt. */
-export type Settlement = { delivered: true } | { retryAt: Date } | { failed: true };
-
-/** The scheduler's view of the queue, so that it can be tested without a database. */
-export interface DeliveryQueue {
-  /** Up to `limit` due messages, at most `perSubscription` of one subscription, none of `exclude`. */
-  claim(limit: number, perSubscription: number, exclude: readonly string[]): Promise<ClaimedMessage[]>;
-  /** Gives a claimed message back untried (its subscription was at its limit here). */
-  release(ids: readonly string[]): Promise<void>;
-  settle(message: ClaimedMessage, outcome: SendOutcome, settlement: Settlement): Promise<void>;
-}
+import { SendOutcome } from '../delivery/http-sender';
+import { ClaimedMessage, DeliveryQueue, Settlement } from '../delivery/delivery-queue';
 
 /** A claim outlives an attempt's 10 s deadline; a replica that died holding one leaves it to lapse. */
 const CLAIM_SECONDS = 30;

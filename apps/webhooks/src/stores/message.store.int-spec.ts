@@ -3,11 +3,12 @@ import { randomUUID } from 'node:crypto';
 import { openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
-import { enqueue } from '../events/enqueue';
 import { WebhookHousekeeping } from '../housekeeping';
 import { WEBHOOKS_MIGRATIONS } from '../migrations';
 import { WEBHOOKS_SCHEMA } from '../webhooks.schema';
-import { MessageStore } from './message-store';
+import { MessageStore } from './message.store';
+import { SqlOutgoingMessageStore } from './outgoing-message.store';
+import { SqlWebhookRetentionStore } from './webhook-retention.store';
 
 jest.setTimeout(60_000);
 
@@ -59,9 +60,10 @@ describe.each(databaseKinds())('webhook message queue shared by replicas (%s dat
 
   const queue = (subscriptionId: string, type: string, orderKey: string) =>
     pools[0].transaction((manager) =>
-      enqueue(manager, { tenantId, type, orderKey, timestamp: new Date().toISOString(), data: {} }, [
-        subscriptionId,
-      ]),
+      new SqlOutgoingMessageStore(manager).enqueue(
+        { tenantId, type, orderKey, timestamp: new Date().toISOString(), data: {} },
+        [subscriptionId],
+      ),
     );
 
   it('hands each due message to one replica only', async () => {
@@ -140,7 +142,9 @@ describe.each(databaseKinds())('webhook message queue shared by replicas (%s dat
     await a.settle(done, OK, { delivered: true });
     await a.settle(failed, { statusCode: 500, durationMs: 1 }, { failed: true });
     const day = 86_400_000;
-    await new WebhookHousekeeping(pools[0], day, () => undefined).prune(new Date(Date.now() + 2 * day));
+    await new WebhookHousekeeping(new SqlWebhookRetentionStore(pools[0]), day, () => undefined).prune(
+      new Date(Date.now() + 2 * day),
+    );
     const rows = (await pools[0].query('SELECT status FROM webhooks.messages WHERE subscription_id = $1', [
       sub,
     ])) as { status: string }[];

@@ -1,21 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { JWK } from 'jose';
 import { DataSource, EntityManager } from 'typeorm';
 
-export type AccountStatus = 'valid' | 'deactivated' | 'revoked';
 export type OrderStatus = 'pending' | 'ready' | 'processing' | 'valid' | 'invalid';
 export type AuthorizationStatus = 'pending' | 'valid' | 'invalid' | 'deactivated' | 'expired' | 'revoked';
 export type ChallengeStatus = 'pending' | 'processing' | 'valid' | 'invalid';
-
-export interface Account {
-  id: string;
-  tenantId: string;
-  jwk: JWK;
-  thumbprint: string;
-  status: AccountStatus;
-  contact: string[];
-  eabKeyId: string;
-}
 
 export interface Order {
   id: string;
@@ -65,15 +53,6 @@ export function challengeTypesFor(identifier: string): string[] {
 }
 
 /* eslint-disable @typescript-eslint/no-explicit-any -- rows as the driver returns them */
-const toAccount = (r: any): Account => ({
-  id: r.id,
-  tenantId: r.tenant_id,
-  jwk: r.jwk,
-  thumbprint: r.thumbprint,
-  status: r.status,
-  contact: r.contact,
-  eabKeyId: r.eab_key_id,
-});
 const toOrder = (r: any): Order => ({
   id: r.id,
   tenantId: r.tenant_id,
@@ -99,70 +78,13 @@ const toChallenge = (r: any): Challenge => ({
 });
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
-/** Rows of the acme schema; every lookup names the tenant, so one tenant never sees another's. */
-export class AcmeStore {
-  constructor(readonly dataSource: DataSource) {}
-
-  async findAccountByThumbprint(tenantId: string, thumbprint: string): Promise<Account | undefined> {
-    const [row] = await this.dataSource.query(
-      'SELECT * FROM acme.accounts WHERE tenant_id = $1 AND thumbprint = $2',
-      [tenantId, thumbprint],
-    );
-    return row ? toAccount(row) : undefined;
-  }
-
-  async findAccount(tenantId: string, id: string): Promise<Account | undefined> {
-    if (!isUuid(id)) return undefined;
-    const [row] = await this.dataSource.query(
-      'SELECT * FROM acme.accounts WHERE tenant_id = $1 AND id = $2',
-      [tenantId, id],
-    );
-    return row ? toAccount(row) : undefined;
-  }
-
-  /**
-   * Creates the account and binds the EAB key to it in one transaction; false when the key was
-   * bound or disabled meanwhile (RFC 8555 7.3.4: one account per key).
-   */
-  async createBoundAccount(account: Omit<Account, 'id' | 'status'>): Promise<Account | undefined> {
-    return this.dataSource.transaction(async (tx) => {
-      const id = randomUUID();
-      const [rows] = (await tx.query(
-        `UPDATE acme.eab_keys SET bound_account_id = $1
-         WHERE key_id = $2 AND tenant_id = $3 AND bound_account_id IS NULL AND disabled_at IS NULL
-         RETURNING key_id`,
-        [id, account.eabKeyId, account.tenantId],
-      )) as [unknown[], number];
-      if (rows.length !== 1) return undefined;
-      const [row] = await tx.query(
-        `INSERT INTO acme.accounts (id, tenant_id, jwk, thumbprint, status, contact, eab_key_id)
-         VALUES ($1, $2, $3, $4, 'valid', $5, $6) RETURNING *`,
-        [
-          id,
-          account.tenantId,
-          account.jwk,
-          account.thumbprint,
-          JSON.stringify(account.contact),
-          account.eabKeyId,
-        ],
-      );
-      return toAccount(row);
-    });
-  }
-
-  async updateAccount(account: Account): Promise<void> {
-    await this.dataSource.query(
-      'UPDATE acme.accounts SET status = $3, contact = $4, jwk = $5, thumbprint = $6 WHERE tenant_id = $1 AND id = $2',
-      [
-        account.tenantId,
-        account.id,
-        account.status,
-        JSON.stringify(account.contact),
-        account.jwk,
-        account.thumbprint,
-      ],
-    );
-  }
+/**
+ * `acme.orders` with their `authorizations` and `challenges` (one aggregate: an order is created
+ * with them in one statement, and a validation moves all three along); every lookup names the
+ * tenant, so one tenant never sees another's.
+ */
+export class OrderStore {
+  constructor(private readonly dataSource: DataSource) {}
 
   async createOrder(
     tenantId: string,
