@@ -7,6 +7,7 @@
 export interface InPageElement {
   textContent: string | null;
   getAttribute(name: string): string | null;
+  getBoundingClientRect(): { top: number; bottom: number };
 }
 
 export interface InPage {
