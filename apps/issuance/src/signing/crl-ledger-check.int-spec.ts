@@ -295,14 +295,19 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
     await check.admit(authority, tbs(entries.slice(1), 1n));
   });
 
-  it('checks a CRL of 100,000 entries quickly (one indexed read, a set compare)', async () => {
+  // Its speed at 100,000 entries is measured in the service by `npm run bench -- revocation` (a CRL
+  // of that size is signed, so checked, after every revocation): no wall-clock assertion here.
+  it('admits a genuine CRL of 20,000 entries and names the one entry a forged copy of it drops', async () => {
     const authority = await newAuthority();
-    const entries = await certificates(authority.id, 100_000, 100_000);
-    const crl = tbs(entries, 1n);
+    const entries = await certificates(authority.id, 20_000, 20_000);
     const started = performance.now();
-    await check.admit(authority, crl);
-    const tookMs = performance.now() - started;
-    console.log(`CRL ledger check of 100,000 entries (${kind}): ${tookMs.toFixed(0)} ms`);
-    expect(tookMs).toBeLessThan(5_000);
+    const dropped = await refusal(check.admit(authority, tbs(entries.slice(1), 1n)));
+    expect(crlEntryDifferences(dropped)).toEqual([
+      expect.objectContaining({ kind: 'missing', serialHex: entries[0].serialNumberHex }),
+    ]);
+    await check.admit(authority, tbs(entries, 1n));
+    console.log(
+      `CRL ledger check of 20,000 entries, twice (${kind}): ${(performance.now() - started).toFixed(0)} ms`,
+    );
   });
 });
