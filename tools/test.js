@@ -18,6 +18,8 @@ const env = {
 const extra = process.argv.slice(2);
 
 const real = process.env.DATABASE_URL && process.env.NATS_URL;
+/** Where the outsider and fault suites live (they run only on real Postgres + NATS). */
+const OUTSIDERS = '/tests/(security|faults)/';
 console.log(
   `Integration suites run on the embedded defaults${real ? ' and on DATABASE_URL + NATS_URL' : ' only (set DATABASE_URL and NATS_URL to add real Postgres + NATS)'}.`,
 );
@@ -30,14 +32,25 @@ const runs = [
   { name: 'unit', args: ['--testPathIgnorePatterns', 'int-spec', '--maxWorkers', '2'] },
   // No --forceExit: every integration suite closes what it opens (tools/jest/closing-environment.js
   // fails the one that does not), and the watchdog below ends a run that still would not exit.
-  // On the embedded defaults each suite has its own data dir, ports and in-process bus, so two run
-  // side by side (one per core); on a shared Postgres + NATS they run one at a time, so that the
-  // services of two suites never compete for the server's connections.
+  // Each component and system suite has its own database (or data dir), ports and stream names, so
+  // two run side by side (one per core), on the embedded defaults and on a shared Postgres + NATS
+  // alike (two systems hold about 70 of Postgres's 100 connections).
   {
     name: 'integration',
-    args: ['--testPathPatterns', 'int-spec', ...(real ? ['--runInBand'] : ['--maxWorkers', '2'])],
+    args: [
+      '--testPathPatterns',
+      'int-spec',
+      '--maxWorkers',
+      '2',
+      ...(real ? ['--testPathIgnorePatterns', OUTSIDERS] : []),
+    ],
   },
-].filter((run) => !only || run.name === only);
+  // The outsider and fault suites (tests/) start every service as a process of its own, floods and
+  // kills included: one at a time, so that no other suite's load decides what they observe.
+  ...(real
+    ? [{ name: 'outsiders', args: ['--testPathPatterns', `${OUTSIDERS}.*int-spec`, '--runInBand'] }]
+    : []),
+].filter((run) => !only || run.name === only || (only === 'integration' && run.name === 'outsiders'));
 
 // CI's second pass (TEST_REAL_ONLY=1) runs on real Postgres + NATS only what storage and transport
 // can change. These suites test what the edge makes of a request or what a real client makes of
@@ -50,8 +63,10 @@ const FIRST_PASS_ONLY = [
   'apps/embedded/test/console', // the console in Chromium drives the public API (embedded, as npm start)
   'apps/embedded/test/csr-issuance', // CSR parsing and key rules
   'apps/embedded/test/custody', // KEK file and SoftHSM custody (embedded only)
+  'apps/embedded/test/deployment-key-algorithm', // RSA keys and signatures: what is signed, not where it is stored
   'apps/embedded/test/edge-security', // hostile HTTP at both ports
   'apps/embedded/test/issuance-policy', // name policy decisions
+  'apps/embedded/test/issuing-ca-constraints', // name constraints and EKU written into the issuing CA
   'apps/embedded/test/metrics-access', // who may read /metrics
   'apps/embedded/test/names-policy', // name syntax rules
   'apps/embedded/test/ocsp-fast-front', // the OCSP HTTP front
@@ -64,7 +79,7 @@ const FIRST_PASS_ONLY = [
 ];
 if (process.env.TEST_REAL_ONLY === '1') {
   for (const run of runs) {
-    if (run.name === 'integration') run.args.push('--testPathIgnorePatterns', ...FIRST_PASS_ONLY);
+    if (run.name !== 'unit') run.args.push('--testPathIgnorePatterns', ...FIRST_PASS_ONLY);
   }
 }
 if (runs.length === 0) {
