@@ -92,18 +92,24 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
     });
     const { jobId } = started as { jobId: string };
 
-    // The first process dies inside its eleventh revocation's transaction.
+    // The first process revokes in batches of ten and dies inside the transaction of the batch
+    // that holds its eleventh revocation: nothing after that death is done.
     let revocations = 0;
+    let dead = false;
     const dying = new (class extends RevokeCertificateHandler {
-      override execute(...args: Parameters<RevokeCertificateHandler['execute']>) {
+      override executeBatch(...args: Parameters<RevokeCertificateHandler['executeBatch']>) {
         const [command, inTransaction] = args;
-        return super.execute(command, async (manager: EntityManager) => {
-          if (++revocations === 11) throw new Error('process killed');
-          await inTransaction?.(manager);
+        return super.executeBatch(command, async (manager: EntityManager, outcome) => {
+          revocations += outcome.revoked.length;
+          if (dead || revocations >= 11) {
+            dead = true;
+            throw new Error('process killed');
+          }
+          await inTransaction(manager, outcome);
         });
       }
     })(dataSource, () => undefined);
-    const first = new RevocationJobRunner(dataSource, dying);
+    const first = new RevocationJobRunner(dataSource, dying, 10);
     await expect(first.run(jobId)).rejects.toThrow('process killed');
     // Stopped part-way: the revocations under way beside the one that died may have finished.
     const stopped = await handler.job({ tenantId, jobId });
@@ -164,9 +170,9 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
       [jobId],
     );
     const failing = new (class extends RevokeCertificateHandler {
-      override execute(...args: Parameters<RevokeCertificateHandler['execute']>) {
-        if (args[0].certificateId === doomed) return Promise.reject(new Error('the disk is on fire'));
-        return super.execute(...args);
+      override executeBatch(...args: Parameters<RevokeCertificateHandler['executeBatch']>) {
+        if (args[0].certificateIds.includes(doomed)) return Promise.reject(new Error('the disk is on fire'));
+        return super.executeBatch(...args);
       }
     })(dataSource, () => undefined);
     const runner = new RevocationJobRunner(dataSource, failing);
