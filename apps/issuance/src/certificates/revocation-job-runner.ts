@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { CaError, RevocationReasonCode, RevocationReasonCodes } from '@ca/contracts';
+import { CaError, MAX_PUBLISHED_EVENTS, RevocationReasonCode, RevocationReasonCodes } from '@ca/contracts';
 import { isDatabaseUnavailable } from '@ca/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
 
 /**
- * Certificates revoked per transaction: each batch is a few statements and one publication to
- * the responder (its events, a few hundred kilobytes, stay well under the bus's message size).
+ * Certificates revoked per transaction: as many as the responder takes in one publication, so
+ * each batch is a few statements and one publication (its events well under the bus's message size).
  */
-export const REVOCATION_BATCH = 500;
+export const REVOCATION_BATCH = MAX_PUBLISHED_EVENTS;
 /** A replica that stops renewing its lease (a crash) leaves the job to another after this. */
 const LEASE_MS = 30_000;
 /** After a failed round: wait, then carry on where the job stands. */

@@ -3,6 +3,7 @@ import {
   CaError,
   CertificateRevokedPayload,
   EventType,
+  MAX_PUBLISHED_EVENTS,
   RevocationReasonCodes,
   RevokeCertificateCommand,
   RevokeCertificateRequest,
@@ -121,7 +122,12 @@ export class RevokeCertificateHandler {
     });
     if (outcome.events.length === 0) return { ...outcome, published: true };
     this.onEventsRecorded();
-    const published = (await this.publication?.published(outcome.events, 'revocation')) ?? false;
+    // As many events at once as the responder takes in one publication (one for a job's batch).
+    let published = true;
+    for (let i = 0; i < outcome.events.length; i += MAX_PUBLISHED_EVENTS) {
+      const slice = outcome.events.slice(i, i + MAX_PUBLISHED_EVENTS);
+      published = ((await this.publication?.published(slice, 'revocation')) ?? false) && published;
+    }
     return { ...outcome, published };
   }
 }
