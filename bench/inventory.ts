@@ -110,7 +110,14 @@ async function main(): Promise<void> {
     if (kept?.bulkRevoked && revoke) throw new Error('the kept store was bulk-revoked already: --drop it');
     const keep = stateDir ? await keepFor(stateDir, mode, kept) : undefined;
     process.stdout.write(`starting the system (${mode})… `);
-    const system = await startSystem({ mode, exposeDatabase: mode === 'embedded', keep });
+    // A store kept from an earlier run may have migrations to apply first (an index of millions
+    // of rows is minutes), so the system is given longer to be ready.
+    const system = await startSystem({
+      mode,
+      exposeDatabase: mode === 'embedded',
+      keep,
+      ...(kept ? { readyTimeoutMs: 900_000 } : {}),
+    });
     process.stdout.write(`ready in ${int(system.readyMs)} ms\n`);
     let store = kept;
     try {
