@@ -7,7 +7,7 @@ import {
   IssuingCaAddedPayload,
   RevocationReasonCodes,
 } from '@ca/contracts';
-import { applyOnce } from '@ca/messaging';
+import { applyOnce, applyOnceEach } from '@ca/messaging';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
@@ -109,6 +109,62 @@ export class RevocationLedger {
       );
     }
     return recorded;
+  }
+
+  /**
+   * recordRevocation for a run of `certificate.revoked` events (a bulk revocation arrives as
+   * thousands in a row), in one transaction of a few statements whatever its length: one inbox
+   * insert, one look-up of the CAs named, one insert of the entries. Each event is still checked on
+   * its own (envelope and payload name one tenant, the CA is that tenant's). Returns the CAs that
+   * got a new entry (their CRLs to build once, not once per revocation).
+   */
+  async recordRevocations(events: readonly EventEnvelope<CertificateRevokedPayload>[]): Promise<string[]> {
+    const changed = new Set<string>();
+    const refused: EventEnvelope<CertificateRevokedPayload>[] = [];
+    await applyOnceEach(this.dataSource, REVOCATION_SCHEMA, events, async (manager, fresh) => {
+      const named = fresh.filter((event) => event.tenantId === event.payload.tenantId);
+      const issuers: { tenant_id: string; ca_id: string }[] =
+        named.length === 0
+          ? []
+          : await manager.query(
+              `SELECT tenant_id::text, ca_id::text FROM revocation.crl_issuers WHERE ca_id = ANY($1::uuid[])`,
+              [[...new Set(named.map((event) => String(event.payload.caId)))]],
+            );
+      const ours = new Set(issuers.map((row) => `${row.tenant_id.toLowerCase()}:${row.ca_id.toLowerCase()}`));
+      const accepted = named.filter((event) =>
+        ours.has(
+          `${String(event.payload.tenantId).toLowerCase()}:${String(event.payload.caId).toLowerCase()}`,
+        ),
+      );
+      refused.push(...fresh.filter((event) => !accepted.includes(event)));
+      if (accepted.length === 0) return;
+      const rows: { ca_id: string }[] = await manager.query(
+        `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
+         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[], $6::int[])
+         ON CONFLICT (ca_id, serial_number) DO NOTHING RETURNING ca_id::text`,
+        [
+          accepted.map((event) => event.payload.tenantId),
+          accepted.map((event) => event.payload.caId),
+          accepted.map((event) => event.payload.serialNumber),
+          accepted.map((event) => event.payload.certificateId),
+          accepted.map((event) => event.payload.revokedAt),
+          accepted.map((event) => event.payload.reasonCode),
+        ],
+      );
+      for (const row of rows) changed.add(row.ca_id);
+    });
+    for (const event of refused) {
+      this.logger.warn(
+        {
+          eventId: event.id,
+          tenantId: event.tenantId,
+          payloadTenantId: event.payload.tenantId,
+          caId: event.payload.caId,
+        },
+        'certificate.revoked refused: not a certificate of this tenant CA',
+      );
+    }
+    return [...changed];
   }
 
   /**
