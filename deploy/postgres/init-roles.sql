@@ -42,9 +42,11 @@ SELECT format('GRANT CONNECT ON DATABASE %I TO %I', current_database(), role_nam
 
 SELECT format('CREATE SCHEMA IF NOT EXISTS %I AUTHORIZATION %I', schema_name, role_name)
   FROM ca_service_roles \gexec
--- Trigram matching for the certificate inventory's substring search (issuance's migration builds
--- its index when the extension is there; a service role may not create extensions itself).
+-- Trigram matching for the certificate inventory's substring search, and btree_gin to hold the
+-- tenant in the same index (issuance's migrations build it when both are there; a service role
+-- may not create extensions itself).
 CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public;
+CREATE EXTENSION IF NOT EXISTS btree_gin SCHEMA public;
 SELECT format('ALTER SCHEMA %I OWNER TO %I', schema_name, role_name) FROM ca_service_roles \gexec
 SELECT format('REVOKE ALL ON SCHEMA %I FROM PUBLIC', schema_name) FROM ca_service_roles \gexec
 

@@ -185,7 +185,8 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       [EventType.CaRevoked]: each((e) => caEvents[EventType.CaRevoked](e)),
       // Issuances come in bursts: one transaction per run instead of one per certificate.
       [EventType.CertificateIssued]: (events) => statuses.applyIssuedBatch(events),
-      [EventType.CertificateRevoked]: each((e) => statuses.applyRevoked(e)),
+      // A bulk revocation's too: its runs in one transaction each.
+      [EventType.CertificateRevoked]: (events) => statuses.applyRevokedBatch(events),
       [EventType.CertificateHoldReleased]: each((e) => statuses.applyHoldReleased(e)),
       [EventType.OcspSignerCertified]: each(async (e) => {
         await signerAnnouncements.check(e);

@@ -41,10 +41,11 @@ export class RevocationEvents {
         if (recorded?.rootCrl) void rootPublisher.request(e.tenantId);
         else if (recorded) void publisher.request(recorded.caId);
       }),
-      [EventType.CertificateRevoked]: each(async (e) => {
-        // Only a new entry changes the CRL: a replayed or refused event must not have one signed.
-        if (await ledger.recordRevocation(e)) void publisher.request(e.payload.caId);
-      }),
+      // A run of revocations (a bulk revocation's) in one transaction; only a new entry changes
+      // the CRL: a replayed or refused event must not have one signed.
+      [EventType.CertificateRevoked]: async (events) => {
+        for (const caId of await ledger.recordRevocations(events)) void publisher.request(caId);
+      },
       [EventType.CertificateHoldReleased]: each(async (e) => {
         if (await ledger.releaseHold(e)) void publisher.request(e.payload.caId);
       }),

@@ -16,6 +16,8 @@ export const EMBEDDED_VACUUM_INTERVAL_MS = 60_000;
 // The package exports it as a subpath, which TypeScript's `node` module resolution cannot see.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { pg_trgm } = require('@electric-sql/pglite/contrib/pg_trgm') as { pg_trgm: Extension };
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const { btree_gin } = require('@electric-sql/pglite/contrib/btree_gin') as { btree_gin: Extension };
 
 export interface EmbeddedPostgres {
   /** A normal Postgres connection URL for the `pg` driver. */
@@ -37,8 +39,9 @@ export async function startEmbeddedPostgres(
 ): Promise<EmbeddedPostgres> {
   const dir = join(dataDir, 'pg');
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // pg_trgm: the certificate inventory's substring search index (issuance migrations).
-  const db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm } });
+  // pg_trgm and btree_gin: the certificate inventory's substring search index, per tenant
+  // (issuance migrations).
+  const db = await PGlite.create({ dataDir: dir, extensions: { pg_trgm, btree_gin } });
   const password = randomBytes(24).toString('base64url');
   const server = new PgliteWireServer(db, password);
   const port = await server.listen('127.0.0.1', 0);

@@ -107,13 +107,16 @@ async function onServer<T>(work: (client: Client) => Promise<T>): Promise<T> {
     await onServer((client) => client.query(`CREATE DATABASE ${restoredName}`));
     const restoredUrl = new URL(process.env.DATABASE_URL!);
     restoredUrl.pathname = `/${restoredName}`;
-    // A dump of the schemas holds no extension: the new database gets pg_trgm first, as documented.
+    // A dump of the schemas holds no extension: the new database gets pg_trgm and btree_gin
+    // first, as documented.
     await mustRun('psql', [
       '-v',
       'ON_ERROR_STOP=1',
       '-q',
       '-c',
       'CREATE EXTENSION IF NOT EXISTS pg_trgm SCHEMA public',
+      '-c',
+      'CREATE EXTENSION IF NOT EXISTS btree_gin SCHEMA public',
       restoredUrl.toString(),
     ]);
     await mustRun('psql', ['-v', 'ON_ERROR_STOP=1', '-q', '-f', dump, restoredUrl.toString()]);

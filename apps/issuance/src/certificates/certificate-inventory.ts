@@ -18,6 +18,7 @@ import {
 } from '@ca/contracts';
 import { DataSource } from 'typeorm';
 import { addDays, daysUntilExpiration, statusOf } from './certificate-lifecycle';
+import { SEARCH_BY_TENANT_INDEX } from '../migrations/1767970000000-index-certificate-search-by-tenant';
 import { InventoryCursors, KeysetPosition } from './inventory-cursor';
 
 interface InventoryRow {
@@ -97,7 +98,8 @@ export function filterConditions(
     return `$${params.length}`;
   };
   // `trigramOnly`: the same condition, in a form no index on tenant_id serves, so that only the
-  // trigram index can drive the scan (CertificateInventory.ordered).
+  // trigram index of all tenants can drive the scan (CertificateInventory.ordered), where the
+  // index of the tenant's trigrams is missing.
   const conditions = [trigramOnly ? '(tenant_id = $1) IS TRUE' : 'tenant_id = $1'];
   if (filter.status) {
     // Bound only when used: PostgreSQL cannot type a parameter no condition names.
@@ -135,6 +137,7 @@ export function filterConditions(
  */
 export class CertificateInventory {
   private readonly cursors: InventoryCursors;
+  private tenantIndex?: Promise<boolean>;
 
   constructor(private readonly dataSource: DataSource) {
     this.cursors = new InventoryCursors(dataSource);
@@ -250,8 +253,13 @@ export class CertificateInventory {
     const { column, descending } = ORDERS[sort];
     const direction = descending ? 'DESC' : 'ASC';
     const order = `ORDER BY ${column} ${direction}, id ${direction}`;
-    const sql = (strategy: 'plain' | 'probe' | 'trigram') => {
-      const { where, params } = filterConditions(tenantId, filter, now, strategy === 'trigram');
+    const sql = (strategy: 'plain' | 'probe' | 'trigram', tenantInIndex = false) => {
+      const { where, params } = filterConditions(
+        tenantId,
+        filter,
+        now,
+        strategy === 'trigram' && !tenantInIndex,
+      );
       const p = (value: unknown) => {
         params.push(value);
         return `$${params.length}`;
@@ -279,12 +287,37 @@ export class CertificateInventory {
     const probe = sql('probe');
     const dense: T[] = await this.dataSource.query(probe.text, probe.params);
     if (dense.length >= limit) return dense;
+    const tenantInIndex = await this.searchIndexHasTenant();
     return this.dataSource.transaction(async (manager) => {
       await manager.query('SET LOCAL enable_seqscan = off');
       await manager.query('SET LOCAL enable_indexscan = off');
-      const { text, params } = sql('trigram');
+      const { text, params } = sql('trigram', tenantInIndex);
       return manager.query(text, params);
     });
+  }
+
+  /**
+   * Whether the trigram index holds the tenant too (SEARCH_BY_TENANT_INDEX, built where btree_gin
+   * is available): then the tenant condition goes to it as is, and it reads the tenant's entries
+   * only; otherwise the condition is kept out of the index conditions (filterConditions). Asked
+   * once per process.
+   */
+  private searchIndexHasTenant(): Promise<boolean> {
+    this.tenantIndex ??= this.dataSource
+      .query(
+        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
+          JOIN pg_namespace n ON n.oid = c.relnamespace
+          WHERE n.nspname = 'issuance' AND c.relname = $1 AND i.indisvalid`,
+        [SEARCH_BY_TENANT_INDEX],
+      )
+      .then(
+        (rows: unknown[]) => rows.length > 0,
+        (error: unknown) => {
+          this.tenantIndex = undefined;
+          throw error;
+        },
+      );
+    return this.tenantIndex;
   }
 
   /**

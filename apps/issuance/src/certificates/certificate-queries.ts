@@ -85,11 +85,14 @@ export class CertificateQueries {
     return chain.map((der) => derToPem(new Uint8Array(der))).join('');
   }
 
-  /** Newest first; only summary columns are read (no DER), in one query. */
+  /**
+   * Newest first (ties by id, newest order too: the index of the inventory's keyset pages serves
+   * it backwards); only summary columns are read (no DER), in one query.
+   */
   async list(query: ListCertificatesQuery): Promise<{ certificates: CertificateSummary[] }> {
     assertCommandFields(query, { tenantId: 'uuid' });
     const rows: SummaryRow[] = await this.dataSource.query(
-      `SELECT ${SUMMARY_COLUMNS} FROM issuance.certificates WHERE tenant_id = $1 ORDER BY issued_at DESC, id`,
+      `SELECT ${SUMMARY_COLUMNS} FROM issuance.certificates WHERE tenant_id = $1 ORDER BY issued_at DESC, id DESC`,
       [query.tenantId],
     );
     const now = new Date();

@@ -92,18 +92,24 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
     });
     const { jobId } = started as { jobId: string };
 
-    // The first process dies inside its eleventh revocation's transaction.
+    // The first process revokes in batches of ten and dies inside the transaction of the batch
+    // that holds its eleventh revocation: nothing after that death is done.
     let revocations = 0;
+    let dead = false;
     const dying = new (class extends RevokeCertificateHandler {
-      override execute(...args: Parameters<RevokeCertificateHandler['execute']>) {
+      override executeBatch(...args: Parameters<RevokeCertificateHandler['executeBatch']>) {
         const [command, inTransaction] = args;
-        return super.execute(command, async (manager: EntityManager) => {
-          if (++revocations === 11) throw new Error('process killed');
-          await inTransaction?.(manager);
+        return super.executeBatch(command, async (manager: EntityManager, outcome) => {
+          revocations += outcome.revoked.length;
+          if (dead || revocations >= 11) {
+            dead = true;
+            throw new Error('process killed');
+          }
+          await inTransaction(manager, outcome);
         });
       }
     })(dataSource, () => undefined);
-    const first = new RevocationJobRunner(dataSource, dying);
+    const first = new RevocationJobRunner(dataSource, dying, 10);
     await expect(first.run(jobId)).rejects.toThrow('process killed');
     // Stopped part-way: the revocations under way beside the one that died may have finished.
     const stopped = await handler.job({ tenantId, jobId });
@@ -164,9 +170,9 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
       [jobId],
     );
     const failing = new (class extends RevokeCertificateHandler {
-      override execute(...args: Parameters<RevokeCertificateHandler['execute']>) {
-        if (args[0].certificateId === doomed) return Promise.reject(new Error('the disk is on fire'));
-        return super.execute(...args);
+      override executeBatch(...args: Parameters<RevokeCertificateHandler['executeBatch']>) {
+        if (args[0].certificateIds.includes(doomed)) return Promise.reject(new Error('the disk is on fire'));
+        return super.executeBatch(...args);
       }
     })(dataSource, () => undefined);
     const runner = new RevocationJobRunner(dataSource, failing);
@@ -198,5 +204,94 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
       [jobId],
     );
     expect(pending).toBe('1');
+  });
+
+  it('revokes a batch in one transaction, one event each; one revoked meanwhile by another call is counted failed', async () => {
+    // A tenant of its own, so the other cases' certificates are left as they are.
+    const racedTenant = randomUUID();
+    const [{ id: caId }]: { id: string }[] = await dataSource.query(
+      'SELECT id FROM issuance.certificate_authorities LIMIT 1',
+    );
+    const now = new Date();
+    await dataSource.transaction((manager) =>
+      insertCertificates(
+        manager,
+        Array.from({ length: 7 }, (_, i) => ({
+          id: randomUUID(),
+          tenantId: racedTenant,
+          caId,
+          serialNumber: randomBytes(16).toString('hex'),
+          clientId: 'raced',
+          commonName: `raced-${i}`,
+          organization: 'Acme',
+          organizationalUnit: 'Ops',
+          country: 'US',
+          certificateDer: Buffer.of(0x30, 0x00),
+          usage: 'Client',
+          dnsNames: [],
+          mustStaple: false,
+          customExtensions: [],
+          notBefore: now,
+          notAfter: new Date(now.getTime() + 86_400_000),
+          issuedAt: now,
+          renewedFrom: null,
+          issuedBy: 'tester',
+          keyFromCsr: false,
+          source: 'api',
+        })),
+      ),
+    );
+    const handler = new RevokeMatchingHandler(dataSource, () => undefined);
+    const { jobId } = (await handler.execute({
+      tenantId: racedTenant,
+      principal: 'operator',
+      request: { filter: { clientId: 'raced' }, reason: 'bulk', expectedCount: 7 },
+    })) as { jobId: string };
+    const [{ certificate_id: raced }]: { certificate_id: string }[] = await dataSource.query(
+      'SELECT certificate_id FROM issuance.revocation_job_items WHERE job_id = $1 ORDER BY certificate_id DESC LIMIT 1',
+      [jobId],
+    );
+    const single = new RevokeCertificateHandler(dataSource, () => undefined);
+    await single.execute({
+      tenantId: racedTenant,
+      principal: 'someone',
+      certificateId: raced,
+      request: { reason: 'first', reasonCode: 'Superseded' },
+    });
+
+    await new RevocationJobRunner(dataSource, single).run(jobId);
+
+    expect(await handler.job({ tenantId: racedTenant, jobId })).toEqual({
+      jobId,
+      kind: 'revoke-matching',
+      status: 'done',
+      total: 7,
+      done: 6,
+      failed: 1,
+    });
+    const rows: { id: string; reason: string; revoked_by: string; events: string; state: string }[] =
+      await dataSource.query(
+        `SELECT c.id, c.revocation_reason AS reason, c.revoked_by, i.state,
+                (SELECT count(*) FROM issuance.outbox o
+                  WHERE o.type = 'certificate.revoked' AND o.payload->>'certificateId' = c.id::text) AS events
+           FROM issuance.certificates c JOIN issuance.revocation_job_items i ON i.certificate_id = c.id
+          WHERE i.job_id = $1`,
+        [jobId],
+      );
+    expect(rows).toHaveLength(7);
+    for (const row of rows) {
+      expect(row).toEqual(
+        row.id === raced
+          ? { id: raced, reason: 'first', revoked_by: 'someone', events: '1', state: 'skipped' }
+          : { id: row.id, reason: 'bulk', revoked_by: 'operator', events: '1', state: 'revoked' },
+      );
+    }
+    // The job's six revocations came in one transaction (the gateway audits them in its order).
+    const [{ transactions }]: { transactions: string }[] = await dataSource.query(
+      `SELECT count(DISTINCT revoked_in) AS transactions FROM issuance.revocation_job_items
+        WHERE job_id = $1 AND state = 'revoked'`,
+      [jobId],
+    );
+    expect(transactions).toBe('1');
   });
 });

@@ -1,13 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { CaError, ErrorCode, RevocationReasonCode } from '@ca/contracts';
+import { CaError, MAX_PUBLISHED_EVENTS, RevocationReasonCode, RevocationReasonCodes } from '@ca/contracts';
 import { isDatabaseUnavailable } from '@ca/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
 
-/** Certificates read per round; each is revoked in a transaction of its own. */
-const BATCH = 200;
-/** Revocations under way at once within a job. */
-const CONCURRENCY = 8;
+/**
+ * Certificates revoked per transaction: as many as the responder takes in one publication, so
+ * each batch is a few statements and one publication (its events well under the bus's message size).
+ */
+export const REVOCATION_BATCH = MAX_PUBLISHED_EVENTS;
 /** A replica that stops renewing its lease (a crash) leaves the job to another after this. */
 const LEASE_MS = 30_000;
 /** After a failed round: wait, then carry on where the job stands. */
@@ -41,11 +42,13 @@ interface JobRow {
 }
 
 /**
- * Works through revoke-matching jobs (docs/api.md#revoke-matching): each chosen certificate is
- * revoked by the single revocation's own handler, so it is audited in its event and published to
- * the CRL and OCSP exactly as `POST /v1/certificates/{id}/revoke` would; the item's state and the
- * job's counters change in that same transaction. A job still `running` at start (the process
- * stopped mid-way) is resumed: revoked items are never taken again, pending ones always are.
+ * Works through revoke-matching jobs (docs/api.md#revoke-matching) in batches of pending
+ * certificates: each batch is revoked in one transaction by the single revocation's own handler
+ * (RevokeCertificateHandler.executeBatch), so every certificate gets its own `certificate.revoked`
+ * event (audited, published to the CRL and OCSP as `POST /v1/certificates/{id}/revoke` would),
+ * and the items' states and the job's counters change in that same transaction. A job still
+ * `running` at start (the process stopped mid-way) is resumed: a batch commits whole or not at
+ * all, so revoked items are never taken again and pending ones always are.
  */
 export class RevocationJobRunner {
   private readonly owner = randomUUID();
@@ -58,6 +61,7 @@ export class RevocationJobRunner {
   constructor(
     private readonly dataSource: DataSource,
     private readonly revoke: RevokeCertificateHandler,
+    private readonly batchSize = REVOCATION_BATCH,
   ) {}
 
   /** Resumes every unfinished job (those a live replica holds are left to it until its lease ends). */
@@ -103,7 +107,7 @@ export class RevocationJobRunner {
       const pending: { certificate_id: string }[] = await this.dataSource.query(
         `SELECT certificate_id FROM issuance.revocation_job_items
           WHERE job_id = $1 AND state = 'pending' ORDER BY certificate_id LIMIT $2`,
-        [jobId, BATCH],
+        [jobId, this.batchSize],
       );
       if (pending.length === 0) {
         await this.dataSource.query(
@@ -113,25 +117,28 @@ export class RevocationJobRunner {
         );
         return;
       }
-      // A few at a time: each is its own short transaction on its own row.
-      // A failure stops the others before they take another; all have ended before it is thrown.
-      let next = 0;
+      const ids = pending.map((p) => p.certificate_id);
       let failure: RoundFailure | undefined;
-      let revoked = 0;
-      const worker = async () => {
-        while (next < pending.length && !this.stopping && !failure) {
-          const certificateId = pending[next++].certificate_id;
-          await this.revokeOne(job, certificateId).then(
-            () => revoked++,
-            (error: unknown) => {
-              failure ??= new RoundFailure(certificateId, error);
-            },
-          );
+      let settled = 0;
+      try {
+        settled = await this.revokeBatch(job, ids);
+      } catch (error) {
+        if (ids.length === 1) failure = new RoundFailure(ids[0], error);
+        // Some certificate of the batch, or the service, fails: one at a time, so that the others
+        // are revoked and the failure names a certificate that fails alone.
+        for (const certificateId of ids.length === 1 ? [] : ids) {
+          if (this.stopping) break;
+          try {
+            settled += await this.revokeBatch(job, [certificateId]);
+          } catch (single) {
+            failure ??= new RoundFailure(certificateId, single);
+            // The database away fails every one of them alike: the round ends here.
+            if (isDatabaseUnavailable(single)) break;
+          }
         }
-      };
-      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      }
       // Progress: the failures counted so far were not in a row.
-      if (revoked > 0 && job.failed_rounds > 0) {
+      if (settled > 0 && job.failed_rounds > 0) {
         await this.dataSource.query('UPDATE issuance.revocation_jobs SET failed_rounds = 0 WHERE id = $1', [
           jobId,
         ]);
@@ -142,48 +149,48 @@ export class RevocationJobRunner {
     }
   }
 
-  private async revokeOne(job: JobRow, certificateId: string): Promise<void> {
-    try {
-      await this.revoke.execute(
-        {
-          tenantId: job.tenant_id,
-          principal: job.principal,
-          ...(job.request_id ? { requestId: job.request_id } : {}),
-          certificateId,
-          request: { reason: job.reason, reasonCode: job.reason_code as RevocationReasonCode },
-        },
-        (manager) => this.settle(manager, job.id, certificateId, 'revoked'),
-      );
-    } catch (error) {
-      // Revoked meanwhile by another call, gone, or refused for what the certificate is (an
-      // answer about this certificate, not a failure of the service): counted as failed, never
-      // retried. Anything else (the database, the bus, an unexpected error) leaves the item
-      // pending for the retry, and fails the job after MAX_FAILED_ROUNDS rounds in a row.
-      const code = error instanceof CaError ? error.code : undefined;
-      if (code === undefined || code === ErrorCode.ServiceUnavailable || code === ErrorCode.Internal)
-        throw error;
-      await this.dataSource.transaction((manager) => this.settle(manager, job.id, certificateId, 'skipped'));
-    }
+  /**
+   * Revokes a batch of the job's pending certificates in one transaction (one publication to the
+   * responder for all of them); each item leaves `pending` in it, `revoked`, or `skipped` when its
+   * certificate was revoked meanwhile by another call (an answer about that certificate, never
+   * retried). Returns how many items it settled.
+   */
+  private async revokeBatch(job: JobRow, certificateIds: string[]): Promise<number> {
+    await this.revoke.executeBatch(
+      {
+        tenantId: job.tenant_id,
+        principal: job.principal,
+        certificateIds,
+        reason: job.reason,
+        reasonCodeNumber: RevocationReasonCodes[job.reason_code as RevocationReasonCode],
+      },
+      (manager, outcome) => this.settle(manager, job.id, outcome.revoked, outcome.skipped),
+    );
+    return certificateIds.length;
   }
 
-  /** The item leaves `pending` once, and the job's counter moves with it. */
+  /** Each item leaves `pending` once, in the batch's transaction, and the job's counters move with them. */
   private async settle(
     manager: EntityManager,
     jobId: string,
-    certificateId: string,
-    state: 'revoked' | 'skipped',
+    revoked: string[],
+    skipped: string[],
   ): Promise<void> {
     const [, changed]: [unknown, number] = await manager.query(
       `UPDATE issuance.revocation_job_items
-          SET state = $3, revoked_in = CASE WHEN $3 = 'revoked' THEN pg_current_xact_id() END
-        WHERE job_id = $1 AND certificate_id = $2 AND state = 'pending'`,
-      [jobId, certificateId, state],
+          SET state = CASE WHEN certificate_id = ANY($2::uuid[]) THEN 'revoked' ELSE 'skipped' END,
+              revoked_in = CASE WHEN certificate_id = ANY($2::uuid[]) THEN pg_current_xact_id() END
+        WHERE job_id = $1 AND certificate_id = ANY($3::uuid[]) AND state = 'pending'`,
+      [jobId, revoked, [...revoked, ...skipped]],
     );
-    if (changed !== 1) throw new Error(`item ${certificateId} of job ${jobId} was settled already`);
-    const counter = state === 'revoked' ? 'done' : 'failed';
-    await manager.query(`UPDATE issuance.revocation_jobs SET ${counter} = ${counter} + 1 WHERE id = $1`, [
-      jobId,
-    ]);
+    // Settled already (by a replica whose lease this one outlived): this batch must not count twice.
+    if (changed !== revoked.length + skipped.length) {
+      throw new Error(`items of job ${jobId} were settled already`);
+    }
+    await manager.query(
+      'UPDATE issuance.revocation_jobs SET done = done + $2, failed = failed + $3 WHERE id = $1',
+      [jobId, revoked.length, skipped.length],
+    );
   }
 
   /**

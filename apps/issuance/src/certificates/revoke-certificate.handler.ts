@@ -3,6 +3,7 @@ import {
   CaError,
   CertificateRevokedPayload,
   EventType,
+  MAX_PUBLISHED_EVENTS,
   RevocationReasonCodes,
   RevokeCertificateCommand,
   RevokeCertificateRequest,
@@ -19,6 +20,17 @@ import { CertificateEntity } from './certificate.entity';
 import { findTenantCertificate } from './certificate.repository';
 import { nextStatusSequence } from './status-sequence';
 import { ResponderPublication } from '../publication/responder-publication';
+import { BatchRevocation, revokeInBatch } from './revoke-in-batch';
+
+/** Many of one tenant's certificates to revoke alike (a bulk revocation job's batch). */
+export interface RevokeBatchCommand {
+  tenantId: string;
+  principal: string;
+  certificateIds: readonly string[];
+  /** Checked when the job was made (RevokeMatchingHandler), as a single revocation checks it. */
+  reason: string;
+  reasonCodeNumber: number;
+}
 
 /**
  * docs/api.md#revoke-a-certificate: Active (or Expired) → Revoked, once. The row is locked so two
@@ -90,5 +102,32 @@ export class RevokeCertificateHandler {
     // the responder is back: the event is in the outbox).
     const published = (await this.publication?.published([result.event], 'revocation')) ?? false;
     return { certificateId: result.certificateId, revokedAt: result.revokedAt, published };
+  }
+
+  /**
+   * A batch of revocations in one transaction (revokeInBatch): each certificate revoked, evented
+   * and blocked as `execute` does it, those revoked already or not the tenant's left alone; then
+   * one publication to the responder for the whole batch instead of one per certificate.
+   * `inTransaction` commits with the batch, told what it revoked and what it left.
+   */
+  async executeBatch(
+    command: RevokeBatchCommand,
+    inTransaction: (manager: EntityManager, outcome: BatchRevocation) => Promise<void>,
+  ): Promise<BatchRevocation & { published: boolean }> {
+    const revocation = revocationNow(command.reason, command.reasonCodeNumber, command.principal);
+    const outcome = await this.dataSource.transaction(async (manager) => {
+      const done = await revokeInBatch(manager, command.tenantId, command.certificateIds, revocation);
+      await inTransaction(manager, done);
+      return done;
+    });
+    if (outcome.events.length === 0) return { ...outcome, published: true };
+    this.onEventsRecorded();
+    // As many events at once as the responder takes in one publication (one for a job's batch).
+    let published = true;
+    for (let i = 0; i < outcome.events.length; i += MAX_PUBLISHED_EVENTS) {
+      const slice = outcome.events.slice(i, i + MAX_PUBLISHED_EVENTS);
+      published = ((await this.publication?.published(slice, 'revocation')) ?? false) && published;
+    }
+    return { ...outcome, published };
   }
 }

@@ -29,6 +29,7 @@ import { OneAcmeReplacementPerCertificate1767950000000 } from './1767950000000-o
 import { CreateReplaceLeavesRequests1767950000001 } from './1767950000001-create-replace-leaves-requests';
 import { CreateInventoryCounts1767960000000 } from './1767960000000-create-inventory-counts';
 import { AddFailureToRevocationJobs1767960000001 } from './1767960000001-add-failure-to-revocation-jobs';
+import { IndexCertificateSearchByTenant1767970000000 } from './1767970000000-index-certificate-search-by-tenant';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */ import { AddRevocationToCas1766700000000 } from './1766700000000-add-revocation-to-cas';
 
@@ -64,4 +65,5 @@ export const ISSUANCE_MIGRATIONS = [
   CreateReplaceLeavesRequests1767950000001,
   CreateInventoryCounts1767960000000,
   AddFailureToRevocationJobs1767960000001,
+  IndexCertificateSearchByTenant1767970000000,
 ];

@@ -443,4 +443,40 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
       expect((await replicaA.find(tenantId, [good.payload.serialNumber])).size).toBe(0);
     });
   });
+
+  describe('a run of certificate.revoked events (applyRevokedBatch, a bulk revocation published at once)', () => {
+    const sequenced = <T extends EventEnvelope<{ sequence?: number }>>(event: T, sequence: number): T => ({
+      ...event,
+      payload: { ...event.payload, sequence },
+    });
+
+    it('revokes every certificate of the run, each forgotten from memory, and leaves one older than its row', async () => {
+      const serials = [serial(), serial(), serial()];
+      await replicaA.applyIssuedBatch(serials.map((s) => sequenced(issued(s), 1)));
+      // The third was held and released since: the run's revocation of it is older (sequence 2).
+      const hold = sequenced(held(serials[2]), 2);
+      await replicaA.applyRevoked(hold);
+      await replicaA.applyHoldReleased(sequenced(released(hold), 3));
+      await replicaA.find(tenantId, serials);
+      expect(replicaA.remembered(tenantId, serials)?.size).toBe(3);
+
+      await replicaA.applyRevokedBatch(serials.map((s) => sequenced(revoked(s), 2)));
+      expect(replicaA.remembered(tenantId, serials)).toBeUndefined();
+      const found = await replicaB.find(tenantId, serials);
+      expect(serials.map((s) => found.get(s)?.revokedAt instanceof Date)).toEqual([true, true, false]);
+      expect(found.get(serials[0])?.reasonCode).toBe(1);
+    });
+
+    it("refuses, when strict, a run holding an event of another tenant's CA: nothing of it applied", async () => {
+      const [ok, theirs] = [serial(), serial()];
+      const forged = revoked(theirs);
+      forged.tenantId = randomUUID();
+      forged.payload = { ...forged.payload, tenantId: forged.tenantId };
+      await replicaA.applyIssued(issued(ok));
+      await expect(replicaA.applyRevokedBatch([revoked(ok), forged], { strict: true })).rejects.toThrow(
+        'does not publish',
+      );
+      expect((await replicaB.find(tenantId, [ok])).get(ok)?.revokedAt).toBeNull();
+    });
+  });
 });

@@ -224,6 +224,57 @@ export class CertificateStatusProjection {
   }
 
   /**
+   * applyRevoked for a run of `certificate.revoked` events of distinct certificates (the direct
+   * path of a bulk revocation's batch), in one transaction of a few statements whatever its length:
+   * one inbox insert, one CA check, one upsert. Each event is still checked on its own; with
+   * `strict`, one of a CA not the tenant's refuses the run (nothing applied), as it would alone.
+   */
+  async applyRevokedBatch(
+    events: readonly EventEnvelope<CertificateRevokedPayload>[],
+    options: ApplyOptions = {},
+  ): Promise<void> {
+    const keys = new Set(events.map((event) => `${event.payload.tenantId}:${event.payload.serialNumber}`));
+    if (events.length === 1 || keys.size < events.length) {
+      for (const event of events) await this.applyRevoked(event, options);
+      return;
+    }
+    const changed: { tenant_id: string; serial_number: string }[] = [];
+    await applyOnceEach(this.dataSource, OCSP_SCHEMA, events, async (manager, fresh) => {
+      const accepted = await this.tenantCaEvents(manager, fresh);
+      if (options.strict && accepted.length < fresh.length) throw notTenantCa();
+      if (accepted.length === 0) return;
+      const rows: { tenant_id: string; serial_number: string }[] = await manager.query(
+        `INSERT INTO ocsp.certificate_status AS s (tenant_id, serial_number, not_after, revoked_at, reason_code, status_changed_at, ca_id, sequence)
+         SELECT tenant_id, serial_number, 'infinity', revoked_at, reason_code, now(), ca_id, sequence
+           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::uuid[], $6::int[])
+             AS g(tenant_id, serial_number, revoked_at, reason_code, ca_id, sequence)
+         ON CONFLICT (tenant_id, serial_number) DO UPDATE SET revoked_at = EXCLUDED.revoked_at,
+           reason_code = EXCLUDED.reason_code, status_changed_at = EXCLUDED.status_changed_at,
+           sequence = EXCLUDED.sequence
+         WHERE ${STATUS_SEQUENCE_RULE('EXCLUDED.sequence', 's.revoked_at IS NULL')}
+         RETURNING s.tenant_id::text, s.serial_number`,
+        [
+          accepted.map((event) => event.payload.tenantId),
+          accepted.map((event) => event.payload.serialNumber),
+          accepted.map((event) => event.payload.revokedAt),
+          accepted.map((event) => event.payload.reasonCode),
+          accepted.map((event) => event.payload.caId),
+          accepted.map((event) => event.payload.sequence ?? null),
+        ],
+      );
+      const applied = new Set(rows.map((row) => `${row.tenant_id.toLowerCase()}:${row.serial_number}`));
+      for (const event of accepted) {
+        const key = `${String(event.payload.tenantId).toLowerCase()}:${event.payload.serialNumber}`;
+        if (!applied.has(key)) this.staleChange(event);
+      }
+      if (rows.length > 0) await this.notifyChange(manager);
+      changed.push(...rows);
+    });
+    // Forgotten once committed, as applyRevoked does, each row that changed.
+    for (const row of changed) this.forget(row.tenant_id, row.serial_number);
+  }
+
+  /**
    * A released certificateHold answers `good` again (RFC 6960 2.2). Only that hold is undone (same
    * reason 6 and revocation date), so a late or forged event cannot clear another revocation.
    * Like a revocation, it stamps `status_changed_at`, so other replicas forget the row too.

@@ -52,23 +52,30 @@ export class DirectPublication {
   async publish(command: PublishCommand, crlWaitMs: number): Promise<PublishResult> {
     const events = checkedEvents(command);
     const issued: EventEnvelope<CertificateIssuedPayload>[] = [];
+    const revoked: EventEnvelope<CertificateRevokedPayload>[] = [];
     const refused: string[] = [];
     for (const event of events) {
       if (event.type === EventType.CertificateIssued) {
+        await this.flushRevoked(revoked);
         issued.push(event as EventEnvelope<CertificateIssuedPayload>);
         continue;
       }
       // Issues first, in one transaction; then the rest in their order (a revoke after its issue).
+      // A run of revocations (a bulk revocation's batch) is applied together too.
       refused.push(...(await this.flushIssued(issued)));
-      if (event.type === EventType.CertificateRevoked)
-        await this.statuses.applyRevoked(event as EventEnvelope<CertificateRevokedPayload>, { strict: true });
-      else if (event.type === EventType.CertificateHoldReleased)
+      if (event.type === EventType.CertificateRevoked) {
+        revoked.push(event as EventEnvelope<CertificateRevokedPayload>);
+        continue;
+      }
+      await this.flushRevoked(revoked);
+      if (event.type === EventType.CertificateHoldReleased)
         await this.statuses.applyHoldReleased(event as EventEnvelope<CertificateHoldReleasedPayload>, {
           strict: true,
         });
       else await this.caEvents[event.type as keyof CaEventAppliers](event, true);
     }
     refused.push(...(await this.flushIssued(issued)));
+    await this.flushRevoked(revoked);
     if (command.awaitCrls) await this.awaitFirstCrls(events, crlWaitMs);
     return { applied: events.length - refused.length, refused };
   }
@@ -83,6 +90,12 @@ export class DirectPublication {
     return {
       withdrawn: await this.statuses.withdrawIssued(events as EventEnvelope<CertificateIssuedPayload>[]),
     };
+  }
+
+  /** Applies the revocations gathered so far, together; any of a CA not held here refuses them. */
+  private async flushRevoked(revoked: EventEnvelope<CertificateRevokedPayload>[]): Promise<void> {
+    if (revoked.length === 0) return;
+    await this.statuses.applyRevokedBatch(revoked.splice(0), { strict: true });
   }
 
   /** Applies the issues gathered so far; returns the ids of those refused (CA not held here). */

@@ -99,6 +99,54 @@ export class RevocationLedger {
   }
 
   /**
+   * recordRevocation for a run of `certificate.revoked` events (a bulk revocation arrives as
+   * thousands in a row), in one transaction of a few statements whatever its length: one inbox
+   * insert, one look-up of the CAs named, one insert of the entries. Each event is still checked on
+   * its own (envelope and payload name one tenant, the CA is that tenant's). Returns the CAs that
+   * got a new entry (their CRLs to build once, not once per revocation).
+   */
+  async recordRevocations(events: readonly EventEnvelope<CertificateRevokedPayload>[]): Promise<string[]> {
+    let changed: string[] = [];
+    const refused: EventEnvelope<CertificateRevokedPayload>[] = [];
+    await this.database.applyOnceEach(events, async ({ issuers, ledger }, fresh) => {
+      const named = fresh.filter((event) => event.tenantId === event.payload.tenantId);
+      const ours = new Set(
+        (await issuers.issuersAmong([...new Set(named.map((event) => String(event.payload.caId)))])).map(
+          (issuer) => `${issuer.tenantId}:${issuer.caId}`,
+        ),
+      );
+      const accepted = named.filter((event) =>
+        ours.has(
+          `${String(event.payload.tenantId).toLowerCase()}:${String(event.payload.caId).toLowerCase()}`,
+        ),
+      );
+      refused.push(...fresh.filter((event) => !accepted.includes(event)));
+      changed = await ledger.addMany(
+        accepted.map(({ payload }) => ({
+          tenantId: payload.tenantId,
+          caId: payload.caId,
+          serialNumber: payload.serialNumber,
+          certificateId: payload.certificateId,
+          revokedAt: payload.revokedAt,
+          reasonCode: payload.reasonCode,
+        })),
+      );
+    });
+    for (const event of refused) {
+      this.logger.warn(
+        {
+          eventId: event.id,
+          tenantId: event.tenantId,
+          payloadTenantId: event.payload.tenantId,
+          caId: event.payload.caId,
+        },
+        'certificate.revoked refused: not a certificate of this tenant CA',
+      );
+    }
+    return changed;
+  }
+
+  /**
    * Records a revoked issuing CA on its root's CRL (docs/api.md#revoke-an-issuing-ca): root.crl,
    * or, for a root that signed leaves before an issuing CA was added under it, that root's one CRL
    * (RFC 5280 5.2/5.3: a CA issues one complete CRL for everything it certified). Checked like a

@@ -28,6 +28,8 @@ export abstract class CrlIssuerStore {
   abstract register(issuer: NewCrlIssuer): Promise<void>;
   /** Whether `caId` is a CRL issuer of `tenantId`. */
   abstract isIssuerOf(tenantId: string, caId: string): Promise<boolean>;
+  /** Which of `caIds` are CRL issuers, with their tenant (ids in lower case). */
+  abstract issuersAmong(caIds: string[]): Promise<{ tenantId: string; caId: string }[]>;
   /** The certificate of a CRL issuer of `tenantId`, if `caId` is one. */
   abstract certificateOf(tenantId: string, caId: string): Promise<Buffer | undefined>;
   /** Locks the issuer's row until the transaction ends: no revocation of its CA is recorded meanwhile. */
@@ -68,6 +70,15 @@ export class SqlCrlIssuerStore extends CrlIssuerStore {
       [tenantId, caId],
     );
     return rows.length > 0;
+  }
+
+  async issuersAmong(caIds: string[]): Promise<{ tenantId: string; caId: string }[]> {
+    if (caIds.length === 0) return [];
+    const rows: { tenant_id: string; ca_id: string }[] = await this.db.query(
+      'SELECT tenant_id::text, ca_id::text FROM revocation.crl_issuers WHERE ca_id = ANY($1::uuid[])',
+      [caIds],
+    );
+    return rows.map((row) => ({ tenantId: row.tenant_id.toLowerCase(), caId: row.ca_id.toLowerCase() }));
   }
 
   async certificateOf(tenantId: string, caId: string): Promise<Buffer | undefined> {

@@ -47,6 +47,13 @@ export class MemoryCrlIssuerStore extends CrlIssuerStore {
     return this.rows.get(caId)?.tenantId === tenantId;
   }
 
+  async issuersAmong(caIds: string[]): Promise<{ tenantId: string; caId: string }[]> {
+    return caIds.flatMap((caId) => {
+      const row = this.rows.get(caId);
+      return row ? [{ tenantId: row.tenantId.toLowerCase(), caId: caId.toLowerCase() }] : [];
+    });
+  }
+
   async certificateOf(tenantId: string, caId: string): Promise<Buffer | undefined> {
     const row = this.rows.get(caId);
     return row?.tenantId === tenantId ? row.certificateDer : undefined;
@@ -145,6 +152,10 @@ export class MemoryRevokedCertificateStore extends RevokedCertificateStore {
 
   async add(entry: LedgerEntry): Promise<boolean> {
     return this.record(entry);
+  }
+
+  async addMany(entries: LedgerEntry[]): Promise<string[]> {
+    return [...new Set(entries.filter((entry) => this.record(entry)).map((entry) => entry.caId))];
   }
 
   async addUnderIssuer(
@@ -440,6 +451,16 @@ export class MemoryRevocationDatabase extends RevocationDatabase {
     await work(this.tables);
     this.inbox.add(id);
     return true;
+  }
+
+  async applyOnceEach<T extends EventEnvelope>(
+    events: readonly T[],
+    work: (tables: RevocationTables, fresh: T[]) => Promise<void>,
+  ): Promise<T[]> {
+    const fresh = events.filter((event) => !this.inbox.has(event.id.toLowerCase()));
+    if (fresh.length > 0) await work(this.tables, fresh);
+    for (const event of fresh) this.inbox.add(event.id.toLowerCase());
+    return fresh;
   }
 
   async ready(): Promise<boolean> {

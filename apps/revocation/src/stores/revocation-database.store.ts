@@ -1,5 +1,5 @@
 import { EventEnvelope } from '@ca/contracts';
-import { applyOnce } from '@ca/messaging';
+import { applyOnce, applyOnceEach } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
 import { CrlIssuerStore, SqlCrlIssuerStore } from './crl-issuer.store';
@@ -33,6 +33,14 @@ export abstract class RevocationDatabase {
     event: EventEnvelope,
     work: (tables: RevocationTables) => Promise<void>,
   ): Promise<boolean>;
+  /**
+   * Runs `work` once for the events of `events` not applied before (`fresh`), all in one
+   * transaction with their inbox rows; returns those fresh events.
+   */
+  abstract applyOnceEach<T extends EventEnvelope>(
+    events: readonly T[],
+    work: (tables: RevocationTables, fresh: T[]) => Promise<void>,
+  ): Promise<T[]>;
   /** Whether the database answers (`/health/ready`). */
   abstract ready(): Promise<boolean>;
 }
@@ -51,6 +59,15 @@ export class SqlRevocationDatabase extends RevocationDatabase {
 
   applyOnce(event: EventEnvelope, work: (tables: RevocationTables) => Promise<void>): Promise<boolean> {
     return applyOnce(this.dataSource, REVOCATION_SCHEMA, event, (manager) => work(sqlTables(manager)));
+  }
+
+  applyOnceEach<T extends EventEnvelope>(
+    events: readonly T[],
+    work: (tables: RevocationTables, fresh: T[]) => Promise<void>,
+  ): Promise<T[]> {
+    return applyOnceEach(this.dataSource, REVOCATION_SCHEMA, events, (manager, fresh) =>
+      work(sqlTables(manager), fresh),
+    );
   }
 
   async ready(): Promise<boolean> {

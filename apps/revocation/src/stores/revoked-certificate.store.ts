@@ -50,6 +50,8 @@ export interface HeldEntry {
 export abstract class RevokedCertificateStore {
   /** Adds an entry; false when the CA lists the serial already. */
   abstract add(entry: LedgerEntry): Promise<boolean>;
+  /** Adds entries in one statement; returns the CAs that got a new one (each once). */
+  abstract addMany(entries: LedgerEntry[]): Promise<string[]>;
   /**
    * Adds an issuing CA (`certificateId` its CA id) as an entry of `issuerCaId`'s CRL, if that is a
    * CRL issuer of `tenantId`; false when it is not, or lists the serial already.
@@ -91,6 +93,24 @@ export class SqlRevokedCertificateStore extends RevokedCertificateStore {
       [tenantId, caId, serialNumber, certificateId, revokedAt, reasonCode],
     );
     return inserted.length > 0;
+  }
+
+  async addMany(entries: LedgerEntry[]): Promise<string[]> {
+    if (entries.length === 0) return [];
+    const rows: { ca_id: string }[] = await this.db.query(
+      `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[], $6::int[])
+       ON CONFLICT (ca_id, serial_number) DO NOTHING RETURNING ca_id::text`,
+      [
+        entries.map((entry) => entry.tenantId),
+        entries.map((entry) => entry.caId),
+        entries.map((entry) => entry.serialNumber),
+        entries.map((entry) => entry.certificateId),
+        entries.map((entry) => entry.revokedAt),
+        entries.map((entry) => entry.reasonCode),
+      ],
+    );
+    return [...new Set(rows.map((row) => row.ca_id))];
   }
 
   async addUnderIssuer(
