@@ -9,7 +9,7 @@ import { auditMiddleware } from './audit/audit.middleware';
 import { AuditStore } from './audit/audit.store';
 import { AuditWriter } from './audit/audit-writer';
 import { JobAuditFollower } from './audit/job-audit-follower';
-import { JobAuditStore } from './audit/job-audit.store';
+import { SqlJobAuditStore } from './audit/job-audit.store';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';
 import { TokenVerifier } from './auth/token-verifier';
@@ -89,7 +89,7 @@ export async function startGateway(
   const issuance = messaging.rpcClient<IssuanceApi>();
   const acme = messaging.rpcClient<AcmeApi>();
   const webhooks = messaging.rpcClient<WebhooksApi>();
-  const jobAudits = new JobAuditFollower(new JobAuditStore(dataSource, auditStore), issuance, (err) =>
+  const jobAudits = new JobAuditFollower(new SqlJobAuditStore(dataSource, auditStore), issuance, (err) =>
     logger.warn({ err }, 'auditing a bulk revocation job failed; tried again'),
   );
   const database = new GatewayDatabase(dataSource);

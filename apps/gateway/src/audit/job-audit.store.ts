@@ -26,18 +26,42 @@ interface FollowedRow {
  */
 export type JobAuditAdvance = 'written' | 'moved' | 'finished';
 
+/** Per bulk revocation job, who started it and how far its revocations have been audited. */
+export abstract class JobAuditStore {
+  /** Records a job to audit; a job recorded before stays as it is. */
+  abstract add(job: Omit<FollowedJob, 'position'>): Promise<void>;
+  /** The ids of the jobs not finished yet, oldest first. */
+  abstract unfinished(): Promise<string[]>;
+  /** The job if it is not finished. */
+  abstract findUnfinished(jobId: string): Promise<FollowedJob | undefined>;
+  /** Marks the job finished without auditing more of it. */
+  abstract finish(jobId: string): Promise<void>;
+  /**
+   * Appends `entries` to the audit log and moves the job's position from `from` to `next`
+   * (finishing it when `finished`), all at once, only if the position is still `from`.
+   */
+  abstract advance(
+    jobId: string,
+    from: string | null,
+    entries: AuditEntryInput[],
+    next: string | null,
+    finished: boolean,
+  ): Promise<JobAuditAdvance>;
+}
+
 /**
- * gateway.job_audits: per bulk revocation job, who started it and how far its revocations have
- * been audited. Its batch of audit entries is appended (through the audit store) in the same
- * transaction that moves the position, under the job row's lock.
+ * gateway.job_audits. A batch's audit entries are appended (through the audit store) in the same
+ * transaction that moves the position, under the job row's lock: exactly once each, across
+ * restarts and gateway replicas.
  */
-export class JobAuditStore {
+export class SqlJobAuditStore extends JobAuditStore {
   constructor(
     private readonly dataSource: DataSource,
     private readonly audit: AuditStore,
-  ) {}
+  ) {
+    super();
+  }
 
-  /** Records a job to audit; a job recorded before stays as it is. */
   async add(job: Omit<FollowedJob, 'position'>): Promise<void> {
     await this.dataSource.query(
       `INSERT INTO gateway.job_audits (job_id, tenant_id, principal, request_id) VALUES ($1, $2, $3, $4)
@@ -46,7 +70,6 @@ export class JobAuditStore {
     );
   }
 
-  /** The ids of the jobs not finished yet, oldest first. */
   async unfinished(): Promise<string[]> {
     const jobs: { job_id: string }[] = await this.dataSource.query(
       'SELECT job_id FROM gateway.job_audits WHERE finished_at IS NULL ORDER BY created_at',
@@ -54,7 +77,6 @@ export class JobAuditStore {
     return jobs.map((job) => job.job_id);
   }
 
-  /** The job if it is not finished. */
   async findUnfinished(jobId: string): Promise<FollowedJob | undefined> {
     const rows: FollowedRow[] = await this.dataSource.query(
       `SELECT job_id, tenant_id, principal, request_id, position FROM gateway.job_audits
@@ -73,17 +95,12 @@ export class JobAuditStore {
       : undefined;
   }
 
-  /** Marks the job finished without auditing more of it. */
   async finish(jobId: string): Promise<void> {
     await this.dataSource.query('UPDATE gateway.job_audits SET finished_at = now() WHERE job_id = $1', [
       jobId,
     ]);
   }
 
-  /**
-   * Appends `entries` and moves the job's position from `from` to `next` (finishing it when
-   * `finished`), in one transaction under the job row's lock, only if the position is still `from`.
-   */
   advance(
     jobId: string,
     from: string | null,
