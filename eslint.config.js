@@ -223,6 +223,7 @@ module.exports = [
     },
   },
   sqlOnlyInStores(['apps/revocation', 'apps/acme', 'apps/webhooks']),
+  sqlOnlyInStores(['apps/gateway']),
   {
     // CommonJS configuration and tool scripts.
     files: ['**/*.js'],

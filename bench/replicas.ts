@@ -17,7 +17,7 @@ import { randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { openSchemaDataSource } from '@ca/persistence';
 import { DataSource } from 'typeorm';
-import { AuditRepository, openGatewayDatabase } from '@ca/gateway/testing';
+import { AuditStore, openGatewayDatabase } from '@ca/gateway/testing';
 import { ISSUANCE_MIGRATIONS, lockAndReadStandings } from '@ca/issuance/testing';
 import { CrlStore, OCSP_MIGRATIONS } from '@ca/ocsp-responder/testing';
 import { benchArgs, intOption } from './lib/args';
@@ -113,7 +113,7 @@ async function main(): Promise<void> {
   // Audit appends from writers of different tenants.
   const gateway = await openGatewayDatabase(database.url, 8);
   onCleanup(() => gateway.destroy().then(() => undefined));
-  const audit = new AuditRepository(gateway);
+  const audit = new AuditStore(gateway);
   const auditRows: string[][] = [];
   for (const writers of [1, 4]) {
     const tenants = Array.from({ length: writers }, () => randomUUID());

@@ -1,5 +1,5 @@
 import { openSchemaDataSource } from '@ca/persistence';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { GATEWAY_SCHEMA } from './gateway.schema';
 import { GATEWAY_MIGRATIONS } from './migrations';
 

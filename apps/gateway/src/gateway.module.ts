@@ -6,7 +6,7 @@ import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
 import { ACME_RPC, AcmeEdgeController } from './acme/acme-edge.controller';
 import { AuditController } from './audit/audit.controller';
-import { AuditRepository } from './audit/audit.repository';
+import { AuditStore } from './audit/audit.store';
 import { CONSOLE_SITE, ConsoleController } from './console/console.controller';
 import { ConsoleSite } from './console/console-site';
 import { EabKeysController } from './acme/eab-keys.controller';
@@ -51,7 +51,7 @@ export interface GatewayDependencies {
   /** Audits each certificate a bulk revocation job revokes. */
   jobAudits: JobAuditFollower;
   /** The tenant's audit log as GET /v2/audit reads it. */
-  audit: AuditRepository;
+  audit: AuditStore;
   /** The operator console's build and headers (docs/console.md). */
   console: ConsoleSite;
 }
@@ -95,7 +95,7 @@ export class GatewayModule {
         { provide: AuthFailureLimiter, useValue: deps.authFailures },
         { provide: DownloadLinks, useValue: deps.downloads },
         { provide: JobAuditFollower, useValue: deps.jobAudits },
-        { provide: AuditRepository, useValue: deps.audit },
+        { provide: AuditStore, useValue: deps.audit },
         { provide: CONSOLE_SITE, useValue: deps.console },
         { provide: CertificateDeliverer, useValue: new CertificateDeliverer(deps.downloads) },
         {

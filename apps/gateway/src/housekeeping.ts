@@ -1,4 +1,4 @@
-import { AuditRepository, DEFAULT_AUDIT_RETENTION_DAYS } from './audit/audit.repository';
+import { AuditStore, DEFAULT_AUDIT_RETENTION_DAYS } from './audit/audit.store';
 import { DownloadLinks } from './downloads/download-links';
 import { RateLimiter } from './rate-limit/rate-limiter';
 
@@ -24,7 +24,7 @@ export class GatewayHousekeeping {
   private readonly running = new Set<Promise<void>>();
 
   constructor(
-    private readonly audit: AuditRepository,
+    private readonly audit: AuditStore,
     private readonly rateLimiter: RateLimiter,
     private readonly logger: HousekeepingLogger,
     private readonly options: HousekeepingOptions = {},

@@ -6,17 +6,19 @@ import { NestPinoLogger, messagingMetrics } from '@ca/observability';
 import { SqlRateLimitWindowStore } from '@ca/persistence';
 import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runtime';
 import { auditMiddleware } from './audit/audit.middleware';
-import { AuditRepository } from './audit/audit.repository';
+import { AuditStore } from './audit/audit.store';
 import { AuditWriter } from './audit/audit-writer';
 import { JobAuditFollower } from './audit/job-audit-follower';
+import { SqlJobAuditStore } from './audit/job-audit.store';
 import { AuthFailureLimiter } from './auth/auth-failure-limiter';
 import { loadOrCreateDevelopmentJwtKeys } from './auth/development-jwt-keys';
 import { TokenVerifier } from './auth/token-verifier';
 import { uncheckedClaimsWarning } from './auth/unchecked-claims-warning';
 import { DownloadLinks } from './downloads/download-links';
-import { DownloadRepository } from './downloads/download.repository';
+import { DownloadStore } from './downloads/download.store';
 import { consoleSite } from './console/console-site';
 import { openGatewayDatabase } from './gateway-database';
+import { GatewayDatabase } from './gateway-database.store';
 import { GATEWAY_SCHEMA } from './gateway.schema';
 import { GatewayModule } from './gateway.module';
 import { GatewayHousekeeping } from './housekeeping';
@@ -29,7 +31,7 @@ import { requestIdMiddleware } from './http/request-id';
 import { mountOpenApi } from './openapi/openapi';
 import { GATEWAY_RATE_LIMIT_WINDOWS, RateLimiter } from './rate-limit/rate-limiter';
 import { TenantDirectory } from './tenants/tenant-directory';
-import { TenantRepository } from './tenants/tenant.repository';
+import { TenantStore } from './tenants/tenant.store';
 import { tooManyRequestsProblem } from './http/too-many-requests';
 
 /** Tenant changes are rare, so a poll is an index probe that finds nothing (partial index). */
@@ -61,36 +63,37 @@ export async function startGateway(
   // Polled often: `npm run ops` records it from another process (or another connection), which
   // cannot nudge this relay, and issuance enforces nothing newer than what it has received.
   const relay = new OutboxRelay(dataSource, GATEWAY_SCHEMA, messaging.events, GATEWAY_OUTBOX_POLL_MS);
-  const tenantRepository = new TenantRepository(dataSource, {
+  const tenantStore = new TenantStore(dataSource, {
     defaultCertificateLimit: config.defaultCertificateLimit,
     onEventsRecorded: () => relay.nudge(),
   });
-  const tenants = new TenantDirectory(tenantRepository, {
+  const tenants = new TenantDirectory(tenantStore, {
     defaultCertificateLimit: config.defaultCertificateLimit,
   });
   const rateLimiter = new RateLimiter(
     new SqlRateLimitWindowStore(dataSource, GATEWAY_RATE_LIMIT_WINDOWS),
     config.rateLimitPerMinute,
   );
-  const auditRepository = new AuditRepository(dataSource);
-  const audit = new AuditWriter(auditRepository, logger);
+  const auditStore = new AuditStore(dataSource);
+  const audit = new AuditWriter(auditStore, logger);
   const authFailures = new AuthFailureLimiter(config.authFailureLimitPerMinute, (entry) =>
     audit.record(entry),
   );
   const downloads = new DownloadLinks(
-    new DownloadRepository(dataSource),
+    new DownloadStore(dataSource),
     config.gatewayPublicUrl,
     options.clock,
     config.downloadLinkTtlMs,
   );
-  const housekeeping = new GatewayHousekeeping(auditRepository, rateLimiter, logger, {}, downloads);
+  const housekeeping = new GatewayHousekeeping(auditStore, rateLimiter, logger, {}, downloads);
   const issuance = messaging.rpcClient<IssuanceApi>();
   const acme = messaging.rpcClient<AcmeApi>();
   const webhooks = messaging.rpcClient<WebhooksApi>();
-  const jobAudits = new JobAuditFollower(dataSource, auditRepository, issuance, (err) =>
+  const jobAudits = new JobAuditFollower(new SqlJobAuditStore(dataSource, auditStore), issuance, (err) =>
     logger.warn({ err }, 'auditing a bulk revocation job failed; tried again'),
   );
-  const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
+  const database = new GatewayDatabase(dataSource);
+  const ready = () => database.ready();
   let app: NestExpressApplication | undefined;
   try {
     app = await NestFactory.create<NestExpressApplication>(
@@ -107,7 +110,7 @@ export async function startGateway(
         keyAlgorithm: config.keyAlgorithm,
         ready,
         jobAudits,
-        audit: auditRepository,
+        audit: auditStore,
         console: consoleSite({ pkiPublicUrl: config.pkiPublicUrl, oidc: config.console.oidc }),
       }),
       { logger: new NestPinoLogger(runtime.logger), bodyParser: false },
@@ -130,7 +133,7 @@ export async function startGateway(
     applyHttpLimits(app.getHttpServer(), config.http, tooManyRequestsProblem(config.errorCatalogUrl));
     await app.listen(config.gatewayPort, config.host);
     // Tenants older than the outbox: their state goes out once, so issuance knows them too.
-    while ((await tenantRepository.announcePending()) > 0);
+    while ((await tenantStore.announcePending()) > 0);
   } catch (error) {
     await app?.close();
     await issuance.close();

@@ -1,6 +1,6 @@
 import { AuditEntryInput } from './audit-chain';
 import { AuditWriter } from './audit-writer';
-import { AuditRepository } from './audit.repository';
+import { AuditStore } from './audit.store';
 
 const entry = (n: number): AuditEntryInput => ({
   occurredAt: new Date(0),
@@ -28,7 +28,7 @@ describe('AuditWriter', () => {
       concurrent--;
       return [];
     });
-    const writer = new AuditWriter({ append } as unknown as AuditRepository, logger, { batchSize: 3 });
+    const writer = new AuditWriter({ append } as unknown as AuditStore, logger, { batchSize: 3 });
     for (let n = 1; n <= 7; n++) writer.record(entry(n));
     await writer.flush();
     expect(written.flat()).toEqual(['req-1', 'req-2', 'req-3', 'req-4', 'req-5', 'req-6', 'req-7']);
@@ -42,7 +42,7 @@ describe('AuditWriter', () => {
       .fn()
       .mockRejectedValueOnce(new Error('Connection terminated unexpectedly'))
       .mockImplementation(async (batch: AuditEntryInput[]) => written.push(...batch.map((e) => e.requestId)));
-    const writer = new AuditWriter({ append } as unknown as AuditRepository, logger, { retryDelayMs: 1 });
+    const writer = new AuditWriter({ append } as unknown as AuditStore, logger, { retryDelayMs: 1 });
     writer.record(entry(1));
     writer.record(entry(2));
     await writer.flush();
@@ -64,7 +64,7 @@ describe('AuditWriter', () => {
     const deadLetter = jest.fn(async (e: AuditEntryInput, reason: string) => {
       deadLetters.push({ requestId: e.requestId, reason });
     });
-    const writer = new AuditWriter({ append, deadLetter } as unknown as AuditRepository, logger, {
+    const writer = new AuditWriter({ append, deadLetter } as unknown as AuditStore, logger, {
       retryDelayMs: 1,
     });
     for (let n = 1; n <= 4; n++) writer.record(entry(n));
@@ -84,7 +84,7 @@ describe('AuditWriter', () => {
       .mockRejectedValueOnce(away)
       .mockImplementation(async (batch: AuditEntryInput[]) => written.push(...batch.map((e) => e.requestId)));
     const deadLetter = jest.fn();
-    const writer = new AuditWriter({ append, deadLetter } as unknown as AuditRepository, logger, {
+    const writer = new AuditWriter({ append, deadLetter } as unknown as AuditStore, logger, {
       retryDelayMs: 1,
     });
     writer.record(entry(1));

@@ -1,6 +1,6 @@
 import { isDatabaseUnavailable } from '@ca/persistence';
 import { AuditEntryInput } from './audit-chain';
-import { AuditRepository } from './audit.repository';
+import { AuditStore } from './audit.store';
 
 export interface AuditWriterOptions {
   /** Entries written per transaction at most. */
@@ -18,10 +18,10 @@ interface WarnLogger {
 /**
  * Writes audit entries after the response has gone out, off the request path: one queue per
  * process, drained by one writer at a time in batches, each batch one transaction under the
- * chain's head lock (AuditRepository.append). A write that fails because the database is away is
+ * chain's head lock (AuditStore.append). A write that fails because the database is away is
  * retried; nothing is lost while it is briefly away. A write the database refuses for what it
  * holds is retried entry by entry, and an entry refused on its own is set aside in the dead-letter
- * table with the reason (AuditRepository.deadLetter): one poison entry never blocks the entries
+ * table with the reason (AuditStore.deadLetter): one poison entry never blocks the entries
  * of every tenant after it.
  */
 export class AuditWriter {
@@ -33,7 +33,7 @@ export class AuditWriter {
   private readonly retryDelayMs: number;
 
   constructor(
-    private readonly repository: AuditRepository,
+    private readonly store: AuditStore,
     private readonly logger: WarnLogger,
     options: AuditWriterOptions = {},
   ) {
@@ -80,7 +80,7 @@ export class AuditWriter {
     while (this.queue.length > 0 && !this.closed) {
       const batch = this.queue.slice(0, this.batchSize);
       try {
-        await this.repository.append(batch);
+        await this.store.append(batch);
       } catch (err) {
         if (isDatabaseUnavailable(err)) {
           this.logger.warn({ err, entries: batch.length }, 'writing audit entries failed; retrying');
@@ -98,7 +98,7 @@ export class AuditWriter {
   private async writeOneByOne(batch: AuditEntryInput[]): Promise<boolean> {
     for (let i = 0; i < batch.length; i++) {
       try {
-        await this.repository.append([batch[i]]);
+        await this.store.append([batch[i]]);
       } catch (err) {
         if (isDatabaseUnavailable(err)) {
           // The ones before it are written: leave only the rest queued.
@@ -116,7 +116,7 @@ export class AuditWriter {
     const reason = err instanceof Error ? err.message : String(err);
     this.logger.error({ err, requestId: entry.requestId }, 'audit entry refused by the database; set aside');
     try {
-      await this.repository.deadLetter(entry, reason);
+      await this.store.deadLetter(entry, reason);
     } catch (deadLetterError) {
       this.logger.error(
         { err: deadLetterError, requestId: entry.requestId, action: entry.action },

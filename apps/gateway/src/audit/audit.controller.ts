@@ -11,7 +11,7 @@ import {
 import { CaError, FieldError } from '@ca/contracts';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
-import { AuditPageFilter, AuditRepository } from './audit.repository';
+import { AuditPageFilter, AuditStore } from './audit.store';
 
 const DEFAULT_LIMIT = 100;
 const MAX_LIMIT = 1000;
@@ -116,7 +116,7 @@ export function auditPageParameters(query: Record<string, unknown>): {
 @ApiBearerAuth()
 @Controller('v2/audit')
 export class AuditController {
-  constructor(private readonly audit: AuditRepository) {}
+  constructor(private readonly audit: AuditStore) {}
 
   @Get()
   @RequireScope(Scope.CaAdmin)

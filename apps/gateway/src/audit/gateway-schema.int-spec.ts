@@ -6,12 +6,12 @@ import { openGatewayDatabase } from '../gateway-database';
 import { GATEWAY_SCHEMA } from '../gateway.schema';
 import { GATEWAY_MIGRATIONS } from '../migrations';
 import { AuditChainPerTenant1766400000000 } from '../migrations/1766400000000-audit-chain-per-tenant';
-import { DownloadRepository } from '../downloads/download.repository';
+import { DownloadStore } from '../downloads/download.store';
 import { GatewayOperations } from '../operations/gateway-operations';
 import { GATEWAY_RATE_LIMIT_WINDOWS, RateLimiter } from '../rate-limit/rate-limiter';
-import { TenantRepository } from '../tenants/tenant.repository';
+import { TenantStore } from '../tenants/tenant.store';
 import { AuditEntryInput, sealAuditEntries } from './audit-chain';
-import { AuditRepository } from './audit.repository';
+import { AuditStore } from './audit.store';
 
 /**
  * The gateway's schema on a real database (PGlite, and Postgres when DATABASE_URL is set): the
@@ -53,13 +53,13 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
   let database: TestDatabase;
   let first: DataSource;
   let second: DataSource;
-  let audit: AuditRepository;
+  let audit: AuditStore;
 
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     first = await openGatewayDatabase(database.url, 4);
     second = await openGatewayDatabase(database.url, 4);
-    audit = new AuditRepository(first);
+    audit = new AuditStore(first);
   });
 
   afterAll(async () => {
@@ -99,7 +99,7 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
   });
 
   it('links entries from two gateways writing at once into one chain per tenant', async () => {
-    const other = new AuditRepository(second);
+    const other = new AuditStore(second);
     const tenants = [randomUUID(), randomUUID(), null];
     await Promise.all(
       Array.from({ length: 30 }, (_, i) =>
@@ -222,7 +222,7 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
   });
 
   it('prunes each chain past its tenant’s retention from the oldest end and stays verifiable', async () => {
-    const tenants = new TenantRepository(first, { defaultCertificateLimit: 1000 });
+    const tenants = new TenantStore(first, { defaultCertificateLimit: 1000 });
     const [shortLived, longLived] = [randomUUID(), randomUUID()];
     await tenants.setAuditRetentionDays(longLived, 365);
     const now = Date.now();
@@ -296,7 +296,7 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
 
       const after = await openGatewayDatabase(legacyDatabase.url, 2);
       try {
-        const repository = new AuditRepository(after);
+        const repository = new AuditStore(after);
         const [next] = await repository.append([entry({ tenantId: legacy[0].tenantId })]);
         expect(next).toMatchObject({ id: 4, chainSeq: 1 });
         await expect(repository.verify()).resolves.toMatchObject({
@@ -384,7 +384,7 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
   });
 
   it('erases download payloads whose link has expired and keeps those still valid', async () => {
-    const downloads = new DownloadRepository(first);
+    const downloads = new DownloadStore(first);
     const now = new Date(Date.UTC(2031, 0, 1));
     const row = (expiresAt: Date) => ({
       lookupHash: Buffer.from(randomUUID().replace(/-/g, '').repeat(2), 'hex'),

@@ -1,20 +1,11 @@
 import { CaError, ErrorCode, IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
-import { DataSource } from 'typeorm';
-import { AuditRepository } from './audit.repository';
+import { JobAuditStore } from './job-audit.store';
 
 /** Revocations audited per transaction. */
 const BATCH = 500;
 /** How often unfinished jobs are looked at, besides the nudge of a job started here. */
 const POLL_MS = 1_000;
-
-interface Followed {
-  job_id: string;
-  tenant_id: string;
-  principal: string;
-  request_id: string;
-  position: string | null;
-}
 
 /**
  * docs/api.md#revoke-matching: every certificate a bulk revocation job revokes gets the audit
@@ -32,8 +23,7 @@ export class JobAuditFollower {
   private stopped = false;
 
   constructor(
-    private readonly dataSource: DataSource,
-    private readonly audit: AuditRepository,
+    private readonly jobs: JobAuditStore,
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly onError: (error: unknown) => void = () => undefined,
     private readonly pollMs = POLL_MS,
@@ -46,11 +36,7 @@ export class JobAuditFollower {
     principal: string;
     requestId: string;
   }): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO gateway.job_audits (job_id, tenant_id, principal, request_id) VALUES ($1, $2, $3, $4)
-       ON CONFLICT (job_id) DO NOTHING`,
-      [job.jobId, job.tenantId, job.principal, job.requestId],
-    );
+    await this.jobs.add(job);
     this.nudge();
   }
 
@@ -87,10 +73,7 @@ export class JobAuditFollower {
 
   /** Every unfinished job, each read to where issuance has got. */
   private async round(): Promise<void> {
-    const jobs: { job_id: string }[] = await this.dataSource.query(
-      'SELECT job_id FROM gateway.job_audits WHERE finished_at IS NULL ORDER BY created_at',
-    );
-    for (const { job_id: jobId } of jobs) {
+    for (const jobId of await this.jobs.unfinished()) {
       while (!this.stopped && (await this.step(jobId)));
     }
   }
@@ -102,17 +85,12 @@ export class JobAuditFollower {
    * appended only if the position is still the one read from, under the job row's lock.
    */
   async step(jobId: string): Promise<boolean> {
-    const rows: Followed[] = await this.dataSource.query(
-      `SELECT job_id, tenant_id, principal, request_id, position FROM gateway.job_audits
-        WHERE job_id = $1 AND finished_at IS NULL`,
-      [jobId],
-    );
-    if (rows.length === 0) return false;
-    const [job] = rows;
+    const job = await this.jobs.findUnfinished(jobId);
+    if (!job) return false;
     let answer;
     try {
       answer = await this.issuance.send(IssuancePattern.GetJobRevocations, {
-        tenantId: job.tenant_id,
+        tenantId: job.tenantId,
         jobId,
         limit: BATCH,
         ...(job.position ? { after: job.position } : {}),
@@ -120,39 +98,30 @@ export class JobAuditFollower {
     } catch (error) {
       // A job issuance does not know (its database restored from before it): nothing to audit.
       if (error instanceof CaError && error.code === ErrorCode.NotFound) {
-        await this.dataSource.query('UPDATE gateway.job_audits SET finished_at = now() WHERE job_id = $1', [
-          jobId,
-        ]);
+        await this.jobs.finish(jobId);
         return false;
       }
       throw error;
     }
     const read = answer;
-    return this.dataSource.transaction(async (manager) => {
-      const locked: { position: string | null }[] = await manager.query(
-        `SELECT position FROM gateway.job_audits WHERE job_id = $1 AND finished_at IS NULL FOR UPDATE`,
-        [jobId],
-      );
-      // Finished, or moved on by another replica meanwhile: this batch is not ours to write.
-      if (locked.length === 0 || locked[0].position !== job.position) return locked.length > 0;
-      await this.audit.appendIn(
-        manager,
-        read.revocations.map((r) => ({
-          occurredAt: new Date(r.revokedAt),
-          tenantId: job.tenant_id,
-          principal: job.principal,
-          action: 'certificate.revoke',
-          resource: `/v1/certificates/${r.certificateId}/revoke`,
-          result: 200,
-          code: null,
-          requestId: job.request_id,
-        })),
-      );
-      await manager.query(
-        `UPDATE gateway.job_audits SET position = $2, finished_at = CASE WHEN $3 THEN now() END WHERE job_id = $1`,
-        [jobId, read.next, read.finished],
-      );
-      return read.revocations.length > 0;
-    });
+    const outcome = await this.jobs.advance(
+      jobId,
+      job.position,
+      read.revocations.map((r) => ({
+        occurredAt: new Date(r.revokedAt),
+        tenantId: job.tenantId,
+        principal: job.principal,
+        action: 'certificate.revoke',
+        resource: `/v1/certificates/${r.certificateId}/revoke`,
+        result: 200,
+        code: null,
+        requestId: job.requestId,
+      })),
+      read.next,
+      read.finished,
+    );
+    // Moved on by another replica meanwhile: that batch was not ours to write; read on from there.
+    if (outcome !== 'written') return outcome === 'moved';
+    return read.revocations.length > 0;
   }
 }

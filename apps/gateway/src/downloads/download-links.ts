@@ -1,6 +1,6 @@
 import { CaError } from '@ca/contracts';
 import { openPayload, sealPayload } from './download-payload';
-import { DownloadKind, DownloadRepository } from './download.repository';
+import { DownloadKind, DownloadStore } from './download.store';
 import { decodeDownloadToken, encodeDownloadToken, lookupHashOf, newDownloadToken } from './download-token';
 
 /** docs/api.md#limits: pre-signed download URLs are valid one hour (DOWNLOAD_LINK_TTL). */
@@ -40,7 +40,7 @@ export interface DownloadedFile {
  */
 export class DownloadLinks {
   constructor(
-    private readonly repository: DownloadRepository,
+    private readonly store: DownloadStore,
     private readonly publicUrl: string,
     private readonly clock: () => Date = () => new Date(),
     private readonly ttlMs = DOWNLOAD_LINK_TTL_MS,
@@ -50,7 +50,7 @@ export class DownloadLinks {
   async create(files: DownloadFile[]): Promise<{ urls: string[]; expiresAt: Date }> {
     const expiresAt = new Date(this.clock().getTime() + this.ttlMs);
     const tokens = files.map(() => newDownloadToken());
-    await this.repository.insert(
+    await this.store.insert(
       files.map((file, i) => {
         const lookupHash = lookupHashOf(tokens[i]);
         return {
@@ -75,11 +75,10 @@ export class DownloadLinks {
     const token = decodeDownloadToken(tokenText);
     if (!token) throw gone(this.ttlMs);
     const lookupHash = lookupHashOf(token);
-    const stored = await this.repository.findLive(lookupHash, this.clock());
+    const stored = await this.store.findLive(lookupHash, this.clock());
     const content = stored && openPayload(token.key, lookupHash, stored);
     if (!stored || !content) throw gone(this.ttlMs);
-    if (stored.singleUse && !options.peek && !(await this.repository.consume(lookupHash)))
-      throw gone(this.ttlMs);
+    if (stored.singleUse && !options.peek && !(await this.store.consume(lookupHash))) throw gone(this.ttlMs);
     return {
       kind: stored.kind,
       fileName: stored.fileName,
@@ -90,7 +89,7 @@ export class DownloadLinks {
 
   /** Housekeeping: erases the payloads of expired links. */
   removeExpired(): Promise<number> {
-    return this.repository.removeExpired(this.clock());
+    return this.store.removeExpired(this.clock());
   }
 }
 

@@ -1,10 +1,10 @@
 import { CaError, IssuancePattern, RevokeCaResult, KEY_GENERATION_TIMEOUT_MS } from '@ca/contracts';
 import { OpsOutput } from '@ca/operations';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { AuditEntry } from '../audit/audit-chain';
-import { AuditRepository, DEFAULT_AUDIT_RETENTION_DAYS } from '../audit/audit.repository';
+import { AuditStore, DEFAULT_AUDIT_RETENTION_DAYS } from '../audit/audit.store';
 import { TENANT_CACHE_TTL_MS } from '../tenants/tenant-directory';
-import { TenantRecord, TenantRepository } from '../tenants/tenant.repository';
+import { TenantRecord, TenantStore } from '../tenants/tenant.store';
 import { ExpiryReportSource, runExpiringReport } from './expiring-report';
 import { OPS_USAGE, OpsCommand } from './ops-command';
 
@@ -19,8 +19,8 @@ export interface OpsDefaults {
  * Returns the exit code: 0 done, 1 failed (audit verify found a bad entry, no such tenant).
  */
 export class GatewayOperations {
-  private readonly tenants: TenantRepository;
-  private readonly audit: AuditRepository;
+  private readonly tenants: TenantStore;
+  private readonly audit: AuditStore;
 
   constructor(
     dataSource: DataSource,
@@ -30,10 +30,10 @@ export class GatewayOperations {
   ) {
     // Its changes reach issuance as `tenant.updated` through the gateway outbox, which a running
     // gateway's relay publishes (polled every second; this process may be the CLI).
-    this.tenants = new TenantRepository(dataSource, {
+    this.tenants = new TenantStore(dataSource, {
       defaultCertificateLimit: defaults.defaultCertificateLimit,
     });
-    this.audit = new AuditRepository(dataSource);
+    this.audit = new AuditStore(dataSource);
   }
 
   async run(command: OpsCommand, io: OpsOutput): Promise<number> {

@@ -1,7 +1,7 @@
 import { IssuanceApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { OperatorEndpoint, OperatorEndpointOptions, listenForOperatorCommands } from '@ca/operations';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { openGatewayDatabase } from '../gateway-database';
 import { GatewayOperations, OpsDefaults } from './gateway-operations';
 import { parseOpsCommand } from './ops-command';

@@ -1,6 +1,6 @@
 import { CaError, ErrorCode } from '@ca/contracts';
 import { TenantDirectory } from './tenant-directory';
-import { TenantRecord, TenantRepository } from './tenant.repository';
+import { TenantRecord, TenantStore } from './tenant.store';
 
 const TENANT = '6f1c2f4e-8a43-4c4f-9f0e-2f7b8b1d9a10';
 
@@ -14,7 +14,7 @@ function fakeRepository(record: Partial<TenantRecord> = {}) {
     ...record,
   };
   const findOrCreate = jest.fn(async () => ({ ...state }));
-  return { state, findOrCreate, repository: { findOrCreate } as unknown as TenantRepository };
+  return { state, findOrCreate, repository: { findOrCreate } as unknown as TenantStore };
 }
 
 describe('TenantDirectory', () => {

@@ -1,6 +1,6 @@
 import { CaError, ErrorCode } from '@ca/contracts';
 import { TenantContext } from './tenant-context';
-import { TenantRecord, TenantRepository } from './tenant.repository';
+import { TenantRecord, TenantStore } from './tenant.store';
 
 export interface TenantDirectoryOptions {
   defaultCertificateLimit: number;
@@ -24,7 +24,7 @@ export class TenantDirectory {
   private readonly now: () => number;
 
   constructor(
-    private readonly repository: TenantRepository,
+    private readonly store: TenantStore,
     private readonly options: TenantDirectoryOptions,
   ) {
     this.ttlMs = options.ttlMs ?? TENANT_CACHE_TTL_MS;
@@ -50,7 +50,7 @@ export class TenantDirectory {
     const cached = this.cache.get(tenantId);
     if (cached && cached.expiresAt > now) return cached.record;
     if (this.cache.size >= MAX_CACHED) this.evict(now);
-    const record = this.repository.findOrCreate(tenantId);
+    const record = this.store.findOrCreate(tenantId);
     this.cache.set(tenantId, { record, expiresAt: now + this.ttlMs });
     // A failed lookup is not remembered.
     record.catch(() => {

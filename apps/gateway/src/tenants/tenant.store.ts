@@ -23,7 +23,7 @@ interface TenantRow {
   updated_at: Date;
 }
 
-export interface TenantRepositoryOptions {
+export interface TenantStoreOptions {
   /** DEFAULT_CERTIFICATE_LIMIT: what `tenant.updated` says for a tenant without a limit of its own. */
   defaultCertificateLimit: number;
   /** Told after a commit that recorded an event (the outbox relay's nudge). */
@@ -37,10 +37,10 @@ const COLUMNS = 'tenant_id, status, certificate_limit, audit_retention_days, cre
  * creation and every change of status or plan limit records `tenant.updated` in the gateway's
  * outbox in the same transaction, so issuance, which enforces both itself, hears of each one.
  */
-export class TenantRepository {
+export class TenantStore {
   constructor(
     private readonly dataSource: DataSource,
-    private readonly options: TenantRepositoryOptions,
+    private readonly options: TenantStoreOptions,
   ) {}
 
   async find(tenantId: string): Promise<TenantRecord | undefined> {

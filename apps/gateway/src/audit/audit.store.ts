@@ -85,7 +85,7 @@ const PRUNE_BATCH = 5000;
  * chain (gateway.audit_chain), whose head is frozen at the cut-over. Pruning removes the oldest
  * entries of a chain under its lock and moves its anchor, so what remains still verifies.
  */
-export class AuditRepository {
+export class AuditStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async append(inputs: AuditEntryInput[]): Promise<AuditEntry[]> {

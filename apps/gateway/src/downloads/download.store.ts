@@ -22,7 +22,7 @@ interface DownloadRow {
 }
 
 /** gateway.downloads: sealed payloads waiting for their link (statements name the schema). */
-export class DownloadRepository {
+export class DownloadStore {
   constructor(private readonly dataSource: DataSource) {}
 
   async insert(downloads: StoredDownload[]): Promise<void> {
