@@ -12,6 +12,9 @@ import { WaitingForDependency, applyOnce, applyOnceEach } from '@ca/messaging';
 import { publicationMetrics } from '@ca/observability';
 import { DataSource, EntityManager } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
+import { STATUS_CHANGED_CHANNEL } from './status-change-channel.store';
+
+export { STATUS_CHANGED_CHANNEL };
 
 export interface ApplyOptions {
   /**
@@ -50,12 +53,6 @@ const REMEMBERED_ROWS = 100_000;
 const CHANGE_POLL_MS = 250;
 /** Changes are read again this far back: a transaction can commit after a later-stamped one. */
 const CHANGE_OVERLAP_MS = 5_000;
-/**
- * Postgres notification channel of status changes, sent at commit. Its payload is empty: any role
- * of the server may LISTEN on any channel, so a notification must not name the tenant or the
- * serial; a replica told of a change reads what changed from its own table.
- */
-export const STATUS_CHANGED_CHANNEL = 'ocsp_status_changed';
 
 /**
  * The responder's own record of every certificate's status, fed by `certificate.issued` and
