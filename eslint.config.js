@@ -222,7 +222,7 @@ module.exports = [
       'no-restricted-imports': noAppInternals,
     },
   },
-  sqlOnlyInStores(['apps/revocation', 'apps/acme', 'apps/webhooks']),
+  sqlOnlyInStores(['apps/revocation', 'apps/acme', 'apps/webhooks', 'apps/ocsp-responder']),
   {
     // CommonJS configuration and tool scripts.
     files: ['**/*.js'],

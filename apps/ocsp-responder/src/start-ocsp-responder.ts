@@ -36,6 +36,7 @@ import {
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { IssuanceCaCheck } from './ca-certificates/issuance-ca-check';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
+import { SqlCertificateStatusStore } from './certificate-status/certificate-status.store';
 import { StatusChangeListener } from './certificate-status/status-change.listener';
 import { ADDED_CA_CRLS, CrlStore, ROOT_CRLS } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
@@ -79,7 +80,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   });
   const issuance = messaging.rpcClient<IssuanceApi>();
   const caCertificates = new CaCertificateStore(dataSource);
-  const statuses = new CertificateStatusProjection(dataSource);
+  const statuses = new CertificateStatusProjection(new SqlCertificateStatusStore(dataSource));
   const crls = new CrlStore(dataSource, messaging.blobs);
   const rootCrls = new CrlStore(dataSource, messaging.blobs, ROOT_CRLS);
   const addedCaCrls = new CrlStore(dataSource, messaging.blobs, ADDED_CA_CRLS);
