@@ -222,8 +222,7 @@ module.exports = [
       'no-restricted-imports': noAppInternals,
     },
   },
-  sqlOnlyInStores(['apps/revocation', 'apps/acme', 'apps/webhooks']),
-  sqlOnlyInStores(['apps/gateway']),
+  sqlOnlyInStores(['apps/revocation', 'apps/acme', 'apps/webhooks', 'apps/ocsp-responder', 'apps/gateway']),
   {
     // CommonJS configuration and tool scripts.
     files: ['**/*.js'],

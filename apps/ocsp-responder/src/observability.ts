@@ -7,7 +7,7 @@ import {
   messagingMetrics,
   ocspMetrics,
 } from '@ca/observability';
-import { DataSource } from 'typeorm';
+import { ServedCrlStore } from './crls/served-crl.store';
 
 /**
  * Gauges the responder reports at scrape time: the age of the newest CRL it serves per tenant
@@ -15,16 +15,14 @@ import { DataSource } from 'typeorm';
  * lag. Returns the function that removes them when the responder stops.
  */
 export function registerResponderGauges(
-  dataSource: DataSource,
+  crls: ServedCrlStore,
   events: EventBus,
   consumer: string,
 ): () => void {
   const unregister = [
     ocspMetrics.crlAge.register(async () => {
-      const rows: { tenant_id: string; age: string }[] = await dataSource.query(
-        'SELECT tenant_id, extract(epoch FROM now() - this_update) AS age FROM ocsp.crls',
-      );
-      return rows.map((r) => ({ labels: { tenant: r.tenant_id }, value: Math.max(0, Number(r.age)) }));
+      const ages = await crls.ages();
+      return ages.map((a) => ({ labels: { tenant: a.tenantId }, value: Math.max(0, a.seconds) }));
     }),
     messagingMetrics.consumerPending.register(async () => [
       { labels: { consumer }, value: await events.pending(consumer) },

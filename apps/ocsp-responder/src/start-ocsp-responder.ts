@@ -36,6 +36,7 @@ import {
 import { CaCertificateStore } from './ca-certificates/ca-certificate.store';
 import { IssuanceCaCheck } from './ca-certificates/issuance-ca-check';
 import { CertificateStatusProjection } from './certificate-status/certificate-status.projection';
+import { SqlCertificateStatusStore } from './certificate-status/certificate-status.store';
 import { StatusChangeListener } from './certificate-status/status-change.listener';
 import { ADDED_CA_CRLS, CrlStore, ROOT_CRLS } from './crls/crl.store';
 import { OCSP_MIGRATIONS } from './migrations';
@@ -48,7 +49,11 @@ import { PublicSurfaceRouter, publicSurfaceRouter } from './http/public-surface.
 import { OcspResponderModule } from './ocsp-responder.module';
 import { fastAnswerMetrics, publicSurfaceRouteOf, registerResponderGauges } from './observability';
 import { OCSP_SCHEMA } from './ocsp.schema';
-import { ADDED_CA_SIGNERS, OcspSignerKeeper, ROOT_SIGNERS } from './signers/ocsp-signer.keeper';
+import { OcspSignerKeeper } from './signers/ocsp-signer.keeper';
+import { ADDED_CA_SIGNERS, ROOT_SIGNERS, SqlOcspSignerStore } from './signers/ocsp-signer.store';
+import { SqlRequestedSignerStore } from './signers/requested-signer.store';
+import { SqlServedCrlStore } from './crls/served-crl.store';
+import { SqlOcspDatabase } from './ocsp-database.store';
 import { IssuingCaAnswers } from './ocsp/issuing-ca-answers';
 import { SignerAnnouncements } from './signers/signer-announcements';
 import { RenewedRootAnswers } from './ocsp/renewed-root-answers';
@@ -75,16 +80,33 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   });
   const issuance = messaging.rpcClient<IssuanceApi>();
   const caCertificates = new CaCertificateStore(dataSource);
-  const statuses = new CertificateStatusProjection(dataSource);
+  const statuses = new CertificateStatusProjection(new SqlCertificateStatusStore(dataSource));
   const crls = new CrlStore(dataSource, messaging.blobs);
   const rootCrls = new CrlStore(dataSource, messaging.blobs, ROOT_CRLS);
   const addedCaCrls = new CrlStore(dataSource, messaging.blobs, ADDED_CA_CRLS);
-  const signers = new OcspSignerKeeper(dataSource, custody, issuance);
+  const servedCrls = new SqlServedCrlStore(dataSource);
+  const requestedSigners = new SqlRequestedSignerStore(dataSource);
+  const signers = new OcspSignerKeeper(
+    new SqlOcspSignerStore(dataSource),
+    requestedSigners,
+    custody,
+    issuance,
+  );
   // A second signer per tenant with an issuing CA, certified by the root, answers for that CA.
-  const rootSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ROOT_SIGNERS);
+  const rootSigners = new OcspSignerKeeper(
+    new SqlOcspSignerStore(dataSource, ROOT_SIGNERS),
+    requestedSigners,
+    custody,
+    issuance,
+  );
   // One per issuing CA added later, certified by that CA (docs/api.md#add-an-issuing-ca).
-  const addedSigners = new OcspSignerKeeper(dataSource, custody, issuance, undefined, ADDED_CA_SIGNERS);
-  const signerAnnouncements = new SignerAnnouncements(dataSource);
+  const addedSigners = new OcspSignerKeeper(
+    new SqlOcspSignerStore(dataSource, ADDED_CA_SIGNERS),
+    requestedSigners,
+    custody,
+    issuance,
+  );
+  const signerAnnouncements = new SignerAnnouncements(requestedSigners);
   const caCheck = new IssuanceCaCheck(issuance);
   const ocspLimits = { ...DEFAULT_OCSP_LIMITS, ...config.ocsp };
   const responder = new OcspResponder(
@@ -97,7 +119,8 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     addedSigners,
     new RenewedRootAnswers(caCertificates, addedSigners, ocspLimits.validitySeconds),
   );
-  const ready = async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined;
+  const database = new SqlOcspDatabase(dataSource);
+  const ready = () => database.ready();
   const app = await NestFactory.create<NestExpressApplication>(OcspResponderModule.register({ ready }), {
     logger: new NestPinoLogger(runtime.logger),
     bodyParser: false,
@@ -210,7 +233,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   // Issuance's direct path (docs/architecture.md#read-your-writes): every replica answers it,
   // queue group "ocsp-responder", so issuance waits for one of them, whichever is up.
   const publication = await NestFactory.createMicroservice(
-    PublicationModule.register(new DirectPublication(dataSource, statuses, caEvents)),
+    PublicationModule.register(new DirectPublication(servedCrls, statuses, caEvents)),
     { ...messaging.serverOptions(OCSP_CONSUMER), logger: new NestPinoLogger(runtime.logger) },
   );
   publication.useGlobalInterceptors(
@@ -237,7 +260,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       });
   if (!config.embedded) caCertificates.notifyOtherReplicas();
   await statusChanges?.start();
-  const unregisterGauges = registerResponderGauges(dataSource, messaging.events, OCSP_CONSUMER);
+  const unregisterGauges = registerResponderGauges(servedCrls, messaging.events, OCSP_CONSUMER);
   // Storage stays bounded: inbox ids and stream messages older than the retention window go.
   const retention = new EventRetention(dataSource, {
     inboxSchema: OCSP_SCHEMA,

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { createTestPki } from '@ca/pki/testing';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { CA_CACHE_MS, CaCertificateStore } from './ca-certificate.store';
 
 /** A database where no tenant has a CA yet; counts the reads. */

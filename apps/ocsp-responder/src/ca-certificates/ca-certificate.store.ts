@@ -13,8 +13,8 @@ import { issuedByProblem, parseCertificate } from '@ca/pki';
 import { Logger } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
-import { STATUS_CHANGED_CHANNEL } from '../certificate-status/certificate-status.projection';
-import { applyRootRenewed } from './renewed-root.apply';
+import { STATUS_CHANGED_CHANNEL } from '../certificate-status/status-change-channel.store';
+import { applyRootRenewed } from './renewed-root.store';
 
 const logger = new Logger('CaCertificateStore');
 
@@ -265,7 +265,7 @@ export class CaCertificateStore {
     return true;
   }
 
-  /** docs/api.md#renew-the-root: a new root and its cross certificate, checked (renewed-root.apply.ts). */
+  /** docs/api.md#renew-the-root: a new root and its cross certificate, checked (renewed-root.store.ts). */
   async applyRootRenewed(event: EventEnvelope<RootRenewedPayload>): Promise<boolean> {
     const recorded = await applyRootRenewed(this.dataSource, event);
     await this.changed(event.tenantId);

@@ -14,6 +14,7 @@ import { DataSource } from 'typeorm';
 import { OCSP_MIGRATIONS } from '../migrations';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 import { CertificateStatusProjection, STATUS_CHANGED_CHANNEL } from './certificate-status.projection';
+import { SqlCertificateStatusStore } from './certificate-status.store';
 
 /**
  * The status rows the OCSP hot path answers from memory: a revocation must reach the answers of
@@ -104,8 +105,8 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
         migrations: OCSP_MIGRATIONS,
       });
     sources = [await open(), await open()];
-    replicaA = new CertificateStatusProjection(sources[0]);
-    replicaB = new CertificateStatusProjection(sources[1]);
+    replicaA = new CertificateStatusProjection(new SqlCertificateStatusStore(sources[0]));
+    replicaB = new CertificateStatusProjection(new SqlCertificateStatusStore(sources[1]));
     // Status events are applied only for the tenant's own CA (tenant isolation).
     await sources[0].query(
       `INSERT INTO ocsp.ca_certificates (tenant_id, ca_id, certificate_der, not_after, published_at)
@@ -220,7 +221,7 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
 
     it('does not put back a held row read before the release was applied, nor the released one before the revocation', async () => {
       // Embedded (no polling): only this projection's own forgets can keep a stale row out.
-      const single = new CertificateStatusProjection(sources[1]);
+      const single = new CertificateStatusProjection(new SqlCertificateStatusStore(sources[1]));
       await single.watchChanges({ otherReplicas: false });
       const s = serial();
       await single.applyIssued(issued(s));
@@ -335,7 +336,7 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
 
   it('does not poll when told there is no other replica, and still forgets its own revocations', async () => {
     // sources[1]: replica B's, which does not watch (replica A polls on sources[0]).
-    const single = new CertificateStatusProjection(sources[1]);
+    const single = new CertificateStatusProjection(new SqlCertificateStatusStore(sources[1]));
     const queries = jest.spyOn(sources[1], 'query');
     await single.watchChanges({ otherReplicas: false });
     const s = serial();

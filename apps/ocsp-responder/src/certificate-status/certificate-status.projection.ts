@@ -6,12 +6,13 @@ import {
   CertificateIssuedPayload,
   CertificateRevokedPayload,
   EventEnvelope,
-  RevocationReasonCodes,
 } from '@ca/contracts';
-import { WaitingForDependency, applyOnce, applyOnceEach } from '@ca/messaging';
+import { WaitingForDependency } from '@ca/messaging';
 import { publicationMetrics } from '@ca/observability';
-import { DataSource, EntityManager } from 'typeorm';
-import { OCSP_SCHEMA } from '../ocsp.schema';
+import { CertificateStatusStore, IssuedStatusEvent } from './certificate-status.store';
+import { STATUS_CHANGED_CHANNEL } from './status-change-channel.store';
+
+export { STATUS_CHANGED_CHANNEL };
 
 export interface ApplyOptions {
   /**
@@ -20,16 +21,6 @@ export interface ApplyOptions {
    */
   strict?: boolean;
 }
-
-/**
- * When a status change with sequence `incoming` applies to row `s` (docs/architecture.md#certificate-status-sequence):
- * with a sequence, only over a lower one, or over a row stored before sequences whose status
- * the change is about (`legacy`, the rule of old: revoke a good row, release that hold); without
- * one (an event recorded before sequences), only the old rule, and never over a sequenced row.
- */
-const STATUS_SEQUENCE_RULE = (incoming: string, legacy: string) =>
-  `CASE WHEN ${incoming} IS NULL THEN s.sequence IS NULL AND ${legacy}
-        ELSE (s.sequence IS NULL AND ${legacy}) OR s.sequence < ${incoming} END`;
 
 const notTenantCa = () =>
   new CaError(ErrorCode.Conflict, 'The certificate names a CA this responder does not publish (yet).');
@@ -50,12 +41,6 @@ const REMEMBERED_ROWS = 100_000;
 const CHANGE_POLL_MS = 250;
 /** Changes are read again this far back: a transaction can commit after a later-stamped one. */
 const CHANGE_OVERLAP_MS = 5_000;
-/**
- * Postgres notification channel of status changes, sent at commit. Its payload is empty: any role
- * of the server may LISTEN on any channel, so a notification must not name the tenant or the
- * serial; a replica told of a change reads what changed from its own table.
- */
-export const STATUS_CHANGED_CHANNEL = 'ocsp_status_changed';
 
 /**
  * The responder's own record of every certificate's status, fed by `certificate.issued` and
@@ -84,7 +69,7 @@ export class CertificateStatusProjection {
   /** Whether other replicas share the database and must be told of each status change. */
   private notifyReplicas = false;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly store: CertificateStatusStore) {}
 
   async applyIssued(event: EventEnvelope<CertificateIssuedPayload>): Promise<void> {
     await this.applyIssuedBatch([event]);
@@ -97,21 +82,10 @@ export class CertificateStatusProjection {
    * issue never changes a row already there: its sequence (1) is the lowest a certificate has.
    */
   async applyIssuedBatch(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<void> {
-    await applyOnceEach(this.dataSource, OCSP_SCHEMA, events, async (manager, fresh) => {
-      const accepted = await this.tenantCaEvents(manager, fresh);
+    await this.store.applyOnceEach(events, async (store, fresh) => {
+      const accepted = await this.tenantCaEvents(store, fresh);
       if (accepted.length === 0) return;
-      await manager.query(
-        `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id, sequence)
-         SELECT * FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::uuid[], $5::int[])
-         ON CONFLICT (tenant_id, serial_number) DO NOTHING`,
-        [
-          accepted.map((event) => event.payload.tenantId),
-          accepted.map((event) => event.payload.serialNumber),
-          accepted.map((event) => event.payload.notAfter),
-          accepted.map((event) => event.payload.caId),
-          accepted.map((event) => event.payload.sequence ?? null),
-        ],
-      );
+      await store.addIssued(accepted.map(issuedStatus));
     });
   }
 
@@ -122,31 +96,10 @@ export class CertificateStatusProjection {
    * find their rows there (an issue never changes a row) and still count for the inbox then.
    */
   async applyIssuedDirect(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<string[]> {
-    const rows: { id: string }[] = await this.dataSource.query(
-      `WITH given AS (
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::uuid[], $6::int[])
-           AS g(event_id, tenant_id, serial_number, not_after, ca_id, sequence)),
-       ours AS (
-         SELECT g.* FROM given g
-          WHERE EXISTS (SELECT 1 FROM ocsp.ca_certificates c WHERE c.tenant_id = g.tenant_id AND c.ca_id = g.ca_id)
-             OR EXISTS (SELECT 1 FROM ocsp.added_cas a WHERE a.tenant_id = g.tenant_id AND a.ca_id = g.ca_id)),
-       stored AS (
-         INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id, sequence)
-         SELECT tenant_id, serial_number, not_after, ca_id, sequence FROM ours
-         ON CONFLICT (tenant_id, serial_number) DO NOTHING)
-       SELECT event_id::text AS id FROM given WHERE event_id NOT IN (SELECT event_id FROM ours)`,
-      [
-        events.map((event) => event.id),
-        events.map((event) => event.payload.tenantId),
-        events.map((event) => event.payload.serialNumber),
-        events.map((event) => event.payload.notAfter),
-        events.map((event) => event.payload.caId),
-        events.map((event) => event.payload.sequence ?? null),
-      ],
-    );
-    if (rows.length > 0)
-      this.logger.warn({ events: rows.map((row) => row.id) }, 'status of a CA not published here refused');
-    return rows.map((row) => row.id);
+    const refused = await this.store.addIssuedOfHeldCas(events.map(issuedStatus));
+    if (refused.length > 0)
+      this.logger.warn({ events: refused }, 'status of a CA not published here refused');
+    return refused;
   }
 
   /**
@@ -161,23 +114,7 @@ export class CertificateStatusProjection {
   async withdrawIssued(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<number> {
     const named = events.filter((event) => event.tenantId === event.payload.tenantId);
     if (named.length === 0) return 0;
-    const rows: { tenant_id: string; serial_number: string }[] = await this.dataSource.query(
-      `WITH given AS (
-         SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[])
-           AS g(event_id, tenant_id, serial_number, ca_id, not_after))
-       DELETE FROM ocsp.certificate_status s USING given g
-        WHERE s.tenant_id = g.tenant_id AND s.serial_number = g.serial_number AND s.ca_id = g.ca_id
-          AND s.not_after = g.not_after AND s.revoked_at IS NULL AND s.status_changed_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM ocsp.inbox i WHERE i.event_id = g.event_id)
-        RETURNING s.tenant_id::text, s.serial_number`,
-      [
-        named.map((event) => event.id),
-        named.map((event) => event.payload.tenantId),
-        named.map((event) => event.payload.serialNumber),
-        named.map((event) => event.payload.caId),
-        named.map((event) => event.payload.notAfter),
-      ],
-    );
+    const rows = await this.store.withdrawIssued(named.map(issuedStatus));
     for (const row of rows) this.forget(row.tenant_id, row.serial_number);
     if (rows.length > 0)
       this.logger.warn(
@@ -197,24 +134,21 @@ export class CertificateStatusProjection {
   ): Promise<void> {
     const { tenantId, caId, serialNumber, revokedAt, reasonCode, sequence } = event.payload;
     let applied = false;
-    await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
-      if (!(await this.isTenantCa(manager, event))) {
+    await this.store.applyOnce(event, async (store) => {
+      if (!(await this.isTenantCa(store, event))) {
         if (options.strict) throw notTenantCa();
         return;
       }
-      // Upsert: a revocation must be answered even if the issue event were ever missing.
-      const changed: unknown[] = await manager.query(
-        `INSERT INTO ocsp.certificate_status AS s (tenant_id, serial_number, not_after, revoked_at, reason_code, status_changed_at, ca_id, sequence)
-         VALUES ($1, $2, 'infinity', $3, $4, now(), $5, $6)
-         ON CONFLICT (tenant_id, serial_number) DO UPDATE SET revoked_at = EXCLUDED.revoked_at,
-           reason_code = EXCLUDED.reason_code, status_changed_at = EXCLUDED.status_changed_at,
-           sequence = EXCLUDED.sequence
-         WHERE ${STATUS_SEQUENCE_RULE('EXCLUDED.sequence', 's.revoked_at IS NULL')}
-         RETURNING 1`,
-        [tenantId, serialNumber, revokedAt, reasonCode, caId, sequence ?? null],
-      );
-      if (changed.length === 0) return this.staleChange(event);
-      await this.notifyChange(manager);
+      const changed = await store.revoke({
+        tenantId,
+        serialNumber,
+        revokedAt,
+        reasonCode,
+        caId,
+        sequence: sequence ?? null,
+      });
+      if (!changed) return this.staleChange(event);
+      await this.notifyChange(store);
       applied = true;
     });
     // Forgotten once committed, and only if the row changed: the same event arriving again (the
@@ -239,35 +173,26 @@ export class CertificateStatusProjection {
       return;
     }
     const changed: { tenant_id: string; serial_number: string }[] = [];
-    await applyOnceEach(this.dataSource, OCSP_SCHEMA, events, async (manager, fresh) => {
-      const accepted = await this.tenantCaEvents(manager, fresh);
+    await this.store.applyOnceEach(events, async (store, fresh) => {
+      const accepted = await this.tenantCaEvents(store, fresh);
       if (options.strict && accepted.length < fresh.length) throw notTenantCa();
       if (accepted.length === 0) return;
-      const rows: { tenant_id: string; serial_number: string }[] = await manager.query(
-        `INSERT INTO ocsp.certificate_status AS s (tenant_id, serial_number, not_after, revoked_at, reason_code, status_changed_at, ca_id, sequence)
-         SELECT tenant_id, serial_number, 'infinity', revoked_at, reason_code, now(), ca_id, sequence
-           FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::int[], $5::uuid[], $6::int[])
-             AS g(tenant_id, serial_number, revoked_at, reason_code, ca_id, sequence)
-         ON CONFLICT (tenant_id, serial_number) DO UPDATE SET revoked_at = EXCLUDED.revoked_at,
-           reason_code = EXCLUDED.reason_code, status_changed_at = EXCLUDED.status_changed_at,
-           sequence = EXCLUDED.sequence
-         WHERE ${STATUS_SEQUENCE_RULE('EXCLUDED.sequence', 's.revoked_at IS NULL')}
-         RETURNING s.tenant_id::text, s.serial_number`,
-        [
-          accepted.map((event) => event.payload.tenantId),
-          accepted.map((event) => event.payload.serialNumber),
-          accepted.map((event) => event.payload.revokedAt),
-          accepted.map((event) => event.payload.reasonCode),
-          accepted.map((event) => event.payload.caId),
-          accepted.map((event) => event.payload.sequence ?? null),
-        ],
+      const rows = await store.revokeMany(
+        accepted.map(({ payload }) => ({
+          tenantId: payload.tenantId,
+          serialNumber: payload.serialNumber,
+          revokedAt: payload.revokedAt,
+          reasonCode: payload.reasonCode,
+          caId: payload.caId,
+          sequence: payload.sequence ?? null,
+        })),
       );
       const applied = new Set(rows.map((row) => `${row.tenant_id.toLowerCase()}:${row.serial_number}`));
       for (const event of accepted) {
         const key = `${String(event.payload.tenantId).toLowerCase()}:${event.payload.serialNumber}`;
         if (!applied.has(key)) this.staleChange(event);
       }
-      if (rows.length > 0) await this.notifyChange(manager);
+      if (rows.length > 0) await this.notifyChange(store);
       changed.push(...rows);
     });
     // Forgotten once committed, as applyRevoked does, each row that changed.
@@ -285,21 +210,14 @@ export class CertificateStatusProjection {
   ): Promise<void> {
     const { tenantId, serialNumber, heldSince, sequence } = event.payload;
     let applied = false;
-    await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
-      if (!(await this.isTenantCa(manager, event))) {
+    await this.store.applyOnce(event, async (store) => {
+      if (!(await this.isTenantCa(store, event))) {
         if (options.strict) throw notTenantCa();
         return;
       }
-      const changed: unknown[] = await manager.query(
-        `UPDATE ocsp.certificate_status AS s SET revoked_at = NULL, reason_code = NULL, status_changed_at = now(),
-                sequence = $5
-          WHERE tenant_id = $1 AND serial_number = $2
-            AND ${STATUS_SEQUENCE_RULE('$5::int', 's.reason_code = $3 AND s.revoked_at = $4')}
-          RETURNING 1`,
-        [tenantId, serialNumber, RevocationReasonCodes.CertificateHold, heldSince, sequence ?? null],
-      );
-      if (changed.length === 0) return this.staleChange(event);
-      await this.notifyChange(manager);
+      const changed = await store.releaseHold(tenantId, serialNumber, heldSince, sequence ?? null);
+      if (!changed) return this.staleChange(event);
+      await this.notifyChange(store);
       applied = true;
     });
     // Forgotten once committed, and only if the row changed: the same event arriving again (the
@@ -339,18 +257,7 @@ export class CertificateStatusProjection {
     }
     if (missing.length === 0) return found;
     const forgetsBefore = this.forgets;
-    const rows: {
-      serial_number: string;
-      ca_id: string;
-      not_after: Date;
-      revoked_at: Date | null;
-      reason_code: number | null;
-      status_changed_at: Date | null;
-    }[] = await this.dataSource.query(
-      `SELECT serial_number, ca_id, not_after, revoked_at, reason_code, status_changed_at FROM ocsp.certificate_status
-          WHERE tenant_id = $1 AND serial_number = ANY($2)`,
-      [tenantId, missing],
-    );
+    const rows = await this.store.find(tenantId, missing);
     const current = forgetsBefore === this.forgets;
     for (const r of rows) {
       const row = {
@@ -374,7 +281,7 @@ export class CertificateStatusProjection {
    */
   async watchChanges({ otherReplicas = true }: { otherReplicas?: boolean } = {}): Promise<void> {
     if (this.timer) return;
-    const [{ now }]: { now: Date }[] = await this.dataSource.query('SELECT now() AS now');
+    const now = await this.store.now();
     // Rows read before this point may predate a change the first poll would not reach back to.
     this.polledUpTo = now;
     this.rows.clear();
@@ -397,17 +304,7 @@ export class CertificateStatusProjection {
   private async pollChanges(): Promise<void> {
     if (!this.polledUpTo) return;
     const since = new Date(this.polledUpTo.getTime() - CHANGE_OVERLAP_MS);
-    const rows: {
-      tenant_id: string;
-      serial_number: string;
-      status_changed_at: Date;
-      revoked_at: Date | null;
-      reason_code: number | null;
-    }[] = await this.dataSource.query(
-      `SELECT tenant_id, serial_number, status_changed_at, revoked_at, reason_code FROM ocsp.certificate_status
-         WHERE status_changed_at > $1`,
-      [since],
-    );
+    const rows = await this.store.changedSince(since);
     for (const row of rows) {
       // A row remembered as it now is need not be read again, though the overlap window keeps
       // returning it. A change is a revocation or a released hold, so revoked is not final.
@@ -429,20 +326,13 @@ export class CertificateStatusProjection {
    * answers. `ca.initialized` comes first on the same ordered consumer, so the CA row is there.
    */
   private async isTenantCa(
-    manager: EntityManager,
+    store: CertificateStatusStore,
     event: EventEnvelope<{ tenantId: string; caId: string }>,
   ): Promise<boolean> {
     const { tenantId, caId } = event.payload;
     // Every tenant holding that CA id (one at most: CA ids are unique across tenants).
-    const holders: { tenant_id: string }[] =
-      event.tenantId === tenantId
-        ? await manager.query(
-            `SELECT tenant_id::text FROM ocsp.ca_certificates WHERE ca_id = $1
-             UNION ALL SELECT tenant_id::text FROM ocsp.added_cas WHERE ca_id = $1`,
-            [caId],
-          )
-        : [];
-    const ours = holders.some((row) => row.tenant_id.toLowerCase() === String(tenantId).toLowerCase());
+    const holders = event.tenantId === tenantId ? await store.holdersOf(caId) : [];
+    const ours = holders.some((holder) => holder.toLowerCase() === String(tenantId).toLowerCase());
     // A CA known to no tenant yet may come next: wait for it. One known under another tenant is
     // that tenant's: the event is refused at once, not held back in front of the tenant's later ones.
     if (event.tenantId === tenantId && holders.length === 0) throw waitingForCa(event);
@@ -458,19 +348,12 @@ export class CertificateStatusProjection {
 
   /** isTenantCa for many events with one query: those that pass, in their order. */
   private async tenantCaEvents<T extends EventEnvelope<{ tenantId: string; caId: string }>>(
-    manager: EntityManager,
+    store: CertificateStatusStore,
     events: T[],
   ): Promise<T[]> {
     const named = events.filter((event) => event.tenantId === event.payload.tenantId);
     const tenants = [...new Set(named.map((event) => event.payload.tenantId))];
-    const rows: { tenant_id: string; ca_id: string }[] =
-      tenants.length === 0
-        ? []
-        : await manager.query(
-            `SELECT tenant_id, ca_id FROM ocsp.ca_certificates WHERE tenant_id = ANY($1::uuid[])
-             UNION ALL SELECT tenant_id, ca_id FROM ocsp.added_cas WHERE tenant_id = ANY($1::uuid[])`,
-            [tenants],
-          );
+    const rows = tenants.length === 0 ? [] : await store.casOf(tenants);
     // Every CA of the tenant that signs or signed leaves (docs/api.md#add-an-issuing-ca).
     const cas = new Set(rows.map((row) => `${row.tenant_id.toLowerCase()}:${row.ca_id.toLowerCase()}`));
     const known = (event: T) =>
@@ -480,12 +363,8 @@ export class CertificateStatusProjection {
     // is not one to wait for: that event is refused below, at once.
     const unknown = named.filter((event) => !known(event));
     if (unknown.length > 0) {
-      const held: { ca_id: string }[] = await manager.query(
-        `SELECT ca_id::text FROM ocsp.ca_certificates WHERE ca_id = ANY($1::uuid[])
-         UNION ALL SELECT ca_id::text FROM ocsp.added_cas WHERE ca_id = ANY($1::uuid[])`,
-        [[...new Set(unknown.map((event) => String(event.payload.caId)))]],
-      );
-      const elsewhere = new Set(held.map((row) => row.ca_id.toLowerCase()));
+      const held = await store.heldAmong([...new Set(unknown.map((event) => String(event.payload.caId)))]);
+      const elsewhere = new Set(held.map((caId) => caId.toLowerCase()));
       const early = unknown.find((event) => !elsewhere.has(String(event.payload.caId).toLowerCase()));
       if (early) throw waitingForCa(early);
     }
@@ -526,9 +405,9 @@ export class CertificateStatusProjection {
       .finally(() => (this.settling = undefined));
   }
 
-  private async notifyChange(manager: EntityManager): Promise<void> {
+  private async notifyChange(store: CertificateStatusStore): Promise<void> {
     if (!this.notifyReplicas) return;
-    await manager.query(`SELECT pg_notify($1, '')`, [STATUS_CHANGED_CHANNEL]);
+    await store.notifyChange();
   }
 
   private forget(tenantId: string, serialNumber: string): void {
@@ -556,4 +435,16 @@ function waitingForCa(event: EventEnvelope<{ tenantId: string; caId: string }>):
   return new WaitingForDependency(
     `waiting for CA ${String(event.payload.caId).slice(0, 64)} of tenant ${event.tenantId}`,
   );
+}
+
+/** The status row an issue event states, with the event's id. */
+function issuedStatus(event: EventEnvelope<CertificateIssuedPayload>): IssuedStatusEvent {
+  return {
+    eventId: event.id,
+    tenantId: event.payload.tenantId,
+    serialNumber: event.payload.serialNumber,
+    notAfter: event.payload.notAfter,
+    caId: event.payload.caId,
+    sequence: event.payload.sequence ?? null,
+  };
 }

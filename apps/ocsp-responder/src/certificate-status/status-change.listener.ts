@@ -1,6 +1,6 @@
 import { Logger } from '@nestjs/common';
 import { Client } from 'pg';
-import { STATUS_CHANGED_CHANNEL } from './certificate-status.projection';
+import { STATUS_CHANGED_CHANNEL, listenForStatusChanges } from './status-change-channel.store';
 
 /** Pause before listening again after the connection was lost. */
 const RECONNECT_MS = 1_000;
@@ -51,7 +51,7 @@ export class StatusChangeListener {
         await client.end().catch(() => undefined);
         return;
       }
-      await client.query(`LISTEN ${STATUS_CHANGED_CHANNEL}`);
+      await listenForStatusChanges(client);
     } catch (err) {
       lost(err);
     }

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { BlobStore } from '@ca/messaging';
-import { DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { CrlStore } from './crl.store';
 
 /** What node-postgres raises once the responder's role is NOLOGIN (SQLSTATE 28000). */

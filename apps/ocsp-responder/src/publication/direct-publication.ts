@@ -14,8 +14,8 @@ import {
   WithdrawResult,
   eventEnvelopeProblem,
 } from '@ca/contracts';
-import { DataSource } from 'typeorm';
 import { CertificateStatusProjection } from '../certificate-status/certificate-status.projection';
+import { CrlToServe, ServedCrlStore } from '../crls/served-crl.store';
 
 /** Applies one CA event as the consumer does (CA row, then its signer, awaited when `direct`). */
 export type CaEventApply = (event: EventEnvelope, direct?: boolean) => Promise<void>;
@@ -43,7 +43,7 @@ const CRL_POLL_MS = 50;
  */
 export class DirectPublication {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly servedCrls: ServedCrlStore,
     private readonly statuses: CertificateStatusProjection,
     private readonly caEvents: CaEventAppliers,
     private readonly now: () => number = Date.now,
@@ -115,11 +115,7 @@ export class DirectPublication {
     for (;;) {
       const missing: typeof needed = [];
       for (const crl of needed) {
-        const rows: unknown[] = await this.dataSource.query(
-          `SELECT 1 FROM ${crl.table} WHERE ${crl.key} = $1`,
-          [crl.owner.toLowerCase()],
-        );
-        if (rows.length === 0) missing.push(crl);
+        if (!(await this.servedCrls.isServed(crl))) missing.push(crl);
       }
       if (missing.length === 0) return;
       if (this.now() >= deadline)
@@ -161,12 +157,6 @@ function checkedEvents(
     if (problem) throw CaError.validation([{ field: `events[${i}]`, message: problem }]);
   });
   return events as EventEnvelope[];
-}
-
-interface CrlToServe {
-  table: 'ocsp.crls' | 'ocsp.root_crls' | 'ocsp.ca_crls';
-  key: 'tenant_id' | 'ca_id';
-  owner: string;
 }
 
 function crlsMadeBy(event: EventEnvelope): CrlToServe[] {

@@ -9,7 +9,9 @@ import { createTestPki } from '@ca/pki/testing';
 import { DataSource } from 'typeorm';
 import { OCSP_MIGRATIONS } from '../migrations';
 import { OCSP_SCHEMA } from '../ocsp.schema';
-import { OcspSignerKeeper, ROOT_SIGNERS } from './ocsp-signer.keeper';
+import { OcspSignerKeeper } from './ocsp-signer.keeper';
+import { ROOT_SIGNERS, SqlOcspSignerStore } from './ocsp-signer.store';
+import { SqlRequestedSignerStore } from './requested-signer.store';
 
 /**
  * The root-signer keeper's sweep asks issuance only for signers it can certify: never for a
@@ -61,7 +63,13 @@ describe.each(databaseKinds())('OcspSignerKeeper sweep (%s database)', (kind) =>
       entities: [],
       migrations: OCSP_MIGRATIONS,
     });
-    keeper = new OcspSignerKeeper(dataSource, custody, issuance, 60_000, ROOT_SIGNERS);
+    keeper = new OcspSignerKeeper(
+      new SqlOcspSignerStore(dataSource, ROOT_SIGNERS),
+      new SqlRequestedSignerStore(dataSource),
+      custody,
+      issuance,
+      60_000,
+    );
   });
 
   beforeEach(() => {

@@ -1,74 +1,19 @@
 import type { webcrypto } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { X509Certificate, createHash, randomUUID } from 'node:crypto';
-import { CaError, CrlIssuer, ErrorCode, IssuanceApi, IssuancePattern, ROOT_CRL_ISSUER } from '@ca/contracts';
+import { CaError, ErrorCode, IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { CUSTODY_ALGORITHM, CustodiedKey, KeyCustody } from '@ca/custody';
 import { RpcClient } from '@ca/messaging';
 import { buildOcspSignerCertificationRequest, leafKeyAlgorithmOfSpki } from '@ca/pki';
 import { ocspMetrics } from '@ca/observability';
-import { DataSource } from 'typeorm';
+import { OcspSignerStore, SignerLine, SignerRow } from './ocsp-signer.store';
+import { RequestedSignerStore } from './requested-signer.store';
 
 export interface OcspSigner {
   certificateDer: Uint8Array;
   privateKey: webcrypto.CryptoKey;
   notAfter: Date;
 }
-
-interface SignerRow {
-  key_id: string;
-  key_algorithm: string;
-  public_key_spki: Buffer;
-  wrapped_key: Buffer;
-  certificate_der: Buffer;
-  not_after: Date;
-}
-
-/**
- * Which signers a keeper keeps: those certified by the tenant's CA made at initialization that
- * signs leaves (answers for its leaves), by the root (answers for the issuing CAs, only for tenants
- * whose root signs no leaves), or by each issuing CA added later (one per CA, for its leaves;
- * docs/api.md#add-an-issuing-ca). Table and column names and queries are these constants, never input.
- */
-export interface SignerLine {
-  table: 'ocsp.signers' | 'ocsp.root_signers' | 'ocsp.ca_signers';
-  /** Whose signers these are: one per tenant, or one per CA. */
-  key: 'tenant_id' | 'ca_id';
-  issuer?: CrlIssuer;
-  /**
-   * By key: the tenant, the CA issuance is asked to certify with (none: `issuer`) and that CA's
-   * certificate (`issuer_der`), whose key type and size the signer's key takes.
-   */
-  subjectSql: string;
-  /** The keys whose signer is missing or expires before $1. */
-  dueSql: string;
-}
-export const LEAF_SIGNERS: SignerLine = {
-  table: 'ocsp.signers',
-  key: 'tenant_id',
-  // Named, not "whichever signs leaves now": after a rollover this CA still answers for its leaves.
-  subjectSql:
-    'SELECT tenant_id, ca_id, certificate_der AS issuer_der FROM ocsp.ca_certificates WHERE tenant_id = $1',
-  dueSql: `SELECT c.tenant_id AS key FROM ocsp.ca_certificates c LEFT JOIN ocsp.signers s ON s.tenant_id = c.tenant_id
-            WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1)`,
-};
-export const ROOT_SIGNERS: SignerLine = {
-  table: 'ocsp.root_signers',
-  key: 'tenant_id',
-  issuer: ROOT_CRL_ISSUER,
-  subjectSql:
-    'SELECT tenant_id, NULL AS ca_id, root_certificate_der AS issuer_der FROM ocsp.ca_certificates WHERE tenant_id = $1',
-  // A corporate root (docs/api.md#external-root) has no key here: nothing can certify its signer.
-  dueSql: `SELECT c.tenant_id AS key FROM ocsp.ca_certificates c LEFT JOIN ocsp.root_signers s ON s.tenant_id = c.tenant_id
-            WHERE c.not_after > now() AND (s.tenant_id IS NULL OR s.not_after < $1) AND c.root_certificate_der IS NOT NULL
-              AND NOT c.external_root`,
-};
-export const ADDED_CA_SIGNERS: SignerLine = {
-  table: 'ocsp.ca_signers',
-  key: 'ca_id',
-  subjectSql: 'SELECT tenant_id, ca_id, certificate_der AS issuer_der FROM ocsp.added_cas WHERE ca_id = $1',
-  dueSql: `SELECT c.ca_id AS key FROM ocsp.added_cas c LEFT JOIN ocsp.ca_signers s ON s.ca_id = c.ca_id
-            WHERE c.not_after > now() AND (s.ca_id IS NULL OR s.not_after < $1)`,
-};
 
 /**
  * Issuance's answers that say it will never certify this signer (no such CA, or a CA whose key is
@@ -99,12 +44,16 @@ export class OcspSignerKeeper {
   private timer?: NodeJS.Timeout;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly signers: OcspSignerStore,
+    private readonly requested: RequestedSignerStore,
     private readonly custody: KeyCustody,
     private readonly issuance: RpcClient<IssuanceApi>,
     private readonly intervalMs = 30_000,
-    private readonly line: SignerLine = LEAF_SIGNERS,
   ) {}
+
+  private get line(): SignerLine {
+    return this.signers.line;
+  }
 
   start(): void {
     this.timer = setInterval(() => void this.sweep(), this.intervalMs);
@@ -156,30 +105,26 @@ export class OcspSignerKeeper {
 
   /** One sweep over the due keys but those refused; never rejects (ensure() logs its own failures). */
   async sweep(): Promise<void> {
-    let due: { key: string }[];
+    let due: string[];
     try {
-      due = await this.dataSource.query(this.line.dueSql, [new Date(Date.now() + SIGNER_RENEW_BEFORE_MS)]);
+      due = await this.signers.due(new Date(Date.now() + SIGNER_RENEW_BEFORE_MS));
     } catch (err) {
       // The next sweep retries; meanwhile a tenant without a signer is answered `tryLater`.
       ocspMetrics.signerSweepFailuresTotal.inc();
       this.logger.warn({ err }, 'could not list tenants whose OCSP signer is due; the next sweep retries');
       return;
     }
-    for (const { key } of due) if (!this.refused.has(key)) await this.ensure(key);
-    // Longer than any signer lives: a later announcement of such a key is not ours either way.
-    await this.dataSource
-      .query("DELETE FROM ocsp.requested_signers WHERE requested_at < now() - interval '40 days'")
-      .catch(() => undefined);
+    for (const key of due) if (!this.refused.has(key)) await this.ensure(key);
+    await this.requested.forgetOld().catch(() => undefined);
   }
 
   private async renewIfNeeded(tenantId: string): Promise<void> {
     const existing = await this.row(tenantId);
     const current = existing && existing.not_after.getTime() - Date.now() >= SIGNER_RENEW_BEFORE_MS;
     if (current && !this.unusable.has(tenantId)) return;
-    const subjects: { tenant_id: string; ca_id: string | null; issuer_der: Buffer | null }[] =
-      await this.dataSource.query(this.line.subjectSql, [tenantId]);
-    if (subjects.length === 0) return;
-    const { tenant_id: owner, ca_id: caId, issuer_der: issuerDer } = subjects[0];
+    const subject = await this.signers.subject(tenantId);
+    if (!subject) return;
+    const { tenant_id: owner, ca_id: caId, issuer_der: issuerDer } = subject;
     const keyId = randomUUID();
     // The signer's key is of the certifying CA's type and size (docs/api.md#key-algorithms), so a
     // relying party that accepts the CA's algorithm accepts the answers; custody's default otherwise.
@@ -195,33 +140,21 @@ export class OcspSignerKeeper {
     // an announced signer of any other key is one no replica asked for (SignerAnnouncements).
     const opened = await this.custody.openSigningKey({ tenantId, keyId }, key);
     const request = await buildOcspSignerCertificationRequest('OCSP signer', opened);
-    await this.dataSource.query(
-      `INSERT INTO ocsp.requested_signers (public_key_sha256, tenant_id) VALUES ($1, $2)
-       ON CONFLICT (public_key_sha256) DO NOTHING`,
-      [createHash('sha256').update(key.publicKeySpki).digest('hex'), owner],
-    );
+    await this.requested.record(createHash('sha256').update(key.publicKeySpki).digest('hex'), owner);
     const issued = await this.issuance.send(IssuancePattern.IssueOcspSigner, {
       tenantId: owner,
       certificationRequest: Buffer.from(request).toString('base64'),
       ...(this.line.issuer ? { issuer: this.line.issuer } : {}),
       ...(caId ? { caId } : {}),
     });
-    await this.dataSource.query(
-      `INSERT INTO ${this.line.table} (${this.line.key}, key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (${this.line.key}) DO UPDATE SET key_id = EXCLUDED.key_id, key_algorithm = EXCLUDED.key_algorithm,
-         public_key_spki = EXCLUDED.public_key_spki, wrapped_key = EXCLUDED.wrapped_key,
-         certificate_der = EXCLUDED.certificate_der, not_after = EXCLUDED.not_after, created_at = now()`,
-      [
-        tenantId,
-        keyId,
-        key.algorithm,
-        Buffer.from(key.publicKeySpki),
-        Buffer.from(key.wrapped),
-        Buffer.from(issued.certificateDer, 'base64'),
-        issued.notAfter,
-      ],
-    );
+    await this.signers.save(tenantId, {
+      keyId,
+      keyAlgorithm: key.algorithm,
+      publicKeySpki: Buffer.from(key.publicKeySpki),
+      wrappedKey: Buffer.from(key.wrapped),
+      certificateDer: Buffer.from(issued.certificateDer, 'base64'),
+      notAfter: issued.notAfter,
+    });
     this.opened.delete(tenantId);
     this.unusable.delete(tenantId);
     this.logger.log({ tenantId, issuer: this.line.issuer, notAfter: issued.notAfter }, 'OCSP signer ready');
@@ -247,11 +180,7 @@ export class OcspSignerKeeper {
     }
   }
 
-  private async row(tenantId: string): Promise<SignerRow | undefined> {
-    const rows: SignerRow[] = await this.dataSource.query(
-      `SELECT key_id, key_algorithm, public_key_spki, wrapped_key, certificate_der, not_after FROM ${this.line.table} WHERE ${this.line.key} = $1`,
-      [tenantId],
-    );
-    return rows[0];
+  private row(tenantId: string): Promise<SignerRow | undefined> {
+    return this.signers.find(tenantId);
   }
 }

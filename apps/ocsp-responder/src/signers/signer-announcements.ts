@@ -1,7 +1,7 @@
 import { Logger } from '@nestjs/common';
 import { EventEnvelope, OcspSignerCertifiedPayload } from '@ca/contracts';
 import { ocspMetrics } from '@ca/observability';
-import { DataSource } from 'typeorm';
+import { RequestedSignerStore } from './requested-signer.store';
 
 /**
  * Checks each `ocsp-signer.certified` against the keys this responder asked issuance to certify
@@ -13,15 +13,11 @@ import { DataSource } from 'typeorm';
 export class SignerAnnouncements {
   private readonly logger = new Logger('SignerAnnouncements');
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly requested: RequestedSignerStore) {}
 
   async check(event: EventEnvelope<OcspSignerCertifiedPayload>): Promise<boolean> {
     const { tenantId, caId, serialNumber, publicKeySha256, notAfter } = event.payload;
-    const rows: unknown[] = await this.dataSource.query(
-      'SELECT 1 FROM ocsp.requested_signers WHERE public_key_sha256 = $1 AND tenant_id = $2',
-      [publicKeySha256.toLowerCase(), tenantId],
-    );
-    if (rows.length > 0) return true;
+    if (await this.requested.wasRequested(publicKeySha256.toLowerCase(), tenantId)) return true;
     ocspMetrics.unrequestedSignersTotal.inc();
     this.logger.error(
       { tenantId, caId, serialNumber, publicKeySha256, notAfter },
