@@ -13,18 +13,18 @@
  *   node -r @swc-node/register bench/csr-issuance.ts [--rounds 3] [--duration 8] [--concurrency 8] [--no-record]
  */
 import { randomUUID } from 'node:crypto';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchArgs, intOption } from './lib/args';
 import { freshCsrPem, jwkProvisionerKey, stepSignToken } from './lib/csr';
-import { freePort, httpCall, LoadResult, runLoad } from './lib/http-load';
+import { httpCall, LoadResult, runLoad } from './lib/http-load';
 import { machineInfo } from './lib/machine';
 import { makeOpensslCa } from './lib/openssl-ca';
 import { cpuMsWhenQuiet, idleCpuMsPerSecond, mainThreadCpuMs, processCpuMs } from './lib/process-cpu';
-import { mustRun, onCleanup, runMain, spawnGroup, stopGroup, tempDir } from './lib/proc';
+import { mustRun, runMain, tempDir } from './lib/proc';
 import { report } from './lib/report';
-import { stepCaBinary } from './lib/step-ca';
+import { launchStepCa, stepCaBinary } from './lib/step-ca';
 import { adminApi, initializeCa, RunningSystem, startSystem, SystemMode, withClient } from './lib/system';
 import { int, median, ms, ratio } from './lib/stats';
 
@@ -296,36 +296,20 @@ async function startStepCa(): Promise<Server | undefined> {
   // step-ca reads SEC1 or PKCS#8 PEM; its certificate signs leaves, as our v1 tenant root does.
   await mustRun('openssl', ['ec', '-in', 'ca.key', '-out', 'ca-ec.key'], { cwd: dir });
   const key = jwkProvisionerKey();
-  const port = await freePort();
   const provisioner = 'bench';
-  writeFileSync(
-    join(dir, 'ca.json'),
-    JSON.stringify({
-      root: join(dir, 'ca.pem'),
-      crt: join(dir, 'ca.pem'),
-      key: join(dir, 'ca-ec.key'),
-      address: `127.0.0.1:${port}`,
-      dnsNames: ['127.0.0.1', 'localhost'],
-      logger: { format: 'text' },
-      db: { type: 'badgerv2', dataSource: join(dir, 'db') },
-      authority: {
-        provisioners: [
-          {
-            type: 'JWK',
-            name: provisioner,
-            key: key.jwk,
-            claims: { defaultTLSCertDuration: '2160h', maxTLSCertDuration: '2160h' },
-          },
-        ],
+  const { port, child, stop } = await launchStepCa(binary, dir, {
+    root: 'ca.pem',
+    crt: 'ca.pem',
+    key: 'ca-ec.key',
+    provisioners: [
+      {
+        type: 'JWK',
+        name: provisioner,
+        key: key.jwk,
+        claims: { defaultTLSCertDuration: '2160h', maxTLSCertDuration: '2160h' },
       },
-      tls: { minVersion: 1.2, maxVersion: 1.3, renegotiation: false },
-    }),
-  );
-  const child = spawnGroup(binary, [join(dir, 'ca.json')], {
-    cwd: dir,
-    stdio: ['ignore', 'ignore', 'ignore'],
+    ],
   });
-  onCleanup(() => stopGroup(child, 5_000));
   const ca = readFileSync(join(dir, 'ca.pem'), 'utf8');
   const audience = `https://127.0.0.1:${port}/1.0/sign`;
   const body = (name: string) =>
@@ -384,7 +368,7 @@ async function startStepCa(): Promise<Server | undefined> {
       const after = (await cpuMsWhenQuiet(child.pid!, 10_000, idle)) ?? NaN;
       return { result, cpuMs: after - before, idleCpuMs: (idle * (performance.now() - from)) / 1000 };
     },
-    stop: () => stopGroup(child, 5_000),
+    stop,
   };
 }
 

@@ -94,46 +94,28 @@ export async function startStepCa(binary: string, resolver: string): Promise<Run
     '-out',
     'intermediate.crt',
   );
-  const port = await freePort();
-  const config = {
-    root: join(dir, 'root.crt'),
-    crt: join(dir, 'intermediate.crt'),
-    key: join(dir, 'intermediate.key'),
-    address: `127.0.0.1:${port}`,
-    dnsNames: ['127.0.0.1', 'localhost'],
-    logger: { format: 'text' },
-    db: { type: 'badgerv2', dataSource: join(dir, 'db') },
-    authority: {
-      provisioners: [
-        {
-          type: 'ACME',
-          name: 'acme',
-          claims: { defaultTLSCertDuration: '2160h', maxTLSCertDuration: '2160h' },
-        },
-      ],
-    },
-    tls: {
-      cipherSuites: [
-        'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256',
-        'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
-      ],
-      minVersion: 1.2,
-      maxVersion: 1.3,
-      renegotiation: false,
-    },
-  };
-  writeFileSync(join(dir, 'ca.json'), JSON.stringify(config, null, 2));
   const version = (
     await mustRun(binary, ['version'], { cwd: dir }).catch(() => ({ stdout: 'step-ca' }))
   ).stdout
     .trim()
     .split('\n')[0];
-  const child = spawnGroup(binary, [join(dir, 'ca.json'), '--resolver', resolver], {
-    cwd: dir,
-    stdio: ['ignore', 'ignore', 'ignore'],
+  const { port, child, stop } = await launchStepCa(binary, dir, {
+    root: 'root.crt',
+    crt: 'intermediate.crt',
+    key: 'intermediate.key',
+    provisioners: [
+      {
+        type: 'ACME',
+        name: 'acme',
+        claims: { defaultTLSCertDuration: '2160h', maxTLSCertDuration: '2160h' },
+      },
+    ],
+    cipherSuites: [
+      'TLS_ECDHE_ECDSA_WITH_CHACHA20_POLY1305_SHA256',
+      'TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256',
+    ],
+    args: ['--resolver', resolver],
   });
-  const stop = () => stopGroup(child, 5_000);
-  onCleanup(stop);
   const rootPem = await mustRun('cat', ['root.crt'], { cwd: dir }).then((r) => r.stdout);
   const agent = (maxSockets: number) => new HttpsAgent({ keepAlive: true, maxSockets, ca: rootPem });
   const probe = agent(1);
@@ -158,4 +140,51 @@ export async function startStepCa(binary: string, resolver: string): Promise<Run
     version,
     stop,
   };
+}
+
+/** What a step-ca configuration varies by (files relative to its directory). */
+export interface StepCaSetup {
+  root: string;
+  /** The certificate that signs (root or intermediate) and its key (SEC1 or PKCS#8 PEM). */
+  crt: string;
+  key: string;
+  provisioners: object[];
+  cipherSuites?: string[];
+  args?: string[];
+}
+
+/**
+ * Writes `ca.json` in `dir` (TLS on a free loopback port, a badger database) and starts step-ca
+ * on it, stopped at the benchmark's end.
+ */
+export async function launchStepCa(
+  binary: string,
+  dir: string,
+  setup: StepCaSetup,
+): Promise<{ port: number; child: ReturnType<typeof spawnGroup>; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const config = {
+    root: join(dir, setup.root),
+    crt: join(dir, setup.crt),
+    key: join(dir, setup.key),
+    address: `127.0.0.1:${port}`,
+    dnsNames: ['127.0.0.1', 'localhost'],
+    logger: { format: 'text' },
+    db: { type: 'badgerv2', dataSource: join(dir, 'db') },
+    authority: { provisioners: setup.provisioners },
+    tls: {
+      ...(setup.cipherSuites ? { cipherSuites: setup.cipherSuites } : {}),
+      minVersion: 1.2,
+      maxVersion: 1.3,
+      renegotiation: false,
+    },
+  };
+  writeFileSync(join(dir, 'ca.json'), JSON.stringify(config, null, 2));
+  const child = spawnGroup(binary, [join(dir, 'ca.json'), ...(setup.args ?? [])], {
+    cwd: dir,
+    stdio: ['ignore', 'ignore', 'ignore'],
+  });
+  const stop = () => stopGroup(child, 5_000);
+  onCleanup(stop);
+  return { port, child, stop };
 }
