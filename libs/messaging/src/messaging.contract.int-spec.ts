@@ -761,6 +761,33 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         await own.crash();
         expect(deliveries).toBe(1);
       }, 30_000);
+
+      it('hands an event published while its partition is busy over right after, not at the next poll', async () => {
+        // A poll of a minute: only the wake-up on publication can deliver within the test's time.
+        const bus =
+          kind === 'nats' ? messaging.events : await InProcessEventBus.open(db.url, { pollMs: 60_000 });
+        const first = newEvent('busy-first');
+        const second = newEvent('busy-second');
+        const seen: string[] = [];
+        let release = () => undefined as void;
+        let busy = false;
+        const subscription = await bus.subscribe('busy-partition-consumer', async (e) => {
+          if (e.id === first.id) {
+            busy = true;
+            await new Promise<void>((r) => (release = r));
+          }
+          seen.push(e.id);
+        });
+        await bus.publish(first);
+        await waitFor(() => busy, 5_000);
+        await bus.publish(second); // same tenant, same partition: queued behind the first
+        await new Promise((r) => setTimeout(r, 200));
+        release();
+        await waitFor(() => seen.includes(second.id), 5_000);
+        await subscription.stop();
+        if (bus !== messaging.events) await bus.close();
+        expect(seen).toEqual([first.id, second.id]);
+      }, 30_000);
     });
   });
 });

@@ -19,6 +19,18 @@ import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
 const BATCH = 100;
 
+/** A claim's end, from the database clock shared by every subscriber ($4: the lease in ms). */
+const LEASE_UNTIL = `now() + make_interval(secs => $4::double precision / 1000)`;
+
+interface Delivered {
+  /** Events read from the stream (a full batch: there may be more). */
+  read: number;
+  /** The seq of the last event handled, if any. */
+  handledUpTo?: string;
+  /** A handler failed: its event comes again after the retry delay. */
+  failed?: boolean;
+}
+
 /**
  * How long a subscriber's claim on a partition lasts unless renewed (every third of it while it
  * works): a subscriber that died mid-event holds its partition this long, like JetStream's ack wait.
@@ -148,26 +160,11 @@ export class InProcessEventBus extends EventBus {
     const busy = new Set<number>();
     const workers = new Set<Promise<void>>();
     let running = true;
-    let nudge: () => void = () => undefined;
-    const onPublished = () => nudge();
+    const wakeUp = new Wakeup();
+    const onPublished = () => wakeUp.nudge();
     this.wake.on('published', onPublished);
-    const sleep = (ms: number) =>
-      new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, ms);
-        nudge = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
     const deliver = (part: number) =>
-      this.deliverBatch(
-        durableName,
-        { part, subscriber, attempts },
-        traced,
-        batchHandlers,
-        () => running,
-        options?.onlyType,
-      );
+      this.deliverBatch(durableName, part, attempts, traced, batchHandlers, () => running, options?.onlyType);
     const work = async (part: number) => {
       try {
         await this.workPartition(durableName, part, subscriber, deliver, () => running);
@@ -176,23 +173,25 @@ export class InProcessEventBus extends EventBus {
         await new Promise((r) => setTimeout(r, this.retryDelayMs));
       } finally {
         busy.delete(part);
-        nudge();
+        wakeUp.nudge();
       }
     };
     const loop = (async () => {
       while (running) {
-        const ready = await this.readyPartitions(durableName, [...busy]).catch((err: unknown) => {
-          this.logger.warn({ err, durableName }, 'event stream not readable; will retry');
-          return [];
-        });
-        for (const part of ready) {
+        const claimed = await this.claimReadyPartitions(durableName, [...busy], subscriber).catch(
+          (err: unknown) => {
+            this.logger.warn({ err, durableName }, 'event stream not readable; will retry');
+            return [];
+          },
+        );
+        for (const part of claimed) {
           busy.add(part);
           const worker = work(part);
           workers.add(worker);
           void worker.finally(() => workers.delete(worker));
         }
         if (!running) break;
-        await sleep(this.pollMs);
+        await wakeUp.sleep(this.pollMs);
       }
       await Promise.all(workers);
     })();
@@ -200,7 +199,7 @@ export class InProcessEventBus extends EventBus {
       stop: async () => {
         running = false;
         this.wake.off('published', onPublished);
-        nudge();
+        wakeUp.nudge();
         // A pool already ended (the process is going away) may never answer queued queries:
         // nothing more is delivered or recorded, so nothing to wait for.
         if (this.pool.ending) return;
@@ -212,43 +211,47 @@ export class InProcessEventBus extends EventBus {
     return subscription;
   }
 
-  /** Partitions with events after their position, not worked on here nor leased by another subscriber. */
-  private async readyPartitions(durableName: string, busy: number[]): Promise<number[]> {
+  /**
+   * Claims, in one statement, the partitions with events after their position that are not worked
+   * on here nor leased by another subscriber (on Postgres, a concurrent claimer re-reads a row it
+   * waited for, so a partition goes to one of them). Every statement counts in embedded mode: the
+   * embedded database runs them one at a time on the main thread.
+   */
+  private async claimReadyPartitions(
+    durableName: string,
+    busy: number[],
+    subscriber: string,
+  ): Promise<number[]> {
     const { rows } = await this.pool.query<{ part: number }>(
-      `SELECT c.part FROM messaging.consumer_partitions c
+      `UPDATE messaging.consumer_partitions c SET leased_by = $3, lease_until = ${LEASE_UNTIL}
         WHERE c.durable_name = $1 AND NOT (c.part = ANY($2::int[]))
-          AND (c.leased_by IS NULL OR c.lease_until < now())
-          AND EXISTS (SELECT 1 FROM messaging.stream s WHERE s.part = c.part AND s.seq > c.last_seq)`,
-      [durableName, busy],
+          AND (c.leased_by IS NULL OR c.leased_by = $3 OR c.lease_until < now())
+          AND EXISTS (SELECT 1 FROM messaging.stream s WHERE s.part = c.part AND s.seq > c.last_seq)
+        RETURNING c.part`,
+      [durableName, busy, subscriber, this.leaseMs],
     );
     return rows.map((row) => Number(row.part));
   }
 
   /**
-   * Claims the partition, delivers its events batch after batch while renewing the claim, and
-   * releases it when nothing is left (or on stop). A failed handler is retried after the retry
-   * delay, still under the claim, so nothing after it overtakes it.
+   * Delivers a claimed partition's events batch after batch while renewing the claim, moving the
+   * position past what was handled after each batch; the last move (a batch shorter than a full
+   * one: nothing was left when it was read) also releases the claim. Events published meanwhile
+   * wake the subscription, which claims the partition again once it is released. A failed handler
+   * is retried after the retry delay, still under the claim, so nothing after it overtakes it.
    */
   private async workPartition(
     durableName: string,
     part: number,
     subscriber: string,
-    deliver: (part: number) => Promise<number>,
+    deliver: (part: number) => Promise<Delivered>,
     isRunning: () => boolean,
   ): Promise<void> {
-    const lease = `now() + make_interval(secs => $4::double precision / 1000)`;
-    const { rows } = await this.pool.query(
-      `UPDATE messaging.consumer_partitions SET leased_by = $3, lease_until = ${lease}
-        WHERE durable_name = $1 AND part = $2
-          AND (leased_by IS NULL OR leased_by = $3 OR lease_until < now()) RETURNING part`,
-      [durableName, part, subscriber, this.leaseMs],
-    );
-    if (rows.length === 0) return; // another subscriber holds it
     const renew = setInterval(
       () => {
         this.pool
           .query(
-            `UPDATE messaging.consumer_partitions SET lease_until = ${lease}
+            `UPDATE messaging.consumer_partitions SET lease_until = ${LEASE_UNTIL}
             WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
             [durableName, part, subscriber, this.leaseMs],
           )
@@ -256,38 +259,64 @@ export class InProcessEventBus extends EventBus {
       },
       Math.max(100, Math.floor(this.leaseMs / 3)),
     );
+    let handled: string | undefined;
     try {
       while (isRunning()) {
-        const delivered = await deliver(part);
-        if (delivered === 0) break;
-        if (delivered < 0) await new Promise((r) => setTimeout(r, this.retryDelayMs));
+        const { read, handledUpTo, failed } = await deliver(part);
+        handled = handledUpTo ?? handled;
+        if (failed) {
+          await this.movePosition(durableName, part, subscriber, handled);
+          handled = undefined;
+          await new Promise((r) => setTimeout(r, this.retryDelayMs));
+          continue;
+        }
+        if (read < BATCH) break;
+        await this.movePosition(durableName, part, subscriber, handled);
+        handled = undefined;
       }
     } finally {
       clearInterval(renew);
+      // The position (what was handled, also when a handler failed or the subscription stopped
+      // midway) and the release in one statement, if this subscriber still holds the partition.
       await this.pool.query(
-        `UPDATE messaging.consumer_partitions SET leased_by = NULL, lease_until = NULL
+        `UPDATE messaging.consumer_partitions
+            SET last_seq = coalesce($4::bigint, last_seq), leased_by = NULL, lease_until = NULL
           WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
-        [durableName, part, subscriber],
+        [durableName, part, subscriber, handled ?? null],
       );
     }
   }
 
+  private async movePosition(
+    durableName: string,
+    part: number,
+    subscriber: string,
+    handled: string | undefined,
+  ): Promise<void> {
+    if (handled === undefined) return;
+    await this.pool.query(
+      `UPDATE messaging.consumer_partitions SET last_seq = $4
+        WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
+      [durableName, part, subscriber, handled],
+    );
+  }
+
   /**
    * Delivers the partition's next events after its position, handler after handler (a run of
-   * consecutive events of a type with a batch handler goes to it in one call), then moves the
-   * position once past those handled (also when one fails or the subscription stops midway), if
-   * this subscriber still holds the partition. Returns how many were delivered, -1 on a handler
-   * failure (that event comes again). A crash before the move redelivers the batch's handled
+   * consecutive events of a type with a batch handler goes to it in one call). Returns how many
+   * were read, the last one handled (the caller moves the position past it) and whether a handler
+   * failed (that event comes again). A crash before the move redelivers the batch's handled
    * events: at least once, as the inboxes expect.
    */
   private async deliverBatch(
     durableName: string,
-    { part, subscriber, attempts }: { part: number; subscriber: string; attempts: AttemptCounter },
+    part: number,
+    attempts: AttemptCounter,
     handler: EventHandler,
     batchHandlers: Partial<Record<string, BatchEventHandler>>,
     isRunning: () => boolean,
     onlyType?: string,
-  ): Promise<number> {
+  ): Promise<Delivered> {
     // With onlyType, other events are passed over without reading their bodies.
     const { rows } = await this.pool.query<{ seq: string; body: EventEnvelope | null }>(
       `SELECT s.seq, CASE WHEN $3::text IS NULL OR s.type = $3 THEN s.body END AS body
@@ -297,51 +326,41 @@ export class InProcessEventBus extends EventBus {
       [durableName, part, onlyType ?? null],
     );
     const events = rows.map((row) => row.body);
-    let handled: string | undefined;
-    try {
-      for (let start = 0; start < rows.length;) {
-        if (!isRunning()) return 0;
-        const event = events[start];
-        if (event === null) {
-          handled = rows[start].seq;
-          start++;
-          continue;
-        }
-        const batchHandler = batchHandlers[event.type];
-        // Passed-over events (null) end a run; after a failure, events come one by one, so that
-        // the attempts count against the event that fails.
-        const end =
-          batchHandler && !attempts.failedBefore(event)
-            ? runEnd(
-                events.map((e) => e ?? { type: '' }),
-                start,
-              )
-            : start + 1;
-        const run = events.slice(start, end) as EventEnvelope[];
-        try {
-          if (batchHandler) await batchHandler(run);
-          else await handler(event);
-          attempts.succeeded(run);
-        } catch (err) {
-          // A poison event, set aside after its last attempt, counts as handled.
-          if (!(await attempts.failed(run, err))) {
-            this.logger.warn({ err, durableName, eventId: event.id }, 'event handler failed; will retry');
-            return -1;
-          }
-        }
-        handled = rows[end - 1].seq;
-        start = end;
+    let handledUpTo: string | undefined;
+    for (let start = 0; start < rows.length;) {
+      if (!isRunning()) return { read: 0, handledUpTo };
+      const event = events[start];
+      if (event === null) {
+        handledUpTo = rows[start].seq;
+        start++;
+        continue;
       }
-    } finally {
-      if (handled !== undefined) {
-        await this.pool.query(
-          `UPDATE messaging.consumer_partitions SET last_seq = $4
-            WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
-          [durableName, part, subscriber, handled],
-        );
+      const batchHandler = batchHandlers[event.type];
+      // Passed-over events (null) end a run; after a failure, events come one by one, so that
+      // the attempts count against the event that fails.
+      const end =
+        batchHandler && !attempts.failedBefore(event)
+          ? runEnd(
+              events.map((e) => e ?? { type: '' }),
+              start,
+            )
+          : start + 1;
+      const run = events.slice(start, end) as EventEnvelope[];
+      try {
+        if (batchHandler) await batchHandler(run);
+        else await handler(event);
+        attempts.succeeded(run);
+      } catch (err) {
+        // A poison event, set aside after its last attempt, counts as handled.
+        if (!(await attempts.failed(run, err))) {
+          this.logger.warn({ err, durableName, eventId: event.id }, 'event handler failed; will retry');
+          return { read: rows.length, handledUpTo, failed: true };
+        }
       }
+      handledUpTo = rows[end - 1].seq;
+      start = end;
     }
-    return rows.length;
+    return { read: rows.length, handledUpTo };
   }
 
   /** Events after the consumer's position (the same measure as JetStream's pending counts). */
@@ -374,5 +393,40 @@ export class InProcessEventBus extends EventBus {
   async close(): Promise<void> {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await this.pool.end();
+  }
+}
+
+/**
+ * Wakes a subscription's loop: a nudge that comes while the loop is not asleep (it is claiming)
+ * is kept, so the next sleep returns at once instead of missing the events until the next poll.
+ */
+class Wakeup {
+  private pending = false;
+  private resolve?: () => void;
+
+  nudge(): void {
+    if (this.resolve) {
+      this.resolve();
+      this.resolve = undefined;
+    } else {
+      this.pending = true;
+    }
+  }
+
+  sleep(ms: number): Promise<void> {
+    if (this.pending) {
+      this.pending = false;
+      return Promise.resolve();
+    }
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(() => {
+        this.resolve = undefined;
+        resolve();
+      }, ms);
+      this.resolve = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+    });
   }
 }
