@@ -106,6 +106,7 @@ export class AuditStore {
       );
       const ids = idRows.map((row) => Number(row.id)).sort((a, b) => a - b);
       const sealed = new Map<number, AuditEntry>();
+      const newHeads: { key: string; id: number | undefined; hash: string }[] = [];
       for (const key of keys) {
         const positions = inputs.flatMap((input, i) => (chainKeyOf(input.tenantId) === key ? [i] : []));
         const head = heads.get(key)!;
@@ -116,10 +117,7 @@ export class AuditStore {
         );
         entries.forEach((entry, n) => sealed.set(positions[n], entry));
         const last = entries[entries.length - 1];
-        await manager.query(
-          'UPDATE gateway.audit_chains SET head_id = $2, head_hash = $3 WHERE chain_key = $1',
-          [key, last.chainSeq, last.hash],
-        );
+        newHeads.push({ key, id: last.chainSeq, hash: last.hash });
       }
       const entries = inputs.map((_, i) => sealed.get(i)!);
       const values: unknown[] = [];
@@ -142,23 +140,43 @@ export class AuditStore {
         );
         return `(${Array.from({ length: COLUMN_COUNT }, (_, i) => `$${at + i + 1}`).join(', ')})`;
       });
-      await manager.query(`INSERT INTO gateway.audit_events (${COLUMNS}) VALUES ${rows.join(', ')}`, values);
+      // The entries and the chains' new heads in one statement (one turn of the embedded database).
+      const at = values.length;
+      values.push(
+        newHeads.map((head) => head.key),
+        newHeads.map((head) => head.id),
+        newHeads.map((head) => head.hash),
+      );
+      await manager.query(
+        `WITH heads AS (
+           UPDATE gateway.audit_chains c SET head_id = h.id, head_hash = h.hash
+             FROM unnest($${at + 1}::text[], $${at + 2}::bigint[], $${at + 3}::text[]) AS h(key, id, hash)
+            WHERE c.chain_key = h.key)
+         INSERT INTO gateway.audit_events (${COLUMNS}) VALUES ${rows.join(', ')}`,
+        values,
+      );
       return entries;
     }
   }
 
   /** The head rows of `keys` (sorted: two writers cannot deadlock), made at first use, locked. */
   private async lockedChains(manager: EntityManager, keys: string[]): Promise<Map<string, AuditChainState>> {
-    await manager.query(
-      `INSERT INTO gateway.audit_chains (chain_key, head_id, head_hash, anchor_id, anchor_hash)
-       SELECT k, 0, $2, 0, $2 FROM unnest($1::text[]) AS k ON CONFLICT (chain_key) DO NOTHING`,
-      [keys, GENESIS_HASH],
-    );
-    const rows: ChainRow[] = await manager.query(
-      `SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains
-        WHERE chain_key = ANY($1::text[]) ORDER BY chain_key FOR UPDATE`,
-      [keys],
-    );
+    const lock = (): Promise<ChainRow[]> =>
+      manager.query(
+        `SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains
+          WHERE chain_key = ANY($1::text[]) ORDER BY chain_key FOR UPDATE`,
+        [keys],
+      );
+    // Chains exist after their first entry: made (then locked) only when one is missing.
+    let rows = await lock();
+    if (rows.length < keys.length) {
+      await manager.query(
+        `INSERT INTO gateway.audit_chains (chain_key, head_id, head_hash, anchor_id, anchor_hash)
+         SELECT k, 0, $2, 0, $2 FROM unnest($1::text[]) AS k ON CONFLICT (chain_key) DO NOTHING`,
+        [keys, GENESIS_HASH],
+      );
+      rows = await lock();
+    }
     return new Map(rows.map((row) => [row.chain_key, toState(row)]));
   }
 
