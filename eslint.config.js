@@ -169,11 +169,13 @@ module.exports = [
     },
   },
   {
-    // The system suites also reach the few internals each app exposes for tests (`@ca/<app>/testing`).
-    files: ['apps/embedded/test/**/*.ts'],
+    // The system suites (tests/system) start the embedded system or each service through its public
+    // index, and reach the few internals each app exposes for tests (`@ca/<app>/testing`).
+    files: ['tests/system/src/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': boundaries([
         ...APP_INDEXES,
+        '@ca/embedded',
         '@ca/gateway/testing',
         '@ca/ocsp-responder/testing',
       ]),
@@ -209,7 +211,7 @@ module.exports = [
     // fault suites' test support (admin-API client, child programs); they import no service code.
     files: ['tests/security/src/**/*.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': boundaries(['@ca/embedded/testing', '@ca/faults/testing']),
+      '@nx/enforce-module-boundaries': boundaries(['@ca/system/testing', '@ca/faults/testing']),
       'no-restricted-imports': noAppInternals,
     },
   },
@@ -218,7 +220,7 @@ module.exports = [
     // test support (a system on a database, an admin-API client).
     files: ['tests/faults/src/**/*.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': boundaries(['@ca/embedded/testing']),
+      '@nx/enforce-module-boundaries': boundaries(['@ca/system/testing']),
       'no-restricted-imports': noAppInternals,
     },
   },
