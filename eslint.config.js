@@ -64,8 +64,9 @@ const boundaries = (allow = []) => [
       { sourceTag: 'scope:revocation', onlyDependOnLibsWithTags: ['scope:revocation', 'scope:shared'] },
       { sourceTag: 'scope:ocsp', onlyDependOnLibsWithTags: ['scope:ocsp', 'scope:custody', 'scope:shared'] },
       { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared'] },
-      // The console runs in the browser and reaches the system only through the public API.
-      { sourceTag: 'scope:console', onlyDependOnLibsWithTags: [] },
+      // The console runs in the browser and reaches the system only through the public API, whose
+      // answers it names by the contracts' types (type imports only, below).
+      { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['type:contracts'] },
     ],
   },
 ];
@@ -222,6 +223,25 @@ module.exports = [
     rules: {
       '@nx/enforce-module-boundaries': boundaries(['@ca/system/testing']),
       'no-restricted-imports': noAppInternals,
+    },
+  },
+  {
+    // The console names the API's answers by the contracts' types; a value import would put the
+    // contracts library (class-validator and all) into the browser bundle.
+    files: ['apps/console/src/**/*.ts', 'apps/console/src/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@ca/contracts',
+              allowTypeImports: true,
+              message: 'The console imports types only from @ca/contracts (import type / export type).',
+            },
+          ],
+        },
+      ],
     },
   },
   sqlOnlyInStores(['apps/revocation', 'apps/acme', 'apps/webhooks', 'apps/ocsp-responder', 'apps/gateway']),
