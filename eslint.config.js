@@ -33,7 +33,7 @@ const boundaries = (allow = []) => [
       // Test support (libs/test-support) depends on nothing and serves the suites and bench only;
       // the composition root and tools/ may not use it (no-restricted-imports below).
       { sourceTag: 'type:test-support', onlyDependOnLibsWithTags: [] },
-      { sourceTag: 'type:composition', onlyDependOnLibsWithTags: [...LIBS, 'type:app', 'type:test-support'] },
+      { sourceTag: 'type:composition', onlyDependOnLibsWithTags: [...LIBS, 'type:app'] },
       {
         sourceTag: 'type:tool',
         onlyDependOnLibsWithTags: [...LIBS, 'type:app', 'type:composition', 'type:test-support'],
