@@ -33,7 +33,7 @@ const boundaries = (allow = []) => [
       // Test support (libs/test-support) depends on nothing and serves the suites and bench only;
       // the composition root and tools/ may not use it (no-restricted-imports below).
       { sourceTag: 'type:test-support', onlyDependOnLibsWithTags: [] },
-      { sourceTag: 'type:composition', onlyDependOnLibsWithTags: [...LIBS, 'type:app', 'type:test-support'] },
+      { sourceTag: 'type:composition', onlyDependOnLibsWithTags: [...LIBS, 'type:app'] },
       {
         sourceTag: 'type:tool',
         onlyDependOnLibsWithTags: [...LIBS, 'type:app', 'type:composition', 'type:test-support'],
@@ -64,8 +64,9 @@ const boundaries = (allow = []) => [
       { sourceTag: 'scope:revocation', onlyDependOnLibsWithTags: ['scope:revocation', 'scope:shared'] },
       { sourceTag: 'scope:ocsp', onlyDependOnLibsWithTags: ['scope:ocsp', 'scope:custody', 'scope:shared'] },
       { sourceTag: 'scope:cli', onlyDependOnLibsWithTags: ['scope:shared'] },
-      // The console runs in the browser and reaches the system only through the public API.
-      { sourceTag: 'scope:console', onlyDependOnLibsWithTags: [] },
+      // The console runs in the browser and reaches the system only through the public API, whose
+      // answers it names by the contracts' types (type imports only, below).
+      { sourceTag: 'scope:console', onlyDependOnLibsWithTags: ['type:contracts'] },
     ],
   },
 ];
@@ -169,11 +170,13 @@ module.exports = [
     },
   },
   {
-    // The system suites also reach the few internals each app exposes for tests (`@ca/<app>/testing`).
-    files: ['apps/embedded/test/**/*.ts'],
+    // The system suites (tests/system) start the embedded system or each service through its public
+    // index, and reach the few internals each app exposes for tests (`@ca/<app>/testing`).
+    files: ['tests/system/src/**/*.ts'],
     rules: {
       '@nx/enforce-module-boundaries': boundaries([
         ...APP_INDEXES,
+        '@ca/embedded',
         '@ca/gateway/testing',
         '@ca/ocsp-responder/testing',
       ]),
@@ -209,7 +212,7 @@ module.exports = [
     // fault suites' test support (admin-API client, child programs); they import no service code.
     files: ['tests/security/src/**/*.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': boundaries(['@ca/embedded/testing', '@ca/faults/testing']),
+      '@nx/enforce-module-boundaries': boundaries(['@ca/system/testing', '@ca/faults/testing']),
       'no-restricted-imports': noAppInternals,
     },
   },
@@ -218,8 +221,27 @@ module.exports = [
     // test support (a system on a database, an admin-API client).
     files: ['tests/faults/src/**/*.ts'],
     rules: {
-      '@nx/enforce-module-boundaries': boundaries(['@ca/embedded/testing']),
+      '@nx/enforce-module-boundaries': boundaries(['@ca/system/testing']),
       'no-restricted-imports': noAppInternals,
+    },
+  },
+  {
+    // The console names the API's answers by the contracts' types; a value import would put the
+    // contracts library (class-validator and all) into the browser bundle.
+    files: ['apps/console/src/**/*.ts', 'apps/console/src/**/*.tsx'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          paths: [
+            {
+              name: '@ca/contracts',
+              allowTypeImports: true,
+              message: 'The console imports types only from @ca/contracts (import type / export type).',
+            },
+          ],
+        },
+      ],
     },
   },
   sqlOnlyInStores(['apps/revocation', 'apps/acme', 'apps/webhooks', 'apps/ocsp-responder', 'apps/gateway']),

@@ -13,8 +13,9 @@ import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { Client } from 'pg';
-import { buildCertId, parseOcspResponse, pemToDer } from '@ca/pki';
+import { pemToDer } from '@ca/pki';
 import { httpCall } from './lib/http-load';
+import { ocspRequestFor, sleep, untilOcspSays } from './lib/ocsp-wait';
 import { benchArgs, intOption } from './lib/args';
 import { machineInfo } from './lib/machine';
 import { runMain } from './lib/proc';
@@ -377,19 +378,11 @@ async function bulkRevocation(
   const ocspUrl = `${system.pkiUrl}/v1/tenants/${tenantId}/ocsp`;
   const sample = serials.filter((_, i) => i % Math.max(1, Math.floor(serials.length / 200)) === 0);
   for (const serial of sample) {
-    const body = ocspRequest(
-      buildCertId({ issuerCertificateDer: caDer, serialNumberHex: serial, hashAlgorithm: 'sha1' }).der,
-    );
-    for (;;) {
-      const answer = await httpCall(ocspUrl, {
-        method: 'POST',
-        headers: { 'Content-Type': 'application/ocsp-request' },
-        body,
-      });
-      if (ocspStatus(answer.body) === 'revoked') break;
-      if (performance.now() - started > 900_000) throw new Error(`OCSP never said revoked for ${serial}`);
-      await sleep(500);
-    }
+    await untilOcspSays(ocspUrl, ocspRequestFor(caDer, serial), 'revoked', {
+      pollMs: 500,
+      deadline: started + 900_000,
+      failure: `OCSP never said revoked for ${serial}`,
+    });
   }
   const ocspMs = performance.now() - started;
   return {
@@ -419,35 +412,6 @@ function crlSerials(der: Buffer): Set<string> {
     serials.add(match[1].toUpperCase().replace(/^0+(?=.)/, ''));
   }
   return serials;
-}
-
-function derLength(n: number): Buffer {
-  if (n < 0x80) return Buffer.of(n);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-  return Buffer.of(0x80 | bytes.length, ...bytes);
-}
-
-function derSequence(contents: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.of(0x30), derLength(contents.length), contents]);
-}
-
-/** OCSPRequest { TBSRequest { requestList { Request { reqCert } } } } (RFC 6960 4.1.1), no nonce. */
-function ocspRequest(certIdDer: Uint8Array): Buffer {
-  return derSequence(derSequence(derSequence(derSequence(certIdDer))));
-}
-
-function ocspStatus(body: Buffer): string {
-  try {
-    const info = parseOcspResponse(new Uint8Array(body));
-    return info.responseStatus === 'successful' ? info.responses[0].status.kind : info.responseStatus;
-  } catch {
-    return 'unparseable';
-  }
-}
-
-function sleep(msToWait: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, msToWait));
 }
 
 async function timed(api: Api, path: string): Promise<number> {

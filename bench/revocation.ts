@@ -13,9 +13,10 @@
  */
 import { randomUUID } from 'node:crypto';
 import { resolve } from 'node:path';
-import { buildCertId, parseOcspResponse, pemToDer, serialFromHex } from '@ca/pki';
+import { pemToDer, serialFromHex } from '@ca/pki';
 import { benchArgs, intOption } from './lib/args';
 import { httpCall } from './lib/http-load';
+import { derTlv, ocspRequestFor, sleep, untilOcspSays } from './lib/ocsp-wait';
 import { machineInfo } from './lib/machine';
 import { mapPool } from '@ca/test-support';
 import { runMain } from './lib/proc';
@@ -84,19 +85,15 @@ async function main(): Promise<void> {
 
   const ocspUrl = `${system.pkiUrl}/v1/tenants/${tenantId}/ocsp`;
   const crlUrl = `${system.pkiUrl}/v1/tenants/${tenantId}/crl`;
-  const requests = issued.map(({ serial }) =>
-    ocspRequest(
-      buildCertId({ issuerCertificateDer: caDer, serialNumberHex: serial, hashAlgorithm: 'sha1' }).der,
-    ),
-  );
+  const requests = issued.map(({ serial }) => ocspRequestFor(caDer, serial));
   // Every certificate known to the responder before the clock starts (its issue event applied).
-  await mapPool(requests, 4, async (body) => {
-    const deadline = Date.now() + TIMEOUT_MS;
-    while (ocspStatus(await post(ocspUrl, body)) !== 'good') {
-      if (Date.now() > deadline) throw new Error('an issued certificate never answered good');
-      await sleep(50);
-    }
-  });
+  await mapPool(requests, 4, (body) =>
+    untilOcspSays(ocspUrl, body, 'good', {
+      pollMs: 50,
+      deadline: performance.now() + TIMEOUT_MS,
+      failure: 'an issued certificate never answered good',
+    }),
+  );
 
   // One CRL poller for all pending revocations (conditional GET: 304 until a new CRL is served).
   const pending: Pending[] = [];
@@ -136,11 +133,11 @@ async function main(): Promise<void> {
         revokedAt: performance.now(),
       };
       pending.push(entry);
-      const deadline = entry.revokedAt + TIMEOUT_MS;
-      while (ocspStatus(await post(ocspUrl, requests[i])) !== 'revoked') {
-        if (performance.now() > deadline) throw new Error(`${cert.serial}: never answered revoked`);
-        await sleep(OCSP_POLL_MS);
-      }
+      await untilOcspSays(ocspUrl, requests[i], 'revoked', {
+        pollMs: OCSP_POLL_MS,
+        deadline: entry.revokedAt + TIMEOUT_MS,
+        failure: `${cert.serial}: never answered revoked`,
+      });
       entry.ocspMs = performance.now() - entry.revokedAt;
     }),
   );
@@ -232,42 +229,9 @@ async function insertExistingRevocations(databaseUrl: string, tenantId: string, 
   process.stdout.write('done\n');
 }
 
-function derLength(n: number): Buffer {
-  if (n < 0x80) return Buffer.of(n);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v & 0xff);
-  return Buffer.of(0x80 | bytes.length, ...bytes);
-}
-
-function derSequence(contents: Uint8Array): Buffer {
-  return Buffer.concat([Buffer.of(0x30), derLength(contents.length), contents]);
-}
-
-/** OCSPRequest { TBSRequest { requestList { Request { reqCert } } } } (RFC 6960 4.1.1), no nonce. */
-function ocspRequest(certIdDer: Uint8Array): Buffer {
-  return derSequence(derSequence(derSequence(derSequence(certIdDer))));
-}
-
+/** The serial as the DER INTEGER of a CRL entry, to find it in the served CRL's bytes. */
 function integerTlv(serialHex: string): Buffer {
-  const value = Buffer.from(serialFromHex(serialHex));
-  return Buffer.concat([Buffer.of(0x02), derLength(value.length), value]);
-}
-
-function post(url: string, body: Buffer) {
-  return httpCall(url, { method: 'POST', headers: { 'Content-Type': 'application/ocsp-request' }, body });
-}
-
-function ocspStatus(answer: { body: Buffer }): string {
-  try {
-    const info = parseOcspResponse(new Uint8Array(answer.body));
-    return info.responseStatus === 'successful' ? info.responses[0].status.kind : info.responseStatus;
-  } catch {
-    return 'unparseable';
-  }
-}
-
-function sleep(msToWait: number): Promise<void> {
-  return new Promise((r) => setTimeout(r, msToWait));
+  return derTlv(0x02, serialFromHex(serialHex));
 }
 
 runMain(main);

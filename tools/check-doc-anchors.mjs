@@ -1,7 +1,8 @@
 #!/usr/bin/env node
-// Every `docs/<file>.md#<anchor>` that code cites must name a heading that exists, slugged the way
-// GitHub (and remark-validate-links, which checks the Markdown's own links) slugs it. Run by
-// `nx lint docs`; prints each broken citation and exits 1.
+// Every `docs/<file>.md` that code cites must exist, and its `#<anchor>` name a heading that exists,
+// slugged the way GitHub (and remark-validate-links, which checks every Markdown file's own links
+// and anchors: `remark .` in `nx lint docs`) slugs it. Run by `nx lint docs`; prints each broken
+// citation and exits 1.
 import { readFileSync, readdirSync, existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import GithubSlugger from 'github-slugger';
@@ -9,7 +10,7 @@ import GithubSlugger from 'github-slugger';
 const root = join(import.meta.dirname, '..');
 const SOURCES = ['apps', 'libs', 'tools', 'tests', 'bench'];
 const SKIP = new Set(['node_modules', 'dist', '.data', '.nx', 'coverage', 'tmp']);
-const CITATION = /docs\/([\w./-]+\.md)#([\w-]+)/g;
+const CITATION = /docs\/([\w./-]+\.md)(?:#([\w-]+))?/g;
 
 function* files(dir) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -49,10 +50,12 @@ for (const dir of SOURCES) {
         const docPath = join(root, 'docs', doc);
         anchorsByDoc.set(doc, existsSync(docPath) ? anchorsOf(readFileSync(docPath, 'utf8')) : new Set());
       }
-      if (!anchorsByDoc.get(doc).has(anchor)) broken.push(`${relative(root, path)}: ${citation}`);
+      if (!existsSync(join(root, 'docs', doc))) broken.push(`no such file: ${relative(root, path)}: ${citation}`);
+      else if (anchor && !anchorsByDoc.get(doc).has(anchor))
+        broken.push(`no such heading: ${relative(root, path)}: ${citation}`);
     }
   }
 }
 
-for (const line of broken) console.error(`no such heading: ${line}`);
+for (const line of broken) console.error(line);
 if (broken.length > 0) process.exit(1);

@@ -57,23 +57,23 @@ const runs = [
 // our bytes (the same code answers in every mode), or start the embedded system only: the first
 // pass ran them, and running them again would prove nothing new.
 const FIRST_PASS_ONLY = [
-  'apps/embedded/test/abuse', // request validation at the gateway
-  'apps/embedded/test/certificate-v2', // v2 fields and answers
-  'apps/embedded/test/cli', // the CLI speaks HTTP (embedded only)
-  'apps/embedded/test/console', // the console in Chromium drives the public API (embedded, as npm start)
-  'apps/embedded/test/csr-issuance', // CSR parsing and key rules
-  'apps/embedded/test/custody', // KEK file and SoftHSM custody (embedded only)
-  'apps/embedded/test/deployment-key-algorithm', // RSA keys and signatures: what is signed, not where it is stored
-  'apps/embedded/test/edge-security', // hostile HTTP at both ports
-  'apps/embedded/test/issuance-policy', // name policy decisions
-  'apps/embedded/test/issuing-ca-constraints', // name constraints and EKU written into the issuing CA
-  'apps/embedded/test/metrics-access', // who may read /metrics
-  'apps/embedded/test/names-policy', // name syntax rules
-  'apps/embedded/test/ocsp-fast-front', // the OCSP HTTP front
-  'apps/embedded/test/ocsp-fuzz', // DER fuzzing of the OCSP parser over HTTP
-  'apps/embedded/test/openapi', // the OpenAPI document (embedded only)
-  'apps/embedded/test/pkcs12-clients', // openssl and Node open our PKCS#12
-  'apps/embedded/test/real-clients', // openssl, GnuTLS, nginx, Java on our certificates, CRLs, OCSP
+  'tests/system/src/abuse', // request validation at the gateway
+  'tests/system/src/certificate-v2', // v2 fields and answers
+  'tests/system/src/cli', // the CLI speaks HTTP (embedded only)
+  'tests/system/src/console', // the console in Chromium drives the public API (embedded, as npm start)
+  'tests/system/src/csr-issuance', // CSR parsing and key rules
+  'tests/system/src/custody', // KEK file and SoftHSM custody (embedded only)
+  'tests/system/src/deployment-key-algorithm', // RSA keys and signatures: what is signed, not where it is stored
+  'tests/system/src/edge-security', // hostile HTTP at both ports
+  'tests/system/src/issuance-policy', // name policy decisions
+  'tests/system/src/issuing-ca-constraints', // name constraints and EKU written into the issuing CA
+  'tests/system/src/metrics-access', // who may read /metrics
+  'tests/system/src/names-policy', // name syntax rules
+  'tests/system/src/ocsp-fast-front', // the OCSP HTTP front
+  'tests/system/src/ocsp-fuzz', // DER fuzzing of the OCSP parser over HTTP
+  'tests/system/src/openapi', // the OpenAPI document (embedded only)
+  'tests/system/src/pkcs12-clients', // openssl and Node open our PKCS#12
+  'tests/system/src/real-clients', // openssl, GnuTLS, nginx, Java on our certificates, CRLs, OCSP
   'libs/persistence/src/embedded-postgres', // the embedded database itself (PGlite)
   'libs/persistence/src/pglite-wire', // the embedded database's wire server
 ];

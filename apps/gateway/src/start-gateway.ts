@@ -67,9 +67,7 @@ export async function startGateway(
     defaultCertificateLimit: config.defaultCertificateLimit,
     onEventsRecorded: () => relay.nudge(),
   });
-  const tenants = new TenantDirectory(tenantStore, {
-    defaultCertificateLimit: config.defaultCertificateLimit,
-  });
+  const tenants = new TenantDirectory(tenantStore);
   const rateLimiter = new RateLimiter(
     new SqlRateLimitWindowStore(dataSource, GATEWAY_RATE_LIMIT_WINDOWS),
     config.rateLimitPerMinute,

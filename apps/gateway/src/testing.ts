@@ -1,4 +1,4 @@
-// Internals the system suites (apps/embedded/test) reach into on purpose: the Nest module whose
+// Internals the system suites (tests/system) reach into on purpose: the Nest module whose
 // routes the OpenAPI test enumerates, and the download links whose housekeeping a test drives.
 export { GatewayModule, type GatewayDependencies } from './gateway.module';
 export { DownloadLinks } from './downloads/download-links';

@@ -1,4 +1,4 @@
-// Internals the system suites (apps/embedded/test) observe: the HTTP front a test spies on to
+// Internals the system suites (tests/system) observe: the HTTP front a test spies on to
 // prove a cached answer is served from memory.
 export { OcspHttp } from './ocsp/ocsp.http';
 // The replicas benchmark (bench/replicas.ts) times the CRL check made before every CRL answer.

@@ -228,21 +228,25 @@ describe('encodeTbsCertList', () => {
     expect(reads).toBe(3);
   });
 
-  it('encodes 100,000 entries quickly, spanning several chunks', () => {
+  it('encodes 100,000 entries, spanning several chunks, reading each once', () => {
     const count = 100_000;
     const base = thisUpdate.getTime() - 86_400_000 * 365;
-    const entries = Array.from({ length: count }, (_, i) => ({
-      serialNumberHex: (0x4000_0000_0000n + BigInt(i) * 7919n).toString(16) + 'a5'.repeat(9),
-      revocationDate: new Date(base + i * 1000),
-      reasonCode: i % 3,
-    }));
-    const started = performance.now();
-    const tbs = encodeTbsCertList(profile({ entries }));
-    const elapsed = performance.now() - started;
+    let reads = 0;
+    function* entries(): Generator<RevokedCertificateEntry> {
+      for (let i = 0; i < count; i++) {
+        reads++;
+        yield {
+          serialNumberHex: (0x4000_0000_0000n + BigInt(i) * 7919n).toString(16) + 'a5'.repeat(9),
+          revocationDate: new Date(base + i * 1000),
+          reasonCode: i % 3,
+        };
+      }
+    }
+    const tbs = encodeTbsCertList(profile({ entries: entries() }));
     expect(tbs.byteLength).toBeGreaterThan(4 << 20);
     expect(inspectTbsCertList(tbs).entryCount).toBe(count);
-    // A generous bound (about 150 ms under Jest here), to catch a gross regression.
-    expect(elapsed).toBeLessThan(3000);
+    // One pass over the entries; how fast it goes is bench/crl-build.ts's to measure, not a unit test's.
+    expect(reads).toBe(count);
   });
 });
 

@@ -13,7 +13,7 @@ import {
   issueBody,
   ocspStatus,
   startSystemUnderTest,
-} from '@ca/embedded/testing';
+} from '@ca/system/testing';
 
 /**
  * The backup and restore of docs/operations.md ("Backup and restore"), run as written: `pg_dump` of

@@ -9,7 +9,7 @@ import {
   sleep,
   eventuallyCrl,
   ocspStatus,
-} from '@ca/embedded/testing';
+} from '@ca/system/testing';
 import { steadyClient } from './support/flood';
 import { SystemUnderTest, startRealSystem } from './support/outsider';
 import { auditVerify, holdSocket, statusFrom } from './support/raw-http';

@@ -10,7 +10,7 @@ import {
   eventuallyCrl,
   eventuallyRevokedInOcsp,
   runOperatorCommand,
-} from '@ca/embedded/testing';
+} from '@ca/system/testing';
 import {
   RogueBusClient,
   SystemUnderTest,

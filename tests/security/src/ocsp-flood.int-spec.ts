@@ -1,6 +1,6 @@
 import { randomInt } from 'node:crypto';
 import { buildCertId, parseOcspResponse } from '@ca/pki';
-import { TestTenant, createTenant, issueBody, http, ocspStatus } from '@ca/embedded/testing';
+import { TestTenant, createTenant, issueBody, http, ocspStatus } from '@ca/system/testing';
 import { MIB, RssSampler, flood, liveHeapAfterGc, steadyClient } from './support/flood';
 import { SystemUnderTest, startRealSystem } from './support/outsider';
 import { describeWithRealServices } from './support/real-services';

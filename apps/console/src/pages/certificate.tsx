@@ -5,25 +5,7 @@ import { BASE } from '../router';
 import { Session } from '../session';
 import { Dialog, Loaded, Problem, REASON_CODES, StatusBadge, formatDate, useAction, useLoad } from '../ui';
 import { CertificateFields, readCertificate } from '../x509';
-import { CaEntry } from './types';
-
-/** GET /v1/certificates/{id} (docs/api.md#get-a-certificate). */
-interface CertificateDetail {
-  certificateId: string;
-  tenantId: string;
-  clientId: string;
-  commonName: string;
-  serialNumber: string;
-  certificatePem: string;
-  status: string;
-  issuedAt: string;
-  expiresAt: string;
-  daysUntilExpiration: number;
-  renewalWindow?: { start: string; end: string };
-  successorId?: string;
-  revokedAt?: string;
-  revocationReason?: string;
-}
+import { CaEntry, CertificateDetail } from './types';
 
 interface Renewed {
   newCertificateId: string;

@@ -2,14 +2,7 @@ import { api, query } from '../api';
 import { BASE } from '../router';
 import { Session } from '../session';
 import { Empty, Loaded, StatusBadge, formatDate, formatDay, useLoad } from '../ui';
-import { CertificateItem, Page } from './types';
-
-interface Summary {
-  active: number;
-  revoked: number;
-  expired: number;
-  expiringWithin: Record<'7' | '30' | '90', number>;
-}
+import { CertificateItem, Page, Summary } from './types';
 
 const DAY_MS = 86_400_000;
 const WEEKS = 13;

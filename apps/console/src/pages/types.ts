@@ -1,37 +1,13 @@
-/** An item of GET /v2/certificates (docs/api.md#search-certificates). */
-export interface CertificateItem {
-  certificateId: string;
-  clientId: string;
-  commonName: string;
-  serialNumber: string;
-  status: 'Active' | 'Revoked' | 'Expired';
-  issuedAt: string;
-  expiresAt: string;
-  daysUntilExpiration: number;
-  subjectAlternativeNames: string[];
-  usage: string;
-  caId: string;
-  source: string;
-  revokedAt?: string;
-}
-
-export interface Page {
-  certificates: CertificateItem[];
-  nextCursor: string | null;
-}
-
-/** An entry of GET /v2/ca (docs/api.md#list-the-cas). */
-export interface CaEntry {
-  caId: string;
-  role: 'root' | 'issuing';
-  serialNumber?: string;
-  subject: string;
-  notBefore?: string;
-  notAfter?: string;
-  keyAlgorithm: string;
-  state: string;
-  certificatePem?: string;
-  crossCertificatePem?: string;
-  csrPem?: string;
-  external?: boolean;
-}
+// The public API's answers, as @ca/contracts declares them for the gateway (types only: nothing of
+// the contracts library reaches the browser bundle).
+export type {
+  /** An entry of GET /v2/ca (docs/api.md#list-the-cas). */
+  CaSummary as CaEntry,
+  /** GET /v1/certificates/{id} (docs/api.md#get-a-certificate). */
+  CertificateDetail,
+  /** An item of GET /v2/certificates (docs/api.md#search-certificates). */
+  InventoryItem as CertificateItem,
+  InventoryPage as Page,
+  /** GET /v2/certificates/summary. */
+  InventorySummary as Summary,
+} from '@ca/contracts';

@@ -4,7 +4,6 @@ import { AuthGuard } from '@nestjs/passport';
 import { CaError, ErrorCode } from '@ca/contracts';
 import { Request, Response } from 'express';
 import { RateLimiter } from '../rate-limit/rate-limiter';
-import { RequestWithTenant } from '../tenants/tenant-context';
 import { TenantDirectory } from '../tenants/tenant-directory';
 import { AUDIT_AGGREGATED_LOCAL } from '../audit/audit.middleware';
 import { AuthFailureLimiter } from './auth-failure-limiter';
@@ -34,12 +33,12 @@ export class JwtAuthGuard extends AuthGuard('jwt') {
     const targets = [context.getHandler(), context.getClass()];
     if (this.reflector.getAllAndOverride<boolean>(PUBLIC_ROUTE, targets)) return true;
     const http = context.switchToHttp();
-    const request = http.getRequest<Request & RequestWithTenant & { user: AuthenticatedPrincipal }>();
+    const request = http.getRequest<Request & { user: AuthenticatedPrincipal }>();
     const response = http.getResponse<Response>();
     await this.authenticate(context, clientAddressOf(request), response);
     const principal = request.user;
 
-    request.tenant = await dependency(() => this.tenants.admit(principal.tenantId));
+    await dependency(() => this.tenants.admit(principal.tenantId));
     const decision = await dependency(() => this.rateLimiter.consume(principal.tenantId));
     response.set(decision.headers);
     if (!decision.allowed) {

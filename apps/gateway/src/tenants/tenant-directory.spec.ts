@@ -18,19 +18,15 @@ function fakeRepository(record: Partial<TenantRecord> = {}) {
 }
 
 describe('TenantDirectory', () => {
-  it('admits an active tenant with the default limit, or its own', async () => {
+  it('admits an active tenant, creating it on first use', async () => {
     const fake = fakeRepository();
-    const directory = new TenantDirectory(fake.repository, { defaultCertificateLimit: 1000 });
-    await expect(directory.admit(TENANT)).resolves.toEqual({ tenantId: TENANT, certificateLimit: 1000 });
-    const limited = fakeRepository({ certificateLimit: 2 });
-    await expect(
-      new TenantDirectory(limited.repository, { defaultCertificateLimit: 1000 }).admit(TENANT),
-    ).resolves.toEqual({ tenantId: TENANT, certificateLimit: 2 });
+    await expect(new TenantDirectory(fake.repository).admit(TENANT)).resolves.toBeUndefined();
+    expect(fake.findOrCreate).toHaveBeenCalledWith(TENANT);
   });
 
   it('refuses a suspended tenant with 403 FORBIDDEN saying so', async () => {
     const fake = fakeRepository({ status: 'suspended' });
-    const directory = new TenantDirectory(fake.repository, { defaultCertificateLimit: 1000 });
+    const directory = new TenantDirectory(fake.repository);
     const refusal = directory.admit(TENANT);
     await expect(refusal).rejects.toBeInstanceOf(CaError);
     await expect(refusal).rejects.toMatchObject({ code: ErrorCode.Forbidden, message: /suspended/ });
@@ -40,7 +36,6 @@ describe('TenantDirectory', () => {
     let now = 0;
     const fake = fakeRepository();
     const directory = new TenantDirectory(fake.repository, {
-      defaultCertificateLimit: 10,
       ttlMs: 2_000,
       now: () => now,
     });
@@ -49,7 +44,7 @@ describe('TenantDirectory', () => {
     expect(fake.findOrCreate).toHaveBeenCalledTimes(1);
     fake.state.status = 'suspended';
     now = 1_999;
-    await expect(directory.admit(TENANT)).resolves.toBeDefined();
+    await expect(directory.admit(TENANT)).resolves.toBeUndefined();
     now = 2_000;
     await expect(directory.admit(TENANT)).rejects.toMatchObject({ code: ErrorCode.Forbidden });
     expect(fake.findOrCreate).toHaveBeenCalledTimes(2);
@@ -58,8 +53,8 @@ describe('TenantDirectory', () => {
   it('does not remember a failed lookup', async () => {
     const fake = fakeRepository();
     fake.findOrCreate.mockRejectedValueOnce(new Error('database away'));
-    const directory = new TenantDirectory(fake.repository, { defaultCertificateLimit: 10 });
+    const directory = new TenantDirectory(fake.repository);
     await expect(directory.admit(TENANT)).rejects.toThrow('database away');
-    await expect(directory.admit(TENANT)).resolves.toBeDefined();
+    await expect(directory.admit(TENANT)).resolves.toBeUndefined();
   });
 });

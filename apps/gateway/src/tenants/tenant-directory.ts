@@ -1,10 +1,8 @@
 import { CaError, ErrorCode } from '@ca/contracts';
-import { TenantContext } from './tenant-context';
 import { TenantRecord, TenantStore } from './tenant.store';
 
 export interface TenantDirectoryOptions {
-  defaultCertificateLimit: number;
-  /** How long a tenant's status and limit are cached; suspension reaches every replica within it. */
+  /** How long a tenant's status is cached; suspension reaches every replica within it. */
   ttlMs?: number;
   now?: () => number;
 }
@@ -14,8 +12,8 @@ const MAX_CACHED = 10_000;
 export const TENANT_CACHE_TTL_MS = 2_000;
 
 /**
- * Admits the tenant of a verified token: creates it on first use, refuses a suspended one with
- * 403 and hands out its effective plan limit. Status and limit are cached for a couple of seconds
+ * Admits the tenant of a verified token: creates it on first use and refuses a suspended one with
+ * 403 (issuance enforces the plan limit itself). The status is cached for a couple of seconds
  * (TTL), so an operator's change takes effect on every gateway replica within that time.
  */
 export class TenantDirectory {
@@ -25,13 +23,13 @@ export class TenantDirectory {
 
   constructor(
     private readonly store: TenantStore,
-    private readonly options: TenantDirectoryOptions,
+    options: TenantDirectoryOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? TENANT_CACHE_TTL_MS;
     this.now = options.now ?? Date.now;
   }
 
-  async admit(tenantId: string): Promise<TenantContext> {
+  async admit(tenantId: string): Promise<void> {
     const record = await this.lookup(tenantId);
     if (record.status === 'suspended') {
       throw new CaError(
@@ -39,10 +37,6 @@ export class TenantDirectory {
         'The tenant is suspended; contact the operator of this service.',
       );
     }
-    return {
-      tenantId,
-      certificateLimit: record.certificateLimit ?? this.options.defaultCertificateLimit,
-    };
   }
 
   private lookup(tenantId: string): Promise<TenantRecord> {

@@ -13,6 +13,78 @@ import { RevokeMatchingHandler } from './revoke-matching.handler';
 
 jest.setTimeout(180_000);
 
+/** `count` active certificates of one tenant under `caId`, made directly in the table. */
+async function insertTestCertificates(
+  dataSource: DataSource,
+  rows: {
+    tenantId: string;
+    caId: string;
+    now: Date;
+    count: number;
+    clientId: (i: number) => string;
+    commonName: (i: number) => string;
+  },
+): Promise<void> {
+  const { tenantId, caId, now } = rows;
+  await dataSource.transaction((manager) =>
+    insertCertificates(
+      manager,
+      Array.from({ length: rows.count }, (_, i) => ({
+        id: randomUUID(),
+        tenantId,
+        caId,
+        serialNumber: randomBytes(16).toString('hex'),
+        clientId: rows.clientId(i),
+        commonName: rows.commonName(i),
+        organization: 'Acme',
+        organizationalUnit: 'Ops',
+        country: 'US',
+        certificateDer: Buffer.of(0x30, 0x00),
+        usage: 'Client',
+        dnsNames: [],
+        mustStaple: false,
+        customExtensions: [],
+        notBefore: now,
+        notAfter: new Date(now.getTime() + 86_400_000),
+        issuedAt: now,
+        renewedFrom: null,
+        issuedBy: 'tester',
+        keyFromCsr: false,
+        source: 'api',
+      })),
+    ),
+  );
+}
+
+/** An operator's revoke-matching job over one client id's certificates; its id. */
+async function startJob(
+  handler: RevokeMatchingHandler,
+  tenantId: string,
+  clientId: string,
+  expectedCount: number,
+): Promise<string> {
+  const started = await handler.execute({
+    tenantId,
+    principal: 'operator',
+    request: { filter: { clientId }, reason: 'bulk', expectedCount },
+  });
+  return (started as { jobId: string }).jobId;
+}
+
+/** Polls the job every 50 ms until it is no longer running; after `maxPolls`, fails with `failure`. */
+async function untilJobEnds(
+  handler: RevokeMatchingHandler,
+  tenantId: string,
+  jobId: string,
+  maxPolls: number,
+  failure: string,
+): Promise<void> {
+  for (let i = 0; (await handler.job({ tenantId, jobId })).status === 'running'; i++) {
+    if (i > maxPolls) throw new Error(failure);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
 /**
  * A revoke-matching job that stops mid-way (the process dies inside a revocation's transaction)
  * and is resumed by another runner (the restarted process): every chosen certificate ends revoked
@@ -49,34 +121,14 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
       wrappedKey: Buffer.of(0),
       createdAt: now,
     });
-    await dataSource.transaction((manager) =>
-      insertCertificates(
-        manager,
-        Array.from({ length: 30 }, (_, i) => ({
-          id: randomUUID(),
-          tenantId,
-          caId,
-          serialNumber: randomBytes(16).toString('hex'),
-          clientId: i < 25 ? 'bulk' : 'kept',
-          commonName: `cn-${i}`,
-          organization: 'Acme',
-          organizationalUnit: 'Ops',
-          country: 'US',
-          certificateDer: Buffer.of(0x30, 0x00),
-          usage: 'Client',
-          dnsNames: [],
-          mustStaple: false,
-          customExtensions: [],
-          notBefore: now,
-          notAfter: new Date(now.getTime() + 86_400_000),
-          issuedAt: now,
-          renewedFrom: null,
-          issuedBy: 'tester',
-          keyFromCsr: false,
-          source: 'api',
-        })),
-      ),
-    );
+    await insertTestCertificates(dataSource, {
+      tenantId,
+      caId,
+      now,
+      count: 30,
+      clientId: (i) => (i < 25 ? 'bulk' : 'kept'),
+      commonName: (i) => `cn-${i}`,
+    });
   });
   afterAll(async () => {
     await dataSource?.destroy();
@@ -85,12 +137,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
 
   it('resumes after a crash: each match revoked exactly once, nothing else touched', async () => {
     const handler = new RevokeMatchingHandler(dataSource, () => undefined);
-    const started = await handler.execute({
-      tenantId,
-      principal: 'operator',
-      request: { filter: { clientId: 'bulk' }, reason: 'bulk', expectedCount: 25 },
-    });
-    const { jobId } = started as { jobId: string };
+    const jobId = await startJob(handler, tenantId, 'bulk', 25);
 
     // The first process revokes in batches of ten and dies inside the transaction of the batch
     // that holds its eleventh revocation: nothing after that death is done.
@@ -126,10 +173,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
     );
     await second.start();
     try {
-      for (let i = 0; (await handler.job({ tenantId, jobId })).status === 'running'; i++) {
-        if (i > 600) throw new Error('the job was not resumed');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await untilJobEnds(handler, tenantId, jobId, 600, 'the job was not resumed');
     } finally {
       await second.stop();
     }
@@ -160,11 +204,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
 
   it('fails the job, with the reason, when a certificate cannot be revoked round after round; revokes the others', async () => {
     const handler = new RevokeMatchingHandler(dataSource, () => undefined);
-    const { jobId } = (await handler.execute({
-      tenantId,
-      principal: 'operator',
-      request: { filter: { clientId: 'kept' }, reason: 'bulk', expectedCount: 5 },
-    })) as { jobId: string };
+    const jobId = await startJob(handler, tenantId, 'kept', 5);
     const [{ certificate_id: doomed }]: { certificate_id: string }[] = await dataSource.query(
       'SELECT certificate_id FROM issuance.revocation_job_items WHERE job_id = $1 ORDER BY certificate_id LIMIT 1',
       [jobId],
@@ -178,10 +218,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
     const runner = new RevocationJobRunner(dataSource, failing);
     await runner.start();
     try {
-      for (let i = 0; (await handler.job({ tenantId, jobId })).status === 'running'; i++) {
-        if (i > 800) throw new Error('the job never ended');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
+      await untilJobEnds(handler, tenantId, jobId, 800, 'the job never ended');
     } finally {
       await runner.stop();
     }
@@ -213,40 +250,16 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
       'SELECT id FROM issuance.certificate_authorities LIMIT 1',
     );
     const now = new Date();
-    await dataSource.transaction((manager) =>
-      insertCertificates(
-        manager,
-        Array.from({ length: 7 }, (_, i) => ({
-          id: randomUUID(),
-          tenantId: racedTenant,
-          caId,
-          serialNumber: randomBytes(16).toString('hex'),
-          clientId: 'raced',
-          commonName: `raced-${i}`,
-          organization: 'Acme',
-          organizationalUnit: 'Ops',
-          country: 'US',
-          certificateDer: Buffer.of(0x30, 0x00),
-          usage: 'Client',
-          dnsNames: [],
-          mustStaple: false,
-          customExtensions: [],
-          notBefore: now,
-          notAfter: new Date(now.getTime() + 86_400_000),
-          issuedAt: now,
-          renewedFrom: null,
-          issuedBy: 'tester',
-          keyFromCsr: false,
-          source: 'api',
-        })),
-      ),
-    );
-    const handler = new RevokeMatchingHandler(dataSource, () => undefined);
-    const { jobId } = (await handler.execute({
+    await insertTestCertificates(dataSource, {
       tenantId: racedTenant,
-      principal: 'operator',
-      request: { filter: { clientId: 'raced' }, reason: 'bulk', expectedCount: 7 },
-    })) as { jobId: string };
+      caId,
+      now,
+      count: 7,
+      clientId: () => 'raced',
+      commonName: (i) => `raced-${i}`,
+    });
+    const handler = new RevokeMatchingHandler(dataSource, () => undefined);
+    const jobId = await startJob(handler, racedTenant, 'raced', 7);
     const [{ certificate_id: raced }]: { certificate_id: string }[] = await dataSource.query(
       'SELECT certificate_id FROM issuance.revocation_job_items WHERE job_id = $1 ORDER BY certificate_id DESC LIMIT 1',
       [jobId],

@@ -1,8 +1,8 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { JSONCodec, NatsConnection, connect } from 'nats';
 import { partitionOf, partitionToken } from '@ca/messaging';
-import { http, ocspStatus } from '@ca/embedded/testing';
-import { SystemUnderTest, SystemUnderTestOptions, startSystemUnderTest } from '@ca/embedded/testing';
+import { http, ocspStatus } from '@ca/system/testing';
+import { SystemUnderTest, SystemUnderTestOptions, startSystemUnderTest } from '@ca/system/testing';
 
 export { SystemUnderTest };
 

@@ -28,7 +28,7 @@ export function statusFrom(
   });
 }
 
-export { type HeldSocket, holdSocket } from '@ca/embedded/testing';
+export { type HeldSocket, holdSocket } from '@ca/system/testing';
 
 /** `npm run ops -- audit verify` as an operator runs it (another process) against this database. */
 export function auditVerify(

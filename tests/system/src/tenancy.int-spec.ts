@@ -12,7 +12,7 @@ import { TestDatabase, createTestDatabase, freshEmbeddedDataDir } from '@ca/pers
 import { buildCertId, parseOcspResponse, pemToDer } from '@ca/pki';
 import { RunningService } from '@ca/runtime';
 import { startGateway } from '@ca/gateway';
-import { EmbeddedSystem, startEmbeddedSystem } from '../src/start-embedded';
+import { EmbeddedSystem, startEmbeddedSystem } from '@ca/embedded';
 import { HttpAnswer, freePorts, http, sleep } from './support/http';
 import { OpsResult, runOps } from './support/programs';
 

@@ -5,7 +5,7 @@ import { DEFAULT_STREAM, DEFAULT_SUBJECT_PREFIX, Messaging, openMessaging } from
 import { TestMessaging, createTestMessaging } from '@ca/messaging/testing';
 import { Logger, createLogger } from '@ca/observability';
 import { TestDatabase, createTestDatabase, freshEmbeddedDataDir } from '@ca/persistence/testing';
-import { EmbeddedOptions, EmbeddedSystem, startEmbeddedSystem } from '../../src/start-embedded';
+import { EmbeddedOptions, EmbeddedSystem, startEmbeddedSystem } from '@ca/embedded';
 import { freePorts } from './http';
 import { ShippedBus, shippedBusWanted, startShippedBus } from './shipped-bus';
 import { ALL_SCOPES, TestTokens } from './tokens';

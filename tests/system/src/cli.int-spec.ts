@@ -18,7 +18,7 @@ import { SystemUnderTest, startSystemUnderTest } from './support/system-under-te
 // Each step is a process of its own (node, swc): about 20 s on a quiet machine, 60+ on a loaded one.
 jest.setTimeout(180_000);
 
-const CLI = join(__dirname, '..', '..', 'cli', 'src', 'main.ts');
+const CLI = join(__dirname, '..', '..', '..', 'apps', 'cli', 'src', 'main.ts');
 /** Absolute, so the CLI also runs from another working directory (the default file names land there). */
 const SWC_REGISTER = require.resolve('@swc-node/register');
 
