@@ -12,6 +12,7 @@ import { RootCrlPublisher } from './crls/root-crl.publisher';
 import { LedgerReconciliation } from './ledger/ledger-reconciliation';
 import { RenewedRootLedger } from './ledger/renewed-root.ledger';
 import { RevocationLedger } from './ledger/revocation.ledger';
+import { DirectRevocationsController } from './direct/direct-revocations.controller';
 import { RevocationEvents } from './revocation.events';
 import { revocationStoreProviders } from './stores/revocation-store.providers';
 
@@ -29,13 +30,15 @@ export interface RevocationDependencies {
 /**
  * The revocation context: the ledger of revocations (fed by events), the CRL of every CA that
  * signs or signed leaves and each tenant's root CRL, their refresh and the clean-up of superseded
- * CRL blobs. Every table is reached through a store (`stores/`); no request/reply surface.
+ * CRL blobs. Every table is reached through a store (`stores/`). Its one request/reply subject is
+ * issuance's direct path of bulk revocations (docs/architecture.md#bulk-revocation-direct-path).
  */
 @Module({})
 export class RevocationModule {
   static register(deps: RevocationDependencies): DynamicModule {
     return {
       module: RevocationModule,
+      controllers: [DirectRevocationsController],
       providers: [
         ...revocationStoreProviders(deps.dataSource),
         { provide: RpcClient, useValue: deps.issuance },

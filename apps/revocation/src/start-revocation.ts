@@ -25,8 +25,8 @@ import { RevocationDatabase } from './stores/revocation-database.store';
 export const REVOCATION_CONSUMER = 'revocation';
 
 /**
- * Starts the revocation context: a Nest microservice on the bus (queue group `revocation`, no
- * request patterns of its own), with a durable consumer of the event stream that keeps the revoked
+ * Starts the revocation context: a Nest microservice on the bus (queue group `revocation`, answering
+ * issuance's direct path of bulk revocations), with a durable consumer of the event stream that keeps the revoked
  * entries and publishes a new CRL after each change (within seconds) and before each nextUpdate.
  */
 export async function startRevocation(runtime: ServiceRuntime): Promise<RunningService> {

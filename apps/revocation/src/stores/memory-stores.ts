@@ -158,6 +158,10 @@ export class MemoryRevokedCertificateStore extends RevokedCertificateStore {
     return [...new Set(entries.filter((entry) => this.record(entry)).map((entry) => entry.caId))];
   }
 
+  async addNew(entries: LedgerEntry[]): Promise<LedgerEntry[]> {
+    return entries.filter((entry) => this.record(entry));
+  }
+
   async addUnderIssuer(
     tenantId: string,
     issuerCaId: string,
@@ -461,6 +465,16 @@ export class MemoryRevocationDatabase extends RevocationDatabase {
     if (fresh.length > 0) await work(this.tables, fresh);
     for (const event of fresh) this.inbox.add(event.id.toLowerCase());
     return fresh;
+  }
+
+  async applyEach<T extends EventEnvelope>(
+    events: readonly T[],
+    work: (tables: RevocationTables, unseen: T[]) => Promise<T[]>,
+  ): Promise<T[]> {
+    const unseen = events.filter((event) => !this.inbox.has(event.id.toLowerCase()));
+    const applied = unseen.length > 0 ? await work(this.tables, unseen) : [];
+    for (const event of applied) this.inbox.add(event.id.toLowerCase());
+    return applied;
   }
 
   async ready(): Promise<boolean> {
