@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import {
   CaError,
+  CRL_ENTRY_DIFFERENCES_NAMED,
   CRL_VALIDITY_MS,
   CrlEntryDifference,
   CrlIssuer,
@@ -153,7 +154,15 @@ export class CrlSigning {
     differences: CrlEntryDifference[],
     refusal: unknown,
   ): Promise<boolean> {
-    const corrected = await this.database.transaction((tables) => crl.correct(tables, differences));
+    // The refusal names at most CRL_ENTRY_DIFFERENCES_NAMED missing entries: when it named that
+    // many, the ledger may lack far more, and the rest comes from issuance's list at once.
+    const missingNamed = differences.filter((d) => d.kind === 'missing').length;
+    const completed =
+      missingNamed >= CRL_ENTRY_DIFFERENCES_NAMED && crl.caId && !crl.issuer
+        ? await this.reconciliation.addMissing(crl.tenantId, crl.caId)
+        : 0;
+    const named = await this.database.transaction((tables) => crl.correct(tables, differences));
+    const corrected = { ...named, added: named.added + completed };
     logger.warn(
       {
         tenantId: crl.tenantId,
