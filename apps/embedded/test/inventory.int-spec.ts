@@ -644,7 +644,9 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
       await eventually(
         async () => {
           const answer = await tenant.get(`/v2/jobs/${jobId}`);
-          return answer.status === 200 && answer.json<{ status: string }>().status === 'done' ? true : undefined;
+          return answer.status === 200 && answer.json<{ status: string }>().status === 'done'
+            ? true
+            : undefined;
         },
         60_000,
         'the job to finish',
@@ -682,9 +684,9 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
     // revocation (a single one, which takes only the stream's path): once that is in the ledger,
     // the copies were handled, and changed nothing.
     const last = await tenant.issue(issueBody({ clientId: 'after-direct', commonName: 'after-direct' }));
-    expect((await tenant.post(`/v1/certificates/${last.certificateId}/revoke`, { reason: 'test' })).status).toBe(
-      200,
-    );
+    expect(
+      (await tenant.post(`/v1/certificates/${last.certificateId}/revoke`, { reason: 'test' })).status,
+    ).toBe(200);
     await eventually(
       async () => {
         const { rows } = await sql.query(
@@ -701,8 +703,12 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
         WHERE tenant_id = $1 AND upper(serial_number) = ANY($2::text[]) GROUP BY 1`,
       [tenant.tenantId, serials],
     );
-    expect(recorded.rows.map((r) => `${r.serial} ${r.n}`).sort()).toEqual(serials.map((s) => `${s} 1`).sort());
-    const inbox = await sql.query('SELECT 1 FROM revocation.inbox WHERE event_id = ANY($1::uuid[])', [eventIds]);
+    expect(recorded.rows.map((r) => `${r.serial} ${r.n}`).sort()).toEqual(
+      serials.map((s) => `${s} 1`).sort(),
+    );
+    const inbox = await sql.query('SELECT 1 FROM revocation.inbox WHERE event_id = ANY($1::uuid[])', [
+      eventIds,
+    ]);
     expect(inbox.rows).toHaveLength(20);
     expect(await removals()).toEqual(removalsBefore);
   });

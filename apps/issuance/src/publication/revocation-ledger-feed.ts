@@ -39,7 +39,10 @@ export class RevocationLedgerFeed {
         publicationMetrics.publicationsTotal.inc({ kind: 'crl-ledger', outcome: 'confirmed' }, slice.length);
       } catch (error) {
         confirmed = false;
-        publicationMetrics.publicationsTotal.inc({ kind: 'crl-ledger', outcome: 'unconfirmed' }, slice.length);
+        publicationMetrics.publicationsTotal.inc(
+          { kind: 'crl-ledger', outcome: 'unconfirmed' },
+          slice.length,
+        );
         this.logger.warn(
           { err: error, tenantId: slice[0].tenantId, events: slice.length },
           'revocation did not record a bulk revocation batch directly; the stream brings it',

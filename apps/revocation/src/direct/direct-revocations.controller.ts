@@ -55,7 +55,9 @@ export function checkedRevocations(command: unknown): EventEnvelope<CertificateR
   events.forEach((event: unknown, i) => {
     const problem =
       eventEnvelopeProblem(event) ??
-      ((event as EventEnvelope).type === EventType.CertificateRevoked ? undefined : 'not a certificate.revoked');
+      ((event as EventEnvelope).type === EventType.CertificateRevoked
+        ? undefined
+        : 'not a certificate.revoked');
     if (problem) throw CaError.validation([{ field: `events[${i}]`, message: problem }]);
   });
   const tenants = new Set(events.map((event: EventEnvelope) => event.tenantId.toLowerCase()));

@@ -96,7 +96,9 @@ describe.each(databaseKinds())('RevocationLedger direct path (%s database)', (ki
 
   it('records a batch in one go; the stream copies, one by one or as a run, record nothing again', async () => {
     const issuer = await newIssuer();
-    const batch = Array.from({ length: 256 }, (_, i) => revoked(issuer, `B${i.toString(16).padStart(4, '0')}`));
+    const batch = Array.from({ length: 256 }, (_, i) =>
+      revoked(issuer, `B${i.toString(16).padStart(4, '0')}`),
+    );
     const direct = await ledger.recordDirect(batch);
     expect(direct).toEqual({ recorded: 256, caIds: [issuer.caId] });
     expect(await entries(issuer.caId)).toHaveLength(256);
@@ -139,7 +141,13 @@ describe.each(databaseKinds())('RevocationLedger direct path (%s database)', (ki
         releasedBy: 'test',
       },
     };
-    const again = revoked(issuer, 'D1', RevocationReasonCodes.CessationOfOperation, undefined, hold.payload.certificateId);
+    const again = revoked(
+      issuer,
+      'D1',
+      RevocationReasonCodes.CessationOfOperation,
+      undefined,
+      hold.payload.certificateId,
+    );
     // Another tenant's CA named under this tenant: refused, on either path.
     const foreign = revoked({ tenantId: issuer.tenantId, caId: other.caId }, 'D2');
     const fresh = revoked(issuer, 'D3');

@@ -135,9 +135,13 @@ export class RevocationLedger {
     const applied = await this.database.applyEach(events, async ({ issuers, ledger }, unseen) => {
       const accepted = await tenantCaEvents(issuers, unseen);
       const added = new Set(
-        (await ledger.addNew(accepted.map(ledgerEntry))).map((entry) => entryKey(entry.caId, entry.serialNumber)),
+        (await ledger.addNew(accepted.map(ledgerEntry))).map((entry) =>
+          entryKey(entry.caId, entry.serialNumber),
+        ),
       );
-      const applied = accepted.filter((event) => added.has(entryKey(event.payload.caId, event.payload.serialNumber)));
+      const applied = accepted.filter((event) =>
+        added.has(entryKey(event.payload.caId, event.payload.serialNumber)),
+      );
       caIds = [...new Set(applied.map((event) => event.payload.caId.toLowerCase()))];
       return applied;
     });
