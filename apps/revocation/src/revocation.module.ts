@@ -1,5 +1,5 @@
 import { DynamicModule, Module } from '@nestjs/common';
-import { IssuanceApi } from '@ca/contracts';
+import { IssuanceApi, ResponderApi } from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
 import type { DataSource } from 'typeorm';
 import { CrlBlobSweeper } from './crls/crl-blob.sweeper';
@@ -8,6 +8,7 @@ import { CrlEntriesCache } from './crls/crl-entries.cache';
 import { CrlRefreshScheduler } from './crls/crl-refresh.scheduler';
 import { CrlSigning } from './crls/crl-signing';
 import { CrlPublisher } from './crls/crl.publisher';
+import { ResponderCrlFeed } from './crls/responder-crl-feed';
 import { RootCrlPublisher } from './crls/root-crl.publisher';
 import { LedgerReconciliation } from './ledger/ledger-reconciliation';
 import { RenewedRootLedger } from './ledger/renewed-root.ledger';
@@ -25,6 +26,8 @@ export interface RevocationDependencies {
   blobs: BlobStore;
   /** Relays `revocation.outbox` to the stream; nudged after each CRL. */
   relay: OutboxRelay;
+  /** Each stored CRL's announcement, early to the responder (`ocsp-responder.crl-published`). */
+  responder?: RpcClient<ResponderApi>;
 }
 
 /**
@@ -44,6 +47,7 @@ export class RevocationModule {
         { provide: RpcClient, useValue: deps.issuance },
         { provide: BlobStore, useValue: deps.blobs },
         { provide: OutboxRelay, useValue: deps.relay },
+        { provide: ResponderCrlFeed, useValue: new ResponderCrlFeed(deps.responder) },
         RevocationLedger,
         RenewedRootLedger,
         LedgerReconciliation,

@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { IssuanceApi } from '@ca/contracts';
+import { IssuanceApi, ResponderApi } from '@ca/contracts';
 import {
   DeadLetterReplayer,
   DeadLetterStore,
@@ -39,10 +39,11 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   });
   const relay = new OutboxRelay(dataSource, REVOCATION_SCHEMA, messaging.events);
   const issuance = messaging.rpcClient<IssuanceApi>();
+  const responder = messaging.rpcClient<ResponderApi>();
   let app;
   try {
     app = await NestFactory.createMicroservice(
-      RevocationModule.register({ dataSource, issuance, blobs: messaging.blobs, relay }),
+      RevocationModule.register({ dataSource, issuance, blobs: messaging.blobs, relay, responder }),
       { ...messaging.serverOptions(REVOCATION_CONSUMER), logger: new NestPinoLogger(runtime.logger) },
     );
     app.useGlobalInterceptors(
@@ -54,6 +55,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
     // Nothing else has started yet: release what was opened and report why start-up failed.
     await app?.close();
     await issuance.close();
+    await responder.close();
     await dataSource.destroy();
     throw error;
   }
@@ -111,6 +113,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
       await relay.stop();
       await started.close();
       await issuance.close();
+      await responder.close();
       await dataSource.destroy();
     }),
   };

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CrlPublishedPayload, EventEnvelope, EventType, RevocationReasonCodes } from '@ca/contracts';
 import { CrlBuildLeaseStore } from './crl-build-lease.store';
 import { CrlIssuerForBuild, CrlIssuerStore, NewCrlIssuer } from './crl-issuer.store';
@@ -396,8 +397,15 @@ export class MemoryCrlOutboxStore extends CrlOutboxStore {
   /** Every event recorded, oldest first, with when the relay published it (unset: not yet). */
   readonly events: { type: string; payload: CrlPublishedPayload; publishedAt?: Date }[] = [];
 
-  async recordPublished(payload: CrlPublishedPayload): Promise<void> {
+  async recordPublished(payload: CrlPublishedPayload): Promise<EventEnvelope<CrlPublishedPayload>> {
     this.events.push({ type: EventType.CrlPublished, payload });
+    return {
+      id: randomUUID(),
+      type: EventType.CrlPublished,
+      tenantId: payload.tenantId,
+      occurredAt: new Date().toISOString(),
+      payload,
+    };
   }
 
   async supersededBlobs(from: Date, to: Date): Promise<string[]> {
