@@ -605,7 +605,7 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
     expect(again.json()).toEqual({ matched: 0 });
   });
 
-  it("lists a job's revocations in the CRL by the direct path with the stream held back, and records each once", async () => {
+  it("lists a job's revocations in the served CRL by the direct paths with the stream held back, and records each once", async () => {
     const batch = await inBatches(20, 10, async (i) =>
       tenant.issue(issueBody({ clientId: 'bulk-direct', commonName: `direct-${i}` })),
     );
@@ -618,19 +618,23 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
         )
       ).rows.map((r) => r.removed);
     const removalsBefore = await removals();
-    // The stream's copy held back: issuance's outbox relay publishes nothing while a row is claimed
-    // by another relay, and every revocation recorded from now on is (docs/architecture.md#bulk-revocation-direct-path).
+    // The stream's copies held back: an outbox relay publishes nothing while a row is claimed by
+    // another relay, and every revocation (issuance) and CRL announcement (revocation) recorded
+    // from now on is; only the direct paths are left (docs/architecture.md#bulk-revocation-direct-path).
     const holder = randomUUID();
-    await sql.query(`CREATE FUNCTION issuance.hold_revocations() RETURNS trigger LANGUAGE plpgsql AS $$
+    const outboxes = ['issuance.outbox', 'revocation.outbox'];
+    await sql.query(`CREATE FUNCTION public.hold_stream_copies() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
-        IF NEW.type = 'certificate.revoked' THEN
+        IF NEW.type IN ('certificate.revoked', 'crl.published') THEN
           NEW.claimed_by := '${holder}'; NEW.claimed_until := now() + interval '1 hour';
         END IF;
         RETURN NEW;
       END $$`);
-    await sql.query(
-      'CREATE TRIGGER hold_revocations BEFORE INSERT ON issuance.outbox FOR EACH ROW EXECUTE FUNCTION issuance.hold_revocations()',
-    );
+    for (const outbox of outboxes) {
+      await sql.query(
+        `CREATE TRIGGER hold_stream_copies BEFORE INSERT ON ${outbox} FOR EACH ROW EXECUTE FUNCTION public.hold_stream_copies()`,
+      );
+    }
     let eventIds: string[];
     try {
       const started = await tenant.post('/v2/certificates/revoke-matching', {
@@ -671,14 +675,22 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
       );
       expect(rows.map((r) => r.published)).toEqual(Array(20).fill(false));
       eventIds = rows.map((r) => r.id);
+      const announced = await sql.query(
+        `SELECT 1 FROM revocation.outbox WHERE type = 'crl.published' AND tenant_id = $1 AND claimed_by = $2
+            AND published_at IS NULL`,
+        [tenant.tenantId, holder],
+      );
+      expect(announced.rows.length).toBeGreaterThan(0);
       expect(await removals()).toEqual(removalsBefore);
     } finally {
-      await sql.query('DROP TRIGGER hold_revocations ON issuance.outbox');
-      await sql.query('DROP FUNCTION issuance.hold_revocations()');
-      await sql.query(
-        'UPDATE issuance.outbox SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1',
-        [holder],
-      );
+      for (const outbox of outboxes) {
+        await sql.query(`DROP TRIGGER hold_stream_copies ON ${outbox}`);
+        await sql.query(
+          `UPDATE ${outbox} SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1`,
+          [holder],
+        );
+      }
+      await sql.query('DROP FUNCTION public.hold_stream_copies()');
     }
     // The stream's copies now reach revocation, in the tenant's partition ahead of one more
     // revocation (a single one, which takes only the stream's path): once that is in the ledger,
