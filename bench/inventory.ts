@@ -528,12 +528,14 @@ async function seed(
       sourceId: string,
       revoked: boolean,
     ) => {
+      // Serials as issuance makes them (first octet 0x01 to 0x7F): one starting 00 would be looked
+      // up by the responder without its zero octet and answer `unknown`, stalling the OCSP samples.
       await client.query(
         `INSERT INTO issuance.certificates
            (id, tenant_id, ca_id, serial_number, client_id, common_name, organization, organizational_unit,
             country, certificate_der, usage, dns_names, must_staple, custom_extensions, not_before, not_after,
             issued_at, revoked_at, revocation_reason, revocation_reason_code, source)
-         SELECT gen_random_uuid(), coalesce($4::uuid, c.tenant_id), c.ca_id, upper(md5(c.id::text || i::text)),
+         SELECT gen_random_uuid(), coalesce($4::uuid, c.tenant_id), c.ca_id, '7' || upper(substr(md5(c.id::text || i::text), 2)),
                 'bench-' || (i % 1000), 'host-' || i || '.example.com', c.organization, c.organizational_unit,
                 c.country, c.certificate_der,
                 CASE WHEN i % 10 = 0 THEN 'Server' ELSE 'Client' END,

@@ -39,6 +39,7 @@ import { CaKeyCustodies } from './custody/ca-key-custodies';
 import { ResponderPublication, unconfirmed } from './publication/responder-publication';
 import { CrlRevocationsController } from './certificates/crl-revocations.controller';
 import { WebhooksFeed } from './publication/webhooks-feed';
+import { RevocationLedgerFeed } from './publication/revocation-ledger-feed';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
@@ -57,6 +58,8 @@ export interface IssuanceDependencies {
   publication: ResponderPublication;
   /** The early path to the webhooks context (docs/architecture.md#webhooks-early-path). */
   webhooksFeed?: WebhooksFeed;
+  /** A bulk revocation job's direct path to the CRL (docs/architecture.md#bulk-revocation-direct-path). */
+  revocationLedgerFeed?: RevocationLedgerFeed;
 }
 
 /** The issuance context: CA initialization, the certificate lifecycle (issue, renew, revoke, read) and the tenants' issuance policies. */
@@ -89,7 +92,12 @@ export class IssuanceModule {
       deps.keyAlgorithm,
       policies,
     );
-    const revokeHandler = new RevokeCertificateHandler(deps.dataSource, nudge, publication);
+    const revokeHandler = new RevokeCertificateHandler(
+      deps.dataSource,
+      nudge,
+      publication,
+      deps.revocationLedgerFeed,
+    );
     const jobRunner = new RevocationJobRunner(deps.dataSource, revokeHandler);
     const minter = new CertificateMinter(
       signer,

@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { EventType, ResponderApi, WebhooksApi } from '@ca/contracts';
+import { EventType, ResponderApi, RevocationApi, WebhooksApi } from '@ca/contracts';
 import {
   EventRetention,
   OutboxRelay,
@@ -27,6 +27,7 @@ import { RevocationJobRunner } from './certificates/revocation-job-runner';
 import { ISSUANCE_MIGRATIONS } from './migrations';
 import { ResponderPublication } from './publication/responder-publication';
 import { WebhooksFeed } from './publication/webhooks-feed';
+import { RevocationLedgerFeed } from './publication/revocation-ledger-feed';
 import { ISSUANCE_CONSUMER, TenantProjection } from './tenants/tenant.projection';
 
 /** Issuance, running; it also answers the `custody` operator commands (it owns the CA keys). */
@@ -59,6 +60,8 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   const publication = new ResponderPublication(responder, dataSource);
   // Early path to webhooks: committed issuances, beside the stream (never waited for).
   const webhooks = messaging.rpcClient<WebhooksApi>();
+  // Direct path of bulk revocation batches to the CRL, beside the stream.
+  const revocation = messaging.rpcClient<RevocationApi>();
   const app = await NestFactory.createMicroservice(
     IssuanceModule.register({
       dataSource,
@@ -71,6 +74,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       keyAlgorithm: config.keyAlgorithm,
       publication,
       webhooksFeed: new WebhooksFeed(webhooks),
+      revocationLedgerFeed: new RevocationLedgerFeed(revocation),
     }),
     {
       ...messaging.serverOptions('issuance'),
@@ -135,6 +139,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
       await relay.stop();
       await responder.close();
       await webhooks.close();
+      await revocation.close();
       await dataSource.destroy();
       custodies.close();
     }),

@@ -7,6 +7,7 @@ import { ConfigError } from '@ca/config';
 import {
   CaInitializedPayload,
   CaRevokedPayload,
+  CrlPublishedPayload,
   EventEnvelope,
   EventType,
   IssuanceApi,
@@ -199,6 +200,12 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
     },
     [EventType.CaRevoked]: (event) => caCertificates.applyCaRevoked(event as EventEnvelope<CaRevokedPayload>),
   };
+  const applyCrlPublished = async (e: EventEnvelope<CrlPublishedPayload>): Promise<void> => {
+    if (e.payload.issuer === 'root') return rootCrls.apply(e);
+    // The CRL of an issuing CA added later has a store of its own; any other, the tenant's.
+    const added = e.payload.caId && (await caCertificates.isAdded(e.payload.caId));
+    return (added ? addedCaCrls : crls).apply(e);
+  };
   const routes = routeValidated(
     OCSP_CONSUMER,
     {
@@ -214,12 +221,7 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
       [EventType.OcspSignerCertified]: each(async (e) => {
         await signerAnnouncements.check(e);
       }),
-      [EventType.CrlPublished]: each(async (e) => {
-        if (e.payload.issuer === 'root') return rootCrls.apply(e);
-        // The CRL of an issuing CA added later has a store of its own; any other, the tenant's.
-        const added = e.payload.caId && (await caCertificates.isAdded(e.payload.caId));
-        return (added ? addedCaCrls : crls).apply(e);
-      }),
+      [EventType.CrlPublished]: each(applyCrlPublished),
     },
     deadLetters,
   );
@@ -233,7 +235,9 @@ export async function startOcspResponder(runtime: ServiceRuntime): Promise<Runni
   // Issuance's direct path (docs/architecture.md#read-your-writes): every replica answers it,
   // queue group "ocsp-responder", so issuance waits for one of them, whichever is up.
   const publication = await NestFactory.createMicroservice(
-    PublicationModule.register(new DirectPublication(servedCrls, statuses, caEvents)),
+    PublicationModule.register(
+      new DirectPublication(servedCrls, statuses, caEvents, Date.now, applyCrlPublished),
+    ),
     { ...messaging.serverOptions(OCSP_CONSUMER), logger: new NestPinoLogger(runtime.logger) },
   );
   publication.useGlobalInterceptors(

@@ -1,5 +1,5 @@
 import { NestFactory } from '@nestjs/core';
-import { IssuanceApi } from '@ca/contracts';
+import { IssuanceApi, ResponderApi } from '@ca/contracts';
 import {
   DeadLetterReplayer,
   DeadLetterStore,
@@ -25,8 +25,8 @@ import { RevocationDatabase } from './stores/revocation-database.store';
 export const REVOCATION_CONSUMER = 'revocation';
 
 /**
- * Starts the revocation context: a Nest microservice on the bus (queue group `revocation`, no
- * request patterns of its own), with a durable consumer of the event stream that keeps the revoked
+ * Starts the revocation context: a Nest microservice on the bus (queue group `revocation`, answering
+ * issuance's direct path of bulk revocations), with a durable consumer of the event stream that keeps the revoked
  * entries and publishes a new CRL after each change (within seconds) and before each nextUpdate.
  */
 export async function startRevocation(runtime: ServiceRuntime): Promise<RunningService> {
@@ -39,10 +39,11 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
   });
   const relay = new OutboxRelay(dataSource, REVOCATION_SCHEMA, messaging.events);
   const issuance = messaging.rpcClient<IssuanceApi>();
+  const responder = messaging.rpcClient<ResponderApi>();
   let app;
   try {
     app = await NestFactory.createMicroservice(
-      RevocationModule.register({ dataSource, issuance, blobs: messaging.blobs, relay }),
+      RevocationModule.register({ dataSource, issuance, blobs: messaging.blobs, relay, responder }),
       { ...messaging.serverOptions(REVOCATION_CONSUMER), logger: new NestPinoLogger(runtime.logger) },
     );
     app.useGlobalInterceptors(
@@ -54,6 +55,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
     // Nothing else has started yet: release what was opened and report why start-up failed.
     await app?.close();
     await issuance.close();
+    await responder.close();
     await dataSource.destroy();
     throw error;
   }
@@ -111,6 +113,7 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
       await relay.stop();
       await started.close();
       await issuance.close();
+      await responder.close();
       await dataSource.destroy();
     }),
   };

@@ -32,6 +32,7 @@ export * from './issuance/signing.dto';
 export * from './issuance/crl-revocations.dto';
 export * from './issuance/ocsp-signer-certified.event';
 export * from './revocation/crl-published.event';
+export * from './revocation/revocation.patterns';
 export * from './issuance/dns-name.rules';
 export * from './issuance/subject-field.rules';
 export * from './issuance/issue-certificate-v2.dto';

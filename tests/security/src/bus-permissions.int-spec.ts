@@ -323,6 +323,50 @@ describe.each<NatsAuth>(['password', 'nkey'])('signing in by %s', (auth) =>
         }
       });
 
+      it('lets only revocation take the bulk revocation direct path, and only issuance send it', async () => {
+        const subject = 'revocation.certificates-revoked';
+        const standIn = await connectAs(nats, 'revocation');
+        try {
+          standIn.subscribe(subject, { queue: 'revocation', callback: (_, msg) => msg.respond(msg.data) });
+          await standIn.flush();
+          for (const service of SERVICES.filter((s) => s !== 'revocation')) {
+            expect([service, await subscriptionRefused(clients[service], subject, 'revocation')]).toEqual([
+              service,
+              true,
+            ]);
+          }
+          // Only in its queue group: a revocation replica cannot listen beside the others.
+          expect(await subscriptionRefused(clients.revocation, subject)).toBe(true);
+          for (const service of SERVICES.filter((s) => s !== 'revocation')) {
+            const expected = service === 'issuance' ? 'answered' : 'refused';
+            expect([service, await requestOutcome(clients[service], subject)]).toEqual([service, expected]);
+          }
+        } finally {
+          await standIn.close();
+        }
+      });
+
+      it("lets only revocation send the responder its CRLs' early announcements", async () => {
+        const subject = 'ocsp-responder.crl-published';
+        const standIn = await connectAs(nats, 'ocsp-responder');
+        try {
+          standIn.subscribe(subject, {
+            queue: 'ocsp-responder',
+            callback: (_, msg) => msg.respond(msg.data),
+          });
+          await standIn.flush();
+          for (const service of SERVICES.filter((s) => s !== 'ocsp-responder')) {
+            expect([service, await subscriptionRefused(clients[service], subject, 'ocsp-responder')]).toEqual(
+              [service, true],
+            );
+            const expected = service === 'revocation' ? 'answered' : 'refused';
+            expect([service, await requestOutcome(clients[service], subject)]).toEqual([service, expected]);
+          }
+        } finally {
+          await standIn.close();
+        }
+      });
+
       it('lets issuance answer only requests it received: no publishing into another service inbox', async () => {
         expect(await requestOutcome(clients.issuance, '_INBOX.gateway.forged')).toBe('refused');
         expect(await requestOutcome(clients.revocation, '_INBOX.gateway.forged')).toBe('refused');

@@ -1,10 +1,10 @@
 import 'reflect-metadata';
 import { randomUUID } from 'node:crypto';
-import { derToPem, generateEcKeyPair } from '@ca/pki';
+import { derToPem, generateEcKeyPair, parseCrl } from '@ca/pki';
 import { buildTestCsr } from '@ca/pki/testing';
 import { Client } from 'pg';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
-import { eventually } from './support/http';
+import { eventually, http } from './support/http';
 import { ocspStatus } from './support/pki';
 import { expectProblem, expectValidationProblem } from './support/problems';
 import { SystemUnderTest, startSystemUnderTest, systemModes } from './support/system-under-test';
@@ -41,6 +41,8 @@ interface Page {
 async function csrPem(commonName: string): Promise<string> {
   return derToPem(await buildTestCsr(await generateEcKeyPair(false), commonName), 'CERTIFICATE REQUEST');
 }
+
+const withoutLeadingZeros = (serialHex: string) => serialHex.toUpperCase().replace(/^0+/, '');
 
 /** Runs `jobs` with at most `width` at once. */
 async function inBatches<T>(count: number, width: number, job: (i: number) => Promise<T>): Promise<T[]> {
@@ -601,5 +603,125 @@ describe.each(modes)('certificate inventory (%s)', (mode) => {
     });
     const again = await tenant.post('/v2/certificates/revoke-matching', { ...body, dryRun: true });
     expect(again.json()).toEqual({ matched: 0 });
+  });
+
+  it("lists a job's revocations in the served CRL by the direct paths with the stream held back, and records each once", async () => {
+    const batch = await inBatches(20, 10, async (i) =>
+      tenant.issue(issueBody({ clientId: 'bulk-direct', commonName: `direct-${i}` })),
+    );
+    const serials = batch.map((c) => c.serialNumber.toUpperCase());
+    const removals = async () =>
+      (
+        await sql.query<{ removed: string }>(
+          'SELECT entries_removed::text AS removed FROM revocation.crl_issuers WHERE tenant_id = $1',
+          [tenant.tenantId],
+        )
+      ).rows.map((r) => r.removed);
+    const removalsBefore = await removals();
+    // The stream's copies held back: an outbox relay publishes nothing while a row is claimed by
+    // another relay, and every revocation (issuance) and CRL announcement (revocation) recorded
+    // from now on is; only the direct paths are left (docs/architecture.md#bulk-revocation-direct-path).
+    const holder = randomUUID();
+    const outboxes = ['issuance.outbox', 'revocation.outbox'];
+    await sql.query(`CREATE FUNCTION public.hold_stream_copies() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF NEW.type IN ('certificate.revoked', 'crl.published') THEN
+          NEW.claimed_by := '${holder}'; NEW.claimed_until := now() + interval '1 hour';
+        END IF;
+        RETURN NEW;
+      END $$`);
+    for (const outbox of outboxes) {
+      await sql.query(
+        `CREATE TRIGGER hold_stream_copies BEFORE INSERT ON ${outbox} FOR EACH ROW EXECUTE FUNCTION public.hold_stream_copies()`,
+      );
+    }
+    let eventIds: string[];
+    try {
+      const started = await tenant.post('/v2/certificates/revoke-matching', {
+        filter: { clientId: 'bulk-direct' },
+        reason: 'decommissioned',
+        reasonCode: 'CessationOfOperation',
+        expectedCount: 20,
+      });
+      expect(started.status).toBe(202);
+      const { jobId } = started.json<{ jobId: string }>();
+      await eventually(
+        async () => {
+          const answer = await tenant.get(`/v2/jobs/${jobId}`);
+          return answer.status === 200 && answer.json<{ status: string }>().status === 'done'
+            ? true
+            : undefined;
+        },
+        60_000,
+        'the job to finish',
+      );
+      await eventually(
+        async () => {
+          const answer = await http(`${sut.pkiUrl}/v1/tenants/${tenant.tenantId}/crl`);
+          if (answer.status !== 200) return undefined;
+          const listed = new Set(
+            parseCrl(new Uint8Array(answer.body)).entries.map((e) => withoutLeadingZeros(e.serialNumberHex)),
+          );
+          return serials.every((serial) => listed.has(withoutLeadingZeros(serial))) ? true : undefined;
+        },
+        30_000,
+        "the served CRL listing the job's revocations",
+      );
+      // None of them has reached the stream, and no refused CRL corrected the ledger: the direct path did it.
+      const { rows } = await sql.query<{ id: string; published: boolean }>(
+        `SELECT id::text, published_at IS NOT NULL AS published FROM issuance.outbox
+          WHERE type = 'certificate.revoked' AND tenant_id = $1 AND payload->>'certificateId' = ANY($2::text[])`,
+        [tenant.tenantId, batch.map((c) => c.certificateId)],
+      );
+      expect(rows.map((r) => r.published)).toEqual(Array(20).fill(false));
+      eventIds = rows.map((r) => r.id);
+      const announced = await sql.query(
+        `SELECT 1 FROM revocation.outbox WHERE type = 'crl.published' AND tenant_id = $1 AND claimed_by = $2
+            AND published_at IS NULL`,
+        [tenant.tenantId, holder],
+      );
+      expect(announced.rows.length).toBeGreaterThan(0);
+      expect(await removals()).toEqual(removalsBefore);
+    } finally {
+      for (const outbox of outboxes) {
+        await sql.query(`DROP TRIGGER hold_stream_copies ON ${outbox}`);
+        await sql.query(
+          `UPDATE ${outbox} SET claimed_by = NULL, claimed_until = NULL WHERE claimed_by = $1`,
+          [holder],
+        );
+      }
+      await sql.query('DROP FUNCTION public.hold_stream_copies()');
+    }
+    // The stream's copies now reach revocation, in the tenant's partition ahead of one more
+    // revocation (a single one, which takes only the stream's path): once that is in the ledger,
+    // the copies were handled, and changed nothing.
+    const last = await tenant.issue(issueBody({ clientId: 'after-direct', commonName: 'after-direct' }));
+    expect(
+      (await tenant.post(`/v1/certificates/${last.certificateId}/revoke`, { reason: 'test' })).status,
+    ).toBe(200);
+    await eventually(
+      async () => {
+        const { rows } = await sql.query(
+          'SELECT 1 FROM revocation.revoked_certificates WHERE tenant_id = $1 AND upper(serial_number) = $2',
+          [tenant.tenantId, last.serialNumber.toUpperCase()],
+        );
+        return rows.length === 1 ? true : undefined;
+      },
+      60_000,
+      'the single revocation in the ledger, behind the stream copies',
+    );
+    const recorded = await sql.query<{ serial: string; n: string }>(
+      `SELECT upper(serial_number) AS serial, count(*)::text AS n FROM revocation.revoked_certificates
+        WHERE tenant_id = $1 AND upper(serial_number) = ANY($2::text[]) GROUP BY 1`,
+      [tenant.tenantId, serials],
+    );
+    expect(recorded.rows.map((r) => `${r.serial} ${r.n}`).sort()).toEqual(
+      serials.map((s) => `${s} 1`).sort(),
+    );
+    const inbox = await sql.query('SELECT 1 FROM revocation.inbox WHERE event_id = ANY($1::uuid[])', [
+      eventIds,
+    ]);
+    expect(inbox.rows).toHaveLength(20);
+    expect(await removals()).toEqual(removalsBefore);
   });
 });

@@ -4,6 +4,8 @@ import {
   CertificateHoldReleasedPayload,
   CertificateIssuedPayload,
   CertificateRevokedPayload,
+  CrlPublishedCommand,
+  CrlPublishedPayload,
   ErrorCode,
   EventEnvelope,
   EventType,
@@ -47,7 +49,27 @@ export class DirectPublication {
     private readonly statuses: CertificateStatusProjection,
     private readonly caEvents: CaEventAppliers,
     private readonly now: () => number = Date.now,
+    /** Applies a `crl.published` as the consumer does (the CRL store of its line). */
+    private readonly crlPublished?: (event: EventEnvelope<CrlPublishedPayload>) => Promise<void>,
   ) {}
+
+  /**
+   * Revocation's early announcement of a CRL it has just stored, checked as the stream's copy is
+   * and applied the same way (pending, copied, verified against the CA, served only if newer);
+   * the stream's copy then finds it applied. VALIDATION_FAILED for anything else.
+   */
+  async crlAnnounced(command: CrlPublishedCommand): Promise<{ applied: true }> {
+    const keys = typeof command === 'object' && command !== null ? Object.keys(command) : [];
+    const event: unknown = command?.event;
+    const problem =
+      keys.length !== 1 || keys[0] !== 'event'
+        ? 'must be an object with only an event'
+        : (eventEnvelopeProblem(event) ??
+          ((event as EventEnvelope).type === EventType.CrlPublished ? undefined : 'not a crl.published'));
+    if (problem) throw CaError.validation([{ field: 'event', message: problem }]);
+    await this.crlPublished?.(event as EventEnvelope<CrlPublishedPayload>);
+    return { applied: true };
+  }
 
   async publish(command: PublishCommand, crlWaitMs: number): Promise<PublishResult> {
     const events = checkedEvents(command);

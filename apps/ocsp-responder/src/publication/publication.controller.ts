@@ -2,6 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   CA_PUBLICATION_CONFIRM_MS,
+  CrlPublishedCommand,
   PublishCommand,
   PublishResult,
   ResponderPattern,
@@ -18,6 +19,11 @@ export class PublicationController {
   @MessagePattern(ResponderPattern.Publish)
   publish(@Payload() command: PublishCommand): Promise<PublishResult> {
     return this.publication.publish(command, CA_PUBLICATION_CONFIRM_MS);
+  }
+
+  @MessagePattern(ResponderPattern.CrlPublished)
+  crlPublished(@Payload() command: CrlPublishedCommand): Promise<{ applied: true }> {
+    return this.publication.crlAnnounced(command);
   }
 
   @MessagePattern(ResponderPattern.Withdraw)

@@ -1,20 +1,24 @@
 import { createHash } from 'node:crypto';
 import {
   CaError,
+  CRL_ENTRY_DIFFERENCES_NAMED,
   CRL_VALIDITY_MS,
   CrlEntryDifference,
   CrlIssuer,
+  CrlPublishedPayload,
+  EventEnvelope,
   ErrorCode,
   IssuanceApi,
   IssuancePattern,
   crlEntryDifferences,
   lastSignedCrlNumber,
 } from '@ca/contracts';
-import { Injectable, Logger } from '@nestjs/common';
+import { Injectable, Logger, Optional } from '@nestjs/common';
 import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
 import { CrlProfile, assembleCertificateList, backdatedStart, encodeTbsCertList } from '@ca/pki';
 import { LedgerCorrection } from '../ledger/ledger-correction';
 import { LedgerReconciliation } from '../ledger/ledger-reconciliation';
+import { ResponderCrlFeed } from './responder-crl-feed';
 import { RevocationDatabase, RevocationTables } from '../stores/revocation-database.store';
 
 export { CRL_VALIDITY_MS };
@@ -60,6 +64,8 @@ export class CrlSigning {
     private readonly relay: OutboxRelay,
     /** After issuance refused a CRL of a CA that signs leaves: makes this CA's ledger match issuance's. */
     private readonly reconciliation: LedgerReconciliation,
+    /** The stored CRL's announcement, early to the responder (besides the stream). */
+    @Optional() private readonly responderFeed?: ResponderCrlFeed,
   ) {}
 
   /**
@@ -120,9 +126,10 @@ export class CrlSigning {
     }
     const der = assembleCertificateList(tbs, Buffer.from(signature, 'base64'));
     const blobRef = await blobs.put(der);
+    let announced: EventEnvelope<CrlPublishedPayload> | undefined;
     const stored = await this.database.transaction(async (tables) => {
       if (!(await crl.store(tables, { der, thisUpdate, nextUpdate }))) return false;
-      await tables.outbox.recordPublished({
+      announced = await tables.outbox.recordPublished({
         tenantId: crl.tenantId,
         ...caId,
         crlNumber: crl.crlNumber.toString(),
@@ -139,6 +146,7 @@ export class CrlSigning {
       return false;
     }
     relay.nudge();
+    if (announced) this.responderFeed?.offer(announced);
     return true;
   }
 
@@ -153,7 +161,15 @@ export class CrlSigning {
     differences: CrlEntryDifference[],
     refusal: unknown,
   ): Promise<boolean> {
-    const corrected = await this.database.transaction((tables) => crl.correct(tables, differences));
+    // The refusal names at most CRL_ENTRY_DIFFERENCES_NAMED missing entries: when it named that
+    // many, the ledger may lack far more, and the rest comes from issuance's list at once.
+    const missingNamed = differences.filter((d) => d.kind === 'missing').length;
+    const completed =
+      missingNamed >= CRL_ENTRY_DIFFERENCES_NAMED && crl.caId && !crl.issuer
+        ? await this.reconciliation.addMissing(crl.tenantId, crl.caId)
+        : 0;
+    const named = await this.database.transaction((tables) => crl.correct(tables, differences));
+    const corrected = { ...named, added: named.added + completed };
     logger.warn(
       {
         tenantId: crl.tenantId,

@@ -3,7 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Logger } from '@nestjs/common';
-import { CaError, ErrorCode, IssuanceApi, IssuancePattern, crlNumberUsedError } from '@ca/contracts';
+import {
+  CRL_ENTRY_DIFFERENCES_NAMED,
+  CaError,
+  CrlEntryDifference,
+  ErrorCode,
+  IssuanceApi,
+  IssuancePattern,
+  crlEntryDifferenceError,
+  crlNumberUsedError,
+} from '@ca/contracts';
 import { BlobStore, OutboxRelay, RpcClient } from '@ca/messaging';
 import { derToPem, parseCrl, signTbs } from '@ca/pki';
 import { TestPki, createTestPki, describeIfOpenssl, spawnOpenssl } from '@ca/pki/testing';
@@ -341,6 +350,43 @@ describe('CrlPublisher', () => {
 
     await publisher.request(ca);
     expect(db.crls.map((c) => c.crlNumber)).toEqual(['1']);
+  });
+
+  it("takes the whole difference from issuance's list at once when a refusal names as many missing entries as it can", async () => {
+    const warn = jest.spyOn(Logger.prototype, 'warn').mockImplementation(() => undefined);
+    // Issuance recorded 700 revocations the ledger has none of (their events neither sent directly nor streamed yet).
+    const recorded = Array.from({ length: 700 }, (_, i) => ({
+      certificateId: randomUUID(),
+      serialNumber: (0x100000 + i).toString(16).toUpperCase(),
+      revokedAt: '2030-01-01T00:00:00.000Z',
+      reasonCode: 5,
+    }));
+    const difference = (r: (typeof recorded)[number]): CrlEntryDifference => ({
+      kind: 'missing',
+      serialHex: r.serialNumber,
+      revokedAt: new Date(r.revokedAt),
+      reasonCode: r.reasonCode,
+      id: r.certificateId,
+    });
+    const sign = send.getMockImplementation()!;
+    send.mockImplementation(async (pattern: string, command: { tbsBlobRef: string }) => {
+      if (pattern === IssuancePattern.CrlRevocations) return { revocations: recorded };
+      // Refused while the ledger the CRL was built from lacks any (the refusal names the first 500).
+      if ((db.database.tables.ledger.entries.get(ca)?.length ?? 0) < recorded.length) {
+        throw new CaError(
+          ErrorCode.Forbidden,
+          'entries missing',
+          recorded.slice(0, CRL_ENTRY_DIFFERENCES_NAMED).map(difference).map(crlEntryDifferenceError),
+        );
+      }
+      return sign(pattern, command);
+    });
+    await publisher.request(ca);
+    await publisher.idle();
+    // One refusal, then the CRL with every entry: not one refused CRL per 500.
+    expect(send.mock.calls.filter(([pattern]) => pattern === IssuancePattern.SignCrl)).toHaveLength(2);
+    expect(db.crls.map((crl) => crl.entryCount)).toEqual([700]);
+    warn.mockRestore();
   });
 
   it('does nothing for a CA that is not a CRL issuer', async () => {

@@ -3,6 +3,7 @@ import { IssuanceApi, IssuancePattern, RecordedRevocation } from '@ca/contracts'
 import { RpcClient } from '@ca/messaging';
 import { publicationMetrics } from '@ca/observability';
 import { RevocationDatabase } from '../stores/revocation-database.store';
+import { LedgerEntry } from '../stores/revoked-certificate.store';
 
 /** One entry as a CRL lists it: serial, revocation time to the second, reason. */
 const entryKey = (serial: string, revokedAt: Date | string, reasonCode: number) =>
@@ -46,16 +47,8 @@ export class LedgerReconciliation {
         // The entries cache reads the whole ledger again when this count moves.
         await issuers.countRemovals(caId, extraEntries.length);
       }
-      for (const r of missingEntries) {
-        await ledger.add({
-          tenantId,
-          caId,
-          serialNumber: r.serialNumber,
-          certificateId: r.certificateId,
-          revokedAt: r.revokedAt,
-          reasonCode: r.reasonCode,
-        });
-      }
+      // One statement however many (a bulk revocation the ledger missed is thousands).
+      await ledger.addMany(missingEntries.map((r) => entryOf(tenantId, caId, r)));
       return { extra: extraEntries, missing: missingEntries };
     });
     if (extra.length === 0 && missing.length === 0) return false;
@@ -72,4 +65,37 @@ export class LedgerReconciliation {
     );
     return true;
   }
+
+  /**
+   * Adds every revocation issuance recorded for the CA that the ledger lacks, in one statement, and
+   * removes nothing: after a refusal that named only the first CRL_ENTRY_DIFFERENCES_NAMED missing
+   * entries (a ledger far behind, say a bulk revocation whose batches reached it neither directly nor
+   * yet by the stream), the whole difference in one go instead of one refused CRL per 500. Only
+   * additions: issuance commits a revocation before anyone hears of it, so what issuance lists is a
+   * fact, while an entry here that its list (read a moment earlier) lacks may be one just recorded.
+   * The list comes by reference when large (RpcReplyInterceptor). Returns how many were added.
+   */
+  async addMissing(tenantId: string, caId: string): Promise<number> {
+    const { revocations } = await this.issuance.send(IssuancePattern.CrlRevocations, { tenantId, caId });
+    const added = await this.database.transaction(({ ledger }) =>
+      ledger.addNew(revocations.map((r) => entryOf(tenantId, caId, r))),
+    );
+    if (added.length > 0) {
+      publicationMetrics.reconciledCrlEntriesTotal.inc({ change: 'added' }, added.length);
+      this.logger.warn(
+        { tenantId, caId, added: added.length },
+        "revocation ledger completed from issuance's after a refused CRL named more missing entries than it lists",
+      );
+    }
+    return added.length;
+  }
 }
+
+const entryOf = (tenantId: string, caId: string, r: RecordedRevocation): LedgerEntry => ({
+  tenantId,
+  caId,
+  serialNumber: r.serialNumber,
+  certificateId: r.certificateId,
+  revokedAt: r.revokedAt,
+  reasonCode: r.reasonCode,
+});

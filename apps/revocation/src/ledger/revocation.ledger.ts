@@ -7,7 +7,9 @@ import {
   IssuingCaAddedPayload,
 } from '@ca/contracts';
 import { Injectable, Logger } from '@nestjs/common';
+import { CrlIssuerStore } from '../stores/crl-issuer.store';
 import { RevocationDatabase } from '../stores/revocation-database.store';
+import { LedgerEntry } from '../stores/revoked-certificate.store';
 
 /**
  * Which CRL a recorded `ca.revoked` changed: the separate root CRL (root.crl), or the one CRL of a
@@ -109,41 +111,53 @@ export class RevocationLedger {
     let changed: string[] = [];
     const refused: EventEnvelope<CertificateRevokedPayload>[] = [];
     await this.database.applyOnceEach(events, async ({ issuers, ledger }, fresh) => {
-      const named = fresh.filter((event) => event.tenantId === event.payload.tenantId);
-      const ours = new Set(
-        (await issuers.issuersAmong([...new Set(named.map((event) => String(event.payload.caId)))])).map(
-          (issuer) => `${issuer.tenantId}:${issuer.caId}`,
-        ),
-      );
-      const accepted = named.filter((event) =>
-        ours.has(
-          `${String(event.payload.tenantId).toLowerCase()}:${String(event.payload.caId).toLowerCase()}`,
-        ),
-      );
+      const accepted = await tenantCaEvents(issuers, fresh);
       refused.push(...fresh.filter((event) => !accepted.includes(event)));
-      changed = await ledger.addMany(
-        accepted.map(({ payload }) => ({
-          tenantId: payload.tenantId,
-          caId: payload.caId,
-          serialNumber: payload.serialNumber,
-          certificateId: payload.certificateId,
-          revokedAt: payload.revokedAt,
-          reasonCode: payload.reasonCode,
-        })),
-      );
+      changed = await ledger.addMany(accepted.map(ledgerEntry));
     });
-    for (const event of refused) {
-      this.logger.warn(
-        {
-          eventId: event.id,
-          tenantId: event.tenantId,
-          payloadTenantId: event.payload.tenantId,
-          caId: event.payload.caId,
-        },
-        'certificate.revoked refused: not a certificate of this tenant CA',
-      );
-    }
+    for (const event of refused) this.refused(event);
     return changed;
+  }
+
+  /**
+   * A bulk revocation job's batch, sent by issuance right after its commit
+   * (docs/architecture.md#bulk-revocation-direct-path), checked as recordRevocations checks the
+   * stream's events and recorded in one transaction. Only the events that add an entry are marked
+   * applied: the stream's copies of those change nothing when they arrive, and any other (refused,
+   * or a serial its CA lists already, such as a hold whose release the stream has not brought yet)
+   * is left to the stream, which applies it in its order. Returns how many were recorded and the
+   * CAs that got a new entry.
+   */
+  async recordDirect(
+    events: readonly EventEnvelope<CertificateRevokedPayload>[],
+  ): Promise<{ recorded: number; caIds: string[] }> {
+    let caIds: string[] = [];
+    const applied = await this.database.applyEach(events, async ({ issuers, ledger }, unseen) => {
+      const accepted = await tenantCaEvents(issuers, unseen);
+      const added = new Set(
+        (await ledger.addNew(accepted.map(ledgerEntry))).map((entry) =>
+          entryKey(entry.caId, entry.serialNumber),
+        ),
+      );
+      const applied = accepted.filter((event) =>
+        added.has(entryKey(event.payload.caId, event.payload.serialNumber)),
+      );
+      caIds = [...new Set(applied.map((event) => event.payload.caId.toLowerCase()))];
+      return applied;
+    });
+    return { recorded: applied.length, caIds };
+  }
+
+  private refused(event: EventEnvelope<CertificateRevokedPayload>): void {
+    this.logger.warn(
+      {
+        eventId: event.id,
+        tenantId: event.tenantId,
+        payloadTenantId: event.payload.tenantId,
+        caId: event.payload.caId,
+      },
+      'certificate.revoked refused: not a certificate of this tenant CA',
+    );
   }
 
   /**
@@ -215,6 +229,36 @@ export class RevocationLedger {
     return removed;
   }
 }
+
+/**
+ * The events whose envelope and payload name one tenant and whose CA is a CRL issuer of that tenant
+ * (one look-up of the CAs named, however many events).
+ */
+async function tenantCaEvents(
+  issuers: CrlIssuerStore,
+  events: readonly EventEnvelope<CertificateRevokedPayload>[],
+): Promise<EventEnvelope<CertificateRevokedPayload>[]> {
+  const named = events.filter((event) => event.tenantId === event.payload.tenantId);
+  const ours = new Set(
+    (await issuers.issuersAmong([...new Set(named.map((event) => String(event.payload.caId)))])).map(
+      (issuer) => `${issuer.tenantId}:${issuer.caId}`,
+    ),
+  );
+  return named.filter((event) =>
+    ours.has(`${String(event.payload.tenantId).toLowerCase()}:${String(event.payload.caId).toLowerCase()}`),
+  );
+}
+
+const ledgerEntry = ({ payload }: EventEnvelope<CertificateRevokedPayload>): LedgerEntry => ({
+  tenantId: payload.tenantId,
+  caId: payload.caId,
+  serialNumber: payload.serialNumber,
+  certificateId: payload.certificateId,
+  revokedAt: payload.revokedAt,
+  reasonCode: payload.reasonCode,
+});
+
+const entryKey = (caId: string, serialNumber: string) => `${caId.toLowerCase()}:${serialNumber}`;
 
 /** The CA of a `ca.initialized` that signs leaves: the issuing CA when the event names one. */
 function leafSigningCaOf(payload: CaInitializedPayload): {

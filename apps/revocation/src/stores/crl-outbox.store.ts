@@ -1,4 +1,4 @@
-import { CrlPublishedPayload, EventType } from '@ca/contracts';
+import { CrlPublishedPayload, EventEnvelope, EventType } from '@ca/contracts';
 import { recordEvent } from '@ca/messaging';
 import { EntityManager } from 'typeorm';
 import { REVOCATION_SCHEMA } from '../revocation.schema';
@@ -10,7 +10,7 @@ import { REVOCATION_SCHEMA } from '../revocation.schema';
  */
 export abstract class CrlOutboxStore {
   /** Records `crl.published`, in the caller's transaction. */
-  abstract recordPublished(payload: CrlPublishedPayload): Promise<void>;
+  abstract recordPublished(payload: CrlPublishedPayload): Promise<EventEnvelope<CrlPublishedPayload>>;
   /**
    * The blob references of CRLs whose successor (the next `crl.published` of the same tenant,
    * issuer and CA) went out after `from` and at or before `to`.
@@ -23,8 +23,8 @@ export class SqlCrlOutboxStore extends CrlOutboxStore {
     super();
   }
 
-  async recordPublished(payload: CrlPublishedPayload): Promise<void> {
-    await recordEvent<CrlPublishedPayload>(this.db, REVOCATION_SCHEMA, EventType.CrlPublished, payload);
+  recordPublished(payload: CrlPublishedPayload): Promise<EventEnvelope<CrlPublishedPayload>> {
+    return recordEvent<CrlPublishedPayload>(this.db, REVOCATION_SCHEMA, EventType.CrlPublished, payload);
   }
 
   async supersededBlobs(from: Date, to: Date): Promise<string[]> {

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { CrlPublishedPayload, EventEnvelope, EventType, RevocationReasonCodes } from '@ca/contracts';
 import { CrlBuildLeaseStore } from './crl-build-lease.store';
 import { CrlIssuerForBuild, CrlIssuerStore, NewCrlIssuer } from './crl-issuer.store';
@@ -156,6 +157,10 @@ export class MemoryRevokedCertificateStore extends RevokedCertificateStore {
 
   async addMany(entries: LedgerEntry[]): Promise<string[]> {
     return [...new Set(entries.filter((entry) => this.record(entry)).map((entry) => entry.caId))];
+  }
+
+  async addNew(entries: LedgerEntry[]): Promise<LedgerEntry[]> {
+    return entries.filter((entry) => this.record(entry));
   }
 
   async addUnderIssuer(
@@ -392,8 +397,15 @@ export class MemoryCrlOutboxStore extends CrlOutboxStore {
   /** Every event recorded, oldest first, with when the relay published it (unset: not yet). */
   readonly events: { type: string; payload: CrlPublishedPayload; publishedAt?: Date }[] = [];
 
-  async recordPublished(payload: CrlPublishedPayload): Promise<void> {
+  async recordPublished(payload: CrlPublishedPayload): Promise<EventEnvelope<CrlPublishedPayload>> {
     this.events.push({ type: EventType.CrlPublished, payload });
+    return {
+      id: randomUUID(),
+      type: EventType.CrlPublished,
+      tenantId: payload.tenantId,
+      occurredAt: new Date().toISOString(),
+      payload,
+    };
   }
 
   async supersededBlobs(from: Date, to: Date): Promise<string[]> {
@@ -461,6 +473,16 @@ export class MemoryRevocationDatabase extends RevocationDatabase {
     if (fresh.length > 0) await work(this.tables, fresh);
     for (const event of fresh) this.inbox.add(event.id.toLowerCase());
     return fresh;
+  }
+
+  async applyEach<T extends EventEnvelope>(
+    events: readonly T[],
+    work: (tables: RevocationTables, unseen: T[]) => Promise<T[]>,
+  ): Promise<T[]> {
+    const unseen = events.filter((event) => !this.inbox.has(event.id.toLowerCase()));
+    const applied = unseen.length > 0 ? await work(this.tables, unseen) : [];
+    for (const event of applied) this.inbox.add(event.id.toLowerCase());
+    return applied;
   }
 
   async ready(): Promise<boolean> {

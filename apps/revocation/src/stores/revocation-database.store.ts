@@ -41,6 +41,15 @@ export abstract class RevocationDatabase {
     events: readonly T[],
     work: (tables: RevocationTables, fresh: T[]) => Promise<void>,
   ): Promise<T[]>;
+  /**
+   * Runs `work` in one transaction for the events of `events` not applied before (`unseen`); only
+   * those `work` returns as applied go into the inbox, in that transaction, so the others are still
+   * applied when the stream brings them. Returns the applied events.
+   */
+  abstract applyEach<T extends EventEnvelope>(
+    events: readonly T[],
+    work: (tables: RevocationTables, unseen: T[]) => Promise<T[]>,
+  ): Promise<T[]>;
   /** Whether the database answers (`/health/ready`). */
   abstract ready(): Promise<boolean>;
 }
@@ -68,6 +77,31 @@ export class SqlRevocationDatabase extends RevocationDatabase {
     return applyOnceEach(this.dataSource, REVOCATION_SCHEMA, events, (manager, fresh) =>
       work(sqlTables(manager), fresh),
     );
+  }
+
+  applyEach<T extends EventEnvelope>(
+    events: readonly T[],
+    work: (tables: RevocationTables, unseen: T[]) => Promise<T[]>,
+  ): Promise<T[]> {
+    if (events.length === 0) return Promise.resolve([]);
+    return this.dataSource.transaction(async (manager) => {
+      const seen: { event_id: string }[] = await manager.query(
+        'SELECT event_id::text FROM revocation.inbox WHERE event_id = ANY($1::uuid[])',
+        [events.map((event) => event.id)],
+      );
+      const before = new Set(seen.map((row) => row.event_id.toLowerCase()));
+      const unseen = events.filter((event) => !before.has(event.id.toLowerCase()));
+      if (unseen.length === 0) return [];
+      const applied = await work(sqlTables(manager), unseen);
+      if (applied.length > 0) {
+        await manager.query(
+          `INSERT INTO revocation.inbox (event_id, type) SELECT * FROM unnest($1::uuid[], $2::text[])
+           ON CONFLICT (event_id) DO NOTHING`,
+          [applied.map((event) => event.id), applied.map((event) => event.type)],
+        );
+      }
+      return applied;
+    });
   }
 
   async ready(): Promise<boolean> {

@@ -52,6 +52,8 @@ export abstract class RevokedCertificateStore {
   abstract add(entry: LedgerEntry): Promise<boolean>;
   /** Adds entries in one statement; returns the CAs that got a new one (each once). */
   abstract addMany(entries: LedgerEntry[]): Promise<string[]>;
+  /** Adds entries in one statement; returns those added (a serial its CA lists already is left out). */
+  abstract addNew(entries: LedgerEntry[]): Promise<LedgerEntry[]>;
   /**
    * Adds an issuing CA (`certificateId` its CA id) as an entry of `issuerCaId`'s CRL, if that is a
    * CRL issuer of `tenantId`; false when it is not, or lists the serial already.
@@ -111,6 +113,25 @@ export class SqlRevokedCertificateStore extends RevokedCertificateStore {
       ],
     );
     return [...new Set(rows.map((row) => row.ca_id))];
+  }
+
+  async addNew(entries: LedgerEntry[]): Promise<LedgerEntry[]> {
+    if (entries.length === 0) return [];
+    const rows: { ca_id: string; serial_number: string }[] = await this.db.query(
+      `INSERT INTO revocation.revoked_certificates (tenant_id, ca_id, serial_number, certificate_id, revocation_date, reason_code)
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[], $6::int[])
+       ON CONFLICT (ca_id, serial_number) DO NOTHING RETURNING ca_id::text, serial_number`,
+      [
+        entries.map((entry) => entry.tenantId),
+        entries.map((entry) => entry.caId),
+        entries.map((entry) => entry.serialNumber),
+        entries.map((entry) => entry.certificateId),
+        entries.map((entry) => entry.revokedAt),
+        entries.map((entry) => entry.reasonCode),
+      ],
+    );
+    const added = new Set(rows.map((row) => `${row.ca_id.toLowerCase()}:${row.serial_number}`));
+    return entries.filter((entry) => added.has(`${entry.caId.toLowerCase()}:${entry.serialNumber}`));
   }
 
   async addUnderIssuer(

@@ -1,4 +1,5 @@
 import { EventEnvelope } from '../common/event-envelope';
+import { CrlPublishedPayload } from '../revocation/crl-published.event';
 
 /**
  * Request/reply subjects answered by the ocsp-responder (queue group `ocsp-responder`), asked only
@@ -13,6 +14,12 @@ export const ResponderPattern = {
    * their certificates after all (a refusal or a failure of its transaction after the publish).
    */
   Withdraw: 'ocsp-responder.withdraw',
+  /**
+   * Asked by revocation only: a `crl.published` it has just recorded, early beside the stream, so
+   * the served CRL does not wait behind the tenant's partition (a bulk revocation's thousands of
+   * events; docs/architecture.md#bulk-revocation-direct-path). Applied as the stream's copy is.
+   */
+  CrlPublished: 'ocsp-responder.crl-published',
 } as const;
 export type ResponderPattern = (typeof ResponderPattern)[keyof typeof ResponderPattern];
 
@@ -53,4 +60,10 @@ export interface WithdrawResult {
 export type ResponderApi = {
   [ResponderPattern.Publish]: [PublishCommand, PublishResult];
   [ResponderPattern.Withdraw]: [WithdrawCommand, WithdrawResult];
+  [ResponderPattern.CrlPublished]: [CrlPublishedCommand, { applied: true }];
 };
+
+export interface CrlPublishedCommand {
+  /** The envelope exactly as recorded in revocation's outbox. */
+  event: EventEnvelope<CrlPublishedPayload>;
+}

@@ -134,7 +134,7 @@ export const webhookMetrics = {
 export const publicationMetrics = {
   publicationsTotal: new Counter({
     name: 'ca_publications_total',
-    help: 'Direct publications from issuance to the responder, by kind (certificates, revocation, ca, withdrawal: an issue it did not store after all) and outcome (confirmed, unconfirmed).',
+    help: 'Direct publications from issuance to the responder, by kind (certificates, revocation, ca, withdrawal: an issue it did not store after all; crl-ledger: a bulk revocation batch sent to revocation) and outcome (confirmed, unconfirmed).',
     labelNames: ['kind', 'outcome'] as const,
     registers,
   }),
