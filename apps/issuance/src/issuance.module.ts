@@ -39,9 +39,12 @@ import { CaKeyCustodies } from './custody/ca-key-custodies';
 import { ResponderPublication, unconfirmed } from './publication/responder-publication';
 import { CrlRevocationsController } from './certificates/crl-revocations.controller';
 import { WebhooksFeed } from './publication/webhooks-feed';
+import { IssuanceDatabase } from './issuance-database.store';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
+  /** The issuance schema's stores (their SQL twins on `dataSource`). */
+  database: IssuanceDatabase;
   /** The custody of each CA role (root keys may be in a token of their own). */
   custodies: CaKeyCustodies;
   custodyKind: string;
@@ -78,7 +81,8 @@ export class IssuanceModule {
       undefined,
       (events) => publication.withdraw(events),
     );
-    const policies = new IssuancePolicies(deps.dataSource);
+    const { tables } = deps.database;
+    const policies = new IssuancePolicies(tables.policies);
     const addIssuingCa = new AddIssuingCaHandler(
       deps.dataSource,
       deps.custodies,
@@ -87,7 +91,6 @@ export class IssuanceModule {
       nudge,
       deps.pkiPublicUrl,
       deps.keyAlgorithm,
-      policies,
     );
     const revokeHandler = new RevokeCertificateHandler(deps.dataSource, nudge, publication);
     const jobRunner = new RevocationJobRunner(deps.dataSource, revokeHandler);
@@ -177,15 +180,19 @@ export class IssuanceModule {
         { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
         {
           provide: SignCrlHandler,
-          useValue: new SignCrlHandler(signer, deps.blobs, new CrlLedgerCheck(deps.dataSource)),
+          useValue: new SignCrlHandler(
+            signer,
+            deps.blobs,
+            new CrlLedgerCheck(tables.crlEntries, tables.crlNumbers),
+          ),
         },
         {
           provide: IssueOcspSignerHandler,
-          useValue: new IssueOcspSignerHandler(signer, deps.dataSource, nudge),
+          useValue: new IssueOcspSignerHandler(signer, deps.database, nudge),
         },
         {
           provide: IssuancePolicyHandler,
-          useValue: new IssuancePolicyHandler(policies, deps.dataSource, addIssuingCa),
+          useValue: new IssuancePolicyHandler(policies, tables.cas, addIssuingCa),
         },
       ],
     };

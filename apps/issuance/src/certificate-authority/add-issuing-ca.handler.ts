@@ -17,9 +17,9 @@ import { CustodiedKey, KeyCustody, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import { recordEvent } from '@ca/messaging';
 import { buildCaCertificate, derToPem, serialToHex, useProviderForKey, validityOfDays } from '@ca/pki';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
+import { DataSource, IsNull } from 'typeorm';
 import { caDistributionPointsFor, distributionPointsFor } from '../certificates/distribution-points';
-import { IssuancePolicies } from '../policy/issuance-policies';
+import { IssuanceTables, sqlIssuanceTables } from '../issuance-database.store';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { KEY_ALGORITHM } from './ca-queries';
@@ -40,7 +40,8 @@ const DAY_MS = 86_400_000;
 export interface PolicyChange {
   /** The new policy; null when it is removed. */
   policy: TenantPolicy | null;
-  write(manager: EntityManager): Promise<void>;
+  /** Writes the policy change in the new CA's transaction. */
+  write(tables: IssuanceTables): Promise<void>;
 }
 
 /**
@@ -62,7 +63,6 @@ export class AddIssuingCaHandler {
     private readonly pkiPublicUrl = '',
     /** KEY_ALGORITHM: what an explicit `keyAlgorithm` may name (RSA-2048 only where it is this). */
     private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-    private readonly policies = new IssuancePolicies(dataSource),
   ) {}
 
   /** An issuing CA's key: in the main token, never a root token (docs/operations.md#key-custody). */
@@ -157,8 +157,10 @@ export class AddIssuingCaHandler {
         country: root.country,
       };
       // Read under the root lock: a policy change commits with its own CA, so none is missed.
-      if (policyChange) await policyChange.write(manager);
-      const policy = policyChange ? policyChange.policy : await this.policies.policyOf(tenantId, manager);
+      if (policyChange) await policyChange.write(sqlIssuanceTables(manager));
+      const policy = policyChange
+        ? policyChange.policy
+        : await sqlIssuanceTables(manager).policies.policyOf(tenantId);
       const profile = issuingCaProfile(this.pkiPublicUrl, tenantId, policy, {
         subject,
         notBefore,

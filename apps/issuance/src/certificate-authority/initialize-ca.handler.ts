@@ -38,6 +38,7 @@ import { issuingCaSubjectName } from './issuing-ca-name';
 import { ALREADY_EXISTS, lockCaInitialization } from './ca-initialization-lock';
 import { issuingCaProfile } from './issuing-ca-profile';
 import { IssuancePolicies } from '../policy/issuance-policies';
+import { sqlIssuanceTables } from '../issuance-database.store';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
 
 /** One CA made but not yet stored: its row and the custody key to destroy if storing fails. */
@@ -63,7 +64,7 @@ export class InitializeCaHandler {
     private readonly pkiPublicUrl = '',
     /** KEY_ALGORITHM: the key of a CA made without a choice (docs/api.md#key-algorithms). */
     private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-    private readonly policies = new IssuancePolicies(dataSource),
+    private readonly policies = new IssuancePolicies(sqlIssuanceTables(dataSource.manager).policies),
   ) {}
 
   /** /v1/ca/initialize: a root only, as before CA hierarchies existed, of the deployment's key algorithm. */

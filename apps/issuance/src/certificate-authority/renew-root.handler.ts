@@ -35,7 +35,7 @@ import { CertificateAuthoritySigner } from './certificate-authority.signer';
 import { crossCertificatesFrom } from './cross-chain';
 import { issuingCaSubjectName } from './issuing-ca-name';
 import { issuingCaProfile } from './issuing-ca-profile';
-import { IssuancePolicies } from '../policy/issuance-policies';
+import { sqlIssuanceTables } from '../issuance-database.store';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
 import { assertRootHeldHere } from './root-held-here';
 
@@ -72,7 +72,6 @@ export class RenewRootHandler {
     private readonly pkiPublicUrl = '',
     /** KEY_ALGORITHM: what an explicit `keyAlgorithm` may name (RSA-2048 only where it is this). */
     private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-    private readonly policies = new IssuancePolicies(dataSource),
   ) {}
 
   async execute(command: RenewRootCommand): Promise<RenewRootResult> {
@@ -191,7 +190,7 @@ export class RenewRootHandler {
     const profile = issuingCaProfile(
       this.pkiPublicUrl,
       tenantId,
-      await this.policies.policyOf(tenantId, manager),
+      await sqlIssuanceTables(manager).policies.policyOf(tenantId),
       { subject: issuingSubject, notBefore, notAfter, crlDistributionPointUrl: newRootPaths.crlUrl },
     );
     const issuingSerial = profile.serialNumber;
