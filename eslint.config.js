@@ -101,7 +101,9 @@ const noAppInternalsNorTestSupport = [
 /**
  * The seam between a context and its tables: SQL runs only in its stores (`*.store.ts`) and
  * migrations, so a handler states what it needs and its unit tests fake a store, never SQL text
- * (a transaction is the database store's too: the statements in it go through stores).
+ * (a transaction is the database store's too: the statements in it go through stores). An
+ * entity (`*.entity.ts`) maps a table's columns for its store's TypeORM calls, as a migration
+ * states them.
  * Database suites (`*.int-spec.ts`) still write their fixtures directly. `dirs`: the apps held
  * to it so far, or a folder of an app's src/ held on its own while the rest of the app moves over.
  */
@@ -111,6 +113,7 @@ const sqlOnlyInStores = (dirs) => {
     files: sources.map((source) => `${source}/**/*.ts`),
     ignores: sources.flatMap((source) => [
       `${source}/**/*.store.ts`,
+      `${source}/**/*.entity.ts`,
       `${source}/migrations/**`,
       `${source}/**/*.int-spec.ts`,
     ]),
@@ -231,8 +234,8 @@ module.exports = [
     'apps/webhooks',
     'apps/ocsp-responder',
     'apps/gateway',
-    // Issuance, folder by folder; still to move: certificate-authority/, certificates/, custody/
-    // and the module and entities at src/.
+    // Issuance, folder by folder; still to move: certificates/, custody/ and the module at src/.
+    'apps/issuance/src/certificate-authority',
     'apps/issuance/src/policy',
     'apps/issuance/src/publication',
     'apps/issuance/src/signing',

@@ -2,6 +2,7 @@ import { EventEnvelope } from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { CaStore, SqlCaStore } from './certificate-authority/ca.store';
+import { PendingCaStore, SqlPendingCaStore } from './certificate-authority/pending-ca.store';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { IssuancePolicyStore, SqlIssuancePolicyStore } from './policy/issuance-policy.store';
 import { OutboxStore, SqlOutboxStore } from './publication/outbox.store';
@@ -16,6 +17,7 @@ import { SqlTenantStandingStore, TenantStandingStore } from './tenants/tenant-st
 /** The stores of the issuance schema, on one connection (a transaction, or none). */
 export interface IssuanceTables {
   cas: CaStore;
+  pendingCas: PendingCaStore;
   policies: IssuancePolicyStore;
   tenants: TenantStandingStore;
   outbox: OutboxStore;
@@ -64,6 +66,7 @@ export class SqlIssuanceDatabase extends IssuanceDatabase {
 export function sqlIssuanceTables(manager: EntityManager): IssuanceTables {
   return {
     cas: new SqlCaStore(manager),
+    pendingCas: new SqlPendingCaStore(manager),
     policies: new SqlIssuancePolicyStore(manager),
     tenants: new SqlTenantStandingStore(manager),
     outbox: new SqlOutboxStore(manager),

@@ -67,7 +67,8 @@ export interface IssuanceDependencies {
 export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
     const nudge = () => deps.relay.nudge();
-    const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custodies);
+    const { tables } = deps.database;
+    const signer = new CertificateAuthoritySigner(tables.cas, tables.pendingCas, deps.custodies);
     const publication = deps.publication;
     const groupCommit = new CertificateGroupCommit(
       deps.dataSource,
@@ -81,10 +82,9 @@ export class IssuanceModule {
       undefined,
       (events) => publication.withdraw(events),
     );
-    const { tables } = deps.database;
     const policies = new IssuancePolicies(tables.policies);
     const addIssuingCa = new AddIssuingCaHandler(
-      deps.dataSource,
+      deps.database,
       deps.custodies,
       deps.custodyKind,
       signer,
@@ -117,7 +117,7 @@ export class IssuanceModule {
         {
           provide: InitializeCaHandler,
           useValue: new InitializeCaHandler(
-            deps.dataSource,
+            deps.database,
             deps.custodies,
             deps.custodyKind,
             nudge,
@@ -148,25 +148,25 @@ export class IssuanceModule {
         {
           provide: ExternalRootHandler,
           useValue: new ExternalRootHandler(
-            deps.dataSource,
+            deps.database,
             deps.custodies,
             deps.custodyKind,
             nudge,
             deps.keyAlgorithm,
           ),
         },
-        { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
+        { provide: CaQueries, useValue: new CaQueries(tables.cas, tables.pendingCas) },
         { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.dataSource, nudge) },
-        { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge, publication) },
+        { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.database, nudge, publication) },
         {
           provide: RevokeCrossCertificateHandler,
-          useValue: new RevokeCrossCertificateHandler(deps.dataSource, nudge, publication),
+          useValue: new RevokeCrossCertificateHandler(deps.database, nudge, publication),
         },
         { provide: AddIssuingCaHandler, useValue: addIssuingCa },
         {
           provide: RenewRootHandler,
           useValue: new RenewRootHandler(
-            deps.dataSource,
+            deps.database,
             deps.custodies,
             deps.custodyKind,
             signer,
