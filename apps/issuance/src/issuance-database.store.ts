@@ -3,6 +3,16 @@ import { applyOnce } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { CaStore, SqlCaStore } from './certificate-authority/ca.store';
 import { PendingCaStore, SqlPendingCaStore } from './certificate-authority/pending-ca.store';
+import { BlockedKeyStore, SqlBlockedKeyStore } from './certificates/blocked-key.store';
+import { CertificateStore, SqlCertificateStore } from './certificates/certificate.store';
+import {
+  CustomExtensionArcStore,
+  SqlCustomExtensionArcStore,
+} from './certificates/custom-extension-arc.store';
+import {
+  ExpiringCertificateStore,
+  SqlExpiringCertificateStore,
+} from './certificates/expiring-certificate.store';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { IssuancePolicyStore, SqlIssuancePolicyStore } from './policy/issuance-policy.store';
 import { OutboxStore, SqlOutboxStore } from './publication/outbox.store';
@@ -18,6 +28,10 @@ import { SqlTenantStandingStore, TenantStandingStore } from './tenants/tenant-st
 export interface IssuanceTables {
   cas: CaStore;
   pendingCas: PendingCaStore;
+  certificates: CertificateStore;
+  expiringCertificates: ExpiringCertificateStore;
+  blockedKeys: BlockedKeyStore;
+  customExtensionArcs: CustomExtensionArcStore;
   policies: IssuancePolicyStore;
   tenants: TenantStandingStore;
   outbox: OutboxStore;
@@ -67,6 +81,10 @@ export function sqlIssuanceTables(manager: EntityManager): IssuanceTables {
   return {
     cas: new SqlCaStore(manager),
     pendingCas: new SqlPendingCaStore(manager),
+    certificates: new SqlCertificateStore(manager),
+    expiringCertificates: new SqlExpiringCertificateStore(manager),
+    blockedKeys: new SqlBlockedKeyStore(manager),
+    customExtensionArcs: new SqlCustomExtensionArcStore(manager),
     policies: new SqlIssuancePolicyStore(manager),
     tenants: new SqlTenantStandingStore(manager),
     outbox: new SqlOutboxStore(manager),

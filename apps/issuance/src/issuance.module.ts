@@ -40,6 +40,7 @@ import { ResponderPublication, unconfirmed } from './publication/responder-publi
 import { CrlRevocationsController } from './certificates/crl-revocations.controller';
 import { WebhooksFeed } from './publication/webhooks-feed';
 import { IssuanceDatabase } from './issuance-database.store';
+import { CertificateStore } from './certificates/certificate.store';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
@@ -98,9 +99,9 @@ export class IssuanceModule {
       signer,
       deps.pkiPublicUrl,
       groupCommit,
-      new CustomExtensionArcs(deps.dataSource),
+      new CustomExtensionArcs(tables.customExtensionArcs),
       policies,
-      new BlockedKeys(deps.dataSource),
+      new BlockedKeys(tables.blockedKeys),
     );
     return {
       module: IssuanceModule,
@@ -144,6 +145,7 @@ export class IssuanceModule {
           useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit, publication),
         },
         { provide: ResponderPublication, useValue: publication },
+        { provide: CertificateStore, useValue: tables.certificates },
         { provide: DataSource, useValue: deps.dataSource },
         {
           provide: ExternalRootHandler,
@@ -177,7 +179,7 @@ export class IssuanceModule {
         },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
         { provide: CertificateInventory, useValue: new CertificateInventory(deps.dataSource) },
-        { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
+        { provide: ExpiryReporter, useValue: new ExpiryReporter(tables.expiringCertificates) },
         {
           provide: SignCrlHandler,
           useValue: new SignCrlHandler(

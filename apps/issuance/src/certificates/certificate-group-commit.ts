@@ -4,7 +4,7 @@ import { isDatabaseUnavailable, isUniqueViolation } from '@ca/persistence';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { admitWithinLimits, lockAndReadStandings } from './certificate-limit';
-import { NewCertificate, insertCertificates } from './certificate-rows';
+import { NewCertificate, SqlCertificateStore } from './certificate.store';
 
 /**
  * A certificate to store with its `certificate.issued` event, if its tenant is not suspended and
@@ -150,10 +150,7 @@ async function storeBatch(
   );
   const refusals = admitWithinLimits(requests, standings);
   const admitted = batch.filter((_, i) => refusals[i] === undefined);
-  await insertCertificates(
-    manager,
-    admitted.map((item) => item.certificate),
-  );
+  await new SqlCertificateStore(manager).insert(admitted.map((item) => item.certificate));
   await insertEvents(
     manager,
     ISSUANCE_SCHEMA,

@@ -15,7 +15,7 @@ import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { CertificateEntity } from './certificate.entity';
 import { admitWithinLimits, lockAndReadStandings } from './certificate-limit';
 import { findTenantCertificate } from './certificate.repository';
-import { nextStatusSequence } from './status-sequence';
+import { SqlCertificateStore } from './certificate.store';
 import { ResponderPublication } from '../publication/responder-publication';
 
 /**
@@ -84,7 +84,7 @@ export class ReleaseHoldHandler {
           heldSince: heldSince.toISOString(),
           releasedAt: releasedAt.toISOString(),
           releasedBy: command.principal,
-          sequence: await nextStatusSequence(manager, certificate.id),
+          sequence: await new SqlCertificateStore(manager).nextStatusSequence(certificate.id),
         },
       );
       return {

@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
-import { insertCertificates } from './certificate-rows';
+import { SqlCertificateStore } from './certificate.store';
 import { CertificateEntity } from './certificate.entity';
 import { MAX_FAILED_ROUNDS, RevocationJobRunner } from './revocation-job-runner';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
@@ -50,8 +50,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
       createdAt: now,
     });
     await dataSource.transaction((manager) =>
-      insertCertificates(
-        manager,
+      new SqlCertificateStore(manager).insert(
         Array.from({ length: 30 }, (_, i) => ({
           id: randomUUID(),
           tenantId,
@@ -214,8 +213,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
     );
     const now = new Date();
     await dataSource.transaction((manager) =>
-      insertCertificates(
-        manager,
+      new SqlCertificateStore(manager).insert(
         Array.from({ length: 7 }, (_, i) => ({
           id: randomUUID(),
           tenantId: racedTenant,

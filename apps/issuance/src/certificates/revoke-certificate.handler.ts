@@ -15,10 +15,11 @@ import { recordEvent } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { revocationEventFields, revocationNow } from '../revocation-record';
+import { SqlBlockedKeyStore } from './blocked-key.store';
 import { blockKeyIfCompromised } from './blocked-keys';
 import { CertificateEntity } from './certificate.entity';
 import { findTenantCertificate } from './certificate.repository';
-import { nextStatusSequence } from './status-sequence';
+import { SqlCertificateStore } from './certificate.store';
 import { ResponderPublication } from '../publication/responder-publication';
 import { BatchRevocation, revokeInBatch } from './revoke-in-batch';
 
@@ -80,7 +81,11 @@ export class RevokeCertificateHandler {
         { id: certificate.id, tenantId: command.tenantId },
         revocation,
       );
-      await blockKeyIfCompromised(manager, certificate, revocation.revocationReasonCode);
+      await blockKeyIfCompromised(
+        new SqlBlockedKeyStore(manager),
+        certificate,
+        revocation.revocationReasonCode,
+      );
       const event = await recordEvent<CertificateRevokedPayload>(
         manager,
         ISSUANCE_SCHEMA,
@@ -91,7 +96,7 @@ export class RevokeCertificateHandler {
           caId: certificate.caId,
           serialNumber: certificate.serialNumber,
           ...revocationEventFields(revocation),
-          sequence: await nextStatusSequence(manager, certificate.id),
+          sequence: await new SqlCertificateStore(manager).nextStatusSequence(certificate.id),
         },
       );
       await inTransaction?.(manager);
