@@ -236,6 +236,9 @@ module.exports = [
     // module at src/.
     'apps/issuance/src/certificate-authority',
     'apps/issuance/src/certificates/blocked-keys.ts',
+    'apps/issuance/src/certificates/certificate-group-commit.ts',
+    'apps/issuance/src/certificates/certificate-group-commit.spec.ts',
+    'apps/issuance/src/certificates/certificate-limit.ts',
     'apps/issuance/src/certificates/crl-revocations.controller.ts',
     'apps/issuance/src/certificates/custom-extension-arcs.ts',
     'apps/issuance/src/certificates/expiry-report.ts',
@@ -244,6 +247,7 @@ module.exports = [
     'apps/issuance/src/publication',
     'apps/issuance/src/signing',
     'apps/issuance/src/tenants',
+    'apps/issuance/src/memory-stores.ts',
     'apps/issuance/src/start-issuance.ts',
   ]),
   {

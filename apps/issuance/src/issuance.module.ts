@@ -72,7 +72,7 @@ export class IssuanceModule {
     const signer = new CertificateAuthoritySigner(tables.cas, tables.pendingCas, deps.custodies);
     const publication = deps.publication;
     const groupCommit = new CertificateGroupCommit(
-      deps.dataSource,
+      deps.database,
       (events) => {
         nudge();
         deps.webhooksFeed?.offer(events);
