@@ -128,11 +128,11 @@ export class IssuanceModule {
         },
         {
           provide: IssueCertificateHandler,
-          useValue: new IssueCertificateHandler(minter, deps.dataSource, deps.keyAlgorithm),
+          useValue: new IssueCertificateHandler(minter, tables.certificates, deps.keyAlgorithm),
         },
         {
           provide: RenewCertificateHandler,
-          useValue: new RenewCertificateHandler(deps.dataSource, minter, deps.keyAlgorithm),
+          useValue: new RenewCertificateHandler(tables.certificates, minter, deps.keyAlgorithm),
         },
         { provide: RevokeCertificateHandler, useValue: revokeHandler },
         { provide: RevocationJobRunner, useValue: jobRunner },

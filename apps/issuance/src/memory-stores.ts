@@ -1,5 +1,6 @@
 import { EventEnvelope, TenantUpdatedPayload } from '@ca/contracts';
 import { newEvent } from '@ca/messaging';
+import { CertificateEntity } from './certificates/certificate.entity';
 import { CertificateStore, NewCertificate, RevokedCertificate } from './certificates/certificate.store';
 import { OutboxStore } from './publication/outbox.store';
 import { TenantStanding, TenantStandingStore } from './tenants/tenant-standing.store';
@@ -49,6 +50,14 @@ export class MemoryCertificateStore extends CertificateStore {
 
   async nextStatusSequence(): Promise<number> {
     throw new Error('not kept in memory: the status sequence is tested on the database');
+  }
+
+  async byId(certificateId: string): Promise<CertificateEntity | null> {
+    return (this.rows.find((row) => row.id === certificateId) as CertificateEntity | undefined) ?? null;
+  }
+
+  async hasSuccessor(certificateId: string): Promise<boolean> {
+    return this.rows.some((row) => row.renewedFrom === certificateId);
   }
 
   async revokedUnder(): Promise<RevokedCertificate[]> {

@@ -35,7 +35,11 @@ export class CertificateQueries {
 
   async get(query: CertificateQuery): Promise<CertificateDetail> {
     assertCommandFields(query, { tenantId: 'uuid', certificateId: 'uuid' });
-    const c = await findTenantCertificate(this.dataSource, query.tenantId, query.certificateId);
+    const c = await findTenantCertificate(
+      sqlIssuanceTables(this.dataSource.manager).certificates,
+      query.tenantId,
+      query.certificateId,
+    );
     const now = new Date();
     const window = renewalWindow({ ...c, serialNumberHex: c.serialNumber });
     const [successor]: { id: string }[] = await this.dataSource.query(

@@ -55,6 +55,10 @@ export abstract class CertificateStore {
    * or replayed event never moves the status back (docs/architecture.md#certificate-status-sequence).
    */
   abstract nextStatusSequence(certificateId: string): Promise<number>;
+  /** The certificate (any tenant's), locked until the transaction ends with `lock`. */
+  abstract byId(certificateId: string, options?: { lock?: boolean }): Promise<CertificateEntity | null>;
+  /** Whether a certificate names this one as its predecessor (renewal or ACME `replaces`). */
+  abstract hasSuccessor(certificateId: string): Promise<boolean>;
   /** The CA's revoked certificates, for the tenant's CRL of it. */
   abstract revokedUnder(caId: string, tenantId: string): Promise<RevokedCertificate[]>;
 }
@@ -109,6 +113,21 @@ export class SqlCertificateStore extends CertificateStore {
       ? (rows[0] as { status_sequence: number }[])
       : (rows as { status_sequence: number }[]);
     return Number(returned[0].status_sequence);
+  }
+
+  byId(certificateId: string, options: { lock?: boolean } = {}): Promise<CertificateEntity | null> {
+    return this.db.findOne(CertificateEntity, {
+      where: { id: certificateId },
+      ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  async hasSuccessor(certificateId: string): Promise<boolean> {
+    const [successor] = await this.db.query(
+      'SELECT 1 FROM issuance.certificates WHERE renewed_from = $1 LIMIT 1',
+      [certificateId],
+    );
+    return successor !== undefined;
   }
 
   async revokedUnder(caId: string, tenantId: string): Promise<RevokedCertificate[]> {

@@ -15,6 +15,7 @@ import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { CertificateEntity } from './certificate.entity';
 import { lockAndReadStandings } from '../tenants/tenant-standing.store';
 import { admitWithinLimits } from './certificate-limit';
+import { sqlIssuanceTables } from '../issuance-database.store';
 import { findTenantCertificate } from './certificate.repository';
 import { SqlCertificateStore } from './certificate.store';
 import { ResponderPublication } from '../publication/responder-publication';
@@ -37,13 +38,22 @@ export class ReleaseHoldHandler {
   ) {}
 
   async execute(command: ReleaseHoldCommand): Promise<ReleaseHoldResult> {
-    await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
+    await findTenantCertificate(
+      sqlIssuanceTables(this.dataSource.manager).certificates,
+      command.tenantId,
+      command.certificateId,
+    );
     const request = await validateDto(ReleaseHoldRequest, command.request ?? {});
     const releasedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const result = await this.dataSource.transaction(async (manager) => {
-      const certificate = await findTenantCertificate(manager, command.tenantId, command.certificateId, {
-        lock: true,
-      });
+      const certificate = await findTenantCertificate(
+        sqlIssuanceTables(manager).certificates,
+        command.tenantId,
+        command.certificateId,
+        {
+          lock: true,
+        },
+      );
       const heldSince = certificate.revokedAt;
       if (!heldSince || certificate.revocationReasonCode !== RevocationReasonCodes.CertificateHold) {
         throw CaError.conflict(

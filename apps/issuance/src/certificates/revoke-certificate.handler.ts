@@ -18,6 +18,7 @@ import { revocationEventFields, revocationNow } from '../revocation-record';
 import { SqlBlockedKeyStore } from './blocked-key.store';
 import { blockKeyIfCompromised } from './blocked-keys';
 import { CertificateEntity } from './certificate.entity';
+import { sqlIssuanceTables } from '../issuance-database.store';
 import { findTenantCertificate } from './certificate.repository';
 import { SqlCertificateStore } from './certificate.store';
 import { ResponderPublication } from '../publication/responder-publication';
@@ -53,7 +54,11 @@ export class RevokeCertificateHandler {
     inTransaction?: (manager: EntityManager) => Promise<void>,
   ): Promise<RevokeCertificateResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', certificateId: 'uuid' });
-    await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
+    await findTenantCertificate(
+      sqlIssuanceTables(this.dataSource.manager).certificates,
+      command.tenantId,
+      command.certificateId,
+    );
     const request = await validateDto(RevokeCertificateRequest, command.request);
     // Every row of `certificates` is an end-entity certificate (CA certificates live in
     // certificate_authorities), so the CA-only reasons of RFC 5280 5.3.1 never apply here.
@@ -71,9 +76,14 @@ export class RevokeCertificateHandler {
       command.principal,
     );
     const result = await this.dataSource.transaction(async (manager) => {
-      const certificate = await findTenantCertificate(manager, command.tenantId, command.certificateId, {
-        lock: true,
-      });
+      const certificate = await findTenantCertificate(
+        sqlIssuanceTables(manager).certificates,
+        command.tenantId,
+        command.certificateId,
+        {
+          lock: true,
+        },
+      );
       if (certificate.revokedAt) throw CaError.conflict('This certificate is already revoked.');
       await manager.update(
         CertificateEntity,
