@@ -40,9 +40,13 @@ import { ResponderPublication, unconfirmed } from './publication/responder-publi
 import { CrlRevocationsController } from './certificates/crl-revocations.controller';
 import { WebhooksFeed } from './publication/webhooks-feed';
 import { RevocationLedgerFeed } from './publication/revocation-ledger-feed';
+import { IssuanceDatabase } from './issuance-database.store';
+import { CertificateStore } from './certificates/certificate.store';
 
 export interface IssuanceDependencies {
   dataSource: DataSource;
+  /** The issuance schema's stores (their SQL twins on `dataSource`). */
+  database: IssuanceDatabase;
   /** The custody of each CA role (root keys may be in a token of their own). */
   custodies: CaKeyCustodies;
   custodyKind: string;
@@ -67,10 +71,11 @@ export interface IssuanceDependencies {
 export class IssuanceModule {
   static register(deps: IssuanceDependencies): DynamicModule {
     const nudge = () => deps.relay.nudge();
-    const signer = new CertificateAuthoritySigner(deps.dataSource, deps.custodies);
+    const { tables } = deps.database;
+    const signer = new CertificateAuthoritySigner(tables.cas, tables.pendingCas, deps.custodies);
     const publication = deps.publication;
     const groupCommit = new CertificateGroupCommit(
-      deps.dataSource,
+      deps.database,
       (events) => {
         nudge();
         deps.webhooksFeed?.offer(events);
@@ -81,16 +86,15 @@ export class IssuanceModule {
       undefined,
       (events) => publication.withdraw(events),
     );
-    const policies = new IssuancePolicies(deps.dataSource);
+    const policies = new IssuancePolicies(tables.policies);
     const addIssuingCa = new AddIssuingCaHandler(
-      deps.dataSource,
+      deps.database,
       deps.custodies,
       deps.custodyKind,
       signer,
       nudge,
       deps.pkiPublicUrl,
       deps.keyAlgorithm,
-      policies,
     );
     const revokeHandler = new RevokeCertificateHandler(
       deps.dataSource,
@@ -103,9 +107,9 @@ export class IssuanceModule {
       signer,
       deps.pkiPublicUrl,
       groupCommit,
-      new CustomExtensionArcs(deps.dataSource),
+      new CustomExtensionArcs(tables.customExtensionArcs),
       policies,
-      new BlockedKeys(deps.dataSource),
+      new BlockedKeys(tables.blockedKeys),
     );
     return {
       module: IssuanceModule,
@@ -122,7 +126,7 @@ export class IssuanceModule {
         {
           provide: InitializeCaHandler,
           useValue: new InitializeCaHandler(
-            deps.dataSource,
+            deps.database,
             deps.custodies,
             deps.custodyKind,
             nudge,
@@ -132,11 +136,11 @@ export class IssuanceModule {
         },
         {
           provide: IssueCertificateHandler,
-          useValue: new IssueCertificateHandler(minter, deps.dataSource, deps.keyAlgorithm),
+          useValue: new IssueCertificateHandler(minter, tables.certificates, deps.keyAlgorithm),
         },
         {
           provide: RenewCertificateHandler,
-          useValue: new RenewCertificateHandler(deps.dataSource, minter, deps.keyAlgorithm),
+          useValue: new RenewCertificateHandler(tables.certificates, minter, deps.keyAlgorithm),
         },
         { provide: RevokeCertificateHandler, useValue: revokeHandler },
         { provide: RevocationJobRunner, useValue: jobRunner },
@@ -149,29 +153,30 @@ export class IssuanceModule {
           useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit, publication),
         },
         { provide: ResponderPublication, useValue: publication },
+        { provide: CertificateStore, useValue: tables.certificates },
         { provide: DataSource, useValue: deps.dataSource },
         {
           provide: ExternalRootHandler,
           useValue: new ExternalRootHandler(
-            deps.dataSource,
+            deps.database,
             deps.custodies,
             deps.custodyKind,
             nudge,
             deps.keyAlgorithm,
           ),
         },
-        { provide: CaQueries, useValue: new CaQueries(deps.dataSource) },
+        { provide: CaQueries, useValue: new CaQueries(tables.cas, tables.pendingCas) },
         { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.dataSource, nudge) },
-        { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.dataSource, nudge, publication) },
+        { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.database, nudge, publication) },
         {
           provide: RevokeCrossCertificateHandler,
-          useValue: new RevokeCrossCertificateHandler(deps.dataSource, nudge, publication),
+          useValue: new RevokeCrossCertificateHandler(deps.database, nudge, publication),
         },
         { provide: AddIssuingCaHandler, useValue: addIssuingCa },
         {
           provide: RenewRootHandler,
           useValue: new RenewRootHandler(
-            deps.dataSource,
+            deps.database,
             deps.custodies,
             deps.custodyKind,
             signer,
@@ -182,18 +187,22 @@ export class IssuanceModule {
         },
         { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
         { provide: CertificateInventory, useValue: new CertificateInventory(deps.dataSource) },
-        { provide: ExpiryReporter, useValue: new ExpiryReporter(deps.dataSource) },
+        { provide: ExpiryReporter, useValue: new ExpiryReporter(tables.expiringCertificates) },
         {
           provide: SignCrlHandler,
-          useValue: new SignCrlHandler(signer, deps.blobs, new CrlLedgerCheck(deps.dataSource)),
+          useValue: new SignCrlHandler(
+            signer,
+            deps.blobs,
+            new CrlLedgerCheck(tables.crlEntries, tables.crlNumbers),
+          ),
         },
         {
           provide: IssueOcspSignerHandler,
-          useValue: new IssueOcspSignerHandler(signer, deps.dataSource, nudge),
+          useValue: new IssueOcspSignerHandler(signer, deps.database, nudge),
         },
         {
           provide: IssuancePolicyHandler,
-          useValue: new IssuancePolicyHandler(policies, deps.dataSource, addIssuingCa),
+          useValue: new IssuancePolicyHandler(policies, tables.cas, addIssuingCa),
         },
       ],
     };

@@ -21,6 +21,7 @@ import { runCustodyCommand } from './custody/custody-command';
 import { finishInterruptedKekRotation } from './custody/kek-rotation';
 import { openIssuanceCustody } from './custody/open-issuance-custody';
 import { ExpiryReporter } from './certificates/expiry-report';
+import { SqlIssuanceDatabase } from './issuance-database.store';
 import { IssuanceModule } from './issuance.module';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { RevocationJobRunner } from './certificates/revocation-job-runner';
@@ -54,10 +55,11 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   });
   const finished = await finishInterruptedKekRotation(config, dataSource, custodies.main);
   if (finished) runtime.logger.warn(finished, 'finished a KEK rotation that had been interrupted');
+  const database = new SqlIssuanceDatabase(dataSource);
   const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events);
   // Read-your-writes: what a command records reaches the responder before the command answers.
   const responder = messaging.rpcClient<ResponderApi>();
-  const publication = new ResponderPublication(responder, dataSource);
+  const publication = new ResponderPublication(responder, database.tables.outbox);
   // Early path to webhooks: committed issuances, beside the stream (never waited for).
   const webhooks = messaging.rpcClient<WebhooksApi>();
   // Direct path of bulk revocation batches to the CRL, beside the stream.
@@ -65,6 +67,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   const app = await NestFactory.createMicroservice(
     IssuanceModule.register({
       dataSource,
+      database,
       custodies,
       custodyKind: config.keyCustody,
       relay,
@@ -91,7 +94,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     runtime.logger.warn({ err: error, jobId }, 'a revoke-matching job stopped; it is retried'),
   );
   // The gateway's tenant facts (suspension, plan limit), schema-checked, into issuance.tenants.
-  const tenants = new TenantProjection(dataSource);
+  const tenants = new TenantProjection(database);
   // A poison event (invalid, or failing every attempt) is set aside here; the others move on.
   const deadLetters = await new DeadLetterStore(dataSource, ISSUANCE_SCHEMA).ensure();
   const routes = routeValidated(
@@ -128,7 +131,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     name: 'issuance',
     runCustodyCommand: (args, io) =>
       runCustodyCommand(args, io, { config, dataSource, custody: custodies.main }),
-    ready: async () => dataSource.isInitialized && (await dataSource.query('SELECT 1')) !== undefined,
+    ready: () => database.ready(),
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();
       await subscription.stop();

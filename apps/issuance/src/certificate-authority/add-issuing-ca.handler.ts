@@ -15,13 +15,10 @@ import {
 } from '@ca/contracts';
 import { CustodiedKey, KeyCustody, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
-import { recordEvent } from '@ca/messaging';
 import { buildCaCertificate, derToPem, serialToHex, useProviderForKey, validityOfDays } from '@ca/pki';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { caDistributionPointsFor, distributionPointsFor } from '../certificates/distribution-points';
-import { IssuancePolicies } from '../policy/issuance-policies';
+import { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { KEY_ALGORITHM } from './ca-queries';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
 import { CertificateAuthoritySigner } from './certificate-authority.signer';
@@ -40,7 +37,8 @@ const DAY_MS = 86_400_000;
 export interface PolicyChange {
   /** The new policy; null when it is removed. */
   policy: TenantPolicy | null;
-  write(manager: EntityManager): Promise<void>;
+  /** Writes the policy change in the new CA's transaction. */
+  write(tables: IssuanceTables): Promise<void>;
 }
 
 /**
@@ -54,7 +52,7 @@ export interface PolicyChange {
  */
 export class AddIssuingCaHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly custodies: CaKeyCustodies,
     private readonly custodyKind: string,
     private readonly signer: CertificateAuthoritySigner,
@@ -62,7 +60,6 @@ export class AddIssuingCaHandler {
     private readonly pkiPublicUrl = '',
     /** KEY_ALGORITHM: what an explicit `keyAlgorithm` may name (RSA-2048 only where it is this). */
     private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-    private readonly policies = new IssuancePolicies(dataSource),
   ) {}
 
   /** An issuing CA's key: in the main token, never a root token (docs/operations.md#key-custody). */
@@ -138,16 +135,13 @@ export class AddIssuingCaHandler {
     const { caId, key, publicKey, root, rootKey, keyAlgorithm, notBefore, notAfter, policyChange } = made;
     const { privateKey, crypto } = await this.custody.openSigningKey({ tenantId, keyId: caId }, key);
     useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
-    const result = await this.dataSource.transaction(async (manager) => {
-      const repository = manager.getRepository(CertificateAuthorityEntity);
-      const locked = await repository.findOne({
-        where: { id: root.id },
-        lock: { mode: 'pessimistic_write' },
-      });
+    const result = await this.database.transaction(async (tables) => {
+      const { cas, outbox } = tables;
+      const locked = await cas.lock(root.id);
       // A renewal committed meanwhile (docs/api.md#renew-the-root): this root signs no new issuing CA.
       if (locked?.retiredAt) throw CaError.conflict("The tenant's root was renewed meanwhile; retry.");
-      const previous = await repository.findOneBy({ tenantId, role: CaRole.Issuing, retiredAt: IsNull() });
-      const generation = (await repository.countBy({ tenantId, role: CaRole.Issuing })) + 1;
+      const previous = await cas.currentIssuing(tenantId);
+      const generation = (await cas.countIssuing(tenantId)) + 1;
       // A root that signed leaves keeps one CRL, at its own path, for those leaves and the issuing
       // CAs it signs; a root made with an issuing CA has root.crl for the latter.
       const rootSignedLeaves = previous === null || root.ownDistributionPoints;
@@ -157,8 +151,8 @@ export class AddIssuingCaHandler {
         country: root.country,
       };
       // Read under the root lock: a policy change commits with its own CA, so none is missed.
-      if (policyChange) await policyChange.write(manager);
-      const policy = policyChange ? policyChange.policy : await this.policies.policyOf(tenantId, manager);
+      if (policyChange) await policyChange.write(tables);
+      const policy = policyChange ? policyChange.policy : await tables.policies.policyOf(tenantId);
       const profile = issuingCaProfile(this.pkiPublicUrl, tenantId, policy, {
         subject,
         notBefore,
@@ -179,10 +173,8 @@ export class AddIssuingCaHandler {
         { certificateDer: new Uint8Array(root.certificateDer), privateKey: rootKey },
       );
       const retiredAt = new Date();
-      if (previous) await repository.update({ id: previous.id }, { retiredAt });
-      if (rootSignedLeaves && !root.ownDistributionPoints) {
-        await repository.update({ id: root.id }, { ownDistributionPoints: true });
-      }
+      if (previous) await cas.retire(previous.id, retiredAt);
+      if (rootSignedLeaves && !root.ownDistributionPoints) await cas.useOwnDistributionPoints(root.id);
       const row = Object.assign(new CertificateAuthorityEntity(), {
         id: caId,
         tenantId,
@@ -201,8 +193,8 @@ export class AddIssuingCaHandler {
         createdBy: principal,
         ownDistributionPoints: true,
       });
-      await manager.insert(CertificateAuthorityEntity, row);
-      await recordEvent<IssuingCaAddedPayload>(manager, ISSUANCE_SCHEMA, EventType.IssuingCaAdded, {
+      await cas.insert(row);
+      await outbox.record<IssuingCaAddedPayload>(EventType.IssuingCaAdded, {
         tenantId,
         caId,
         certificateDer: Buffer.from(certificateDer).toString('base64'),
@@ -214,7 +206,7 @@ export class AddIssuingCaHandler {
         addedBy: principal,
       });
       const pem = derToPem(certificateDer);
-      const crosses = await crossCertificatesFrom(manager, root.id);
+      const crosses = await crossCertificatesFrom(cas, root.id);
       return {
         caId,
         certificatePem: pem,

@@ -1,9 +1,10 @@
 import { X509Certificate } from 'node:crypto';
 import { assertCommandFields, CaState, CaSummary, KeyAlgorithm, TenantCommand } from '@ca/contracts';
 import { derToPem } from '@ca/pki';
-import { DataSource } from 'typeorm';
+import { CaStore } from './ca.store';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
-import { EXTERNAL_KEY_CUSTODY, PendingCaEntity } from './pending-ca.entity';
+import { EXTERNAL_KEY_CUSTODY } from './pending-ca.entity';
+import { PendingCaStore } from './pending-ca.store';
 
 /** Custody's algorithm names, as docs/api.md#key-algorithms names them. */
 export const KEY_ALGORITHM: Record<string, KeyAlgorithm> = {
@@ -16,13 +17,14 @@ export const KEY_ALGORITHM: Record<string, KeyAlgorithm> = {
 
 /** docs/api.md#list-the-cas: a tenant's CAs, root first; a pending one (docs/api.md#external-root) last. */
 export class CaQueries {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly cas: CaStore,
+    private readonly pendingCas: PendingCaStore,
+  ) {}
 
   async list(query: TenantCommand): Promise<{ cas: CaSummary[] }> {
     assertCommandFields(query, { tenantId: 'uuid' });
-    const rows = await this.dataSource
-      .getRepository(CertificateAuthorityEntity)
-      .find({ where: { tenantId: query.tenantId }, order: { createdAt: 'ASC' } });
+    const rows = await this.cas.ofTenant(query.tenantId);
     const now = Date.now();
     const cas = rows
       .sort((a, b) => Number(a.role !== 'root') - Number(b.role !== 'root'))
@@ -45,7 +47,7 @@ export class CaQueries {
           ? { crossCertificatePem: derToPem(new Uint8Array(row.crossCertificateDer)) }
           : {}),
       }));
-    const pending = await this.dataSource.getRepository(PendingCaEntity).findBy({ tenantId: query.tenantId });
+    const pending = await this.pendingCas.listOf(query.tenantId);
     for (const row of pending) {
       cas.push({
         caId: row.id,

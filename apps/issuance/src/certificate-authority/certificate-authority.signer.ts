@@ -2,10 +2,11 @@ import type { webcrypto } from 'node:crypto';
 import { CaError, CrlIssuer, ErrorCode, ROOT_CRL_ISSUER } from '@ca/contracts';
 import { CustodiedKey } from '@ca/custody';
 import { parseCertificate, useProviderForKey } from '@ca/pki';
-import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
 import { EXTERNAL_KEY_CUSTODY } from './pending-ca.entity';
+import { CaStore } from './ca.store';
 import { chainOf } from './cross-chain';
+import { PendingCaStore } from './pending-ca.store';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
 
 export interface OpenedAuthority {
@@ -36,7 +37,8 @@ export class CertificateAuthoritySigner {
   private readonly opened = new Map<string, Promise<OpenedAuthority>>();
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly cas: CaStore,
+    private readonly pendingCas: PendingCaStore,
     private readonly custodies: CaKeyCustodies,
   ) {}
 
@@ -56,7 +58,7 @@ export class CertificateAuthoritySigner {
    */
   async forLeaves(tenantId: string): Promise<OpenedAuthority> {
     const current = await this.currentRow(tenantId);
-    if (current.revoked_at) {
+    if (current.revokedAt) {
       throw CaError.conflict(
         "This tenant's issuing CA is revoked: no certificate is signed with it until a new issuing CA exists (POST /v2/ca/issuing).",
         ErrorCode.IssuingCaRevoked,
@@ -102,13 +104,9 @@ export class CertificateAuthoritySigner {
 
   /** The id of the root not retired (`current`), or of the tenant's first root (`first`). */
   private async rootId(tenantId: string, which: 'current' | 'first'): Promise<string> {
-    const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM issuance.certificate_authorities WHERE tenant_id = $1 AND role = 'root'
-        ORDER BY ${which === 'current' ? '(retired_at IS NULL) DESC, created_at DESC' : 'created_at ASC'} LIMIT 1`,
-      [tenantId],
-    );
-    if (rows.length === 0) throw CaError.notFound(NO_CA);
-    return rows[0].id;
+    const id = await this.cas.rootId(tenantId, which);
+    if (id === undefined) throw CaError.notFound(NO_CA);
+    return id;
   }
 
   /**
@@ -117,27 +115,15 @@ export class CertificateAuthoritySigner {
    * an issuing CA added through another replica changes it.
    */
   private async rootSignedLeaves(rootId: string): Promise<boolean> {
-    const rows: { own_distribution_points: boolean }[] = await this.dataSource.query(
-      'SELECT own_distribution_points FROM issuance.certificate_authorities WHERE id = $1',
-      [rootId],
-    );
-    return rows[0]?.own_distribution_points === true;
+    return this.cas.hasOwnDistributionPoints(rootId);
   }
 
   /** The CA that signs leaves now: the issuing CA not retired, else the root. */
-  private async currentRow(tenantId: string): Promise<{ id: string; revoked_at: Date | null }> {
-    const rows: { id: string; revoked_at: Date | null }[] = await this.dataSource.query(
-      `SELECT id, revoked_at FROM issuance.certificate_authorities
-        WHERE tenant_id = $1 AND retired_at IS NULL ORDER BY (role = 'issuing') DESC LIMIT 1`,
-      [tenantId],
-    );
-    if (rows.length === 0) {
+  private async currentRow(tenantId: string): Promise<{ id: string; revokedAt: Date | null }> {
+    const current = await this.cas.signingLeaves(tenantId);
+    if (!current) {
       // docs/api.md#external-root: a CA made, waiting for its certificate from the corporate root.
-      const pending: unknown[] = await this.dataSource.query(
-        'SELECT 1 FROM issuance.pending_cas WHERE tenant_id = $1',
-        [tenantId],
-      );
-      if (pending.length > 0) {
+      if (await this.pendingCas.waits(tenantId)) {
         throw CaError.conflict(
           "This tenant's issuing CA waits for its certificate from the corporate root: nothing is signed until it is uploaded (PUT /v2/ca/{caId}/certificate).",
           ErrorCode.IssuingCaPending,
@@ -145,19 +131,16 @@ export class CertificateAuthoritySigner {
       }
       throw CaError.notFound(NO_CA);
     }
-    return rows[0];
+    return current;
   }
 
   private openById(caId: string): Promise<OpenedAuthority> {
     const cached = this.opened.get(caId);
     if (cached) return cached;
-    const opening = this.dataSource
-      .getRepository(CertificateAuthorityEntity)
-      .findOneBy({ id: caId })
-      .then((authority) => {
-        if (!authority) throw CaError.notFound('No CA of this tenant has this id.');
-        return this.open(authority);
-      });
+    const opening = this.cas.byId(caId).then((authority) => {
+      if (!authority) throw CaError.notFound('No CA of this tenant has this id.');
+      return this.open(authority);
+    });
     this.opened.set(caId, opening);
     opening.catch(() => this.opened.delete(caId));
     return opening;
@@ -181,16 +164,14 @@ export class CertificateAuthoritySigner {
       .openSigningKey({ tenantId: authority.tenantId, keyId: authority.id }, key);
     useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
     // The issuing CA, then intermediates up to a corporate root or cross certificates (cross-chain.ts).
-    const chain = await chainOf(this.dataSource, authority);
+    const chain = await chainOf(this.cas, authority);
     return { authority, privateKey, chain, validUntil: await this.validUntil(authority, chain) };
   }
 
   /** OpenedAuthority.validUntil (chainValidUntil), reading the issuer's row. */
   private async validUntil(authority: CertificateAuthorityEntity, chain: Buffer[]): Promise<Date> {
     if (!authority.issuerCaId) return authority.notAfter;
-    const issuer = await this.dataSource
-      .getRepository(CertificateAuthorityEntity)
-      .findOneBy({ id: authority.issuerCaId });
+    const issuer = await this.cas.byId(authority.issuerCaId);
     return chainValidUntil(authority, issuer, chain);
   }
 }

@@ -1,6 +1,6 @@
 import { CaRole } from '@ca/contracts';
 import { parseCertificate, pemCertificatesToDer } from '@ca/pki';
-import { DataSource, EntityManager } from 'typeorm';
+import { CaStore } from './ca.store';
 
 /** Roots renewed more often than this in one tenant's life are not walked further (a loop guard). */
 const MAX_ROOT_GENERATIONS = 32;
@@ -12,25 +12,21 @@ const MAX_ROOT_GENERATIONS = 32;
  * (issuing CA → cross certificate → older root). Empty for a root never renewed.
  */
 export async function crossCertificatesFrom(
-  db: DataSource | EntityManager,
+  cas: CaStore,
   rootId: string | null,
   now = new Date(),
 ): Promise<Buffer[]> {
   const crosses: Buffer[] = [];
   let next = rootId;
   for (let generation = 0; next && generation < MAX_ROOT_GENERATIONS; generation++) {
-    const rows: { cross_certificate_der: Buffer | null; previous_root_ca_id: string | null }[] =
-      await db.query(
-        'SELECT cross_certificate_der, previous_root_ca_id FROM issuance.certificate_authorities WHERE id = $1',
-        [next],
-      );
-    const cross = rows[0]?.cross_certificate_der;
-    if (!cross) break;
+    const link = await cas.crossLink(next);
+    if (!link?.crossCertificateDer) break;
+    const cross = link.crossCertificateDer;
     // An expired cross certificate helps no relying party; the older ones end no later (each is
     // cut to its issuer's validity), so the walk stops there.
     if (parseCertificate(new Uint8Array(cross)).notAfter.getTime() <= now.getTime()) break;
     crosses.push(cross);
-    next = rows[0].previous_root_ca_id;
+    next = link.previousRootCaId;
   }
   return crosses;
 }
@@ -42,7 +38,7 @@ export async function crossCertificatesFrom(
  * its root when that root was made by renewal (docs/api.md#renew-the-root).
  */
 export async function chainOf(
-  db: DataSource | EntityManager,
+  cas: CaStore,
   authority: {
     role: string;
     certificateDer: Buffer;
@@ -55,5 +51,5 @@ export async function chainOf(
     const intermediates = pemCertificatesToDer(authority.externalIntermediatesPem);
     return [authority.certificateDer, ...intermediates.map((der) => Buffer.from(der))];
   }
-  return [authority.certificateDer, ...(await crossCertificatesFrom(db, authority.issuerCaId))];
+  return [authority.certificateDer, ...(await crossCertificatesFrom(cas, authority.issuerCaId))];
 }

@@ -1,6 +1,6 @@
 import { CaError, ErrorCode } from '@ca/contracts';
-import type { DataSource } from 'typeorm';
 import type { CaKeyCustodies } from '../custody/ca-key-custodies';
+import type { IssuanceDatabase } from '../issuance-database.store';
 import { ExternalRootHandler } from './external-root.handler';
 
 const TENANT = '6f1c2d3e-4a5b-4c6d-8e7f-101112131415';
@@ -16,7 +16,7 @@ function handler(): ExternalRootHandler {
     },
   );
   return new ExternalRootHandler(
-    untouched as DataSource,
+    untouched as IssuanceDatabase,
     untouched as CaKeyCustodies,
     'local',
     () => undefined,

@@ -23,7 +23,6 @@ import {
   validateDto,
 } from '@ca/contracts';
 import { KeyCustody, CUSTODY_ALGORITHM } from '@ca/custody';
-import { recordEvent } from '@ca/messaging';
 import { isUniqueViolation } from '@ca/persistence';
 import {
   buildCaCertificationRequest,
@@ -34,11 +33,11 @@ import {
   UploadedCaChainError,
   useProviderForKey,
 } from '@ca/pki';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
 import { ALREADY_EXISTS, lockCaInitialization } from './ca-initialization-lock';
 import { KEY_ALGORITHM } from './ca-queries';
+import { CaStore } from './ca.store';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
 import { issuingCaBaseName, issuingCaSubjectName } from './issuing-ca-name';
 import { EXTERNAL_KEY_CUSTODY, PendingCaEntity } from './pending-ca.entity';
@@ -75,7 +74,7 @@ const UPLOAD_REFUSAL: Record<UploadedCaChainProblem, ErrorCode> = {
  */
 export class ExternalRootHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly custodies: CaKeyCustodies,
     private readonly custodyKind: string,
     private readonly onEventsRecorded: () => void,
@@ -93,7 +92,7 @@ export class ExternalRootHandler {
     const request = await validateDto(InitializeCaV2Request, command.request);
     const { tenantId, principal } = command;
     const keyAlgorithm = caKeyAlgorithmFor(request.keyAlgorithm, this.deploymentKeyAlgorithm);
-    await this.dataSource.transaction((manager) => lockCaInitialization(manager, tenantId));
+    await this.database.transaction(({ cas }) => lockCaInitialization(cas, tenantId));
     const subject = {
       commonName: issuingCaSubjectName(request.commonName),
       organization: request.organization,
@@ -105,7 +104,7 @@ export class ExternalRootHandler {
       subject,
       keyAlgorithm,
       ALREADY_EXISTS,
-      (manager) => lockCaInitialization(manager, tenantId),
+      ({ cas }) => lockCaInitialization(cas, tenantId),
     );
     return {
       hierarchy: CaHierarchy.ExternalRoot,
@@ -116,9 +115,7 @@ export class ExternalRootHandler {
 
   /** Whether the tenant's root is a corporate root (no key of it here): POST /v2/ca/issuing is `addPending`. */
   async rootHeldOutside(tenantId: string): Promise<boolean> {
-    return this.dataSource.getRepository(CertificateAuthorityEntity).exists({
-      where: { tenantId, role: CaRole.Root, keyCustody: EXTERNAL_KEY_CUSTODY },
-    });
+    return this.database.tables.cas.rootHeldOutside(tenantId);
   }
 
   /**
@@ -140,14 +137,10 @@ export class ExternalRootHandler {
       ]);
     }
     const { tenantId, principal } = command;
-    const repository = this.dataSource.getRepository(CertificateAuthorityEntity);
-    const issuing = await repository.find({
-      where: { tenantId, role: CaRole.Issuing },
-      order: { createdAt: 'ASC' },
-    });
+    const issuing = await this.database.tables.cas.issuingOf(tenantId);
     const current = issuing.find((row) => row.retiredAt === null);
     if (!current) throw CaError.notFound('This tenant has no issuing CA yet: upload the pending one first.');
-    await this.refuseSecondPending(this.dataSource.manager, tenantId);
+    await this.refuseSecondPending(this.database.tables, tenantId);
     const keyAlgorithm = request.keyAlgorithm ?? KEY_ALGORITHM[current.keyAlgorithm] ?? KeyAlgorithm.P256;
     const subject = {
       commonName: issuingCaSubjectName(issuingCaBaseName(issuing[0].commonName), issuing.length + 1),
@@ -160,7 +153,7 @@ export class ExternalRootHandler {
       subject,
       keyAlgorithm,
       SECOND_PENDING,
-      (manager) => this.refuseSecondPending(manager, tenantId),
+      (tables) => this.refuseSecondPending(tables, tenantId),
     );
     return { caId: pending.caId, state: 'pending', csrPem: pending.csrPem, keyAlgorithm };
   }
@@ -176,7 +169,7 @@ export class ExternalRootHandler {
     subject: { commonName: string; organization: string; country: string },
     keyAlgorithm: KeyAlgorithm,
     duplicate: string,
-    check: (manager: EntityManager) => Promise<void>,
+    check: (tables: IssuanceTables) => Promise<void>,
   ): Promise<{ caId: string; csrPem: string }> {
     const caId = randomUUID();
     const ctx = { tenantId, keyId: caId };
@@ -186,10 +179,9 @@ export class ExternalRootHandler {
       const { privateKey, crypto } = await this.custody.openSigningKey(ctx, key);
       useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
       csrDer = await buildCaCertificationRequest(subject, { publicKey, privateKey });
-      await this.dataSource.transaction(async (manager) => {
-        await check(manager);
-        await manager.insert(
-          PendingCaEntity,
+      await this.database.transaction(async (tables) => {
+        await check(tables);
+        await tables.pendingCas.insert(
           Object.assign(new PendingCaEntity(), {
             id: caId,
             tenantId,
@@ -214,8 +206,8 @@ export class ExternalRootHandler {
   }
 
   /** 409 CONFLICT while the tenant has a pending CA: its upload (or nothing) comes first. */
-  private async refuseSecondPending(manager: EntityManager, tenantId: string): Promise<void> {
-    const pending = await manager.findOneBy(PendingCaEntity, { tenantId });
+  private async refuseSecondPending({ pendingCas }: IssuanceTables, tenantId: string): Promise<void> {
+    const pending = await pendingCas.ofTenant(tenantId);
     if (pending) {
       throw CaError.conflict(
         `This tenant has a pending issuing CA already (${pending.id}): upload its certificate (PUT /v2/ca/${pending.id}/certificate) before asking for another.`,
@@ -227,19 +219,14 @@ export class ExternalRootHandler {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', caId: 'uuid' });
     const request = await validateDto(UploadCaCertificateRequest, command.request);
     const { tenantId, caId, principal } = command;
-    const result = await this.dataSource.transaction(async (manager) => {
-      const pending = await manager.findOne(PendingCaEntity, {
-        where: { id: caId, tenantId },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (!pending) throw await this.notPending(manager, tenantId, caId);
+    const result = await this.database.transaction(async (tables) => {
+      const { cas, pendingCas, outbox } = tables;
+      const pending = await pendingCas.lock(caId, tenantId);
+      if (!pending) throw await this.notPending(cas, tenantId, caId);
       const chain = this.checked(request, pending);
       // A later issuing CA (docs/api.md#add-an-issuing-ca): under the root recorded at the first upload.
-      const recordedRoot = await manager.findOne(CertificateAuthorityEntity, {
-        where: { tenantId, role: CaRole.Root },
-        lock: { mode: 'pessimistic_write' },
-      });
-      if (recordedRoot) return this.storeLater(manager, { pending, chain, root: recordedRoot, principal });
+      const recordedRoot = await cas.lockRoot(tenantId);
+      if (recordedRoot) return this.storeLater(tables, { pending, chain, root: recordedRoot, principal });
       const now = new Date();
       const root = parseCertificate(chain.rootDer);
       const rootNode = new X509Certificate(chain.rootDer);
@@ -263,11 +250,11 @@ export class ExternalRootHandler {
         createdBy: principal,
       });
       const issuingRow = uploadedIssuingCa(pending, chain, rootRow.id, now, principal);
-      await manager.insert(CertificateAuthorityEntity, rootRow);
-      await manager.insert(CertificateAuthorityEntity, issuingRow);
-      await manager.delete(PendingCaEntity, { id: pending.id });
+      await cas.insert(rootRow);
+      await cas.insert(issuingRow);
+      await pendingCas.remove(pending.id);
       const keyAlgorithm = KEY_ALGORITHM[pending.keyAlgorithm] ?? KeyAlgorithm.P256;
-      await recordEvent<CaInitializedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaInitialized, {
+      await outbox.record<CaInitializedPayload>(EventType.CaInitialized, {
         tenantId,
         caId: rootRow.id,
         certificateDer: Buffer.from(chain.rootDer).toString('base64'),
@@ -295,7 +282,7 @@ export class ExternalRootHandler {
    * `ca.issuing-added` makes revocation publish the new CA's CRL and the responder serve it.
    */
   private async storeLater(
-    manager: EntityManager,
+    { cas, pendingCas, outbox }: IssuanceTables,
     made: {
       pending: PendingCaEntity;
       chain: ReturnType<typeof checkUploadedCaChain>;
@@ -310,20 +297,16 @@ export class ExternalRootHandler {
         "chainPem must end with the tenant's corporate root (ca.pem): this one ends at another self-signed root";
       throw new CaError(ErrorCode.CaChainRootMismatch, message, [{ field: 'chainPem', message }]);
     }
-    const previous = await manager.findOneBy(CertificateAuthorityEntity, {
-      tenantId,
-      role: CaRole.Issuing,
-      retiredAt: IsNull(),
-    });
+    const previous = await cas.currentIssuing(tenantId);
     const now = new Date();
     // Retired first: a tenant has one issuing CA not retired at any moment (a unique index).
-    if (previous) await manager.update(CertificateAuthorityEntity, { id: previous.id }, { retiredAt: now });
+    if (previous) await cas.retire(previous.id, now);
     const issuingRow = uploadedIssuingCa(pending, chain, root.id, now, principal);
     // Leaves at {base}/ca/{caId}/crl and {base}/ca/{caId}.crt (docs/api.md#add-an-issuing-ca).
     issuingRow.ownDistributionPoints = true;
-    await manager.insert(CertificateAuthorityEntity, issuingRow);
-    await manager.delete(PendingCaEntity, { id: pending.id });
-    await recordEvent<IssuingCaAddedPayload>(manager, ISSUANCE_SCHEMA, EventType.IssuingCaAdded, {
+    await cas.insert(issuingRow);
+    await pendingCas.remove(pending.id);
+    await outbox.record<IssuingCaAddedPayload>(EventType.IssuingCaAdded, {
       tenantId,
       caId: pending.id,
       certificateDer: Buffer.from(chain.certificateDer).toString('base64'),
@@ -358,8 +341,8 @@ export class ExternalRootHandler {
   }
 
   /** 409 for a CA of the tenant that is not pending (any more), else 404. */
-  private async notPending(manager: EntityManager, tenantId: string, caId: string): Promise<CaError> {
-    const known = await manager.exists(CertificateAuthorityEntity, { where: { id: caId, tenantId } });
+  private async notPending(cas: CaStore, tenantId: string, caId: string): Promise<CaError> {
+    const known = await cas.hasOfTenant(tenantId, caId);
     return known
       ? CaError.conflict('This CA is not pending: its certificate is set once, when it is uploaded.')
       : CaError.notFound('No CA of this tenant has this id.');

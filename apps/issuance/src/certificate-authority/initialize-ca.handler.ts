@@ -28,16 +28,12 @@ import {
   useProviderForKey,
   validityOfYears,
 } from '@ca/pki';
-import { recordEvent } from '@ca/messaging';
-import { DataSource } from 'typeorm';
 import { distributionPointsFor } from '../certificates/distribution-points';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
-import { PendingCaEntity } from './pending-ca.entity';
 import { issuingCaSubjectName } from './issuing-ca-name';
 import { ALREADY_EXISTS, lockCaInitialization } from './ca-initialization-lock';
 import { issuingCaProfile } from './issuing-ca-profile';
-import { IssuancePolicies } from '../policy/issuance-policies';
+import { IssuanceDatabase } from '../issuance-database.store';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
 
 /** One CA made but not yet stored: its row and the custody key to destroy if storing fails. */
@@ -56,14 +52,13 @@ interface MadeCa {
  */
 export class InitializeCaHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly custodies: CaKeyCustodies,
     private readonly custodyKind: string,
     private readonly onEventsRecorded: () => void,
     private readonly pkiPublicUrl = '',
     /** KEY_ALGORITHM: the key of a CA made without a choice (docs/api.md#key-algorithms). */
     private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-    private readonly policies = new IssuancePolicies(dataSource),
   ) {}
 
   /** /v1/ca/initialize: a root only, as before CA hierarchies existed, of the deployment's key algorithm. */
@@ -98,10 +93,9 @@ export class InitializeCaHandler {
     keyAlgorithm: KeyAlgorithm,
   ): Promise<InitializeCaV2Result> {
     const { tenantId, principal } = command;
-    if (await this.dataSource.getRepository(CertificateAuthorityEntity).exists({ where: { tenantId } }))
-      throw CaError.conflict(ALREADY_EXISTS);
-    if (await this.dataSource.getRepository(PendingCaEntity).exists({ where: { tenantId } }))
-      throw CaError.conflict(ALREADY_EXISTS);
+    const { cas, pendingCas, policies } = this.database.tables;
+    if (await cas.hasAny(tenantId)) throw CaError.conflict(ALREADY_EXISTS);
+    if (await pendingCas.exists(tenantId)) throw CaError.conflict(ALREADY_EXISTS);
 
     // Backdated a minute like every certificate, exactly validityYears long (docs/certificate-profile.md).
     const { notBefore, notAfter } = validityOfYears(request.validityYears, new Date());
@@ -125,7 +119,7 @@ export class InitializeCaHandler {
       made.push(root);
       if (hierarchy === CaHierarchy.RootAndIssuing) {
         // EKU and name constraints from the policy set before initialization (docs/api.md#issuance-policy).
-        const policy = await this.policies.policyOf(tenantId);
+        const policy = await policies.policyOf(tenantId);
         made.push(
           await this.makeCa(
             tenantId,
@@ -237,10 +231,10 @@ export class InitializeCaHandler {
     made: MadeCa[],
   ): Promise<void> {
     const [root, issuing] = made;
-    await this.dataSource.transaction(async (manager) => {
-      await lockCaInitialization(manager, tenantId);
-      for (const { row } of made) await manager.insert(CertificateAuthorityEntity, row);
-      await recordEvent<CaInitializedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaInitialized, {
+    await this.database.transaction(async ({ cas, outbox }) => {
+      await lockCaInitialization(cas, tenantId);
+      for (const { row } of made) await cas.insert(row);
+      await outbox.record<CaInitializedPayload>(EventType.CaInitialized, {
         tenantId,
         caId: root.row.id,
         certificateDer: Buffer.from(root.certificateDer).toString('base64'),

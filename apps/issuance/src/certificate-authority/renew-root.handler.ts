@@ -15,7 +15,6 @@ import {
   validateDto,
 } from '@ca/contracts';
 import { CustodiedKey, CUSTODY_ALGORITHM } from '@ca/custody';
-import { recordEvent } from '@ca/messaging';
 import { isUniqueViolation } from '@ca/persistence';
 import {
   buildCaCertificate,
@@ -26,16 +25,14 @@ import {
   useProviderForKey,
   validityOfYears,
 } from '@ca/pki';
-import { DataSource, EntityManager, IsNull } from 'typeorm';
 import { caDistributionPointsFor } from '../certificates/distribution-points';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { KEY_ALGORITHM } from './ca-queries';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
 import { CertificateAuthoritySigner } from './certificate-authority.signer';
 import { crossCertificatesFrom } from './cross-chain';
 import { issuingCaSubjectName } from './issuing-ca-name';
 import { issuingCaProfile } from './issuing-ca-profile';
-import { IssuancePolicies } from '../policy/issuance-policies';
+import { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
 import { assertRootHeldHere } from './root-held-here';
 
@@ -64,7 +61,7 @@ interface NewKey {
  */
 export class RenewRootHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly custodies: CaKeyCustodies,
     private readonly custodyKind: string,
     private readonly signer: CertificateAuthoritySigner,
@@ -72,16 +69,13 @@ export class RenewRootHandler {
     private readonly pkiPublicUrl = '',
     /** KEY_ALGORITHM: what an explicit `keyAlgorithm` may name (RSA-2048 only where it is this). */
     private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-    private readonly policies = new IssuancePolicies(dataSource),
   ) {}
 
   async execute(command: RenewRootCommand): Promise<RenewRootResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
     const request = await validateDto(RenewRootRequest, command.request ?? {});
     const { tenantId } = command;
-    const current = await this.dataSource
-      .getRepository(CertificateAuthorityEntity)
-      .findOne({ where: { tenantId, role: CaRole.Root, retiredAt: IsNull() } });
+    const current = await this.database.tables.cas.currentRoot(tenantId);
     if (!current) throw CaError.notFound(NO_CA);
     assertRootHeldHere(current);
     const now = new Date();
@@ -107,8 +101,8 @@ export class RenewRootHandler {
         made.push({ caId, role, ...generated });
       }
       const [root, issuing] = made;
-      const result = await this.dataSource.transaction((manager) =>
-        this.storeNew(manager, command, {
+      const result = await this.database.transaction((tables) =>
+        this.storeNew(tables, command, {
           oldRoot,
           oldRootKey,
           root,
@@ -136,7 +130,7 @@ export class RenewRootHandler {
   }
 
   private async storeNew(
-    manager: EntityManager,
+    { cas, outbox, policies }: IssuanceTables,
     command: RenewRootCommand,
     made: {
       oldRoot: CertificateAuthorityEntity;
@@ -150,16 +144,12 @@ export class RenewRootHandler {
   ): Promise<RenewRootResult> {
     const { tenantId, principal } = command;
     const { oldRoot, oldRootKey, root, issuing, keyAlgorithm, notBefore, notAfter } = made;
-    const repository = manager.getRepository(CertificateAuthorityEntity);
-    const locked = await repository.findOne({
-      where: { id: oldRoot.id },
-      lock: { mode: 'pessimistic_write' },
-    });
+    const locked = await cas.lock(oldRoot.id);
     if (!locked || locked.retiredAt) {
       throw CaError.conflict("The tenant's root was renewed at the same moment; list the CAs and retry.");
     }
-    const previous = await repository.findOneBy({ tenantId, role: CaRole.Issuing, retiredAt: IsNull() });
-    const generation = (await repository.countBy({ tenantId, role: CaRole.Issuing })) + 1;
+    const previous = await cas.currentIssuing(tenantId);
+    const generation = (await cas.countIssuing(tenantId)) + 1;
     // The subject stays the old root's: docs/api.md#renew-the-root explains why.
     const subject = {
       commonName: oldRoot.commonName,
@@ -188,12 +178,12 @@ export class RenewRootHandler {
     const issuingSubject = { ...subject, commonName: issuingCaSubjectName(subject.commonName, generation) };
     // The issuing CA profile of every issuing CA, with the EKU and name constraints of the tenant policy
     // read under the root lock (docs/api.md#issuance-policy).
-    const profile = issuingCaProfile(
-      this.pkiPublicUrl,
-      tenantId,
-      await this.policies.policyOf(tenantId, manager),
-      { subject: issuingSubject, notBefore, notAfter, crlDistributionPointUrl: newRootPaths.crlUrl },
-    );
+    const profile = issuingCaProfile(this.pkiPublicUrl, tenantId, await policies.policyOf(tenantId), {
+      subject: issuingSubject,
+      notBefore,
+      notAfter,
+      crlDistributionPointUrl: newRootPaths.crlUrl,
+    });
     const issuingSerial = profile.serialNumber;
     const issuingDer = await buildCaCertificate(
       // The new root; a client that trusts only the old one needs the cross certificate (chainPem).
@@ -203,15 +193,9 @@ export class RenewRootHandler {
     );
 
     const retiredAt = new Date();
-    await repository.update(
-      { id: oldRoot.id },
-      {
-        retiredAt,
-        // A root that signed the leaves itself keeps its one CRL at its own path (docs/api.md#add-an-issuing-ca).
-        ...(previous === null ? { ownDistributionPoints: true } : {}),
-      },
-    );
-    if (previous) await repository.update({ id: previous.id }, { retiredAt });
+    // A root that signed the leaves itself keeps its one CRL at its own path (docs/api.md#add-an-issuing-ca).
+    await cas.retireRoot(oldRoot.id, retiredAt, previous === null);
+    if (previous) await cas.retire(previous.id, retiredAt);
     const common = {
       tenantId,
       keyCustody: this.custodyKind,
@@ -220,7 +204,7 @@ export class RenewRootHandler {
       notBefore,
       notAfter,
     };
-    await manager.insert(CertificateAuthorityEntity, {
+    await cas.insert({
       ...common,
       id: root.caId,
       role: CaRole.Root,
@@ -236,7 +220,7 @@ export class RenewRootHandler {
       previousRootCaId: oldRoot.id,
       crossCertificateDer: Buffer.from(crossDer),
     });
-    await manager.insert(CertificateAuthorityEntity, {
+    await cas.insert({
       ...common,
       id: issuing.caId,
       role: CaRole.Issuing,
@@ -249,7 +233,7 @@ export class RenewRootHandler {
       wrappedKey: Buffer.from(issuing.key.wrapped),
       ownDistributionPoints: true,
     });
-    await recordEvent<RootRenewedPayload>(manager, ISSUANCE_SCHEMA, EventType.RootRenewed, {
+    await outbox.record<RootRenewedPayload>(EventType.RootRenewed, {
       tenantId,
       caId: root.caId,
       certificateDer: Buffer.from(rootDer).toString('base64'),
@@ -260,7 +244,7 @@ export class RenewRootHandler {
       crossCertificateDer: Buffer.from(crossDer).toString('base64'),
       renewedBy: principal,
     });
-    await recordEvent<IssuingCaAddedPayload>(manager, ISSUANCE_SCHEMA, EventType.IssuingCaAdded, {
+    await outbox.record<IssuingCaAddedPayload>(EventType.IssuingCaAdded, {
       tenantId,
       caId: issuing.caId,
       certificateDer: Buffer.from(issuingDer).toString('base64'),
@@ -272,7 +256,7 @@ export class RenewRootHandler {
       addedBy: principal,
     });
     // Older cross certificates too, for partners still on an older root (docs/api.md#chains).
-    const olderCrosses = await crossCertificatesFrom(manager, oldRoot.id);
+    const olderCrosses = await crossCertificatesFrom(cas, oldRoot.id);
     const issuingPem = derToPem(issuingDer);
     return {
       caId: root.caId,

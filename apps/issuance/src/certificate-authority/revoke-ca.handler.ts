@@ -11,12 +11,11 @@ import {
   assertCommandFields,
   validateDto,
 } from '@ca/contracts';
-import { recordEvent } from '@ca/messaging';
 import { ResponderPublication } from '../publication/responder-publication';
-import { DataSource, EntityManager } from 'typeorm';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { IssuanceDatabase } from '../issuance-database.store';
 import { revocationEventFields, revocationNow } from '../revocation-record';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
+import { CaStore } from './ca.store';
 import { EXTERNAL_KEY_CUSTODY } from './pending-ca.entity';
 
 /**
@@ -30,7 +29,7 @@ import { EXTERNAL_KEY_CUSTODY } from './pending-ca.entity';
  */
 export class RevokeCaHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly onEventsRecorded: () => void,
     private readonly publication?: ResponderPublication,
   ) {}
@@ -43,11 +42,8 @@ export class RevokeCaHandler {
       RevocationReasonCodes[request.reasonCode],
       command.principal,
     );
-    const result = await this.dataSource.transaction(async (manager) => {
-      const ca = await manager.getRepository(CertificateAuthorityEntity).findOne({
-        where: { id: command.caId, tenantId: command.tenantId },
-        lock: { mode: 'pessimistic_write' },
-      });
+    const result = await this.database.transaction(async ({ cas, outbox }) => {
+      const ca = await cas.lock(command.caId, command.tenantId);
       if (!ca) throw CaError.notFound('No CA of this tenant has this id.');
       if (ca.role !== CaRole.Issuing || !ca.issuerCaId) {
         throw CaError.validation([
@@ -59,9 +55,9 @@ export class RevokeCaHandler {
         ]);
       }
       if (ca.revokedAt) throw CaError.conflict('This issuing CA is already revoked.');
-      await assertIssuerHeldHere(manager, ca);
-      await manager.update(CertificateAuthorityEntity, { id: ca.id, tenantId: command.tenantId }, revocation);
-      const event = await recordEvent<CaRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaRevoked, {
+      await assertIssuerHeldHere(cas, ca);
+      await cas.revoke(ca.id, command.tenantId, revocation);
+      const event = await outbox.record<CaRevokedPayload>(EventType.CaRevoked, {
         tenantId: ca.tenantId,
         caId: ca.id,
         issuerCaId: ca.issuerCaId,
@@ -81,10 +77,8 @@ export class RevokeCaHandler {
 }
 
 /** 409 REVOKE_AT_CORPORATE_CA when the CA's issuer is a corporate root, whose key is not held here. */
-async function assertIssuerHeldHere(manager: EntityManager, ca: CertificateAuthorityEntity): Promise<void> {
-  const issuer = await manager
-    .getRepository(CertificateAuthorityEntity)
-    .findOneBy({ id: ca.issuerCaId!, tenantId: ca.tenantId });
+async function assertIssuerHeldHere(cas: CaStore, ca: CertificateAuthorityEntity): Promise<void> {
+  const issuer = await cas.byIdOfTenant(ca.issuerCaId!, ca.tenantId);
   if (issuer?.keyCustody !== EXTERNAL_KEY_CUSTODY) return;
   throw CaError.conflict(
     `This issuing CA (serial ${ca.serialNumber}) was certified by your corporate root, whose key is not held here, so no CRL or OCSP answer of this system can revoke it: revoke it at your corporate CA, then add a new issuing CA (POST /v2/ca/issuing) and upload its certificate.`,

@@ -10,21 +10,10 @@ import {
   assertCommandFields,
   validateDto,
 } from '@ca/contracts';
-import { recordEvent } from '@ca/messaging';
 import { ResponderPublication } from '../publication/responder-publication';
 import { parseCertificate } from '@ca/pki';
-import { DataSource } from 'typeorm';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { IssuanceDatabase } from '../issuance-database.store';
 import { revocationEventFields, revocationNow } from '../revocation-record';
-
-interface RenewedRootRow {
-  id: string;
-  role: string;
-  serial_number: string;
-  previous_root_ca_id: string | null;
-  cross_certificate_der: Buffer | null;
-  cross_revoked_at: Date | null;
-}
 
 /**
  * docs/api.md#revoke-a-cross-certificate: the cross certificate the previous root signed for a root
@@ -36,7 +25,7 @@ interface RenewedRootRow {
  */
 export class RevokeCrossCertificateHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly onEventsRecorded: () => void,
     private readonly publication?: ResponderPublication,
   ) {}
@@ -49,15 +38,10 @@ export class RevokeCrossCertificateHandler {
       RevocationReasonCodes[request.reasonCode],
       command.principal,
     );
-    const result = await this.dataSource.transaction(async (manager) => {
-      const rows: RenewedRootRow[] = await manager.query(
-        `SELECT id, role, serial_number, previous_root_ca_id, cross_certificate_der, cross_revoked_at
-           FROM issuance.certificate_authorities WHERE id = $1 AND tenant_id = $2 FOR UPDATE`,
-        [command.caId, command.tenantId],
-      );
-      const root = rows[0];
+    const result = await this.database.transaction(async ({ cas, outbox }) => {
+      const root = await cas.lockRenewedRoot(command.caId, command.tenantId);
       if (!root) throw CaError.notFound('No CA of this tenant has this id.');
-      if (root.role !== CaRole.Root || !root.cross_certificate_der || !root.previous_root_ca_id) {
+      if (root.role !== CaRole.Root || !root.crossCertificateDer || !root.previousRootCaId) {
         throw CaError.validation([
           {
             field: 'caId',
@@ -65,27 +49,13 @@ export class RevokeCrossCertificateHandler {
           },
         ]);
       }
-      if (root.cross_revoked_at) throw CaError.conflict('This cross certificate is already revoked.');
-      const serialNumber = parseCertificate(new Uint8Array(root.cross_certificate_der)).serialNumberHex;
-      await manager.query(
-        `UPDATE issuance.certificate_authorities
-            SET cross_serial_number = $3, cross_revoked_at = $4, cross_revocation_reason = $5,
-                cross_revocation_reason_code = $6, cross_revoked_by = $7
-          WHERE id = $1 AND tenant_id = $2`,
-        [
-          root.id,
-          command.tenantId,
-          serialNumber,
-          revocation.revokedAt,
-          revocation.revocationReason,
-          revocation.revocationReasonCode,
-          revocation.revokedBy,
-        ],
-      );
-      const event = await recordEvent<CaRevokedPayload>(manager, ISSUANCE_SCHEMA, EventType.CaRevoked, {
+      if (root.crossRevokedAt) throw CaError.conflict('This cross certificate is already revoked.');
+      const serialNumber = parseCertificate(new Uint8Array(root.crossCertificateDer)).serialNumberHex;
+      await cas.revokeCross(root.id, command.tenantId, serialNumber, revocation);
+      const event = await outbox.record<CaRevokedPayload>(EventType.CaRevoked, {
         tenantId: command.tenantId,
         caId: root.id,
-        issuerCaId: root.previous_root_ca_id,
+        issuerCaId: root.previousRootCaId,
         serialNumber,
         ...revocationEventFields(revocation),
         crossCertificate: true,

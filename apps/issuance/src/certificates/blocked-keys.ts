@@ -1,6 +1,6 @@
 import { KeyObject, X509Certificate, createHash, type webcrypto } from 'node:crypto';
 import { CaError, ErrorCode, RevocationReasonCodes } from '@ca/contracts';
-import { DataSource, EntityManager } from 'typeorm';
+import { BlockedKeyStore } from './blocked-key.store';
 import { SubjectKey } from './subject-public-key';
 
 /**
@@ -21,15 +21,15 @@ function spkiSha256(key: KeyObject): Buffer {
 
 /** In the revocation's transaction: a keyCompromise revocation blocks the certificate's key. */
 export async function blockKeyIfCompromised(
-  manager: EntityManager,
+  blockedKeys: BlockedKeyStore,
   certificate: { id: string; tenantId: string; certificateDer: Buffer },
   reasonCode: number,
 ): Promise<void> {
   if (reasonCode !== RevocationReasonCodes.KeyCompromise) return;
-  await manager.query(
-    `INSERT INTO issuance.blocked_keys (tenant_id, spki_sha256, certificate_id) VALUES ($1, $2, $3)
-     ON CONFLICT DO NOTHING`,
-    [certificate.tenantId, spkiSha256OfCertificate(certificate.certificateDer), certificate.id],
+  await blockedKeys.block(
+    certificate.tenantId,
+    spkiSha256OfCertificate(certificate.certificateDer),
+    certificate.id,
   );
 }
 
@@ -39,15 +39,11 @@ export async function blockKeyIfCompromised(
  * SubjectPublicKeyInfo, so a caller's key cannot be told from one the gateway made.
  */
 export class BlockedKeys {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly store: BlockedKeyStore) {}
 
   async assertNotBlocked(tenantId: string, subjectKey: SubjectKey): Promise<void> {
     const hash = spkiSha256(KeyObject.from(subjectKey.publicKey as webcrypto.CryptoKey));
-    const rows: unknown[] = await this.dataSource.query(
-      'SELECT 1 FROM issuance.blocked_keys WHERE tenant_id = $1 AND spki_sha256 = $2',
-      [tenantId, hash],
-    );
-    if (rows.length === 0) return;
+    if (!(await this.store.isBlocked(tenantId, hash))) return;
     const message =
       'has the key of a certificate revoked for keyCompromise: that key is certified no more; make a new key and a new CSR';
     throw new CaError(ErrorCode.CsrKeyCompromised, `The CSR ${message}.`, [{ field: 'csrPem', message }]);

@@ -6,6 +6,7 @@ import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
+import { SqlIssuanceDatabase } from '../issuance-database.store';
 import { CertificateGroupCommit, CertificateToStore } from './certificate-group-commit';
 import { CertificateEntity } from './certificate.entity';
 
@@ -110,7 +111,11 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
 
   it('stores concurrent certificates in fewer transactions, each with its event, readable once its promise resolves', async () => {
     let commits = 0;
-    const groupCommit = new CertificateGroupCommit(dataSource, () => commits++, 1000);
+    const groupCommit = new CertificateGroupCommit(
+      new SqlIssuanceDatabase(dataSource),
+      () => commits++,
+      1000,
+    );
     const tenantId = randomUUID();
     const items = Array.from({ length: 12 }, () => certificateFor(tenantId));
     await Promise.all(
@@ -138,8 +143,8 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
         `INSERT INTO issuance.tenants (tenant_id, status, certificate_limit, updated_at) VALUES ($1, 'active', 5, now())`,
         [tenantId],
       );
-      const first = new CertificateGroupCommit(dataSource, () => undefined, 1000);
-      const second = new CertificateGroupCommit(other, () => undefined, 1000);
+      const first = new CertificateGroupCommit(new SqlIssuanceDatabase(dataSource), () => undefined, 1000);
+      const second = new CertificateGroupCommit(new SqlIssuanceDatabase(other), () => undefined, 1000);
       const outcomes = await Promise.allSettled(
         Array.from({ length: 16 }, (_, i) => (i % 2 ? first : second).store(certificateFor(tenantId))),
       );
@@ -161,7 +166,11 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
       `INSERT INTO issuance.tenants (tenant_id, status, certificate_limit, updated_at) VALUES ($1, 'active', 3, now())`,
       [tenantId],
     );
-    const groupCommit = new CertificateGroupCommit(dataSource, () => undefined, 1000);
+    const groupCommit = new CertificateGroupCommit(
+      new SqlIssuanceDatabase(dataSource),
+      () => undefined,
+      1000,
+    );
     const storeOne = () => groupCommit.store(certificateFor(tenantId));
     const [expiring, revoked] = [certificateFor(tenantId), certificateFor(tenantId)];
     for (const item of [expiring, revoked]) await groupCommit.store(item);
@@ -198,7 +207,7 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
 
   it('applies DEFAULT_CERTIFICATE_LIMIT to a tenant it has no row for, and refuses a suspended one with FORBIDDEN', async () => {
     const unknown = randomUUID();
-    const strict = new CertificateGroupCommit(dataSource, () => undefined, 2);
+    const strict = new CertificateGroupCommit(new SqlIssuanceDatabase(dataSource), () => undefined, 2);
     const outcomes = await Promise.allSettled([1, 2, 3].map(() => strict.store(certificateFor(unknown))));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     const suspended = randomUUID();
@@ -214,7 +223,11 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
 
   it('fails only the certificate with a duplicate serial when its batch fails, storing the others one by one', async () => {
     const tenantId = randomUUID();
-    const groupCommit = new CertificateGroupCommit(dataSource, () => undefined, 1000);
+    const groupCommit = new CertificateGroupCommit(
+      new SqlIssuanceDatabase(dataSource),
+      () => undefined,
+      1000,
+    );
     const taken = certificateFor(tenantId);
     await groupCommit.store(taken);
     const blocker = groupCommit.store(certificateFor(tenantId)); // the batch after it queues up meanwhile

@@ -1,22 +1,26 @@
-import { DataSource } from 'typeorm';
+import type { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
+import { MemoryCertificateStore, MemoryOutboxStore, MemoryTenantStandingStore } from '../memory-stores';
 import { CertificateGroupCommit, CertificateToStore } from './certificate-group-commit';
 
 const TENANT = '0a0a0a0a-0000-4000-8000-000000000001';
 
-/** A data source whose n-th transaction fails with outcomes[n] (undefined: it commits). */
-function scriptedDataSource(outcomes: (Error | undefined)[]) {
+/** A database whose n-th transaction fails with outcomes[n] (undefined: it commits). */
+function scriptedDatabase(outcomes: (Error | undefined)[]) {
   let transactions = 0;
-  const dataSource = {
-    transaction: async (work: (manager: unknown) => Promise<unknown>) => {
+  // The tenant is unknown to the projection and has no certificates: the default limit holds.
+  const tables = {
+    tenants: new MemoryTenantStandingStore(),
+    certificates: new MemoryCertificateStore(),
+    outbox: new MemoryOutboxStore(),
+  } as unknown as IssuanceTables;
+  const database = {
+    transaction: async <T>(work: (tables: IssuanceTables) => Promise<T>): Promise<T> => {
       const failure = outcomes[transactions++];
       if (failure) throw failure;
-      // Every statement answers the tenant's standing read (the lock's answer is not looked at).
-      return work({
-        query: async () => [{ tenant_id: TENANT, status: null, certificate_limit: null, active: 0 }],
-      });
+      return work(tables);
     },
-  } as unknown as DataSource;
-  return { dataSource, transactions: () => transactions };
+  } as unknown as IssuanceDatabase;
+  return { database, transactions: () => transactions };
 }
 
 const item = (n: number): CertificateToStore =>
@@ -34,16 +38,16 @@ const duplicate = () => Object.assign(new Error('duplicate key'), { code: '23505
 
 describe('CertificateGroupCommit when a batch fails', () => {
   it('stores the batch again one by one after an error of its data, so only the bad row fails', async () => {
-    const { dataSource, transactions } = scriptedDataSource([undefined, duplicate(), duplicate(), undefined]);
-    const outcomes = await storeThree(new CertificateGroupCommit(dataSource, () => undefined, 1000));
+    const { database, transactions } = scriptedDatabase([undefined, duplicate(), duplicate(), undefined]);
+    const outcomes = await storeThree(new CertificateGroupCommit(database, () => undefined, 1000));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(transactions()).toBe(4);
   });
 
   it('fails the whole batch at once, storing nothing again, when the database is away', async () => {
     const unavailable = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
-    const { dataSource, transactions } = scriptedDataSource([undefined, unavailable]);
-    const outcomes = await storeThree(new CertificateGroupCommit(dataSource, () => undefined, 1000));
+    const { database, transactions } = scriptedDatabase([undefined, unavailable]);
+    const outcomes = await storeThree(new CertificateGroupCommit(database, () => undefined, 1000));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toBe(unavailable);
     expect(transactions()).toBe(2);
@@ -51,8 +55,8 @@ describe('CertificateGroupCommit when a batch fails', () => {
 
   it('tells that events were recorded only after a commit that stored something', async () => {
     let nudges = 0;
-    const { dataSource } = scriptedDataSource([duplicate()]);
-    const groupCommit = new CertificateGroupCommit(dataSource, () => nudges++, 1000);
+    const { database } = scriptedDatabase([duplicate()]);
+    const groupCommit = new CertificateGroupCommit(database, () => nudges++, 1000);
     await expect(groupCommit.store(item(1))).rejects.toThrow('duplicate key');
     expect(nudges).toBe(0);
     await groupCommit.store(item(2));
@@ -64,9 +68,9 @@ describe('CertificateGroupCommit publishing to the responder first (read-your-wr
   const unconfirmed = () => new Error('not confirmed');
 
   it('stores nothing of a batch the responder did not confirm, and fails every caller', async () => {
-    const { dataSource, transactions } = scriptedDataSource([]);
+    const { database, transactions } = scriptedDatabase([]);
     const groupCommit = new CertificateGroupCommit(
-      dataSource,
+      database,
       () => undefined,
       1000,
       () => Promise.reject(unconfirmed()),
@@ -78,10 +82,10 @@ describe('CertificateGroupCommit publishing to the responder first (read-your-wr
   });
 
   it('stores the others when the responder left one out (its CA not published there yet)', async () => {
-    const { dataSource, transactions } = scriptedDataSource([]);
+    const { database, transactions } = scriptedDatabase([]);
     const published: string[][] = [];
     const groupCommit = new CertificateGroupCommit(
-      dataSource,
+      database,
       () => undefined,
       1000,
       async (events) => {
@@ -102,11 +106,11 @@ describe('CertificateGroupCommit publishing to the responder first (read-your-wr
     const broken = Object.assign(new Error('value too long'), { code: '22001' });
     // 1 commits; the batch of 2 and 3 fails on its data, then 2 fails again (another error) and 3
     // is a serial stored already; then 4 meets the database away.
-    const { dataSource } = scriptedDataSource([undefined, broken, broken, duplicate(), unavailable]);
+    const { database } = scriptedDatabase([undefined, broken, broken, duplicate(), unavailable]);
     const withdrawn: string[] = [];
     let withdrawnBeforeAnswer = true;
     const groupCommit = new CertificateGroupCommit(
-      dataSource,
+      database,
       () => undefined,
       1000,
       async () => new Set(),

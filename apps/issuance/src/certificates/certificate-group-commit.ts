@@ -1,10 +1,8 @@
 import { EventEnvelope } from '@ca/contracts';
-import { insertEvents } from '@ca/messaging';
 import { isDatabaseUnavailable, isUniqueViolation } from '@ca/persistence';
-import { DataSource, EntityManager } from 'typeorm';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
-import { admitWithinLimits, lockAndReadStandings } from './certificate-limit';
-import { NewCertificate, insertCertificates } from './certificate-rows';
+import { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
+import { admitWithinLimits } from './certificate-limit';
+import { NewCertificate } from './certificate.store';
 
 /**
  * A certificate to store with its `certificate.issued` event, if its tenant is not suspended and
@@ -38,7 +36,7 @@ export class CertificateGroupCommit {
   private flushing = false;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     /** Called with the events of each committed batch (those refused by limits left out). */
     private readonly onCommitted: (events: EventEnvelope[]) => void,
     /** DEFAULT_CERTIFICATE_LIMIT: the limit of a tenant issuance has not heard of yet. */
@@ -111,8 +109,8 @@ export class CertificateGroupCommit {
   private async commit(batch: Waiting[]): Promise<void> {
     let refusals: (Error | undefined)[];
     try {
-      refusals = await this.dataSource.transaction((manager) =>
-        storeBatch(manager, batch, this.defaultCertificateLimit),
+      refusals = await this.database.transaction((tables) =>
+        storeBatch(tables, batch, this.defaultCertificateLimit),
       );
     } catch (error) {
       if (batch.length === 1 || isDatabaseUnavailable(error)) {
@@ -138,26 +136,18 @@ export class CertificateGroupCommit {
 
 /** The batch's statements inside one transaction; returns each item's refusal (undefined: stored). */
 async function storeBatch(
-  manager: EntityManager,
+  { tenants, certificates, outbox }: IssuanceTables,
   batch: readonly CertificateToStore[],
   defaultCertificateLimit: number,
 ): Promise<(Error | undefined)[]> {
   const requests = batch.map((item) => ({ tenantId: item.certificate.tenantId }));
-  const standings = await lockAndReadStandings(
-    manager,
+  const standings = await tenants.lockAndRead(
     requests.map((request) => request.tenantId),
     defaultCertificateLimit,
   );
   const refusals = admitWithinLimits(requests, standings);
   const admitted = batch.filter((_, i) => refusals[i] === undefined);
-  await insertCertificates(
-    manager,
-    admitted.map((item) => item.certificate),
-  );
-  await insertEvents(
-    manager,
-    ISSUANCE_SCHEMA,
-    admitted.map((item) => item.event),
-  );
+  await certificates.insert(admitted.map((item) => item.certificate));
+  await outbox.insert(admitted.map((item) => item.event));
   return refusals;
 }

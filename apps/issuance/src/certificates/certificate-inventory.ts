@@ -19,6 +19,7 @@ import {
 import { DataSource } from 'typeorm';
 import { addDays, daysUntilExpiration, statusOf } from './certificate-lifecycle';
 import { SEARCH_BY_TENANT_INDEX } from '../migrations/1767970000000-index-certificate-search-by-tenant';
+import { SqlInventoryCursorKeyStore } from './inventory-cursor-key.store';
 import { InventoryCursors, KeysetPosition } from './inventory-cursor';
 
 interface InventoryRow {
@@ -140,7 +141,7 @@ export class CertificateInventory {
   private tenantIndex?: Promise<boolean>;
 
   constructor(private readonly dataSource: DataSource) {
-    this.cursors = new InventoryCursors(dataSource);
+    this.cursors = new InventoryCursors(new SqlInventoryCursorKeyStore(dataSource.manager));
   }
 
   async search(query: SearchCertificatesQuery): Promise<InventoryPage> {

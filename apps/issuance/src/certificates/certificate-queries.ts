@@ -9,6 +9,7 @@ import {
 } from '@ca/contracts';
 import { derToPem, renewalWindow } from '@ca/pki';
 import { DataSource } from 'typeorm';
+import { sqlIssuanceTables } from '../issuance-database.store';
 import { chainOf } from '../certificate-authority/cross-chain';
 import { daysUntilExpiration, statusOf } from './certificate-lifecycle';
 import { findTenantCertificate } from './certificate.repository';
@@ -34,7 +35,11 @@ export class CertificateQueries {
 
   async get(query: CertificateQuery): Promise<CertificateDetail> {
     assertCommandFields(query, { tenantId: 'uuid', certificateId: 'uuid' });
-    const c = await findTenantCertificate(this.dataSource, query.tenantId, query.certificateId);
+    const c = await findTenantCertificate(
+      sqlIssuanceTables(this.dataSource.manager).certificates,
+      query.tenantId,
+      query.certificateId,
+    );
     const now = new Date();
     const window = renewalWindow({ ...c, serialNumberHex: c.serialNumber });
     const [successor]: { id: string }[] = await this.dataSource.query(
@@ -76,7 +81,7 @@ export class CertificateQueries {
       [caId],
     );
     if (rows.length === 0) return '';
-    const chain = await chainOf(this.dataSource, {
+    const chain = await chainOf(sqlIssuanceTables(this.dataSource.manager).cas, {
       role: 'issuing',
       certificateDer: rows[0].certificate_der,
       issuerCaId: rows[0].issuer_ca_id,

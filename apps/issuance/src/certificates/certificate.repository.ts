@@ -1,6 +1,6 @@
 import { CaError, ErrorCode } from '@ca/contracts';
-import { DataSource, EntityManager } from 'typeorm';
 import { CertificateEntity } from './certificate.entity';
+import { CertificateStore } from './certificate.store';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -9,7 +9,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * (docs/api.md#tenants-and-isolation): another tenant's certificate is FORBIDDEN, an unknown one NOT_FOUND.
  */
 export async function findTenantCertificate(
-  source: DataSource | EntityManager,
+  certificates: CertificateStore,
   tenantId: string,
   certificateId: string,
   options: { lock?: boolean } = {},
@@ -17,11 +17,7 @@ export async function findTenantCertificate(
   if (!UUID.test(certificateId)) {
     throw CaError.validation([{ field: 'certificateId', message: 'certificateId must be a UUID' }]);
   }
-  const manager = source instanceof DataSource ? source.manager : source;
-  const certificate = await manager.findOne(CertificateEntity, {
-    where: { id: certificateId.toLowerCase() },
-    ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
-  });
+  const certificate = await certificates.byId(certificateId.toLowerCase(), options);
   if (!certificate) throw CaError.notFound('No certificate with this id exists.');
   if (certificate.tenantId !== tenantId) {
     throw new CaError(ErrorCode.Forbidden, 'This certificate belongs to another tenant.');

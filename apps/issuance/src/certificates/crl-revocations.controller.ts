@@ -6,7 +6,7 @@ import {
   IssuancePattern,
   assertCommandFields,
 } from '@ca/contracts';
-import { DataSource } from 'typeorm';
+import { CertificateStore } from './certificate.store';
 
 /**
  * `issuance.crl.revocations`: the revocations issuance recorded for one of the tenant's CAs that
@@ -16,27 +16,18 @@ import { DataSource } from 'typeorm';
  */
 @Controller()
 export class CrlRevocationsController {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly certificates: CertificateStore) {}
 
   @MessagePattern(IssuancePattern.CrlRevocations)
   async revocations(@Payload() query: CrlRevocationsQuery): Promise<CrlRevocationsResult> {
     assertCommandFields(query, { tenantId: 'uuid', caId: 'uuid' });
-    const rows: {
-      id: string;
-      serial_number: string;
-      revoked_at: Date;
-      revocation_reason_code: number | null;
-    }[] = await this.dataSource.query(
-      `SELECT id, serial_number, revoked_at, revocation_reason_code FROM issuance.certificates
-          WHERE ca_id = $1 AND tenant_id = $2 AND revoked_at IS NOT NULL`,
-      [query.caId, query.tenantId],
-    );
+    const rows = await this.certificates.revokedUnder(query.caId, query.tenantId);
     return {
       revocations: rows.map((row) => ({
         certificateId: row.id,
-        serialNumber: row.serial_number,
-        revokedAt: new Date(row.revoked_at).toISOString(),
-        reasonCode: row.revocation_reason_code ?? 0,
+        serialNumber: row.serialNumber,
+        revokedAt: new Date(row.revokedAt).toISOString(),
+        reasonCode: row.reasonCode ?? 0,
       })),
     };
   }

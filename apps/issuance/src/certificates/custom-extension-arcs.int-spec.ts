@@ -6,6 +6,7 @@ import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
 import { CreateCustomExtensionArcs1764900000000 } from '../migrations/1764900000000-create-custom-extension-arcs';
+import { SqlCustomExtensionArcStore } from './custom-extension-arc.store';
 import { CustomExtensionArcs } from './custom-extension-arcs';
 
 jest.setTimeout(60_000);
@@ -35,14 +36,16 @@ describe.each(databaseKinds())('custom extension arcs (%s)', (kind) => {
   });
 
   it('keeps the arc of a key whatever keys come with it, per tenant', async () => {
-    const arcs = new CustomExtensionArcs(await open());
+    const arcs = new CustomExtensionArcs(new SqlCustomExtensionArcStore((await open()).manager));
     const tenant = randomUUID();
     const first = await arcs.arcsFor(tenant, ['b']);
     const second = await arcs.arcsFor(tenant, ['a', 'b', 'c']);
     expect(second.get('b')).toBe(first.get('b'));
     expect(new Set(second.values()).size).toBe(3);
     // A fresh process (no memory) reads the same assignments.
-    const again = await new CustomExtensionArcs(await open()).arcsFor(tenant, ['c', 'b', 'a']);
+    const again = await new CustomExtensionArcs(
+      new SqlCustomExtensionArcStore((await open()).manager),
+    ).arcsFor(tenant, ['c', 'b', 'a']);
     expect(Object.fromEntries(again)).toEqual(Object.fromEntries(second));
     // Another tenant starts at 1.
     expect(Object.fromEntries(await arcs.arcsFor(randomUUID(), ['z']))).toEqual({ z: 1 });
@@ -50,7 +53,10 @@ describe.each(databaseKinds())('custom extension arcs (%s)', (kind) => {
 
   it('gives one arc per key and one key per arc when first uses race (two processes)', async () => {
     const tenant = randomUUID();
-    const processes = [new CustomExtensionArcs(await open()), new CustomExtensionArcs(await open())];
+    const processes = [
+      new CustomExtensionArcs(new SqlCustomExtensionArcStore((await open()).manager)),
+      new CustomExtensionArcs(new SqlCustomExtensionArcStore((await open()).manager)),
+    ];
     const keySets = Array.from({ length: 12 }, (_, i) => [`k${i % 5}`, `k${(i * 3) % 7}`, `shared`]);
     const results = await Promise.all(keySets.map((keys, i) => processes[i % 2].arcsFor(tenant, keys)));
     const byKey = new Map<string, number>();
@@ -108,7 +114,10 @@ describe.each(databaseKinds())('custom extension arcs (%s)', (kind) => {
     } finally {
       await runner.release();
     }
-    const arcs = await new CustomExtensionArcs(dataSource).arcsFor(tenant, ['a', 'b', 'z']);
+    const arcs = await new CustomExtensionArcs(new SqlCustomExtensionArcStore(dataSource.manager)).arcsFor(
+      tenant,
+      ['a', 'b', 'z'],
+    );
     expect(Object.fromEntries(arcs)).toEqual({ b: 1, z: 2, a: 3 });
   });
 });

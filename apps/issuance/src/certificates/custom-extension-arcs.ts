@@ -1,5 +1,5 @@
 import { isUniqueViolation } from '@ca/persistence';
-import { DataSource } from 'typeorm';
+import { CustomExtensionArcStore } from './custom-extension-arc.store';
 
 /** Enough for every key of many tenants; past it the memory starts over (the table stays the truth). */
 const MAX_REMEMBERED = 50_000;
@@ -15,7 +15,7 @@ const ASSIGN_ATTEMPTS = 10;
 export class CustomExtensionArcs {
   private readonly known = new Map<string, number>();
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly store: CustomExtensionArcStore) {}
 
   /** The arc of every key, assigning the next free arcs to keys the tenant never used. */
   async arcsFor(tenantId: string, keys: readonly string[]): Promise<Map<string, number>> {
@@ -26,7 +26,7 @@ export class CustomExtensionArcs {
 
   private async load(tenantId: string, keys: string[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
-      const found = await this.read(tenantId, keys);
+      const found = await this.store.arcsOf(tenantId, keys);
       const unassigned = keys.filter((key) => !found.has(key));
       if (unassigned.length === 0) {
         if (this.known.size + found.size > MAX_REMEMBERED) this.known.clear();
@@ -34,36 +34,12 @@ export class CustomExtensionArcs {
         return;
       }
       try {
-        await this.assign(tenantId, unassigned);
+        await this.store.assignNext(tenantId, unassigned);
       } catch (error) {
         // Another request took one of these arcs meanwhile (UNIQUE (tenant_id, arc)): read again.
         if (!isUniqueViolation(error) || attempt >= ASSIGN_ATTEMPTS) throw error;
       }
     }
-  }
-
-  private async read(tenantId: string, keys: string[]): Promise<Map<string, number>> {
-    const rows: { key: string; arc: number }[] = await this.dataSource.query(
-      `SELECT key, arc FROM issuance.custom_extension_arcs WHERE tenant_id = $1 AND key = ANY($2::text[])`,
-      [tenantId, keys],
-    );
-    return new Map(rows.map(({ key, arc }) => [key, Number(arc)]));
-  }
-
-  /**
-   * One statement: the keys get the arcs after the tenant's highest, in key order. A key another
-   * request assigned meanwhile is skipped (ON CONFLICT on the key); an arc taken meanwhile fails
-   * the statement with a unique violation, and the caller reads and tries again.
-   */
-  private async assign(tenantId: string, keys: string[]): Promise<void> {
-    await this.dataSource.query(
-      `INSERT INTO issuance.custom_extension_arcs (tenant_id, key, arc)
-       SELECT $1, k.key,
-         (SELECT COALESCE(MAX(arc), 0) FROM issuance.custom_extension_arcs WHERE tenant_id = $1) + k.n
-       FROM unnest($2::text[]) WITH ORDINALITY AS k(key, n)
-       ON CONFLICT (tenant_id, key) DO NOTHING`,
-      [tenantId, [...keys].sort()],
-    );
   }
 }
 

@@ -1,8 +1,8 @@
 import { ExpiryReport, ExpiryReportQuery } from '@ca/contracts';
 import { GaugeSample } from '@ca/observability';
-import { DataSource } from 'typeorm';
 import { addDays } from './certificate-lifecycle';
-import { EXPIRING_COLUMNS, ExpiringRow, expiringSummary, expiringWindow } from './expiring-certificates';
+import { ExpiringCertificateStore } from './expiring-certificate.store';
+import { expiringSummary, expiringWindow } from './expiring-certificates';
 
 /** The windows of the `ca_certificates_expiring` gauge, in days. */
 export const EXPIRY_GAUGE_WINDOWS = [7, 30] as const;
@@ -13,16 +13,11 @@ export const EXPIRY_GAUGE_WINDOWS = [7, 30] as const;
  * unrevoked notAfter.
  */
 export class ExpiryReporter {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly certificates: ExpiringCertificateStore) {}
 
   async report(query: ExpiryReportQuery): Promise<ExpiryReport> {
     const { from, to } = expiringWindow(query?.days);
-    const rows: ExpiringRow[] = await this.dataSource.query(
-      `SELECT ${EXPIRING_COLUMNS} FROM issuance.certificates
-        WHERE revoked_at IS NULL AND not_after > $1 AND not_after <= $2
-        ORDER BY tenant_id, not_after, id`,
-      [from, to],
-    );
+    const rows = await this.certificates.between(from, to);
     const tenants: ExpiryReport['tenants'] = [];
     for (const r of rows) {
       if (tenants.at(-1)?.tenantId !== r.tenant_id) tenants.push({ tenantId: r.tenant_id, certificates: [] });
@@ -35,16 +30,10 @@ export class ExpiryReporter {
   async gaugeSamples(): Promise<GaugeSample<'tenant' | 'within_days'>[]> {
     const now = new Date();
     const [short, long] = EXPIRY_GAUGE_WINDOWS;
-    const rows: { tenant_id: string; short: string; long: string }[] = await this.dataSource.query(
-      `SELECT tenant_id, count(*) FILTER (WHERE not_after <= $2) AS short, count(*) AS long
-         FROM issuance.certificates
-        WHERE revoked_at IS NULL AND not_after > $1 AND not_after <= $3
-        GROUP BY tenant_id`,
-      [now, addDays(now, short), addDays(now, long)],
-    );
-    return rows.flatMap((r) => [
-      { labels: { tenant: r.tenant_id, within_days: String(short) }, value: Number(r.short) },
-      { labels: { tenant: r.tenant_id, within_days: String(long) }, value: Number(r.long) },
+    const counts = await this.certificates.countsPerTenant(now, addDays(now, short), addDays(now, long));
+    return counts.flatMap((c) => [
+      { labels: { tenant: c.tenantId, within_days: String(short) }, value: c.short },
+      { labels: { tenant: c.tenantId, within_days: String(long) }, value: c.long },
     ]);
   }
 }

@@ -1,6 +1,6 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { CaError } from '@ca/contracts';
-import { DataSource } from 'typeorm';
+import { InventoryCursorKeyStore } from './inventory-cursor-key.store';
 
 /** Where a page ended: the sort column's exact value (microseconds, as text) and the id. */
 export interface KeysetPosition {
@@ -25,7 +25,7 @@ const refused = () =>
 export class InventoryCursors {
   private key?: Promise<Buffer>;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly keys: InventoryCursorKeyStore) {}
 
   async encode(tenantId: string, query: string, position: KeysetPosition): Promise<string> {
     const payload = Buffer.from(`${position.key}|${position.id}`).toString('base64url');
@@ -57,15 +57,8 @@ export class InventoryCursors {
     return this.key;
   }
 
-  private async loadKey(): Promise<Buffer> {
+  private loadKey(): Promise<Buffer> {
     // The first replica to ask makes it; every other one reads the same row.
-    await this.dataSource.query(
-      'INSERT INTO issuance.inventory_cursor_key (id, key) VALUES (true, $1) ON CONFLICT (id) DO NOTHING',
-      [randomBytes(32)],
-    );
-    const rows: { key: Buffer }[] = await this.dataSource.query(
-      'SELECT key FROM issuance.inventory_cursor_key WHERE id',
-    );
-    return rows[0].key;
+    return this.keys.key(randomBytes(32));
   }
 }

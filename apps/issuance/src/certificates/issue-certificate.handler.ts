@@ -12,7 +12,7 @@ import {
   validateDto,
   CaError,
 } from '@ca/contracts';
-import { DataSource } from 'typeorm';
+import { CertificateStore } from './certificate.store';
 import { findTenantCertificate } from './certificate.repository';
 import { CertificateProfile, normalizedHostNames, orderedCustomExtensions } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
@@ -22,7 +22,7 @@ import { importSubjectPublicKey } from './subject-public-key';
 export class IssueCertificateHandler {
   constructor(
     private readonly minter: CertificateMinter,
-    private readonly dataSource: DataSource,
+    private readonly certificates: CertificateStore,
     /** KEY_ALGORITHM: RSA-2048 keys are certified only where it is this (docs/api.md#key-algorithms). */
     private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
   ) {}
@@ -91,12 +91,9 @@ export class IssueCertificateHandler {
   private async predecessor(command: IssueCertificateV2Command): Promise<string | undefined> {
     if (command.replaces === undefined) return undefined;
     assertCommandFields(command, { replaces: 'uuid' });
-    const replaced = await findTenantCertificate(this.dataSource, command.tenantId, command.replaces);
-    const [successor] = await this.dataSource.query(
-      'SELECT 1 FROM issuance.certificates WHERE renewed_from = $1 LIMIT 1',
-      [replaced.id],
-    );
-    if (successor) throw CaError.conflict('This certificate has been replaced already.');
+    const replaced = await findTenantCertificate(this.certificates, command.tenantId, command.replaces);
+    if (await this.certificates.hasSuccessor(replaced.id))
+      throw CaError.conflict('This certificate has been replaced already.');
     return replaced.id;
   }
 }

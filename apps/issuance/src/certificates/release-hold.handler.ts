@@ -13,9 +13,11 @@ import { recordEvent } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { CertificateEntity } from './certificate.entity';
-import { admitWithinLimits, lockAndReadStandings } from './certificate-limit';
+import { lockAndReadStandings } from '../tenants/tenant-standing.store';
+import { admitWithinLimits } from './certificate-limit';
+import { sqlIssuanceTables } from '../issuance-database.store';
 import { findTenantCertificate } from './certificate.repository';
-import { nextStatusSequence } from './status-sequence';
+import { SqlCertificateStore } from './certificate.store';
 import { ResponderPublication } from '../publication/responder-publication';
 
 /**
@@ -36,13 +38,22 @@ export class ReleaseHoldHandler {
   ) {}
 
   async execute(command: ReleaseHoldCommand): Promise<ReleaseHoldResult> {
-    await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
+    await findTenantCertificate(
+      sqlIssuanceTables(this.dataSource.manager).certificates,
+      command.tenantId,
+      command.certificateId,
+    );
     const request = await validateDto(ReleaseHoldRequest, command.request ?? {});
     const releasedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
     const result = await this.dataSource.transaction(async (manager) => {
-      const certificate = await findTenantCertificate(manager, command.tenantId, command.certificateId, {
-        lock: true,
-      });
+      const certificate = await findTenantCertificate(
+        sqlIssuanceTables(manager).certificates,
+        command.tenantId,
+        command.certificateId,
+        {
+          lock: true,
+        },
+      );
       const heldSince = certificate.revokedAt;
       if (!heldSince || certificate.revocationReasonCode !== RevocationReasonCodes.CertificateHold) {
         throw CaError.conflict(
@@ -84,7 +95,7 @@ export class ReleaseHoldHandler {
           heldSince: heldSince.toISOString(),
           releasedAt: releasedAt.toISOString(),
           releasedBy: command.principal,
-          sequence: await nextStatusSequence(manager, certificate.id),
+          sequence: await new SqlCertificateStore(manager).nextStatusSequence(certificate.id),
         },
       );
       return {

@@ -10,7 +10,7 @@ import {
   assertCommandFields,
   validateDto,
 } from '@ca/contracts';
-import { DataSource } from 'typeorm';
+import { CertificateStore } from './certificate.store';
 import { CertificateProfile, normalizedHostNames } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
 import { findTenantCertificate } from './certificate.repository';
@@ -26,7 +26,7 @@ import { importSubjectPublicKey } from './subject-public-key';
  */
 export class RenewCertificateHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly certificates: CertificateStore,
     private readonly minter: CertificateMinter,
     /** KEY_ALGORITHM: RSA-2048 keys are certified only where it is this (docs/api.md#key-algorithms). */
     private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
@@ -50,7 +50,7 @@ export class RenewCertificateHandler {
       requestId: 'optionalText',
       certificateId: 'uuid',
     });
-    const original = await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
+    const original = await findTenantCertificate(this.certificates, command.tenantId, command.certificateId);
     const request = await validateDto(RenewCertificateRequest, command.request);
     const usage = original.usage as CertificateUsage;
     if (usage !== CertificateUsage.Client && request.validityDays > MAX_SERVER_VALIDITY_DAYS) {

@@ -5,7 +5,7 @@ import { DataSource, EntityManager } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
-import { insertCertificates } from './certificate-rows';
+import { SqlCertificateStore } from './certificate.store';
 import { CertificateEntity } from './certificate.entity';
 import { MAX_FAILED_ROUNDS, RevocationJobRunner } from './revocation-job-runner';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
@@ -27,8 +27,7 @@ async function insertTestCertificates(
 ): Promise<void> {
   const { tenantId, caId, now } = rows;
   await dataSource.transaction((manager) =>
-    insertCertificates(
-      manager,
+    new SqlCertificateStore(manager).insert(
       Array.from({ length: rows.count }, (_, i) => ({
         id: randomUUID(),
         tenantId,

@@ -15,10 +15,12 @@ import { recordEvent } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { revocationEventFields, revocationNow } from '../revocation-record';
+import { SqlBlockedKeyStore } from './blocked-key.store';
 import { blockKeyIfCompromised } from './blocked-keys';
 import { CertificateEntity } from './certificate.entity';
+import { sqlIssuanceTables } from '../issuance-database.store';
 import { findTenantCertificate } from './certificate.repository';
-import { nextStatusSequence } from './status-sequence';
+import { SqlCertificateStore } from './certificate.store';
 import { ResponderPublication } from '../publication/responder-publication';
 import { RevocationLedgerFeed } from '../publication/revocation-ledger-feed';
 import { BatchRevocation, revokeInBatch } from './revoke-in-batch';
@@ -55,7 +57,11 @@ export class RevokeCertificateHandler {
     inTransaction?: (manager: EntityManager) => Promise<void>,
   ): Promise<RevokeCertificateResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', certificateId: 'uuid' });
-    await findTenantCertificate(this.dataSource, command.tenantId, command.certificateId);
+    await findTenantCertificate(
+      sqlIssuanceTables(this.dataSource.manager).certificates,
+      command.tenantId,
+      command.certificateId,
+    );
     const request = await validateDto(RevokeCertificateRequest, command.request);
     // Every row of `certificates` is an end-entity certificate (CA certificates live in
     // certificate_authorities), so the CA-only reasons of RFC 5280 5.3.1 never apply here.
@@ -73,9 +79,14 @@ export class RevokeCertificateHandler {
       command.principal,
     );
     const result = await this.dataSource.transaction(async (manager) => {
-      const certificate = await findTenantCertificate(manager, command.tenantId, command.certificateId, {
-        lock: true,
-      });
+      const certificate = await findTenantCertificate(
+        sqlIssuanceTables(manager).certificates,
+        command.tenantId,
+        command.certificateId,
+        {
+          lock: true,
+        },
+      );
       if (certificate.revokedAt) throw CaError.conflict('This certificate is already revoked.');
       await manager.update(
         CertificateEntity,
@@ -83,7 +94,11 @@ export class RevokeCertificateHandler {
         { id: certificate.id, tenantId: command.tenantId },
         revocation,
       );
-      await blockKeyIfCompromised(manager, certificate, revocation.revocationReasonCode);
+      await blockKeyIfCompromised(
+        new SqlBlockedKeyStore(manager),
+        certificate,
+        revocation.revocationReasonCode,
+      );
       const event = await recordEvent<CertificateRevokedPayload>(
         manager,
         ISSUANCE_SCHEMA,
@@ -94,7 +109,7 @@ export class RevokeCertificateHandler {
           caId: certificate.caId,
           serialNumber: certificate.serialNumber,
           ...revocationEventFields(revocation),
-          sequence: await nextStatusSequence(manager, certificate.id),
+          sequence: await new SqlCertificateStore(manager).nextStatusSequence(certificate.id),
         },
       );
       await inTransaction?.(manager);

@@ -3,6 +3,7 @@ import { insertEvents, newEvent } from '@ca/messaging';
 import { EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { RevocationRecord, revocationEventFields } from '../revocation-record';
+import { SqlBlockedKeyStore } from './blocked-key.store';
 import { blockKeyIfCompromised } from './blocked-keys';
 
 /** What one batch did: the certificates it revoked, and those it left (revoked already, or not the tenant's). */
@@ -58,7 +59,7 @@ export async function revokeInBatch(
     const row = byId.get(id)!;
     if (row.certificate_der) {
       await blockKeyIfCompromised(
-        manager,
+        new SqlBlockedKeyStore(manager),
         { id, tenantId, certificateDer: row.certificate_der },
         revocation.revocationReasonCode,
       );

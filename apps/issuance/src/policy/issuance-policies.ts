@@ -3,67 +3,26 @@ import {
   CertificateUsage,
   ErrorCode,
   FieldError,
-  PolicyUsage,
   isUsageAllowedByPolicy,
   looksLikeHostName,
   mayBeReadAsDnsName,
   namesOutsidePolicy,
-  normalizedPolicyUsages,
 } from '@ca/contracts';
-import { DataSource, EntityManager } from 'typeorm';
+import { IssuancePolicyStore, TenantPolicy } from './issuance-policy.store';
 
-/** A tenant's issuance policy as stored (docs/api.md#issuance-policy), already normalized. */
-export interface TenantPolicy {
-  allowedDnsSuffixes: string[];
-  allowedUsages: PolicyUsage[];
-}
+export type { TenantPolicy } from './issuance-policy.store';
 
 /**
- * The tenants' issuance policies (`issuance.issuance_policies`, docs/api.md#issuance-policy). Read
- * from the table on every issuance, not cached: a policy set through one issuance replica must
- * hold at once for a certificate another replica signs.
+ * The tenants' issuance policies (docs/api.md#issuance-policy) and what they allow. Read from
+ * the store on every issuance, not cached: a policy set through one issuance replica must hold
+ * at once for a certificate another replica signs.
  */
 export class IssuancePolicies {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(readonly store: IssuancePolicyStore) {}
 
-  /** The tenant's policy, or null when it has none. A row from before `allowed_usages`: both usages. */
-  async policyOf(tenantId: string, manager?: EntityManager): Promise<TenantPolicy | null> {
-    const rows: { allowed_dns_suffixes: string[]; allowed_usages: PolicyUsage[] | null }[] = await (
-      manager ?? this.dataSource
-    ).query(
-      'SELECT allowed_dns_suffixes, allowed_usages FROM issuance.issuance_policies WHERE tenant_id = $1',
-      [tenantId],
-    );
-    if (rows.length === 0) return null;
-    return {
-      allowedDnsSuffixes: rows[0].allowed_dns_suffixes,
-      allowedUsages: normalizedPolicyUsages(rows[0].allowed_usages),
-    };
-  }
-
-  /** Replaces the tenant's policy (already validated and normalized). */
-  async replace(
-    tenantId: string,
-    policy: TenantPolicy,
-    principal: string,
-    manager?: EntityManager,
-  ): Promise<void> {
-    await (manager ?? this.dataSource).query(
-      `INSERT INTO issuance.issuance_policies
-         (tenant_id, allowed_dns_suffixes, allowed_usages, updated_at, updated_by)
-       VALUES ($1, $2::text[], $3::text[], now(), $4)
-       ON CONFLICT (tenant_id) DO UPDATE
-         SET allowed_dns_suffixes = EXCLUDED.allowed_dns_suffixes,
-             allowed_usages = EXCLUDED.allowed_usages,
-             updated_at = EXCLUDED.updated_at, updated_by = EXCLUDED.updated_by`,
-      [tenantId, policy.allowedDnsSuffixes, policy.allowedUsages, principal],
-    );
-  }
-
-  async remove(tenantId: string, manager?: EntityManager): Promise<void> {
-    await (manager ?? this.dataSource).query('DELETE FROM issuance.issuance_policies WHERE tenant_id = $1', [
-      tenantId,
-    ]);
+  /** The tenant's policy, or null when it has none. */
+  policyOf(tenantId: string): Promise<TenantPolicy | null> {
+    return this.store.policyOf(tenantId);
   }
 
   /**

@@ -8,18 +8,11 @@ import {
   normalizedPolicyUsages,
   validateDto,
 } from '@ca/contracts';
-import { DataSource } from 'typeorm';
 import { AddIssuingCaHandler } from '../certificate-authority/add-issuing-ca.handler';
 import { KEY_ALGORITHM } from '../certificate-authority/ca-queries';
 import { carriesPolicy } from '../certificate-authority/issuing-ca-profile';
-import { EXTERNAL_KEY_CUSTODY } from '../certificate-authority/pending-ca.entity';
+import { CaStore, IssuingCaForPolicy } from '../certificate-authority/ca.store';
 import { IssuancePolicies, TenantPolicy } from './issuance-policies';
-
-/** The issuing CA that signs leaves now, when a policy change may replace it. */
-interface CurrentIssuingCa {
-  certificate_der: Buffer;
-  key_algorithm: string;
-}
 
 /**
  * docs/api.md#issuance-policy: set, remove and read a tenant's issuance policy. A change never
@@ -30,7 +23,7 @@ interface CurrentIssuingCa {
 export class IssuancePolicyHandler {
   constructor(
     private readonly policies: IssuancePolicies,
-    private readonly dataSource: DataSource,
+    private readonly cas: CaStore,
     private readonly addIssuingCa: AddIssuingCaHandler,
   ) {}
 
@@ -53,8 +46,8 @@ export class IssuancePolicyHandler {
     const current = await this.issuingCaToReplace(tenantId, policy);
     if (!current) {
       await (policy === null
-        ? this.policies.remove(tenantId)
-        : this.policies.replace(tenantId, policy, principal));
+        ? this.policies.store.remove(tenantId)
+        : this.policies.store.replace(tenantId, policy, principal));
       return answer;
     }
     // Same key algorithm as the CA it replaces, valid until the root's end (the add defaults).
@@ -63,14 +56,12 @@ export class IssuancePolicyHandler {
         tenantId,
         principal,
         requestId: command.requestId,
-        request: { keyAlgorithm: KEY_ALGORITHM[current.key_algorithm] },
+        request: { keyAlgorithm: KEY_ALGORITHM[current.keyAlgorithm] },
       },
       {
         policy,
-        write: (manager) =>
-          policy === null
-            ? this.policies.remove(tenantId, manager)
-            : this.policies.replace(tenantId, policy, principal, manager),
+        write: ({ policies }) =>
+          policy === null ? policies.remove(tenantId) : policies.replace(tenantId, policy, principal),
       },
     );
     return {
@@ -95,17 +86,9 @@ export class IssuancePolicyHandler {
   private async issuingCaToReplace(
     tenantId: string,
     policy: TenantPolicy | null,
-  ): Promise<CurrentIssuingCa | undefined> {
-    const rows: CurrentIssuingCa[] = await this.dataSource.query(
-      `SELECT certificate_der, key_algorithm FROM issuance.certificate_authorities
-        WHERE tenant_id = $1 AND role = 'issuing' AND retired_at IS NULL
-          AND revoked_at IS NULL AND not_after > now()
-          AND NOT EXISTS (SELECT 1 FROM issuance.certificate_authorities root
-                           WHERE root.tenant_id = $1 AND root.role = 'root' AND root.key_custody = $2)`,
-      [tenantId, EXTERNAL_KEY_CUSTODY],
-    );
-    const current = rows[0];
-    if (!current || carriesPolicy(new Uint8Array(current.certificate_der), policy)) return undefined;
+  ): Promise<IssuingCaForPolicy | undefined> {
+    const current = await this.cas.currentIssuingCaUnderOwnRoot(tenantId);
+    if (!current || carriesPolicy(new Uint8Array(current.certificateDer), policy)) return undefined;
     return current;
   }
 }

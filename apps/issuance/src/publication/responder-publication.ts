@@ -11,7 +11,7 @@ import {
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { publicationMetrics } from '@ca/observability';
-import { DataSource } from 'typeorm';
+import { OutboxStore } from './outbox.store';
 
 /** What a caller gets when its issuance could not be confirmed: nothing was handed out. */
 export const unconfirmed = () =>
@@ -44,7 +44,7 @@ export class ResponderPublication {
 
   constructor(
     private readonly responder: RpcClient<ResponderApi> | undefined,
-    private readonly dataSource: DataSource,
+    private readonly outbox: OutboxStore,
   ) {}
 
   /**
@@ -113,11 +113,8 @@ export class ResponderPublication {
   }
 
   /** Where the outbox ends now (its newest `seq`): what a command records after this lies past it. */
-  async outboxMark(): Promise<string> {
-    const [{ seq }]: { seq: string | null }[] = await this.dataSource.query(
-      'SELECT max(seq)::text AS seq FROM issuance.outbox',
-    );
-    return seq ?? '0';
+  outboxMark(): Promise<string> {
+    return this.outbox.mark();
   }
 
   /**
@@ -162,24 +159,7 @@ export class ResponderPublication {
     return answer;
   }
 
-  private async caEventsSince(tenantId: string, since: string): Promise<EventEnvelope[]> {
-    const rows: {
-      id: string;
-      type: string;
-      tenant_id: string;
-      payload: unknown;
-      occurred_at: Date;
-    }[] = await this.dataSource.query(
-      `SELECT id, type, tenant_id, payload, occurred_at FROM issuance.outbox
-        WHERE seq > $3::bigint AND tenant_id = $1 AND type = ANY($2) ORDER BY seq`,
-      [tenantId, CA_EVENT_TYPES, since],
-    );
-    return rows.map((row) => ({
-      id: row.id,
-      type: row.type,
-      tenantId: row.tenant_id,
-      occurredAt: new Date(row.occurred_at).toISOString(),
-      payload: typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload,
-    })) as EventEnvelope[];
+  private caEventsSince(tenantId: string, since: string): Promise<EventEnvelope[]> {
+    return this.outbox.eventsSince(tenantId, CA_EVENT_TYPES, since);
   }
 }

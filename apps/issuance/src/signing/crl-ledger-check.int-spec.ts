@@ -10,6 +10,8 @@ import { CertificateEntity } from '../certificates/certificate.entity';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
 import { CrlAuthority, CrlLedgerCheck } from './crl-ledger-check';
+import { SqlCrlEntryStore } from './crl-entry.store';
+import { SqlCrlNumberStore } from './crl-number.store';
 
 jest.setTimeout(120_000);
 
@@ -116,7 +118,10 @@ describe.each(databaseKinds())('CRL ledger check (%s)', (kind) => {
 
   const check = new (class {
     admit(authority: CrlAuthority, crl: ReturnType<typeof tbs>) {
-      return new CrlLedgerCheck(dataSource).admit(authority, crl.der, crl.summary);
+      return new CrlLedgerCheck(
+        new SqlCrlEntryStore(dataSource.manager),
+        new SqlCrlNumberStore(dataSource.manager),
+      ).admit(authority, crl.der, crl.summary);
     }
   })();
 

@@ -7,8 +7,9 @@ import {
   crlEntryDifferenceError,
   crlNumberUsedError,
 } from '@ca/contracts';
-import { CRL_REASON, type TbsCertListSummary, publishedReasonCode, tbsCertListEntryKeys } from '@ca/pki';
-import { DataSource } from 'typeorm';
+import { type TbsCertListSummary, tbsCertListEntryKeys } from '@ca/pki';
+import { CrlEntryStore } from './crl-entry.store';
+import { CrlNumberStore } from './crl-number.store';
 
 /** thisUpdate may differ from this replica's clock by this much (clock skew, build time). */
 export const CRL_CLOCK_SKEW_MS = 5 * 60_000;
@@ -21,20 +22,12 @@ export const CRL_NUMBER_STEP = 1n;
 /** Slack on the first number signed for a CA (one recorded before crl_numbers existed). */
 export const FIRST_CRL_NUMBER_SLACK = 1_000n;
 
-// The reason codes published as they are; any other (removeFromCRL) is published as unspecified.
-const PUBLISHED_REASON_CODES = Object.values(CRL_REASON).filter((code) => publishedReasonCode(code) === code);
-
 export interface CrlAuthority {
   id: string;
   createdAt: Date;
 }
 
 const refuse = (message: string) => new CaError(ErrorCode.Forbidden, message);
-
-/** A revocation's crlEntryKey (libs/pki) in SQL, given the parameter of the reason codes published as they are. */
-const entryKeySql = (reasonCodesParam: string, alias = '') =>
-  `(ltrim(lower(${alias}serial_number), '0') || ':' || floor(extract(epoch FROM ${alias}revoked_at))::bigint || ':' ||
-    CASE WHEN ${alias}revocation_reason_code = ANY(${reasonCodesParam}::int[]) THEN ${alias}revocation_reason_code ELSE 0 END)`;
 
 /** The revocation time (seconds) of a `serial:seconds:reason` key, without splitting it. */
 const keySeconds = (key: string) => Number(key.slice(key.indexOf(':') + 1, key.lastIndexOf(':')));
@@ -54,7 +47,8 @@ const keySeconds = (key: string) => Number(key.slice(key.indexOf(':') + 1, key.l
  */
 export class CrlLedgerCheck {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly entries: CrlEntryStore,
+    private readonly numbers: CrlNumberStore,
     private readonly now: () => number = Date.now,
   ) {}
 
@@ -62,21 +56,11 @@ export class CrlLedgerCheck {
   async admit(authority: CrlAuthority, tbs: Uint8Array, summary: TbsCertListSummary): Promise<void> {
     const now = this.now();
     this.checkTimes(summary, now);
-    const [numbers]: { complete_up_to: string | null }[] = await this.dataSource.query(
-      `SELECT floor(extract(epoch FROM complete_up_to))::bigint::text AS complete_up_to
-         FROM issuance.crl_numbers WHERE ca_id = $1`,
-      [authority.id],
-    );
-    const cutoffSeconds = Math.max(
-      Math.floor(summary.thisUpdate.getTime() / 1000),
-      numbers?.complete_up_to ? Number(numbers.complete_up_to) : 0,
-    );
-    const { revokedCount, completeUpTo, newlyListed } = await this.checkEntries(
-      authority.id,
-      tbs,
-      cutoffSeconds,
-    );
-    await this.takeNumber(authority, summary.crlNumber, revokedCount, completeUpTo, now);
+    const completeUpTo = await this.numbers.completeUpTo(authority.id);
+    const cutoffSeconds = Math.max(Math.floor(summary.thisUpdate.getTime() / 1000), completeUpTo ?? 0);
+    const checked = await this.checkEntries(authority.id, tbs, cutoffSeconds);
+    const { revokedCount, newlyListed } = checked;
+    await this.takeNumber(authority, summary.crlNumber, revokedCount, checked.completeUpTo, now);
     await this.markListed(authority.id, newlyListed);
   }
 
@@ -102,22 +86,7 @@ export class CrlLedgerCheck {
     tbs: Uint8Array,
     cutoffSeconds: number,
   ): Promise<{ revokedCount: number; completeUpTo?: number; newlyListed: string[] }> {
-    const [{ keys, newest }]: { keys: string | null; newest: string | null }[] = await this.dataSource.query(
-      `SELECT string_agg(${entryKeySql('$2')} || CASE WHEN crl_listed_revoked_at = revoked_at THEN '!' ELSE '' END, ',') AS keys,
-              floor(extract(epoch FROM max(revoked_at)))::bigint::text AS newest
-         FROM (SELECT serial_number, revoked_at, revocation_reason_code, crl_listed_revoked_at
-                 FROM issuance.certificates WHERE ca_id = $1 AND revoked_at IS NOT NULL
-               UNION ALL
-               -- Issuing CAs this CA (a root) signed and an operator revoked: root.crl lists them.
-               SELECT serial_number, revoked_at, revocation_reason_code, crl_listed_revoked_at
-                 FROM issuance.certificate_authorities WHERE issuer_ca_id = $1 AND revoked_at IS NOT NULL
-               UNION ALL
-               -- Cross certificates this CA (a retired root) signed for its successor, revoked.
-               SELECT cross_serial_number, cross_revoked_at, cross_revocation_reason_code, NULL::timestamptz
-                 FROM issuance.certificate_authorities
-                WHERE previous_root_ca_id = $1 AND cross_revoked_at IS NOT NULL) revoked`,
-      [caId, PUBLISHED_REASON_CODES],
-    );
+    const { keys, newest } = await this.entries.keysOf(caId);
     // Key → whether a CRL signed before listed it.
     const expected = new Map<string, boolean>();
     for (const key of keys ? keys.split(',') : []) {
@@ -180,47 +149,16 @@ export class CrlLedgerCheck {
       const serial = key.slice(0, key.indexOf(':'));
       return [serial, `0${serial}`, serial.toUpperCase(), `0${serial.toUpperCase()}`];
     });
-    for (const [table, caColumn] of [
-      ['issuance.certificates', 'ca_id'],
-      ['issuance.certificate_authorities', 'issuer_ca_id'],
-    ] as const) {
-      await this.dataSource.query(
-        `UPDATE ${table} t SET crl_listed_revoked_at = t.revoked_at
-          WHERE t.${caColumn} = $1 AND t.serial_number = ANY($4::text[]) AND t.revoked_at IS NOT NULL
-            AND t.crl_listed_revoked_at IS DISTINCT FROM t.revoked_at
-            AND ${entryKeySql('$3', 't.')} = ANY($2::text[])`,
-        [caId, keys, PUBLISHED_REASON_CODES, serials],
-      );
-    }
+    await this.entries.markListed(caId, keys, serials);
   }
 
   /** The rows behind missing keys, with their ids, so revocation can record them as issuance does. */
   private async missingEntries(caId: string, keys: string[]): Promise<CrlEntryDifference[]> {
     if (keys.length === 0) return [];
-    const rows: { id: string; serial: string; seconds: string; reason: number }[] =
-      await this.dataSource.query(
-        // The serial as issuance stores it (and its events carry it): revocation keys its ledger by it.
-        `SELECT id, serial_number AS serial, floor(extract(epoch FROM revoked_at))::bigint::text AS seconds,
-              CASE WHEN revocation_reason_code = ANY($3::int[]) THEN revocation_reason_code ELSE 0 END AS reason
-         FROM (SELECT id, serial_number, revoked_at, revocation_reason_code
-                 FROM issuance.certificates WHERE ca_id = $1 AND revoked_at IS NOT NULL
-               UNION ALL
-               SELECT id, serial_number, revoked_at, revocation_reason_code
-                 FROM issuance.certificate_authorities WHERE issuer_ca_id = $1 AND revoked_at IS NOT NULL
-               UNION ALL
-               SELECT id, cross_serial_number, cross_revoked_at, cross_revocation_reason_code
-                 FROM issuance.certificate_authorities
-                WHERE previous_root_ca_id = $1 AND cross_revoked_at IS NOT NULL) revoked
-        WHERE ltrim(lower(serial_number), '0') = ANY($2::text[])`,
-        [caId, keys.map((key) => key.split(':')[0]), PUBLISHED_REASON_CODES],
-      );
-    return rows.map((row) => ({
-      kind: 'missing',
-      serialHex: row.serial,
-      revokedAt: new Date(Number(row.seconds) * 1000),
-      reasonCode: Number(row.reason),
-      id: row.id,
-    }));
+    return this.entries.missing(
+      caId,
+      keys.map((key) => key.split(':')[0]),
+    );
   }
 
   /**
@@ -239,36 +177,22 @@ export class CrlLedgerCheck {
   ): Promise<void> {
     const ageDays = Math.max(0, Math.ceil((now - authority.createdAt.getTime()) / 86_400_000));
     const firstBound = BigInt(revokedCount) + BigInt(4 * ageDays) + FIRST_CRL_NUMBER_SLACK;
-    const taken: unknown[] = await this.dataSource.query(
-      `INSERT INTO issuance.crl_numbers AS n (ca_id, last_crl_number, signed_at, complete_up_to)
-       SELECT $1::uuid, $2::numeric, now(), to_timestamp($5::bigint)
-        WHERE $2::numeric <= $3::numeric OR EXISTS (SELECT 1 FROM issuance.crl_numbers WHERE ca_id = $1::uuid)
-       ON CONFLICT (ca_id) DO UPDATE
-         SET last_crl_number = EXCLUDED.last_crl_number, signed_at = now(),
-             complete_up_to = GREATEST(n.complete_up_to, EXCLUDED.complete_up_to)
-        WHERE n.last_crl_number < EXCLUDED.last_crl_number
-          AND EXCLUDED.last_crl_number <= n.last_crl_number + $4::numeric
-       RETURNING n.ca_id`,
-      [
-        authority.id,
-        crlNumber.toString(),
-        firstBound.toString(),
-        CRL_NUMBER_STEP.toString(),
-        completeUpTo === undefined ? null : String(completeUpTo),
-      ],
-    );
-    if (taken.length === 1) return;
-    const [last]: { last_crl_number: string }[] = await this.dataSource.query(
-      'SELECT last_crl_number::text AS last_crl_number FROM issuance.crl_numbers WHERE ca_id = $1',
-      [authority.id],
-    );
-    if (!last)
+    const taken = await this.numbers.take({
+      caId: authority.id,
+      crlNumber,
+      firstBound,
+      step: CRL_NUMBER_STEP,
+      completeUpTo,
+    });
+    if (taken) return;
+    const last = await this.numbers.last(authority.id);
+    if (last === undefined)
       throw refuse(`CRL number ${crlNumber} is higher than this CA could have reached (${firstBound}).`);
-    const next = BigInt(last.last_crl_number) + CRL_NUMBER_STEP;
-    const message = `CRL number ${crlNumber} is not ${next}: the last this CA signed is ${last.last_crl_number}.`;
+    const next = last + CRL_NUMBER_STEP;
+    const message = `CRL number ${crlNumber} is not ${next}: the last this CA signed is ${last}.`;
     // Too low: name the last number, so revocation moves past it (crlNumberUsedError).
-    throw BigInt(last.last_crl_number) >= crlNumber
-      ? new CaError(ErrorCode.Forbidden, message, [crlNumberUsedError(BigInt(last.last_crl_number))])
+    throw last >= crlNumber
+      ? new CaError(ErrorCode.Forbidden, message, [crlNumberUsedError(last)])
       : refuse(message);
   }
 }

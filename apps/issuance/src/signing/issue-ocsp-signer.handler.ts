@@ -9,7 +9,6 @@ import {
   OcspSignerCertifiedPayload,
   validateDto,
 } from '@ca/contracts';
-import { recordEvent } from '@ca/messaging';
 import { X509Certificate, createHash, type webcrypto } from 'node:crypto';
 import {
   CertificationRequestInfo,
@@ -21,9 +20,8 @@ import {
   randomSerialNumber,
   validityOfDays,
 } from '@ca/pki';
-import { DataSource } from 'typeorm';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { IssuanceDatabase } from '../issuance-database.store';
 
 /** Short-lived, so a lost responder key stops mattering quickly; the responder renews well before expiry. */
 export const OCSP_SIGNER_VALIDITY_DAYS = 30;
@@ -45,7 +43,7 @@ export class IssueOcspSignerHandler {
 
   constructor(
     private readonly signer: CertificateAuthoritySigner,
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly onEventsRecorded: () => void,
   ) {}
 
@@ -80,17 +78,10 @@ export class IssueOcspSignerHandler {
     const notAfter = wanted.notAfter > validUntil ? validUntil : wanted.notAfter;
     const serialNumber = randomSerialNumber();
     const serialHex = Buffer.from(serialNumber).toString('hex');
-    const der = await this.dataSource.transaction(async (manager) => {
+    const der = await this.database.transaction(async ({ ocspSigners, outbox }) => {
       // One count per tenant CA at a time, so concurrent requests cannot both pass the bound.
-      await manager.query(
-        "SELECT pg_advisory_xact_lock(hashtextextended('issuance.ocsp-signer:' || $1, 0))",
-        [authority.id],
-      );
-      const [{ recent }]: { recent: number }[] = await manager.query(
-        `SELECT count(*)::int AS recent FROM issuance.ocsp_signer_certifications
-          WHERE ca_id = $1 AND certified_at > now() - interval '1 hour'`,
-        [authority.id],
-      );
+      await ocspSigners.lockCa(authority.id);
+      const recent = await ocspSigners.certifiedWithinHour(authority.id);
       if (recent >= OCSP_SIGNERS_PER_HOUR) {
         this.logger.warn(
           { tenantId: command.tenantId, caId: authority.id, recent, publicKeySha256 },
@@ -118,13 +109,15 @@ export class IssueOcspSignerHandler {
         publicKey,
         { certificateDer: new Uint8Array(authority.certificateDer), privateKey },
       );
-      const [{ certified_at: certifiedAt }]: { certified_at: Date }[] = await manager.query(
-        `INSERT INTO issuance.ocsp_signer_certifications
-           (serial_number, tenant_id, ca_id, issuer, public_key_sha256, not_after)
-         VALUES ($1, $2, $3, $4, $5, $6) RETURNING certified_at`,
-        [serialHex, command.tenantId, authority.id, command.issuer ?? null, publicKeySha256, notAfter],
-      );
-      await recordEvent<OcspSignerCertifiedPayload>(manager, ISSUANCE_SCHEMA, EventType.OcspSignerCertified, {
+      const certifiedAt = await ocspSigners.record({
+        serialHex,
+        tenantId: command.tenantId,
+        caId: authority.id,
+        issuer: command.issuer ?? null,
+        publicKeySha256,
+        notAfter,
+      });
+      await outbox.record<OcspSignerCertifiedPayload>(EventType.OcspSignerCertified, {
         tenantId: command.tenantId,
         caId: authority.id,
         ...(command.issuer ? { issuer: command.issuer } : {}),

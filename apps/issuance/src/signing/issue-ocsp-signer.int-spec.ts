@@ -7,6 +7,7 @@ import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
 import { CertificateAuthoritySigner } from '../certificate-authority/certificate-authority.signer';
 import { CertificateEntity } from '../certificates/certificate.entity';
+import { SqlIssuanceDatabase } from '../issuance-database.store';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
 import { IssueOcspSignerHandler } from './issue-ocsp-signer.handler';
@@ -64,7 +65,7 @@ describe.each(databaseKinds())('OCSP signer certification (%s)', (kind) => {
       }),
     } as unknown as CertificateAuthoritySigner;
     return {
-      handler: new IssueOcspSignerHandler(signer, dataSource, () => undefined),
+      handler: new IssueOcspSignerHandler(signer, new SqlIssuanceDatabase(dataSource), () => undefined),
       tenantId: authority.tenantId,
       caId: authority.id,
     };

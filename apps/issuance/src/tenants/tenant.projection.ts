@@ -1,7 +1,6 @@
 import { EventEnvelope, TenantUpdatedPayload } from '@ca/contracts';
-import { RefusedEvent, applyOnce } from '@ca/messaging';
-import { DataSource } from 'typeorm';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { RefusedEvent } from '@ca/messaging';
+import { IssuanceDatabase } from '../issuance-database.store';
 
 /** How far a tenant.updated may be ahead of this clock (the gateway's clock may run ahead a little). */
 export const MAX_CLOCK_SKEW_MS = 5 * 60_000;
@@ -19,28 +18,18 @@ export const ISSUANCE_CONSUMER = 'issuance';
  */
 export class TenantProjection {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly now: () => Date = () => new Date(),
   ) {}
 
   async apply(event: EventEnvelope<TenantUpdatedPayload>): Promise<void> {
-    const { tenantId, status, certificateLimit, updatedAt } = event.payload;
+    const { updatedAt } = event.payload;
     // A fact dated ahead of the clock would outrank every real change after it (a suspension
     // dated 9999 that no resume could lift): refused and set aside.
     if (new Date(updatedAt).getTime() > this.now().getTime() + MAX_CLOCK_SKEW_MS)
       throw new RefusedEvent(
         `tenant.updated dated ${updatedAt}, ahead of this clock by more than the allowed skew`,
       );
-    await applyOnce(this.dataSource, ISSUANCE_SCHEMA, event, (manager) =>
-      manager.query(
-        `INSERT INTO issuance.tenants AS t (tenant_id, status, certificate_limit, updated_at)
-         VALUES ($1, $2, $3, $4)
-         ON CONFLICT (tenant_id) DO UPDATE
-           SET status = EXCLUDED.status, certificate_limit = EXCLUDED.certificate_limit,
-               updated_at = EXCLUDED.updated_at
-         WHERE t.updated_at <= EXCLUDED.updated_at OR t.updated_at > now() + $5 * interval '1 millisecond'`,
-        [tenantId, status, certificateLimit, updatedAt, MAX_CLOCK_SKEW_MS],
-      ),
-    );
+    await this.database.applyOnce(event, ({ tenants }) => tenants.record(event.payload, MAX_CLOCK_SKEW_MS));
   }
 }

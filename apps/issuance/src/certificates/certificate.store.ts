@@ -1,0 +1,151 @@
+import { EntityManager } from 'typeorm';
+import { CertificateEntity } from './certificate.entity';
+
+/** A certificate row to insert (its revocation and replacement columns start empty). */
+export type NewCertificate = Omit<
+  CertificateEntity,
+  'revokedAt' | 'revocationReason' | 'revocationReasonCode' | 'revokedBy' | 'replaceAfter'
+>;
+
+/** A revoked certificate as a CRL lists it. */
+export interface RevokedCertificate {
+  id: string;
+  serialNumber: string;
+  revokedAt: Date;
+  reasonCode: number | null;
+}
+
+const COLUMNS = `id, tenant_id, ca_id, serial_number, client_id, common_name, organization,
+  organizational_unit, country, certificate_der, usage, dns_names, must_staple, custom_extensions,
+  not_before, not_after, issued_at, renewed_from, issued_by, key_from_csr, source`;
+const CASTS = [
+  'uuid',
+  'uuid',
+  'uuid',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'text',
+  'bytea',
+  'text',
+  'text[]',
+  'boolean',
+  'jsonb',
+  'timestamptz',
+  'timestamptz',
+  'timestamptz',
+  'uuid',
+  'text',
+  'boolean',
+  'text',
+];
+
+/** `issuance.certificates`: every certificate issued, with its revocation. */
+export abstract class CertificateStore {
+  /**
+   * Inserts them in one statement (a duplicate serial fails it as a whole with the driver's
+   * unique violation). Must run in the transaction that also records their events.
+   */
+  abstract insert(certificates: readonly NewCertificate[]): Promise<void>;
+  /**
+   * Moves a certificate's status sequence one on (in the transaction that changes its status, with
+   * the row locked) and returns it: the responder applies a change only over a lower one, so a late
+   * or replayed event never moves the status back (docs/architecture.md#certificate-status-sequence).
+   */
+  abstract nextStatusSequence(certificateId: string): Promise<number>;
+  /** The certificate (any tenant's), locked until the transaction ends with `lock`. */
+  abstract byId(certificateId: string, options?: { lock?: boolean }): Promise<CertificateEntity | null>;
+  /** Whether a certificate names this one as its predecessor (renewal or ACME `replaces`). */
+  abstract hasSuccessor(certificateId: string): Promise<boolean>;
+  /** The CA's revoked certificates, for the tenant's CRL of it. */
+  abstract revokedUnder(caId: string, tenantId: string): Promise<RevokedCertificate[]>;
+}
+
+export class SqlCertificateStore extends CertificateStore {
+  constructor(private readonly db: EntityManager) {
+    super();
+  }
+
+  async insert(certificates: readonly NewCertificate[]): Promise<void> {
+    if (certificates.length === 0) return;
+    const rows = certificates.map(
+      (_, row) =>
+        `(${CASTS.map((cast, column) => `$${row * CASTS.length + column + 1}::${cast}`).join(', ')})`,
+    );
+    await this.db.query(
+      `INSERT INTO issuance.certificates (${COLUMNS}) VALUES ${rows.join(', ')}`,
+      certificates.flatMap((c) => [
+        c.id,
+        c.tenantId,
+        c.caId,
+        c.serialNumber,
+        c.clientId,
+        c.commonName,
+        c.organization,
+        c.organizationalUnit,
+        c.country,
+        c.certificateDer,
+        c.usage,
+        c.dnsNames,
+        c.mustStaple,
+        JSON.stringify(c.customExtensions), // not a PostgreSQL array: jsonb text
+        c.notBefore,
+        c.notAfter,
+        c.issuedAt,
+        c.renewedFrom,
+        c.issuedBy,
+        c.keyFromCsr,
+        c.source,
+      ]),
+    );
+  }
+
+  async nextStatusSequence(certificateId: string): Promise<number> {
+    const rows: [{ status_sequence: number }[], number] | { status_sequence: number }[] = await this.db.query(
+      `UPDATE issuance.certificates SET status_sequence = status_sequence + 1 WHERE id = $1
+     RETURNING status_sequence`,
+      [certificateId],
+    );
+    // TypeORM answers an UPDATE … RETURNING on Postgres as [rows, affected].
+    const returned = Array.isArray(rows[0])
+      ? (rows[0] as { status_sequence: number }[])
+      : (rows as { status_sequence: number }[]);
+    return Number(returned[0].status_sequence);
+  }
+
+  byId(certificateId: string, options: { lock?: boolean } = {}): Promise<CertificateEntity | null> {
+    return this.db.findOne(CertificateEntity, {
+      where: { id: certificateId },
+      ...(options.lock ? { lock: { mode: 'pessimistic_write' as const } } : {}),
+    });
+  }
+
+  async hasSuccessor(certificateId: string): Promise<boolean> {
+    const [successor] = await this.db.query(
+      'SELECT 1 FROM issuance.certificates WHERE renewed_from = $1 LIMIT 1',
+      [certificateId],
+    );
+    return successor !== undefined;
+  }
+
+  async revokedUnder(caId: string, tenantId: string): Promise<RevokedCertificate[]> {
+    const rows: {
+      id: string;
+      serial_number: string;
+      revoked_at: Date;
+      revocation_reason_code: number | null;
+    }[] = await this.db.query(
+      `SELECT id, serial_number, revoked_at, revocation_reason_code FROM issuance.certificates
+          WHERE ca_id = $1 AND tenant_id = $2 AND revoked_at IS NOT NULL`,
+      [caId, tenantId],
+    );
+    return rows.map((row) => ({
+      id: row.id,
+      serialNumber: row.serial_number,
+      revokedAt: row.revoked_at,
+      reasonCode: row.revocation_reason_code,
+    }));
+  }
+}
