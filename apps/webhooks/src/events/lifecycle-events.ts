@@ -121,17 +121,21 @@ export class LifecycleEvents {
   ) {}
 
   async issued(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<void> {
-    await this.apply(events, async (event, { certificates }) => {
-      const p = event.payload;
-      const row = await certificates.issued(p);
-      // A renewed certificate gets no more expiring events (its successor does).
-      if (p.renewedFrom) await certificates.renewed(p.tenantId, p.renewedFrom, p.certificateId);
-      return [
-        certificateEvent(p.renewedFrom ? 'certificate.renewed' : 'certificate.issued', event, {
-          ...certificateData(row, 'Active'),
-          ...(p.renewedFrom ? { renewedFrom: p.renewedFrom } : {}),
-        }),
-      ];
+    await this.applyRun(events, async (fresh, { certificates }) => {
+      const rows = await certificates.issuedMany(fresh.map((event) => event.payload));
+      const outgoing: OutgoingEvent[] = [];
+      for (const [i, event] of fresh.entries()) {
+        const p = event.payload;
+        // A renewed certificate gets no more expiring events (its successor does).
+        if (p.renewedFrom) await certificates.renewed(p.tenantId, p.renewedFrom, p.certificateId);
+        outgoing.push(
+          certificateEvent(p.renewedFrom ? 'certificate.renewed' : 'certificate.issued', event, {
+            ...certificateData(rows[i], 'Active'),
+            ...(p.renewedFrom ? { renewedFrom: p.renewedFrom } : {}),
+          }),
+        );
+      }
+      return outgoing;
     });
   }
 
@@ -186,18 +190,30 @@ export class LifecycleEvents {
     ]);
   }
 
-  /**
-   * A run of events in one transaction with their inbox entries (one commit per run, not per
-   * event: a burst of issuances reaches the receivers sooner); each event's effect once.
-   */
+  /** applyRun with an effect per event, in the run's order. */
   private async apply<E extends EventEnvelope>(
     events: readonly E[],
     effect: (event: E, tables: WebhooksTables) => Promise<OutgoingEvent[]>,
   ): Promise<void> {
+    await this.applyRun(events, async (fresh, tables) => {
+      const outgoing: OutgoingEvent[] = [];
+      for (const event of fresh) outgoing.push(...(await effect(event, tables)));
+      return outgoing;
+    });
+  }
+
+  /**
+   * A run of events in one transaction with their inbox entries (one commit per run, not per
+   * event: a burst of issuances reaches the receivers sooner); each event's effect once, and the
+   * run's messages queued in one statement, in the events' order.
+   */
+  private async applyRun<E extends EventEnvelope>(
+    events: readonly E[],
+    effect: (fresh: E[], tables: WebhooksTables) => Promise<OutgoingEvent[]>,
+  ): Promise<void> {
     let queued = 0;
     await this.database.applyOnceEach(events, async (tables, fresh) => {
-      for (const event of fresh)
-        for (const outgoing of await effect(event, tables)) queued += await tables.messages.enqueue(outgoing);
+      queued = await tables.messages.enqueueAll(await effect(fresh, tables));
     });
     if (queued > 0) this.onQueued();
   }

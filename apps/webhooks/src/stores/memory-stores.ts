@@ -82,6 +82,12 @@ export class MemoryOutgoingMessageStore extends OutgoingMessageStore {
     super();
   }
 
+  async enqueueAll(events: readonly OutgoingEvent[]): Promise<number> {
+    let queued = 0;
+    for (const event of events) queued += await this.enqueue(event);
+    return queued;
+  }
+
   async enqueue(event: OutgoingEvent, onlySubscriptions?: readonly string[]): Promise<number> {
     const to = this.subscriptions
       .live(event.tenantId)
@@ -137,6 +143,12 @@ export class MemoryWatchedCertificateStore extends WatchedCertificateStore {
 
   constructor(private readonly subscriptions: MemorySubscriptionStore) {
     super();
+  }
+
+  async issuedMany(payloads: readonly CertificateIssuedPayload[]): Promise<WatchedCertificate[]> {
+    const rows: WatchedCertificate[] = [];
+    for (const p of payloads) rows.push(await this.issued(p));
+    return rows;
   }
 
   async issued(p: CertificateIssuedPayload): Promise<WatchedCertificate> {

@@ -8,6 +8,11 @@ export abstract class OutgoingMessageStore {
    * subscriptions). Returns how many were queued.
    */
   abstract enqueue(event: OutgoingEvent, onlySubscriptions?: readonly string[]): Promise<number>;
+  /**
+   * enqueue for many events at once, in their order (each subscription's messages keep it): one
+   * statement for a whole run of lifecycle events. Returns how many were queued.
+   */
+  abstract enqueueAll(events: readonly OutgoingEvent[]): Promise<number>;
   /** The newest message of this type queued for the subscription (its id). */
   abstract newest(subscriptionId: string, type: string): Promise<string>;
   /** The subscription's pending messages will not be sent: cancelled. */
@@ -29,6 +34,27 @@ export class SqlOutgoingMessageStore extends OutgoingMessageStore {
        ORDER BY s.created_at, s.id
        RETURNING id`,
       [event.tenantId, event.type, event.orderKey, webhookBody(event), onlySubscriptions ?? null],
+    )) as unknown[];
+    return rows.length;
+  }
+
+  async enqueueAll(events: readonly OutgoingEvent[]): Promise<number> {
+    if (events.length === 0) return 0;
+    const rows = (await this.db.query(
+      `INSERT INTO webhooks.messages (id, subscription_id, tenant_id, type, order_key, body)
+       SELECT gen_random_uuid(), s.id, s.tenant_id, e.type, e.order_key, e.body
+       FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
+              WITH ORDINALITY AS e(tenant_id, type, order_key, body, n)
+       JOIN webhooks.subscriptions s
+         ON s.tenant_id = e.tenant_id AND s.deleted_at IS NULL AND e.type = ANY(s.events)
+       ORDER BY e.n, s.created_at, s.id
+       RETURNING id`,
+      [
+        events.map((event) => event.tenantId),
+        events.map((event) => event.type),
+        events.map((event) => event.orderKey),
+        events.map((event) => webhookBody(event)),
+      ],
     )) as unknown[];
     return rows.length;
   }

@@ -26,6 +26,8 @@ export interface DueCertificate extends WatchedCertificate {
 export abstract class WatchedCertificateStore {
   /** Watches an issued certificate (an issue seen again keeps the row and takes its notAfter). */
   abstract issued(payload: CertificateIssuedPayload): Promise<WatchedCertificate>;
+  /** issued for a run of issues in one statement: their rows, in the payloads' order. */
+  abstract issuedMany(payloads: readonly CertificateIssuedPayload[]): Promise<WatchedCertificate[]>;
   /** The tenant's certificate `certificateId` was renewed by `renewedBy`. */
   abstract renewed(tenantId: string, certificateId: string, renewedBy: string): Promise<void>;
   /** Marks the certificate revoked; its row, or undefined when it is not watched. */
@@ -55,13 +57,18 @@ export class SqlWatchedCertificateStore extends WatchedCertificateStore {
   }
 
   async issued(p: CertificateIssuedPayload): Promise<WatchedCertificate> {
-    const [row] = (await this.db.query(
-      `INSERT INTO webhooks.certificates
-         (certificate_id, tenant_id, serial_number, common_name, client_id, subject_alternative_names, not_after)
-       VALUES ($1, $2, $3, $4, $5, $6, $7)
-       ON CONFLICT (certificate_id) DO UPDATE SET not_after = EXCLUDED.not_after
-       RETURNING *`,
-      [
+    const [row] = await this.issuedMany([p]);
+    return row;
+  }
+
+  async issuedMany(payloads: readonly CertificateIssuedPayload[]): Promise<WatchedCertificate[]> {
+    if (payloads.length === 0) return [];
+    // One row per certificate: an upsert may not touch a row twice in one statement.
+    const latest = new Map(payloads.map((p) => [p.certificateId.toLowerCase(), p]));
+    const values: unknown[] = [];
+    const tuples = [...latest.values()].map((p) => {
+      const at = values.length;
+      values.push(
         p.certificateId,
         p.tenantId,
         p.serialNumber,
@@ -69,9 +76,19 @@ export class SqlWatchedCertificateStore extends WatchedCertificateStore {
         p.clientId ?? null,
         p.subjectAlternativeNames ?? [],
         p.notAfter,
-      ],
+      );
+      return `($${at + 1}::uuid, $${at + 2}::uuid, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}::text[], $${at + 7}::timestamptz)`;
+    });
+    const rows = (await this.db.query(
+      `INSERT INTO webhooks.certificates
+         (certificate_id, tenant_id, serial_number, common_name, client_id, subject_alternative_names, not_after)
+       VALUES ${tuples.join(', ')}
+       ON CONFLICT (certificate_id) DO UPDATE SET not_after = EXCLUDED.not_after
+       RETURNING *`,
+      values,
     )) as WatchedCertificate[];
-    return row;
+    const byId = new Map(rows.map((row) => [row.certificate_id.toLowerCase(), row]));
+    return payloads.map((p) => byId.get(p.certificateId.toLowerCase())!);
   }
 
   async renewed(tenantId: string, certificateId: string, renewedBy: string): Promise<void> {
