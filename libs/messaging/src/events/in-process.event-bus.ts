@@ -136,7 +136,7 @@ export class InProcessEventBus extends EventBus {
     } finally {
       client.release();
     }
-    this.wake.emit('published');
+    this.wake.emit('published', new Set(events.map((event) => partitionOf(event.tenantId))));
   }
 
   async subscribe(
@@ -161,19 +161,31 @@ export class InProcessEventBus extends EventBus {
     const workers = new Set<Promise<void>>();
     let running = true;
     const wakeUp = new Wakeup();
-    const onPublished = () => wakeUp.nudge();
+    // Partitions that got events while worked on here: claimed again once released. Otherwise a
+    // worker's end claims nothing (its last read found the partition's end).
+    const stale = new Set<number>();
+    const onPublished = (parts: ReadonlySet<number>) => {
+      let idle = false;
+      for (const part of parts) {
+        if (busy.has(part)) stale.add(part);
+        else idle = true;
+      }
+      if (idle) wakeUp.nudge();
+    };
     this.wake.on('published', onPublished);
     const deliver = (part: number) =>
       this.deliverBatch(durableName, part, attempts, traced, batchHandlers, () => running, options?.onlyType);
     const work = async (part: number) => {
+      let again = false;
       try {
         await this.workPartition(durableName, part, subscriber, deliver, () => running);
       } catch (err) {
         this.logger.warn({ err, durableName, part }, 'event delivery failed; will retry');
         await new Promise((r) => setTimeout(r, this.retryDelayMs));
+        again = true;
       } finally {
         busy.delete(part);
-        wakeUp.nudge();
+        if (stale.delete(part) || again) wakeUp.nudge();
       }
     };
     const loop = (async () => {
