@@ -23,7 +23,7 @@ const boundaries = (allow = []) => [
     enforceBuildableLibDependency: false,
     allow,
     depConstraints: [
-      // Layers: contracts import nothing; utilities only contracts; the domain (pki, custody)
+      // Layers: contracts import nothing; utilities only contracts; the domain (domain, pki, custody)
       // never the bus or the database; infrastructure (messaging, persistence, runtime) no domain.
       { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },

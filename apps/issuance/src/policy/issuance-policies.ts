@@ -1,15 +1,11 @@
+import { CaError, CertificateUsage, ErrorCode, FieldError, PolicyUsage } from '@ca/contracts';
 import {
-  CaError,
-  CertificateUsage,
-  ErrorCode,
-  FieldError,
-  PolicyUsage,
   isUsageAllowedByPolicy,
   looksLikeHostName,
   mayBeReadAsDnsName,
   namesOutsidePolicy,
   normalizedPolicyUsages,
-} from '@ca/contracts';
+} from '@ca/domain';
 import { DataSource, EntityManager } from 'typeorm';
 
 /** A tenant's issuance policy as stored (docs/api.md#issuance-policy), already normalized. */

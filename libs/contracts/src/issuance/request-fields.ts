@@ -1,7 +1,7 @@
 import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { IsBoolean, IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Length, Max, Min } from 'class-validator';
 import { ResponseFormat } from './certificate-status';
-import { CSR_PEM_PROPERTY } from './csr.rules';
+import { CSR_PEM_PROPERTY } from './csr-pem';
 import { KEY_ALGORITHMS, LEAF_KEY_ALGORITHM_PROPERTY } from './key-algorithm';
 import { PKCS12_PROFILE_PROPERTY, Pkcs12Profile } from './pkcs12-profile';
 import { IsCountryCode, IsSubjectField, UB_NAME_ATTRIBUTE } from './subject-field.rules';
