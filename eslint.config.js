@@ -222,6 +222,29 @@ module.exports = [
       'no-restricted-imports': noAppInternals,
     },
   },
+  {
+    // Contracts are the wire only: no framework, database or bus client and no domain rule, so any
+    // service (or client) reads them without pulling those in. The gateway documents them
+    // (apps/gateway/src/openapi); libs/domain holds the rules.
+    files: ['libs/contracts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'pg/*', 'nats', 'nats/*'],
+              message: 'libs/contracts holds wire contracts only: no framework, database or bus client.',
+            },
+            {
+              group: ['@ca/domain', '@ca/domain/*', '**/domain/src', '**/domain/src/**'],
+              message: 'libs/contracts may not import the domain rules: libs/domain builds on the contracts.',
+            },
+          ],
+        },
+      ],
+    },
+  },
   sqlOnlyInStores(['apps/revocation', 'apps/acme', 'apps/webhooks', 'apps/ocsp-responder', 'apps/gateway']),
   {
     // CommonJS configuration and tool scripts.

@@ -1,4 +1,3 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
 
@@ -20,30 +19,11 @@ export const ALL_POLICY_USAGES: readonly PolicyUsage[] = [PolicyUsage.Client, Po
 
 /** docs/api.md#issuance-policy: body of PUT /v2/policy. */
 export class IssuancePolicyRequest {
-  @ApiProperty({
-    type: [String],
-    maxItems: MAX_POLICY_SUFFIXES,
-    example: ['example.com', 'internal.example.net'],
-    description:
-      'DNS suffixes (A-labels, no wildcard) under which the tenant may certify names. A name is allowed ' +
-      'when it equals a suffix or ends with "." + suffix. Stored lower-cased and without duplicates. ' +
-      'An empty list allows no DNS name at all; DELETE /v2/policy removes the policy.',
-  })
   @IsArray()
   @ArrayMaxSize(MAX_POLICY_SUFFIXES)
   @IsString({ each: true })
   allowedDnsSuffixes!: string[];
 
-  @ApiPropertyOptional({
-    enum: ALL_POLICY_USAGES,
-    isArray: true,
-    minItems: 1,
-    example: ['Client'],
-    description:
-      'The leaf usages the tenant may issue: Client (EKU clientAuth), Server (serverAuth); a ' +
-      'ClientAndServer leaf needs both. The issuing CA carries the same EKU. Absent (also on a PUT ' +
-      'that replaces a policy which had it): both. Stored without duplicates, Client first.',
-  })
   @IsOptional()
   @IsArray()
   @ArrayNotEmpty({ message: 'must list at least one usage: Client, Server or both' })

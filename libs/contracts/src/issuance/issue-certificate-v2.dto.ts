@@ -1,5 +1,4 @@
 import { KeyAlgorithm } from './key-algorithm';
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { Transform } from 'class-transformer';
 import {
   ArrayMaxSize,
@@ -35,38 +34,20 @@ export class IssueCertificateV2Request extends IssueCertificateRequest {
   @LeafKeyAlgorithmField()
   keyAlgorithm?: KeyAlgorithm;
 
-  @ApiPropertyOptional({ enum: Object.values(CertificateUsage), default: CertificateUsage.Client })
   @IsOptional()
   @IsIn(Object.values(CertificateUsage))
   usage?: CertificateUsage;
 
-  @ApiPropertyOptional({
-    type: [String],
-    maxItems: MAX_SANS,
-    description:
-      'DNS names (single-level wildcard allowed as the left-most label); required for Server and ClientAndServer.',
-  })
   @IsOptional()
   @IsArray()
   @ArrayMaxSize(MAX_SANS)
   @IsString({ each: true })
   subjectAlternativeNames?: string[];
 
-  @ApiPropertyOptional({
-    default: false,
-    description: 'TLS Feature status_request (RFC 7633); Server and ClientAndServer only.',
-  })
   @IsOptional()
   @IsBoolean()
   mustStaple?: boolean;
 
-  @ApiPropertyOptional({
-    type: 'object',
-    additionalProperties: { type: 'string', maxLength: MAX_CUSTOM_EXTENSION_TEXT },
-    maxProperties: MAX_CUSTOM_EXTENSIONS,
-    description:
-      'Embedded as extensions 1.3.6.1.4.1.99999.2.{n} holding SEQUENCE { key, value } (UTF8String).',
-  })
   @IsOptional()
   @IsObject()
   // Kept as sent: class-transformer would drop keys that name an Object.prototype method

@@ -16,17 +16,6 @@ export type KeyAlgorithm = (typeof KeyAlgorithm)[keyof typeof KeyAlgorithm];
 /** Every algorithm a CA or leaf may have in some deployment: what request bodies and events may carry. */
 export const KEY_ALGORITHMS: readonly KeyAlgorithm[] = Object.values(KeyAlgorithm);
 
-/** How the OpenAPI of a `keyAlgorithm` field says where RSA-2048 is accepted. */
-export const RSA_2048_NOTE =
-  'RSA-2048 only in a deployment whose key algorithm (KEY_ALGORITHM) is RSA-2048; 400 elsewhere.';
-
-/** OpenAPI of `keyAlgorithm` on v2 issue and renew. */
-export const LEAF_KEY_ALGORITHM_PROPERTY = {
-  enum: KEY_ALGORITHMS,
-  description:
-    'The key the service generates for the certificate. Default: the family of the CA that signs it (P-256 under an EC CA, RSA-3072 under an RSA CA, RSA-2048 under an RSA-2048 CA of a deployment whose key algorithm is RSA-2048). RSA-2048 only in such a deployment.',
-};
-
 /** docs/api.md#initialize-the-ca-v2: the CAs a tenant gets. */
 export const CaHierarchy = {
   /** A root whose key signs only issuing CAs and its CRL, and an issuing CA that signs leaves. */

@@ -14,7 +14,7 @@ import {
 
 /** docs/api.md#renew-a-certificate: body of POST /v1/certificates/{id}/renew. */
 export class RenewCertificateRequest {
-  @ValidityField(3650, 365)
+  @ValidityField(3650)
   validityDays!: number;
 
   @ResponseFormatField()
