@@ -3,6 +3,7 @@ export * from './common/ca-error';
 export * from './common/event-envelope';
 export * from './common/rpc-reply';
 export * from './common/tenant-command';
+export * from './common/ids';
 export * from './events/event-types';
 export * from './events/event-map';
 export * from './issuance/issuance.patterns';

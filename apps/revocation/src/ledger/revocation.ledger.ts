@@ -5,6 +5,8 @@ import {
   CertificateRevokedPayload,
   EventEnvelope,
   IssuingCaAddedPayload,
+  parseTenantId,
+  parseUuid,
 } from '@ca/contracts';
 import { Injectable, Logger } from '@nestjs/common';
 import { RevocationDatabase } from '../stores/revocation-database.store';
@@ -116,9 +118,7 @@ export class RevocationLedger {
         ),
       );
       const accepted = named.filter((event) =>
-        ours.has(
-          `${String(event.payload.tenantId).toLowerCase()}:${String(event.payload.caId).toLowerCase()}`,
-        ),
+        ours.has(`${parseTenantId(event.payload.tenantId)}:${parseUuid(event.payload.caId)}`),
       );
       refused.push(...fresh.filter((event) => !accepted.includes(event)));
       changed = await ledger.addMany(
