@@ -23,7 +23,7 @@ const boundaries = (allow = []) => [
     enforceBuildableLibDependency: false,
     allow,
     depConstraints: [
-      // Layers: contracts import nothing; utilities only contracts; the domain (pki, custody)
+      // Layers: contracts import nothing; utilities only contracts; the domain (domain, pki, custody)
       // never the bus or the database; infrastructure (messaging, persistence, runtime) no domain.
       { sourceTag: 'type:contracts', onlyDependOnLibsWithTags: [] },
       { sourceTag: 'type:util', onlyDependOnLibsWithTags: ['type:contracts', 'type:util'] },
@@ -242,6 +242,29 @@ module.exports = [
               name: '@ca/contracts',
               allowTypeImports: true,
               message: 'The console imports types only from @ca/contracts (import type / export type).',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    // Contracts are the wire only: no framework, database or bus client and no domain rule, so any
+    // service (or client) reads them without pulling those in. The gateway documents them
+    // (apps/gateway/src/openapi); libs/domain holds the rules.
+    files: ['libs/contracts/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['@nestjs/*', 'typeorm', 'typeorm/*', 'pg', 'pg/*', 'nats', 'nats/*'],
+              message: 'libs/contracts holds wire contracts only: no framework, database or bus client.',
+            },
+            {
+              group: ['@ca/domain', '@ca/domain/*', '**/domain/src', '**/domain/src/**'],
+              message: 'libs/contracts may not import the domain rules: libs/domain builds on the contracts.',
             },
           ],
         },

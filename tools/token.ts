@@ -7,9 +7,8 @@ import { randomUUID } from 'node:crypto';
 import { parseArgs } from 'node:util';
 import { SignJWT, importPKCS8 } from 'jose';
 import { loadConfig } from '@ca/config';
+import { isUuid } from '@ca/contracts';
 import { loadOrCreateDevelopmentJwtKeys } from '@ca/gateway';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -25,7 +24,7 @@ async function main(): Promise<void> {
     fail('a real JWT_PUBLIC_KEY / JWT_JWKS_URI is configured; get tokens from your identity provider');
   }
   const tenantId = values.tenant ?? randomUUID();
-  if (!UUID.test(tenantId)) fail('--tenant must be a UUID');
+  if (!isUuid(tenantId)) fail('--tenant must be a UUID');
   const ttl = Number(values.ttl);
   if (!Number.isInteger(ttl) || ttl < 1) fail('--ttl must be a positive number of seconds');
   if (ttl > config.jwt.maxLifetimeSeconds) {

@@ -3,9 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { SignJWT, importPKCS8 } from 'jose';
 import { CaManagerConfig } from '@ca/config';
+import { isUuid } from '@ca/contracts';
 import { loadOrCreateDevelopmentJwtKeys } from '@ca/gateway';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** How long the start-up link signs the developer in (capped by JWT_MAX_TOKEN_LIFETIME). */
 const LINK_TOKEN_TTL_SECONDS = 8 * 3600;
 
@@ -20,7 +20,7 @@ export async function consoleLink(config: CaManagerConfig): Promise<string> {
   if (config.jwt.publicKeyPem || config.jwt.jwksUri) return url;
   const file = join(config.dataDir, 'development-tenant');
   const stored = existsSync(file) ? readFileSync(file, 'utf8').trim() : '';
-  const tenantId = UUID.test(stored) ? stored : randomUUID();
+  const tenantId = isUuid(stored) ? stored : randomUUID();
   if (tenantId !== stored) writeFileSync(file, `${tenantId}\n`, { mode: 0o600 });
   const keys = loadOrCreateDevelopmentJwtKeys(config.dataDir);
   const token = await new SignJWT({ tenantId, scope: 'ca:admin certificates:write certificates:read' })

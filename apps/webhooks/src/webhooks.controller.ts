@@ -7,9 +7,13 @@ import {
   EventType,
   WebhooksApi,
   WebhooksPattern,
+  Uuid,
   assertCommandFields,
+  commandTenantId,
   eventEnvelopeProblem,
+  parseUuid,
   parseWebhookRequest,
+  TenantId,
 } from '@ca/contracts';
 import { Subscriptions } from './subscriptions/subscriptions';
 
@@ -59,53 +63,52 @@ export class WebhooksController {
     if (typeof key !== 'string' || key.length === 0 || key.length > 1024) {
       throw CaError.validation([{ field: 'recipientPublicKey', message: 'must be an X25519 public key' }]);
     }
-    return this.subscriptions.create(command.tenantId.toLowerCase(), value, key);
+    return this.subscriptions.create(commandTenantId(command), value, key);
   }
 
   @MessagePattern(WebhooksPattern.List)
   async list(@Payload() query: Request<typeof WebhooksPattern.List>): Reply<typeof WebhooksPattern.List> {
     assertCommandFields(query, { tenantId: 'uuid' });
-    return { webhooks: await this.subscriptions.list(query.tenantId.toLowerCase()) };
+    return { webhooks: await this.subscriptions.list(commandTenantId(query)) };
   }
 
   @MessagePattern(WebhooksPattern.Delete)
   async delete(
     @Payload() command: Request<typeof WebhooksPattern.Delete>,
   ): Reply<typeof WebhooksPattern.Delete> {
-    this.assertWebhookCommand(command, true);
-    await this.subscriptions.delete(command.tenantId.toLowerCase(), command.webhookId.toLowerCase());
-    return { webhookId: command.webhookId.toLowerCase(), deleted: true };
+    const { tenantId, webhookId } = this.webhookCommand(command, true);
+    await this.subscriptions.delete(tenantId, webhookId);
+    return { webhookId, deleted: true };
   }
 
   @MessagePattern(WebhooksPattern.Test)
   test(@Payload() command: Request<typeof WebhooksPattern.Test>): Reply<typeof WebhooksPattern.Test> {
-    this.assertWebhookCommand(command, true);
-    return this.subscriptions.test(command.tenantId.toLowerCase(), command.webhookId.toLowerCase());
+    const { tenantId, webhookId } = this.webhookCommand(command, true);
+    return this.subscriptions.test(tenantId, webhookId);
   }
 
   @MessagePattern(WebhooksPattern.Deliveries)
   async deliveries(
     @Payload() query: Request<typeof WebhooksPattern.Deliveries>,
   ): Reply<typeof WebhooksPattern.Deliveries> {
-    this.assertWebhookCommand(query, false);
+    const { tenantId, webhookId } = this.webhookCommand(query, false);
     const limit = query.limit === undefined ? 100 : query.limit;
     if (!Number.isInteger(limit) || limit < 1 || limit > 1000) {
       throw CaError.validation([{ field: 'limit', message: 'must be a whole number from 1 to 1000' }]);
     }
     return {
-      deliveries: await this.subscriptions.deliveries(
-        query.tenantId.toLowerCase(),
-        query.webhookId.toLowerCase(),
-        limit,
-      ),
+      deliveries: await this.subscriptions.deliveries(tenantId, webhookId, limit),
     };
   }
 
-  private assertWebhookCommand(command: { tenantId: string; webhookId: string }, write: boolean): void {
+  /** The command's tenant and webhook, checked and lower-cased; an id that is not a UUID names no webhook. */
+  private webhookCommand(
+    command: { tenantId: string; webhookId: string },
+    write: boolean,
+  ): { tenantId: TenantId; webhookId: Uuid } {
     assertCommandFields(command, write ? { tenantId: 'uuid', principal: 'principal' } : { tenantId: 'uuid' });
-    // An id that is not a UUID names no webhook.
-    if (typeof command.webhookId !== 'string' || !/^[0-9a-f-]{36}$/i.test(command.webhookId)) {
-      throw CaError.notFound(NOT_FOUND);
-    }
+    const webhookId = parseUuid(command.webhookId);
+    if (!webhookId) throw CaError.notFound(NOT_FOUND);
+    return { tenantId: commandTenantId(command), webhookId };
   }
 }

@@ -1,4 +1,4 @@
-import { dnsNameProblem, isNameAllowedByPolicy } from '@ca/contracts';
+import { dnsNameProblem, isNameAllowedByPolicy } from '@ca/domain';
 import { AcmeProblem } from './acme-problem';
 
 /** At most this many names in one order (the admin API's SAN limit). */

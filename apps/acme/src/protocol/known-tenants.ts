@@ -1,8 +1,5 @@
-import { IssuanceApi, IssuancePattern } from '@ca/contracts';
+import { IssuanceApi, IssuancePattern, parseTenantId } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
-
-/** Tenant ids are lower-case UUIDs (the gateway lower-cases the token's); anything else is no tenant. */
-const TENANT_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** How long a tenant found with a CA is believed without asking again: a CA, once made, stays listed. */
 export const KNOWN_TENANT_TTL_MS = 10 * 60_000;
@@ -26,7 +23,9 @@ export class KnownTenants {
   ) {}
 
   async has(tenantId: string): Promise<boolean> {
-    if (!TENANT_ID.test(tenantId)) return false;
+    // A path names a tenant only by its id as issued, lower-case (the ACME URLs are built from
+    // the path as sent, so another spelling would be another server); anything else is no tenant.
+    if (parseTenantId(tenantId) !== tenantId) return false;
     const until = this.known.get(tenantId);
     if (until !== undefined && until > this.now()) return true;
     let answer = this.asking.get(tenantId);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { JWK } from 'jose';
 import { DataSource } from 'typeorm';
-import { isUuid } from './order.store';
+import { isUuid } from '@ca/contracts';
 
 export type AccountStatus = 'valid' | 'deactivated' | 'revoked';
 

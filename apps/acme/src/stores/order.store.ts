@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { isUuid } from '@ca/contracts';
 
 export type OrderStatus = 'pending' | 'ready' | 'processing' | 'valid' | 'invalid';
 export type AuthorizationStatus = 'pending' | 'valid' | 'invalid' | 'deactivated' | 'expired' | 'revoked';
@@ -381,6 +382,3 @@ async function readyWhenAllValid(tx: EntityManager, orderId: string): Promise<vo
     [orderId],
   );
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-export const isUuid = (value: string) => UUID.test(value);

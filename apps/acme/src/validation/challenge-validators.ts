@@ -3,7 +3,7 @@ import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import * as pkijs from 'pkijs';
-import { dnsNameProblem, isNameAllowedByPolicy } from '@ca/contracts';
+import { dnsNameProblem, isNameAllowedByPolicy } from '@ca/domain';
 import { AcmeProblem } from '../protocol/acme-problem';
 import { TxtLookup, checkDns01 } from './dns01-validator';
 import { TargetRefused, TargetResolver } from './target-resolver';

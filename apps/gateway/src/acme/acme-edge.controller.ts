@@ -1,7 +1,7 @@
 import { All, Controller, Inject, Param, Req, Res } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { Request, Response } from 'express';
-import { AcmeApi, AcmePattern, AcmeHttpResponse, parseAcmeHttpResponse } from '@ca/contracts';
+import { AcmeApi, AcmePattern, AcmeHttpResponse, parseAcmeHttpResponse, parseTenantId } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { Public } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal } from '../auth/authenticated-principal';
@@ -55,12 +55,16 @@ export class AcmeEdgeController {
         );
       return;
     }
-    // The audit entry of this request names the tenant and the ACME account that signed it.
-    (req as Request & { user?: AuthenticatedPrincipal }).user = {
-      tenantId,
-      subject: answer.principal ?? 'acme',
-      scopes: [],
-    };
+    // The audit entry of this request names the tenant (when the segment is a tenant id at all)
+    // and the ACME account that signed it.
+    const tenant = parseTenantId(tenantId);
+    if (tenant) {
+      (req as Request & { user?: AuthenticatedPrincipal }).user = {
+        tenantId: tenant,
+        subject: answer.principal ?? 'acme',
+        scopes: [],
+      };
+    }
     res.status(answer.status).set(answer.headers).send(Buffer.from(answer.body, 'base64'));
   }
 }

@@ -7,8 +7,9 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { writeCommand } from '../certificates/write-command';
 import { ACME_RPC } from './acme-edge.controller';
+import { described } from '../openapi/request-bodies.openapi';
 
-class AcmeProfileDoc extends PutAcmeProfileRequest {
+class AcmeProfileDoc extends described(PutAcmeProfileRequest) {
   @ApiProperty() name!: string;
   @ApiProperty() declare default: boolean;
 }

@@ -1,6 +1,9 @@
+import type { TenantId } from '@ca/contracts';
+
 /** Who is calling, from a verified token (docs/api.md#tokens). */
 export interface AuthenticatedPrincipal {
-  tenantId: string;
+  /** Checked and lower-cased once, from the token's claim. */
+  tenantId: TenantId;
   /** The token's `sub`, written to the audit log. */
   subject: string;
   scopes: string[];

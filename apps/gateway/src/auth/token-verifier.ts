@@ -1,5 +1,5 @@
 import { KeyObject, createPublicKey } from 'node:crypto';
-import { CaError, ErrorCode } from '@ca/contracts';
+import { CaError, ErrorCode, parseTenantId } from '@ca/contracts';
 import { ConfigError } from '@ca/config';
 import {
   JWTPayload,
@@ -14,7 +14,6 @@ import { textProblem } from '../text/text-rules';
 import { AuthenticatedPrincipal } from './authenticated-principal';
 import { VerifiedTokenCache } from './verified-token-cache';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** Far above any real token; refuses abuse before any parsing. */
 const MAX_TOKEN_LENGTH = 16 * 1024;
 
@@ -96,12 +95,11 @@ export class TokenVerifier {
     }
     const lifetimeProblem = this.lifetimeProblem(payload);
     if (lifetimeProblem) throw invalidToken(lifetimeProblem);
-    const tenantId = payload['tenantId'];
-    if (typeof tenantId !== 'string' || !UUID.test(tenantId))
-      throw invalidToken('The token has no valid tenantId claim.');
+    const tenantId = parseTenantId(payload['tenantId']);
+    if (!tenantId) throw invalidToken('The token has no valid tenantId claim.');
     if (typeof payload.sub !== 'string' || payload.sub.length === 0) throw invalidToken();
     if (textProblem(payload.sub)) throw invalidToken("The token's sub claim is not acceptable text.");
-    const principal = { tenantId: tenantId.toLowerCase(), subject: payload.sub, scopes: scopesOf(payload) };
+    const principal = { tenantId, subject: payload.sub, scopes: scopesOf(payload) };
     // Kept as long as jose would accept it: until exp plus the clock skew.
     this.verified.set(
       token,

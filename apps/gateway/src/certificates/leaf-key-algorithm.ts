@@ -1,11 +1,9 @@
+import { IssuanceApi, IssuancePattern, KeyAlgorithm } from '@ca/contracts';
 import {
   assertOfferedKeyAlgorithm,
   DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
   defaultLeafKeyAlgorithm,
-  IssuanceApi,
-  IssuancePattern,
-  KeyAlgorithm,
-} from '@ca/contracts';
+} from '@ca/domain';
 import { RpcClient } from '@ca/messaging';
 
 const MAX_TENANTS = 10_000;

@@ -1,5 +1,6 @@
 import { ArgumentMetadata, Injectable, PipeTransform } from '@nestjs/common';
-import { CaError, validateDto } from '@ca/contracts';
+import { CaError } from '@ca/contracts';
+import { validateDto } from '@ca/domain';
 import { textFieldErrors } from '../text/text-fields';
 
 /**

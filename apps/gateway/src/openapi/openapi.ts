@@ -1,6 +1,7 @@
 import { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { documentErrorResponses } from './error-responses';
+import { describeRequestBodies } from './request-bodies.openapi';
 
 /** docs/api.md#openapi-and-health: the OpenAPI 3.1.0 description, generated from the code. */
 export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
@@ -13,6 +14,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setVersion('1')
     .addBearerAuth({ type: 'http', scheme: 'bearer', bearerFormat: 'JWT' })
     .build();
+  describeRequestBodies();
   const document = SwaggerModule.createDocument(app, config);
   documentErrorResponses(document);
   return document;

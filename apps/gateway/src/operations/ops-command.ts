@@ -4,6 +4,7 @@ import {
   KeyAlgorithm,
   MAX_ROOT_VALIDITY_YEARS,
   RevocationReasonCode,
+  parseUuid,
 } from '@ca/contracts';
 import { UsageError } from '@ca/operations';
 
@@ -40,7 +41,6 @@ export const OPS_USAGE = `usage: npm run ops -- <command>
   events dead-letters list|replay <id>|drop <id> events a consumer set aside (npm run ops -- events help)
   nats-keys [--dir DIR]                 a new NATS NKey pair per service, as env lines (seeds to DIR/<app>.nk with --dir)`;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** As DEFAULT_CERTIFICATE_LIMIT accepts it. */
 const MAX_CERTIFICATE_LIMIT = 100_000_000;
 export const MIN_AUDIT_RETENTION_DAYS = 30;
@@ -238,8 +238,9 @@ function tenantIdOf(value: string): string {
 }
 
 function uuidOf(value: string, name: string): string {
-  if (!UUID.test(value)) throw new UsageError(`${name} must be a UUID, got "${value}"`);
-  return value.toLowerCase();
+  const id = parseUuid(value);
+  if (!id) throw new UsageError(`${name} must be a UUID, got "${value}"`);
+  return id;
 }
 
 function wholeNumber(value: string, name: string, min: number, max: number): number | null {

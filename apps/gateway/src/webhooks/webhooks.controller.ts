@@ -18,6 +18,8 @@ import {
   WebhooksApi,
   WebhooksPattern,
   parseWebhookRequest,
+  Uuid,
+  parseUuid,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
@@ -110,7 +112,6 @@ class DeliveryListDoc {
   deliveries!: DeliveryAttemptDoc[];
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const NOT_FOUND = 'No such webhook in this tenant.';
 
 /**
@@ -214,7 +215,8 @@ export class WebhooksController {
 }
 
 /** A path id that is not a UUID names no webhook. */
-function id(webhookId: string): string {
-  if (!UUID.test(webhookId)) throw CaError.notFound(NOT_FOUND);
-  return webhookId.toLowerCase();
+function id(webhookId: string): Uuid {
+  const parsed = parseUuid(webhookId);
+  if (!parsed) throw CaError.notFound(NOT_FOUND);
+  return parsed;
 }

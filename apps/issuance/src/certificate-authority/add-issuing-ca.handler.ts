@@ -8,11 +8,9 @@ import {
   EventType,
   IssuingCaAddedPayload,
   KeyAlgorithm,
-  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-  assertOfferedKeyAlgorithm,
   assertCommandFields,
-  validateDto,
 } from '@ca/contracts';
+import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, assertOfferedKeyAlgorithm, validateDto } from '@ca/domain';
 import { CustodiedKey, KeyCustody, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import { buildCaCertificate, derToPem, serialToHex, useProviderForKey, validityOfDays } from '@ca/pki';

@@ -15,13 +15,11 @@ import {
   InitializeCaV2Request,
   InitializeExternalRootResult,
   KeyAlgorithm,
-  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-  caKeyAlgorithmFor,
   UploadCaCertificateCommand,
   UploadCaCertificateRequest,
   UploadCaCertificateResult,
-  validateDto,
 } from '@ca/contracts';
+import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, caKeyAlgorithmFor, validateDto } from '@ca/domain';
 import { KeyCustody, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import {

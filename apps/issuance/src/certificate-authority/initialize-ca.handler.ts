@@ -13,10 +13,8 @@ import {
   InitializeCaV2Request,
   InitializeCaV2Result,
   KeyAlgorithm,
-  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-  caKeyAlgorithmFor,
-  validateDto,
 } from '@ca/contracts';
+import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, caKeyAlgorithmFor, validateDto } from '@ca/domain';
 import { CustodiedKey, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import {

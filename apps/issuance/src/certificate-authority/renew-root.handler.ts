@@ -5,15 +5,13 @@ import {
   EventType,
   IssuingCaAddedPayload,
   KeyAlgorithm,
-  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-  assertOfferedKeyAlgorithm,
   RenewRootCommand,
   RenewRootRequest,
   RenewRootResult,
   RootRenewedPayload,
   assertCommandFields,
-  validateDto,
 } from '@ca/contracts';
+import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, assertOfferedKeyAlgorithm, validateDto } from '@ca/domain';
 import { CustodiedKey, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import {

@@ -9,8 +9,8 @@ import {
   RevokeCaRequest,
   RevokeCaResult,
   assertCommandFields,
-  validateDto,
 } from '@ca/contracts';
+import { validateDto } from '@ca/domain';
 import { ResponderPublication } from '../publication/responder-publication';
 import { IssuanceDatabase } from '../issuance-database.store';
 import { revocationEventFields, revocationNow } from '../revocation-record';

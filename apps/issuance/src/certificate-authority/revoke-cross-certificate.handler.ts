@@ -8,8 +8,8 @@ import {
   RevokeCaRequest,
   RevokeCaResult,
   assertCommandFields,
-  validateDto,
 } from '@ca/contracts';
+import { validateDto } from '@ca/domain';
 import { ResponderPublication } from '../publication/responder-publication';
 import { parseCertificate } from '@ca/pki';
 import { IssuanceDatabase } from '../issuance-database.store';

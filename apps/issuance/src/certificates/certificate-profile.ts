@@ -1,4 +1,5 @@
-import { CertificateUsage, MAX_SANS, looksLikeHostName } from '@ca/contracts';
+import { CertificateUsage, MAX_SANS } from '@ca/contracts';
+import { looksLikeHostName } from '@ca/domain';
 import { CUSTOM_EXTENSION_ARC, ExtendedKeyUsage, encodeKeyValueExtension } from '@ca/pki';
 
 /** What a certificate says about its subject and use; issue builds it, renew copies it. */

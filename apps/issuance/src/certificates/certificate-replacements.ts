@@ -10,8 +10,8 @@ import {
   ReplacementProgress,
   ReplacementQuery,
   assertCommandFields,
-  validateDto,
 } from '@ca/contracts';
+import { validateDto } from '@ca/domain';
 import { parseCertificate, renewalWindow } from '@ca/pki';
 import { recordEvent } from '@ca/messaging';
 import { DataSource } from 'typeorm';

@@ -1,6 +1,5 @@
 import {
   CertificateUsage,
-  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
   KeyAlgorithm,
   IssueCertificateCommand,
   IssueCertificateRequest,
@@ -9,9 +8,9 @@ import {
   IssueCertificateWithoutCnRequest,
   IssuedCertificate,
   assertCommandFields,
-  validateDto,
   CaError,
 } from '@ca/contracts';
+import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, validateDto } from '@ca/domain';
 import { CertificateStore } from './certificate.store';
 import { findTenantCertificate } from './certificate.repository';
 import { CertificateProfile, normalizedHostNames, orderedCustomExtensions } from './certificate-profile';

@@ -7,8 +7,8 @@ import {
   ReleaseHoldRequest,
   ReleaseHoldResult,
   RevocationReasonCodes,
-  validateDto,
 } from '@ca/contracts';
+import { validateDto } from '@ca/domain';
 import { recordEvent } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';

@@ -1,15 +1,14 @@
 import {
   CaError,
   CertificateUsage,
-  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
   KeyAlgorithm,
   IssuedCertificate,
   MAX_SERVER_VALIDITY_DAYS,
   RenewCertificateCommand,
   RenewCertificateRequest,
   assertCommandFields,
-  validateDto,
 } from '@ca/contracts';
+import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, validateDto } from '@ca/domain';
 import { CertificateStore } from './certificate.store';
 import { CertificateProfile, normalizedHostNames } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';

@@ -9,8 +9,8 @@ import {
   RevokeCertificateRequest,
   RevokeCertificateResult,
   assertCommandFields,
-  validateDto,
 } from '@ca/contracts';
+import { validateDto } from '@ca/domain';
 import { recordEvent } from '@ca/messaging';
 import { DataSource, EntityManager } from 'typeorm';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';

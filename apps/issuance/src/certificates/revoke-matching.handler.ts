@@ -13,8 +13,8 @@ import {
   RevokeMatchingResult,
   assertCommandFields,
   parseInventoryQuery,
-  validateDto,
 } from '@ca/contracts';
+import { validateDto } from '@ca/domain';
 import { DataSource } from 'typeorm';
 import { filterConditions } from './certificate-inventory';
 

@@ -1,12 +1,6 @@
 import type { webcrypto } from 'node:crypto';
-import {
-  CaError,
-  DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-  ErrorCode,
-  KeyAlgorithm,
-  MAX_CSR_PEM_LENGTH,
-  keyAlgorithmsOf,
-} from '@ca/contracts';
+import { CaError, ErrorCode, KeyAlgorithm, MAX_CSR_PEM_LENGTH } from '@ca/contracts';
+import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, keyAlgorithmsOf } from '@ca/domain';
 import { PkiFormatError, importLeafPublicKey, parseCertificationRequest } from '@ca/pki';
 
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/;

@@ -1,13 +1,10 @@
+import { CaError, CertificateUsage, ErrorCode, FieldError } from '@ca/contracts';
 import {
-  CaError,
-  CertificateUsage,
-  ErrorCode,
-  FieldError,
   isUsageAllowedByPolicy,
   looksLikeHostName,
   mayBeReadAsDnsName,
   namesOutsidePolicy,
-} from '@ca/contracts';
+} from '@ca/domain';
 import { IssuancePolicyStore, TenantPolicy } from './issuance-policy.store';
 
 export type { TenantPolicy } from './issuance-policy.store';

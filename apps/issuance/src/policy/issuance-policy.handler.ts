@@ -4,10 +4,8 @@ import {
   IssuancePolicyRequest,
   SetIssuancePolicyCommand,
   assertCommandFields,
-  normalizedPolicySuffixes,
-  normalizedPolicyUsages,
-  validateDto,
 } from '@ca/contracts';
+import { normalizedPolicySuffixes, normalizedPolicyUsages, validateDto } from '@ca/domain';
 import { AddIssuingCaHandler } from '../certificate-authority/add-issuing-ca.handler';
 import { KEY_ALGORITHM } from '../certificate-authority/ca-queries';
 import { carriesPolicy } from '../certificate-authority/issuing-ca-profile';

@@ -1,4 +1,5 @@
-import { PolicyUsage, normalizedPolicyUsages } from '@ca/contracts';
+import { PolicyUsage } from '@ca/contracts';
+import { normalizedPolicyUsages } from '@ca/domain';
 import { EntityManager } from 'typeorm';
 
 /** A tenant's issuance policy as stored (docs/api.md#issuance-policy), already normalized. */

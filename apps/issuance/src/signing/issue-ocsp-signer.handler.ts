@@ -7,8 +7,8 @@ import {
   IssueOcspSignerResult,
   OCSP_SIGNERS_PER_HOUR,
   OcspSignerCertifiedPayload,
-  validateDto,
 } from '@ca/contracts';
+import { validateDto } from '@ca/domain';
 import { X509Certificate, createHash, type webcrypto } from 'node:crypto';
 import {
   CertificationRequestInfo,

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { CaError, ErrorCode, SignCrlCommand, SignCrlResult, validateDto } from '@ca/contracts';
+import { CaError, ErrorCode, SignCrlCommand, SignCrlResult } from '@ca/contracts';
+import { validateDto } from '@ca/domain';
 import { BlobStore } from '@ca/messaging';
 import {
   assertTbsCertListLints,

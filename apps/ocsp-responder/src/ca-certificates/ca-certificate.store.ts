@@ -6,6 +6,8 @@ import {
   EventEnvelope,
   IssuingCaAddedPayload,
   RootRenewedPayload,
+  parseTenantId,
+  parseUuid,
 } from '@ca/contracts';
 import { applyOnce } from '@ca/messaging';
 import { isDatabaseUnavailable } from '@ca/persistence';
@@ -97,8 +99,6 @@ const MAX_TENANTS_WAITED_FOR = 32;
 /** How often a wait reads the table, for a CA projected by another replica of the responder. */
 const WAIT_POLL_MS = 100;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * The responder's own copy of every tenant's CA certificates, fed by `ca.initialized`, so the
  * public surface answers without the issuance service. Reads are cached in memory for
@@ -122,8 +122,8 @@ export class CaCertificateStore {
    */
   async findOrWait(tenantId: string, ms = CA_PUBLICATION_WAIT_MS): Promise<ServedCaCertificate | undefined> {
     const found = await this.find(tenantId);
-    if (found || !UUID.test(tenantId)) return found;
-    const key = tenantId.toLowerCase();
+    const key = parseTenantId(tenantId);
+    if (found || !key) return found;
     const pending = this.waits.get(key);
     if (pending) return pending;
     if (this.waits.size >= MAX_TENANTS_WAITED_FOR) return undefined;
@@ -328,9 +328,10 @@ export class CaCertificateStore {
    * kept per CA).
    */
   async isAdded(caId: string): Promise<boolean> {
-    if (!UUID.test(caId)) return false;
+    const id = parseUuid(caId);
+    if (!id) return false;
     const rows: unknown[] = await this.dataSource.query('SELECT 1 FROM ocsp.added_cas WHERE ca_id = $1', [
-      caId.toLowerCase(),
+      id,
     ]);
     return rows.length > 0;
   }
@@ -363,12 +364,13 @@ export class CaCertificateStore {
 
   /** The certificates if this replica has already read them (no query; possibly CA_CACHE_MS old). */
   cached(tenantId: string): ServedCaCertificate | undefined {
-    return this.cache.get(tenantId.toLowerCase())?.served;
+    const key = parseTenantId(tenantId);
+    return key ? this.cache.get(key)?.served : undefined;
   }
 
   async find(tenantId: string): Promise<ServedCaCertificate | undefined> {
-    if (!UUID.test(tenantId)) return undefined;
-    const key = tenantId.toLowerCase();
+    const key = parseTenantId(tenantId);
+    if (!key) return undefined;
     const cached = this.cache.get(key);
     if (cached && Date.now() - cached.readAt < CA_CACHE_MS) return cached.served;
     try {
@@ -464,8 +466,8 @@ export class CaCertificateStore {
     cross = false,
   ): Promise<PublishedCertificate | undefined> {
     const ca = await this.find(tenantId);
-    if (!ca || !UUID.test(caId)) return undefined;
-    const id = caId.toLowerCase();
+    const id = parseUuid(caId);
+    if (!ca || !id) return undefined;
     // docs/api.md#renew-the-root: a renewed root at `ca/{caId}.*`, its cross certificate at `-cross.*`.
     const renewed = ca.renewedRoots.find((root) => root.caId === id);
     if (cross || renewed) return cross ? renewed?.cross : renewed?.certificate;

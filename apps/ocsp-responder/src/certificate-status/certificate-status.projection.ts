@@ -6,6 +6,8 @@ import {
   CertificateIssuedPayload,
   CertificateRevokedPayload,
   EventEnvelope,
+  parseTenantId,
+  parseUuid,
 } from '@ca/contracts';
 import { WaitingForDependency } from '@ca/messaging';
 import { publicationMetrics } from '@ca/observability';
@@ -189,7 +191,7 @@ export class CertificateStatusProjection {
       );
       const applied = new Set(rows.map((row) => `${row.tenant_id.toLowerCase()}:${row.serial_number}`));
       for (const event of accepted) {
-        const key = `${String(event.payload.tenantId).toLowerCase()}:${event.payload.serialNumber}`;
+        const key = `${parseTenantId(event.payload.tenantId)}:${event.payload.serialNumber}`;
         if (!applied.has(key)) this.staleChange(event);
       }
       if (rows.length > 0) await this.notifyChange(store);
@@ -332,7 +334,7 @@ export class CertificateStatusProjection {
     const { tenantId, caId } = event.payload;
     // Every tenant holding that CA id (one at most: CA ids are unique across tenants).
     const holders = event.tenantId === tenantId ? await store.holdersOf(caId) : [];
-    const ours = holders.some((holder) => holder.toLowerCase() === String(tenantId).toLowerCase());
+    const ours = holders.some((holder) => holder.toLowerCase() === parseTenantId(tenantId));
     // A CA known to no tenant yet may come next: wait for it. One known under another tenant is
     // that tenant's: the event is refused at once, not held back in front of the tenant's later ones.
     if (event.tenantId === tenantId && holders.length === 0) throw waitingForCa(event);
@@ -357,7 +359,7 @@ export class CertificateStatusProjection {
     // Every CA of the tenant that signs or signed leaves (docs/api.md#add-an-issuing-ca).
     const cas = new Set(rows.map((row) => `${row.tenant_id.toLowerCase()}:${row.ca_id.toLowerCase()}`));
     const known = (event: T) =>
-      cas.has(`${String(event.payload.tenantId).toLowerCase()}:${String(event.payload.caId).toLowerCase()}`);
+      cas.has(`${parseTenantId(event.payload.tenantId)}:${parseUuid(event.payload.caId)}`);
     // A tenant's own event of a CA not known yet came before that CA's event: it waits (the run is
     // then retried one event at a time, so only that one waits). A CA known under another tenant
     // is not one to wait for: that event is refused below, at once.
@@ -370,9 +372,7 @@ export class CertificateStatusProjection {
     }
     return events.filter((event) => {
       const { tenantId, caId } = event.payload;
-      const ok =
-        event.tenantId === tenantId &&
-        cas.has(`${String(tenantId).toLowerCase()}:${String(caId).toLowerCase()}`);
+      const ok = event.tenantId === tenantId && cas.has(`${parseTenantId(tenantId)}:${parseUuid(caId)}`);
       if (!ok) {
         this.logger.warn(
           { eventId: event.id, type: event.type, tenantId: event.tenantId },

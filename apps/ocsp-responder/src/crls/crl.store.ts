@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { Logger } from '@nestjs/common';
-import { CrlPublishedPayload, EventEnvelope } from '@ca/contracts';
+import { CrlPublishedPayload, EventEnvelope, isUuid, parseTenantId, parseUuid } from '@ca/contracts';
 import { BlobStore, applyOnce } from '@ca/messaging';
 import { isDatabaseUnavailable } from '@ca/persistence';
 import { checkCrlIssuedBy } from '@ca/pki';
@@ -23,7 +23,6 @@ interface CachedCrl {
 const COPY_RETRY_MS = 1_000;
 /** A CRL announced before the tenant's CA certificate arrived waits for it this long between tries. */
 const CA_WAIT_RETRY_MS = 1_000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** RFC 5280 5.2.3: a CRL number has at most 20 octets, so at most 49 decimal digits. */
 const CRL_NUMBER = /^\d{1,49}$/;
 const SHA256_HEX = /^[0-9a-f]{64}$/i;
@@ -115,8 +114,7 @@ export class CrlStore {
     const { tenantId, caId, crlNumber, thisUpdate, nextUpdate, blobRef, sha256 } = event.payload;
     const perCa = this.line.key === 'ca_id';
     const malformed =
-      malformedAnnouncement(event.payload) ??
-      (perCa && !(typeof caId === 'string' && UUID.test(caId)) ? 'caId is not a UUID' : undefined);
+      malformedAnnouncement(event.payload) ?? (perCa && !isUuid(caId) ? 'caId is not a UUID' : undefined);
     await applyOnce(this.dataSource, OCSP_SCHEMA, event, async (manager) => {
       if (malformed) {
         this.logger.warn({ tenantId, eventId: event.id, reason: malformed }, 'CRL announcement refused');
@@ -125,7 +123,7 @@ export class CrlStore {
       await manager.query(
         `INSERT INTO ${this.line.pending} (${this.line.key}, crl_number, this_update, next_update, blob_ref, sha256)
          VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (${this.line.key}, crl_number, sha256) DO NOTHING`,
-        [(perCa && caId ? caId : tenantId).toLowerCase(), crlNumber, thisUpdate, nextUpdate, blobRef, sha256],
+        [parseUuid(perCa && caId ? caId : tenantId), crlNumber, thisUpdate, nextUpdate, blobRef, sha256],
       );
     });
     this.copyPending();
@@ -263,8 +261,8 @@ export class CrlStore {
   }
 
   async find(tenantId: string): Promise<ServedCrl | undefined> {
-    if (!UUID.test(tenantId)) return undefined;
-    const key = tenantId.toLowerCase();
+    const key = parseTenantId(tenantId);
+    if (!key) return undefined;
     const cached = this.cache.get(key);
     if (cached) {
       let current: { sha256: string }[];
@@ -305,7 +303,7 @@ export class CrlStore {
 /** Why an announcement cannot even be recorded (the bus is not trusted), or undefined. */
 function malformedAnnouncement(payload: CrlPublishedPayload): string | undefined {
   const { tenantId, crlNumber, thisUpdate, nextUpdate, blobRef, sha256 } = payload ?? {};
-  if (typeof tenantId !== 'string' || !UUID.test(tenantId)) return 'tenantId is not a UUID';
+  if (!isUuid(tenantId)) return 'tenantId is not a UUID';
   if (typeof crlNumber !== 'string' || !CRL_NUMBER.test(crlNumber)) return 'crlNumber is not a CRL number';
   if (typeof sha256 !== 'string' || !SHA256_HEX.test(sha256)) return 'sha256 is not a SHA-256 in hex';
   if (typeof blobRef !== 'string' || blobRef.length === 0 || blobRef.length > 1024)

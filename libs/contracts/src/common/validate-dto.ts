@@ -2,17 +2,12 @@ import { CaError, FieldError } from './ca-error';
 import { plainToInstance } from 'class-transformer';
 import { ValidationError, validate } from 'class-validator';
 
-/** A DTO class may check rules across its fields (`static crossFieldErrors`), run after the others. */
-interface WithCrossFieldRules<T> {
-  crossFieldErrors?(request: T): FieldError[];
-}
-
 /**
- * Validates a DTO with its class-validator rules and unknown fields refused, then its rules across
- * fields; one FieldError per failing field. The gateway uses it on request bodies, and the owning service again on commands
- * (defence in depth: a service never trusts its caller to have validated).
+ * Validates a DTO's wire shape: its class-validator rules, with unknown fields refused; one
+ * FieldError per failing field. The rules across fields are the domain's: services and the gateway
+ * validate with libs/domain's `validateDto`, which runs this first.
  */
-export async function validateDto<T extends object>(type: new () => T, value: unknown): Promise<T> {
+export async function validateWireDto<T extends object>(type: new () => T, value: unknown): Promise<T> {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw CaError.validation([{ field: 'body', message: 'the request body must be a JSON object' }]);
   }
@@ -21,8 +16,6 @@ export async function validateDto<T extends object>(type: new () => T, value: un
   const instance = plainToInstance(type, value);
   const errors = await validate(instance, { whitelist: true, forbidNonWhitelisted: true });
   if (errors.length > 0) throw CaError.validation(flattenValidationErrors(errors));
-  const crossFieldErrors = (type as WithCrossFieldRules<T>).crossFieldErrors?.(instance) ?? [];
-  if (crossFieldErrors.length > 0) throw CaError.validation(crossFieldErrors);
   return instance;
 }
 

@@ -2,6 +2,7 @@ import { EventEnvelope } from '../common/event-envelope';
 import { TenantStatus } from '../gateway/tenant-updated.event';
 import { EventType } from './event-types';
 import { KEY_ALGORITHMS } from '../issuance/key-algorithm';
+import { isUuid, parseTenantId } from '../common/ids';
 
 /**
  * One checker per event payload type, shared by producers (tests) and consumers: what arrives from
@@ -12,7 +13,6 @@ import { KEY_ALGORITHMS } from '../issuance/key-algorithm';
 type FieldCheck = (value: unknown) => string | undefined;
 type PayloadShape = Record<string, { check: FieldCheck; optional?: boolean }>;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // RFC 5280 4.1.2.2: at most 20 octets; serials travel as hexadecimal.
 const SERIAL_HEX = /^[0-9a-f]{1,40}$/i;
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -30,7 +30,7 @@ const matches =
   (value) =>
     typeof value === 'string' && value.length <= maxLength && pattern.test(value) ? undefined : `not ${what}`;
 
-const uuid = matches(UUID, 'a UUID');
+const uuid: FieldCheck = (value) => (isUuid(value) ? undefined : 'not a UUID');
 const serialHex = matches(SERIAL_HEX, 'a hexadecimal serial of at most 20 octets');
 const base64 = (value: unknown) =>
   typeof value === 'string' && value.length > 0 && value.length % 4 === 0
@@ -220,7 +220,7 @@ export function eventEnvelopeProblem(event: unknown): string | undefined {
   const problem = eventPayloadProblem(envelope.type, envelope.payload);
   if (problem) return problem;
   const payloadTenant = (envelope.payload as { tenantId: string }).tenantId;
-  if (payloadTenant.toLowerCase() !== envelope.tenantId!.toLowerCase()) {
+  if (parseTenantId(payloadTenant) !== parseTenantId(envelope.tenantId)) {
     return 'payload.tenantId: not the envelope tenant';
   }
   return undefined;

@@ -1,7 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
-import { KEY_ALGORITHMS, KeyAlgorithm, RSA_2048_NOTE } from './key-algorithm';
+import { KEY_ALGORITHMS, KeyAlgorithm } from './key-algorithm';
 
 /** The longest an issuing CA may be asked for; it never outlives its root either. */
 export const MAX_ISSUING_CA_VALIDITY_DAYS = 30 * 366;
@@ -13,21 +12,10 @@ export const MAX_ISSUING_CA_VALIDITY_DAYS = 30 * 366;
  * `validityDays` is refused: the corporate CA sets the validity.
  */
 export class AddIssuingCaRequest {
-  @ApiPropertyOptional({
-    enum: KEY_ALGORITHMS,
-    description: `Default: the root's key algorithm. ${RSA_2048_NOTE}`,
-  })
   @IsOptional()
   @IsIn(KEY_ALGORITHMS)
   keyAlgorithm?: KeyAlgorithm;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_ISSUING_CA_VALIDITY_DAYS,
-    description:
-      "Default: until the root expires. Longer than the root's remaining validity: 400. Under a corporate root (ExternalRoot): 400, the corporate CA sets it.",
-  })
   @IsOptional()
   @IsInt()
   @Min(1)

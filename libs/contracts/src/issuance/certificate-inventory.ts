@@ -1,6 +1,7 @@
 import { CaError, FieldError } from '../common/ca-error';
 import { CertificateStatus } from './certificate-status';
 import { CertificateSummary } from './certificate-views';
+import { parseUuid } from '../common/ids';
 
 /** How a certificate's key reached the CA: made by the service (`api`), a caller's CSR, or an ACME order. */
 export const CertificateSource = { Api: 'api', Csr: 'csr', Acme: 'acme' } as const;
@@ -106,7 +107,6 @@ const FILTER_PARAMETERS = [
   'issuedAfter',
 ] as const;
 const PAGING_PARAMETERS = ['sort', 'limit', 'cursor'] as const;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 // RFC 3339 date-time: a full date, a time and an offset (Z or ±hh:mm).
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
@@ -177,7 +177,8 @@ export function parseInventoryQuery(raw: unknown, paging = true): InventoryQuery
   if (clientId !== undefined) filter.clientId = clientId;
   const caId = text('caId');
   if (caId !== undefined) {
-    if (UUID.test(caId)) filter.caId = caId.toLowerCase();
+    const id = parseUuid(caId);
+    if (id) filter.caId = id;
     else errors.push({ field: 'caId', message: 'must be a UUID' });
   }
   const usage = oneOf('usage', USAGES);

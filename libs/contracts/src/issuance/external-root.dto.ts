@@ -1,4 +1,3 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsString, MaxLength, MinLength } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
 import { CaHierarchy, KeyAlgorithm } from './key-algorithm';
@@ -23,16 +22,11 @@ export interface InitializeExternalRootResult {
 
 /** docs/api.md#external-root: body of PUT /v2/ca/{caId}/certificate. */
 export class UploadCaCertificateRequest {
-  @ApiProperty({ description: 'PEM of the certificate the corporate CA made from csrPem.' })
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_UPLOADED_PEM_LENGTH)
   certificatePem!: string;
 
-  @ApiProperty({
-    description:
-      "PEM certificates of the certificate's issuers, its issuer first, up to and including the self-signed corporate root.",
-  })
   @IsString()
   @MinLength(1)
   @MaxLength(MAX_UPLOADED_PEM_LENGTH)

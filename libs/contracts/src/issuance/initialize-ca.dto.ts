@@ -1,35 +1,29 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
-import { CaHierarchy, CaRole, KEY_ALGORITHMS, KeyAlgorithm, RSA_2048_NOTE } from './key-algorithm';
+import { CaHierarchy, CaRole, KEY_ALGORITHMS, KeyAlgorithm } from './key-algorithm';
 import { CountryField, SubjectNameField, ValidityField } from './request-fields';
 
 /** docs/api.md#initialize-the-ca: body of POST /v1/ca/initialize. */
 export class InitializeCaRequest {
-  @SubjectNameField('Acme Partner Root')
+  @SubjectNameField()
   commonName!: string;
 
-  @SubjectNameField('Acme')
+  @SubjectNameField()
   organization!: string;
 
   @CountryField()
   country!: string;
 
-  @ValidityField(30, 10)
+  @ValidityField(30)
   validityYears!: number;
 }
 
 /** docs/api.md#initialize-the-ca-v2: body of POST /v2/ca/initialize, the v1 body plus the CA choices. */
 export class InitializeCaV2Request extends InitializeCaRequest {
-  @ApiPropertyOptional({ enum: Object.values(CaHierarchy), default: CaHierarchy.RootAndIssuing })
   @IsOptional()
   @IsIn(Object.values(CaHierarchy))
   hierarchy?: CaHierarchy;
 
-  @ApiPropertyOptional({
-    enum: KEY_ALGORITHMS,
-    description: `Default: the deployment's key algorithm (KEY_ALGORITHM, P-256 unless set). ${RSA_2048_NOTE}`,
-  })
   @IsOptional()
   @IsIn(KEY_ALGORITHMS)
   keyAlgorithm?: KeyAlgorithm;

@@ -1,8 +1,5 @@
-import { ApiProperty, ApiPropertyOptional } from '@nestjs/swagger';
 import { ArrayMaxSize, ArrayNotEmpty, IsArray, IsIn, IsOptional, IsString } from 'class-validator';
-import { FieldError } from '../common/ca-error';
 import { TenantCommand } from '../common/tenant-command';
-import { dnsNameProblem } from './dns-name.rules';
 
 /** docs/api.md#issuance-policy: the most suffixes one policy may list. */
 export const MAX_POLICY_SUFFIXES = 100;
@@ -22,59 +19,16 @@ export const ALL_POLICY_USAGES: readonly PolicyUsage[] = [PolicyUsage.Client, Po
 
 /** docs/api.md#issuance-policy: body of PUT /v2/policy. */
 export class IssuancePolicyRequest {
-  @ApiProperty({
-    type: [String],
-    maxItems: MAX_POLICY_SUFFIXES,
-    example: ['example.com', 'internal.example.net'],
-    description:
-      'DNS suffixes (A-labels, no wildcard) under which the tenant may certify names. A name is allowed ' +
-      'when it equals a suffix or ends with "." + suffix. Stored lower-cased and without duplicates. ' +
-      'An empty list allows no DNS name at all; DELETE /v2/policy removes the policy.',
-  })
   @IsArray()
   @ArrayMaxSize(MAX_POLICY_SUFFIXES)
   @IsString({ each: true })
   allowedDnsSuffixes!: string[];
 
-  @ApiPropertyOptional({
-    enum: ALL_POLICY_USAGES,
-    isArray: true,
-    minItems: 1,
-    example: ['Client'],
-    description:
-      'The leaf usages the tenant may issue: Client (EKU clientAuth), Server (serverAuth); a ' +
-      'ClientAndServer leaf needs both. The issuing CA carries the same EKU. Absent (also on a PUT ' +
-      'that replaces a policy which had it): both. Stored without duplicates, Client first.',
-  })
   @IsOptional()
   @IsArray()
   @ArrayNotEmpty({ message: 'must list at least one usage: Client, Server or both' })
   @IsIn(ALL_POLICY_USAGES, { each: true, message: 'each usage must be Client or Server' })
   allowedUsages?: PolicyUsage[];
-
-  /** Run by validateDto, in the gateway and again in issuance, once the per-field rules passed. */
-  static crossFieldErrors(request: IssuancePolicyRequest): FieldError[] {
-    return request.allowedDnsSuffixes.flatMap((suffix, index) => {
-      const problem = policySuffixProblem(suffix);
-      return problem ? [{ field: `allowedDnsSuffixes[${index}]`, message: `"${suffix}" ${problem}` }] : [];
-    });
-  }
-}
-
-/** A suffix follows the SAN rules of docs/api.md#name-rules, without a wildcard (it names a subtree already). */
-function policySuffixProblem(suffix: string): string | undefined {
-  if (suffix.includes('*')) return 'must not contain a wildcard: a suffix already covers every name under it';
-  return dnsNameProblem(suffix);
-}
-
-/** Lower-cased, first occurrence kept: how a policy is stored and answered. */
-export function normalizedPolicySuffixes(suffixes: readonly string[]): string[] {
-  return [...new Set(suffixes.map((suffix) => suffix.toLowerCase()))];
-}
-
-/** The usages a policy allows, without duplicates and in ALL_POLICY_USAGES order; absent: every usage. */
-export function normalizedPolicyUsages(usages: readonly PolicyUsage[] | null | undefined): PolicyUsage[] {
-  return ALL_POLICY_USAGES.filter((usage) => !usages || usages.includes(usage));
 }
 
 /** docs/api.md#issuance-policy: the answer of GET and PUT /v2/policy; `null` when the tenant has no policy. */

@@ -1,4 +1,3 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsNotEmpty, IsString, Length } from 'class-validator';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
@@ -12,29 +11,24 @@ import {
 
 /** docs/api.md#issue-a-certificate-v1: body of POST /v1/certificates. */
 export class IssueCertificateRequest {
-  @ApiProperty({
-    minLength: 1,
-    maxLength: 100,
-    description: 'The OAuth2 client or system that will use the certificate for mTLS.',
-  })
   @IsString()
   @IsNotEmpty()
   @Length(1, 100)
   clientId!: string;
 
-  @SubjectNameField('payments-client')
+  @SubjectNameField()
   commonName!: string;
 
-  @SubjectNameField('Acme')
+  @SubjectNameField()
   organization!: string;
 
-  @SubjectNameField('Payments')
+  @SubjectNameField()
   organizationalUnit!: string;
 
   @CountryField()
   country!: string;
 
-  @ValidityField(3650, 365)
+  @ValidityField(3650)
   validityDays!: number;
 
   @ResponseFormatField()

@@ -1,15 +1,9 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsNotEmpty, IsOptional, IsString, Length } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
 
 /** Body of POST /v2/certificates/{id}/release-hold; may be empty. */
 export class ReleaseHoldRequest {
   // The same text rules as the revocation's reason (RevokeCertificateRequest.reason).
-  @ApiPropertyOptional({
-    minLength: 1,
-    maxLength: 255,
-    description: 'Free text kept with the hold history for the audit; never in the CRL or OCSP answers.',
-  })
   @IsOptional()
   @IsString()
   @IsNotEmpty()

@@ -1,9 +1,7 @@
 import { KeyAlgorithm } from './key-algorithm';
-import { FieldError } from '../common/ca-error';
 import { KeyedCommand, TenantCommand } from '../common/tenant-command';
 import { ResponseFormat } from './certificate-status';
 import type { CertificateDelivery } from './issue-certificate.dto';
-import { csrDeliveryErrors } from './csr.rules';
 import { Pkcs12Profile } from './pkcs12-profile';
 import {
   CsrPemField,
@@ -16,7 +14,7 @@ import {
 
 /** docs/api.md#renew-a-certificate: body of POST /v1/certificates/{id}/renew. */
 export class RenewCertificateRequest {
-  @ValidityField(3650, 365)
+  @ValidityField(3650)
   validityDays!: number;
 
   @ResponseFormatField()
@@ -37,10 +35,6 @@ export class RenewCertificateV2Request extends RenewCertificateRequest {
   /** The new key comes from this CSR (docs/api.md#csr-issuance); read by the gateway only. */
   @CsrPemField()
   csrPem?: string;
-
-  static crossFieldErrors(request: RenewCertificateV2Request): FieldError[] {
-    return csrDeliveryErrors(request);
-  }
 }
 
 export interface RenewCertificateCommand extends TenantCommand, KeyedCommand {

@@ -1,7 +1,6 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsInt, IsOptional, Max, Min } from 'class-validator';
 import { TenantCommand } from '../common/tenant-command';
-import { KEY_ALGORITHMS, KeyAlgorithm, RSA_2048_NOTE } from './key-algorithm';
+import { KEY_ALGORITHMS, KeyAlgorithm } from './key-algorithm';
 
 /** As for initialize (docs/api.md#initialize-the-ca): a root lives 1 to 30 years. */
 export const MAX_ROOT_VALIDITY_YEARS = 30;
@@ -11,20 +10,10 @@ export const MAX_ROOT_VALIDITY_YEARS = 30;
  * algorithm defaults to the current root's, the lifetime to the current root's (whole years).
  */
 export class RenewRootRequest {
-  @ApiPropertyOptional({
-    enum: KEY_ALGORITHMS,
-    description: `Default: the current root's key algorithm. ${RSA_2048_NOTE}`,
-  })
   @IsOptional()
   @IsIn(KEY_ALGORITHMS)
   keyAlgorithm?: KeyAlgorithm;
 
-  @ApiPropertyOptional({
-    type: 'integer',
-    minimum: 1,
-    maximum: MAX_ROOT_VALIDITY_YEARS,
-    description: "Default: the current root's lifetime in whole years (at least 1).",
-  })
   @IsOptional()
   @IsInt()
   @Min(1)

@@ -1,4 +1,3 @@
-import { ApiProperty } from '@nestjs/swagger';
 import { IsIn } from 'class-validator';
 import { AuditReasonField } from './request-fields';
 import { TenantCommand } from '../common/tenant-command';
@@ -19,7 +18,6 @@ export class RevokeCaRequest {
   @AuditReasonField()
   reason!: string;
 
-  @ApiProperty({ enum: CA_REVOCATION_REASON_CODES, description: 'RFC 5280 5.3.1 CRLReason.' })
   @IsIn(CA_REVOCATION_REASON_CODES, {
     message: `reasonCode must be one of: ${CA_REVOCATION_REASON_CODES.join(', ')}`,
   })

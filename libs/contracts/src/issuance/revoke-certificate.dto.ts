@@ -1,4 +1,3 @@
-import { ApiPropertyOptional } from '@nestjs/swagger';
 import { IsIn, IsOptional } from 'class-validator';
 import { AuditReasonField } from './request-fields';
 import { TenantCommand } from '../common/tenant-command';
@@ -9,15 +8,6 @@ export class RevokeCertificateRequest {
   @AuditReasonField()
   reason!: string;
 
-  @ApiPropertyOptional({
-    enum: ACCEPTED_REVOCATION_REASON_CODES,
-    default: 'Unspecified',
-    description:
-      'RFC 5280 5.3.1 CRLReason. `RemoveFromCrl` is refused (400): it belongs in delta CRLs only; ' +
-      'undo a `CertificateHold` with `POST /v2/certificates/{id}/release-hold`. `CaCompromise` and ' +
-      '`AaCompromise` are refused (400) for the end-entity certificates this API issues: they are ' +
-      'reasons for CA and attribute-authority certificates.',
-  })
   @IsOptional()
   @IsIn(ACCEPTED_REVOCATION_REASON_CODES, {
     message: `reasonCode must be one of: ${ACCEPTED_REVOCATION_REASON_CODES.join(', ')} (RemoveFromCrl appears only in delta CRLs, RFC 5280 5.3.1)`,

@@ -1,6 +1,6 @@
 import 'reflect-metadata';
 import { CaError } from '../common/ca-error';
-import { validateDto } from '../common/validate-dto';
+import { validateWireDto } from '../common/validate-dto';
 import { InitializeCaRequest } from './initialize-ca.dto';
 import { IssueCertificateRequest } from './issue-certificate.dto';
 import { ISO_3166_ALPHA_2_CODES } from './iso-3166-country-codes';
@@ -55,7 +55,7 @@ describe('the subject rules on request bodies', () => {
 
   async function fields(type: new () => object, body: object): Promise<string[]> {
     try {
-      await validateDto(type, body);
+      await validateWireDto(type, body);
       return [];
     } catch (error) {
       return ((error as CaError).errors ?? []).map(({ field }) => field);

@@ -10,6 +10,7 @@ import {
 } from 'nats';
 import { STREAM_OWNER, StreamRole, WaitReporter, ensureStream } from '../events/stream-setup';
 import { Pool } from 'pg';
+import { isUuid } from '@ca/contracts';
 
 /**
  * Hands large payloads (a CRL's TBSCertList can be tens of megabytes) from one service to another
@@ -65,7 +66,7 @@ export class InProcessBlobStore extends BlobStore {
   }
 
   async get(ref: string): Promise<Uint8Array | undefined> {
-    if (!UUID.test(ref)) return undefined;
+    if (!isUuid(ref)) return undefined;
     const { rows } = await this.pool.query<{ bytes: Buffer }>(
       `SELECT bytes FROM messaging.blobs WHERE ref = $1 AND expires_at >= $2`,
       [ref, this.now()],
@@ -74,11 +75,9 @@ export class InProcessBlobStore extends BlobStore {
   }
 
   async delete(ref: string): Promise<void> {
-    if (UUID.test(ref)) await this.pool.query(`DELETE FROM messaging.blobs WHERE ref = $1`, [ref]);
+    if (isUuid(ref)) await this.pool.query(`DELETE FROM messaging.blobs WHERE ref = $1`, [ref]);
   }
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Distributed mode: a JetStream object store bucket, chunked by NATS, with a TTL. Reads fetch

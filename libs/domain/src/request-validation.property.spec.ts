@@ -1,13 +1,17 @@
 import 'reflect-metadata';
 import fc from 'fast-check';
-import { CaError, FieldError } from '../common/ca-error';
-import { validateDto } from '../common/validate-dto';
-import { InitializeCaRequest } from './initialize-ca.dto';
-import { IssueCertificateV2Request, v2IssuanceRuleErrors } from './issue-certificate-v2.dto';
-import { RenewCertificateRequest } from './renew-certificate.dto';
-import { RevokeCertificateRequest } from './revoke-certificate.dto';
+import {
+  CaError,
+  FieldError,
+  InitializeCaRequest,
+  ISO_3166_ALPHA_2_CODES,
+  IssueCertificateV2Request,
+  RenewCertificateRequest,
+  RevokeCertificateRequest,
+} from '@ca/contracts';
 import { dnsNameProblem, looksLikeHostName } from './dns-name.rules';
-import { ISO_3166_ALPHA_2_CODES } from './iso-3166-country-codes';
+import { v2IssuanceRuleErrors } from './issue-certificate-v2.rules';
+import { validateDto } from './validate-request';
 
 /**
  * Property tests over the request rules of docs/api.md#operations, docs/api.md#limits: any body inside the

@@ -1,12 +1,7 @@
 import 'reflect-metadata';
-import { CaError } from '../common/ca-error';
-import { validateDto } from '../common/validate-dto';
-import {
-  IssuancePolicyRequest,
-  MAX_POLICY_SUFFIXES,
-  normalizedPolicySuffixes,
-  normalizedPolicyUsages,
-} from './issuance-policy.dto';
+import { CaError, IssuancePolicyRequest, MAX_POLICY_SUFFIXES } from '@ca/contracts';
+import { normalizedPolicySuffixes, normalizedPolicyUsages } from './issuance-policy.rules';
+import { validateDto } from './validate-request';
 
 async function fieldsRefused(body: unknown): Promise<string[]> {
   try {

@@ -1,5 +1,11 @@
-import type { PolicyUsage } from './issuance-policy.dto';
-import type { CertificateUsage } from './issue-certificate-v2.dto';
+import {
+  ALL_POLICY_USAGES,
+  type CertificateUsage,
+  type FieldError,
+  type IssuancePolicyRequest,
+  type PolicyUsage,
+} from '@ca/contracts';
+import { dnsNameProblem } from './dns-name.rules';
 
 /**
  * Whether a tenant's issuance policy (docs/api.md#issuance-policy) allows a name: with no policy
@@ -44,4 +50,28 @@ export function isUsageAllowedByPolicy(
   if (usage === 'ClientAndServer')
     return allowedUsages.includes('Client') && allowedUsages.includes('Server');
   return allowedUsages.includes(usage);
+}
+
+/** docs/api.md#issuance-policy: PUT /v2/policy's suffixes, each named where it breaks the name rules. */
+export function issuancePolicyRequestErrors(request: IssuancePolicyRequest): FieldError[] {
+  return request.allowedDnsSuffixes.flatMap((suffix, index) => {
+    const problem = policySuffixProblem(suffix);
+    return problem ? [{ field: `allowedDnsSuffixes[${index}]`, message: `"${suffix}" ${problem}` }] : [];
+  });
+}
+
+/** A suffix follows the SAN rules of docs/api.md#name-rules, without a wildcard (it names a subtree already). */
+function policySuffixProblem(suffix: string): string | undefined {
+  if (suffix.includes('*')) return 'must not contain a wildcard: a suffix already covers every name under it';
+  return dnsNameProblem(suffix);
+}
+
+/** Lower-cased, first occurrence kept: how a policy is stored and answered. */
+export function normalizedPolicySuffixes(suffixes: readonly string[]): string[] {
+  return [...new Set(suffixes.map((suffix) => suffix.toLowerCase()))];
+}
+
+/** The usages a policy allows, without duplicates and in ALL_POLICY_USAGES order; absent: every usage. */
+export function normalizedPolicyUsages(usages: readonly PolicyUsage[] | null | undefined): PolicyUsage[] {
+  return ALL_POLICY_USAGES.filter((usage) => !usages || usages.includes(usage));
 }

@@ -1,7 +1,11 @@
 import 'reflect-metadata';
-import { CaError, FieldError } from '../common/ca-error';
-import { validateDto } from '../common/validate-dto';
-import { IssueCertificateV2Request, IssueCertificateWithoutCnRequest } from './issue-certificate-v2.dto';
+import {
+  CaError,
+  FieldError,
+  IssueCertificateV2Request,
+  IssueCertificateWithoutCnRequest,
+} from '@ca/contracts';
+import { validateDto } from './validate-request';
 
 /** The rules across fields run inside validateDto, so the gateway applies them before issuance. */
 async function errorsOf(

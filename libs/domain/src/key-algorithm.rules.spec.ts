@@ -1,11 +1,10 @@
-import { CaError } from '../common/ca-error';
+import { CaError, KeyAlgorithm } from '@ca/contracts';
 import {
-  KeyAlgorithm,
   assertOfferedKeyAlgorithm,
   caKeyAlgorithmFor,
   defaultLeafKeyAlgorithm,
   keyAlgorithmsOf,
-} from './key-algorithm';
+} from './key-algorithm.rules';
 
 const { P256, P384, Rsa2048, Rsa3072, Rsa4096 } = KeyAlgorithm;
 
