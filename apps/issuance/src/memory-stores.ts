@@ -1,7 +1,12 @@
 import { EventEnvelope, TenantUpdatedPayload } from '@ca/contracts';
 import { newEvent } from '@ca/messaging';
 import { CertificateEntity } from './certificates/certificate.entity';
-import { CertificateStore, NewCertificate, RevokedCertificate } from './certificates/certificate.store';
+import {
+  CertificateStore,
+  CertificateSummaryRow,
+  NewCertificate,
+  RevokedCertificate,
+} from './certificates/certificate.store';
 import { OutboxStore } from './publication/outbox.store';
 import { TenantStanding, TenantStandingStore } from './tenants/tenant-standing.store';
 
@@ -58,6 +63,16 @@ export class MemoryCertificateStore extends CertificateStore {
 
   async hasSuccessor(certificateId: string): Promise<boolean> {
     return this.rows.some((row) => row.renewedFrom === certificateId);
+  }
+
+  async newestSuccessor(certificateId: string): Promise<string | undefined> {
+    return this.rows
+      .filter((row) => row.renewedFrom === certificateId)
+      .sort((a, b) => b.issuedAt.getTime() - a.issuedAt.getTime())[0]?.id;
+  }
+
+  async summariesOf(): Promise<CertificateSummaryRow[]> {
+    throw new Error('not kept in memory: the list is tested on the database');
   }
 
   async revokedUnder(): Promise<RevokedCertificate[]> {
