@@ -4,6 +4,14 @@ import { DataSource, EntityManager } from 'typeorm';
 import { CaStore, SqlCaStore } from './certificate-authority/ca.store';
 import { PendingCaStore, SqlPendingCaStore } from './certificate-authority/pending-ca.store';
 import { BlockedKeyStore, SqlBlockedKeyStore } from './certificates/blocked-key.store';
+import {
+  CertificateInventoryStore,
+  SqlCertificateInventoryStore,
+} from './certificates/certificate-inventory.store';
+import {
+  CertificateRevocationStore,
+  SqlCertificateRevocationStore,
+} from './certificates/certificate-revocation.store';
 import { CertificateStore, SqlCertificateStore } from './certificates/certificate.store';
 import {
   CustomExtensionArcStore,
@@ -13,6 +21,13 @@ import {
   ExpiringCertificateStore,
   SqlExpiringCertificateStore,
 } from './certificates/expiring-certificate.store';
+import {
+  InventoryCursorKeyStore,
+  SqlInventoryCursorKeyStore,
+} from './certificates/inventory-cursor-key.store';
+import { ReplacementStore, SqlReplacementStore } from './certificates/replacement.store';
+import { RevocationJobStore, SqlRevocationJobStore } from './certificates/revocation-job.store';
+import { SqlWrappedKeyStore, WrappedKeyStore } from './custody/wrapped-key.store';
 import { ISSUANCE_SCHEMA } from './issuance.schema';
 import { IssuancePolicyStore, SqlIssuancePolicyStore } from './policy/issuance-policy.store';
 import { OutboxStore, SqlOutboxStore } from './publication/outbox.store';
@@ -29,6 +44,11 @@ export interface IssuanceTables {
   cas: CaStore;
   pendingCas: PendingCaStore;
   certificates: CertificateStore;
+  certificateRevocations: CertificateRevocationStore;
+  inventory: CertificateInventoryStore;
+  inventoryCursorKeys: InventoryCursorKeyStore;
+  revocationJobs: RevocationJobStore;
+  replacements: ReplacementStore;
   expiringCertificates: ExpiringCertificateStore;
   blockedKeys: BlockedKeyStore;
   customExtensionArcs: CustomExtensionArcStore;
@@ -38,6 +58,7 @@ export interface IssuanceTables {
   crlEntries: CrlEntryStore;
   crlNumbers: CrlNumberStore;
   ocspSigners: OcspSignerCertificationStore;
+  wrappedKeys: WrappedKeyStore;
 }
 
 /**
@@ -82,6 +103,11 @@ export function sqlIssuanceTables(manager: EntityManager): IssuanceTables {
     cas: new SqlCaStore(manager),
     pendingCas: new SqlPendingCaStore(manager),
     certificates: new SqlCertificateStore(manager),
+    certificateRevocations: new SqlCertificateRevocationStore(manager),
+    inventory: new SqlCertificateInventoryStore(manager),
+    inventoryCursorKeys: new SqlInventoryCursorKeyStore(manager),
+    revocationJobs: new SqlRevocationJobStore(manager),
+    replacements: new SqlReplacementStore(manager),
     expiringCertificates: new SqlExpiringCertificateStore(manager),
     blockedKeys: new SqlBlockedKeyStore(manager),
     customExtensionArcs: new SqlCustomExtensionArcStore(manager),
@@ -91,5 +117,6 @@ export function sqlIssuanceTables(manager: EntityManager): IssuanceTables {
     crlEntries: new SqlCrlEntryStore(manager),
     crlNumbers: new SqlCrlNumberStore(manager),
     ocspSigners: new SqlOcspSignerCertificationStore(manager),
+    wrappedKeys: new SqlWrappedKeyStore(manager),
   };
 }

@@ -1,7 +1,6 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { BlobStore, OutboxRelay } from '@ca/messaging';
 import { KeyAlgorithm } from '@ca/contracts';
-import { DataSource } from 'typeorm';
 import { CertificateAuthorityController } from './certificate-authority/certificate-authority.controller';
 import { CertificateAuthoritySigner } from './certificate-authority/certificate-authority.signer';
 import { CaQueries } from './certificate-authority/ca-queries';
@@ -44,8 +43,7 @@ import { IssuanceDatabase } from './issuance-database.store';
 import { CertificateStore } from './certificates/certificate.store';
 
 export interface IssuanceDependencies {
-  dataSource: DataSource;
-  /** The issuance schema's stores (their SQL twins on `dataSource`). */
+  /** The issuance schema's stores. */
   database: IssuanceDatabase;
   /** The custody of each CA role (root keys may be in a token of their own). */
   custodies: CaKeyCustodies;
@@ -97,12 +95,12 @@ export class IssuanceModule {
       deps.keyAlgorithm,
     );
     const revokeHandler = new RevokeCertificateHandler(
-      deps.dataSource,
+      deps.database,
       nudge,
       publication,
       deps.revocationLedgerFeed,
     );
-    const jobRunner = new RevocationJobRunner(deps.dataSource, revokeHandler);
+    const jobRunner = new RevocationJobRunner(deps.database, revokeHandler);
     const minter = new CertificateMinter(
       signer,
       deps.pkiPublicUrl,
@@ -146,15 +144,14 @@ export class IssuanceModule {
         { provide: RevocationJobRunner, useValue: jobRunner },
         {
           provide: RevokeMatchingHandler,
-          useValue: new RevokeMatchingHandler(deps.dataSource, (jobId) => jobRunner.kick(jobId)),
+          useValue: new RevokeMatchingHandler(deps.database, (jobId) => jobRunner.kick(jobId)),
         },
         {
           provide: ReleaseHoldHandler,
-          useValue: new ReleaseHoldHandler(deps.dataSource, nudge, deps.defaultCertificateLimit, publication),
+          useValue: new ReleaseHoldHandler(deps.database, nudge, deps.defaultCertificateLimit, publication),
         },
         { provide: ResponderPublication, useValue: publication },
         { provide: CertificateStore, useValue: tables.certificates },
-        { provide: DataSource, useValue: deps.dataSource },
         {
           provide: ExternalRootHandler,
           useValue: new ExternalRootHandler(
@@ -166,7 +163,7 @@ export class IssuanceModule {
           ),
         },
         { provide: CaQueries, useValue: new CaQueries(tables.cas, tables.pendingCas) },
-        { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.dataSource, nudge) },
+        { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.database, nudge) },
         { provide: RevokeCaHandler, useValue: new RevokeCaHandler(deps.database, nudge, publication) },
         {
           provide: RevokeCrossCertificateHandler,
@@ -185,8 +182,11 @@ export class IssuanceModule {
             deps.keyAlgorithm,
           ),
         },
-        { provide: CertificateQueries, useValue: new CertificateQueries(deps.dataSource) },
-        { provide: CertificateInventory, useValue: new CertificateInventory(deps.dataSource) },
+        { provide: CertificateQueries, useValue: new CertificateQueries(tables) },
+        {
+          provide: CertificateInventory,
+          useValue: new CertificateInventory(tables.inventory, tables.inventoryCursorKeys),
+        },
         { provide: ExpiryReporter, useValue: new ExpiryReporter(tables.expiringCertificates) },
         {
           provide: SignCrlHandler,

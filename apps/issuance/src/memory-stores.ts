@@ -1,8 +1,21 @@
 import { EventEnvelope, TenantUpdatedPayload } from '@ca/contracts';
 import { newEvent } from '@ca/messaging';
+import { BlockedKeyStore } from './certificates/blocked-key.store';
+import {
+  BatchRevokedRow,
+  CertificateRevocationStore,
+  HoldRelease,
+} from './certificates/certificate-revocation.store';
 import { CertificateEntity } from './certificates/certificate.entity';
-import { CertificateStore, NewCertificate, RevokedCertificate } from './certificates/certificate.store';
+import {
+  CertificateStore,
+  CertificateSummaryRow,
+  NewCertificate,
+  RevokedCertificate,
+} from './certificates/certificate.store';
+import type { IssuanceDatabase, IssuanceTables } from './issuance-database.store';
 import { OutboxStore } from './publication/outbox.store';
+import { RevocationRecord } from './revocation-record';
 import { TenantStanding, TenantStandingStore } from './tenants/tenant-standing.store';
 
 /*
@@ -41,23 +54,41 @@ export class MemoryTenantStandingStore extends TenantStandingStore {
   }
 }
 
+/** A certificate row in memory: as inserted, then revoked or released. */
+export type MemoryCertificateRow = NewCertificate & Partial<RevocationRecord> & { statusSequence?: number };
+
 export class MemoryCertificateStore extends CertificateStore {
-  readonly rows: NewCertificate[] = [];
+  readonly rows: MemoryCertificateRow[] = [];
 
   async insert(certificates: readonly NewCertificate[]): Promise<void> {
     this.rows.push(...certificates);
   }
 
-  async nextStatusSequence(): Promise<number> {
-    throw new Error('not kept in memory: the status sequence is tested on the database');
+  async nextStatusSequence(certificateId: string): Promise<number> {
+    const row = this.rows.find((r) => r.id === certificateId)!;
+    row.statusSequence = (row.statusSequence ?? 0) + 1;
+    return row.statusSequence;
   }
 
   async byId(certificateId: string): Promise<CertificateEntity | null> {
-    return (this.rows.find((row) => row.id === certificateId) as CertificateEntity | undefined) ?? null;
+    const row = this.rows.find((r) => r.id === certificateId);
+    return row
+      ? ({ revokedAt: null, revocationReason: null, revocationReasonCode: null, ...row } as CertificateEntity)
+      : null;
   }
 
   async hasSuccessor(certificateId: string): Promise<boolean> {
     return this.rows.some((row) => row.renewedFrom === certificateId);
+  }
+
+  async newestSuccessor(certificateId: string): Promise<string | undefined> {
+    return this.rows
+      .filter((row) => row.renewedFrom === certificateId)
+      .sort((a, b) => b.issuedAt.getTime() - a.issuedAt.getTime())[0]?.id;
+  }
+
+  async summariesOf(): Promise<CertificateSummaryRow[]> {
+    throw new Error('not kept in memory: the list is tested on the database');
   }
 
   async revokedUnder(): Promise<RevokedCertificate[]> {
@@ -87,4 +118,89 @@ export class MemoryOutboxStore extends OutboxStore {
       .slice(Number(since))
       .filter((event) => event.tenantId === tenantId && types.includes(event.type));
   }
+}
+
+/** The revocation columns of a MemoryCertificateStore's rows. */
+export class MemoryCertificateRevocationStore extends CertificateRevocationStore {
+  readonly holdReleases: HoldRelease[] = [];
+
+  constructor(private readonly certificates: MemoryCertificateStore) {
+    super();
+  }
+
+  async revoke(certificateId: string, tenantId: string, revocation: RevocationRecord): Promise<void> {
+    const row = this.certificates.rows.find((r) => r.id === certificateId && r.tenantId === tenantId);
+    if (row) Object.assign(row, revocation);
+  }
+
+  async releaseHold(release: HoldRelease): Promise<void> {
+    const row = this.certificates.rows.find(
+      (r) => r.id === release.certificateId && r.tenantId === release.tenantId,
+    );
+    if (row) {
+      delete row.revokedAt;
+      delete row.revocationReason;
+      delete row.revocationReasonCode;
+    }
+    this.holdReleases.push(release);
+  }
+
+  async lockUnrevoked(tenantId: string, certificateIds: readonly string[]): Promise<Set<string>> {
+    return new Set(this.unrevoked(tenantId, certificateIds).map((row) => row.id));
+  }
+
+  async revokeBatch(
+    tenantId: string,
+    certificateIds: readonly string[],
+    revocation: RevocationRecord,
+    withDer: boolean,
+  ): Promise<BatchRevokedRow[]> {
+    return this.unrevoked(tenantId, certificateIds).map((row) => {
+      Object.assign(row, revocation);
+      row.statusSequence = (row.statusSequence ?? 0) + 1;
+      return {
+        id: row.id,
+        caId: row.caId,
+        serialNumber: row.serialNumber,
+        statusSequence: row.statusSequence,
+        ...(withDer ? { certificateDer: row.certificateDer } : {}),
+      };
+    });
+  }
+
+  private unrevoked(tenantId: string, certificateIds: readonly string[]): MemoryCertificateRow[] {
+    return this.certificates.rows.filter(
+      (r) => certificateIds.includes(r.id) && r.tenantId === tenantId && !r.revokedAt,
+    );
+  }
+}
+
+export class MemoryBlockedKeyStore extends BlockedKeyStore {
+  /** `tenant:spki hex` of each blocked key. */
+  readonly blocked = new Set<string>();
+
+  async block(tenantId: string, spkiSha256: Buffer): Promise<void> {
+    this.blocked.add(`${tenantId}:${spkiSha256.toString('hex')}`);
+  }
+
+  async isBlocked(tenantId: string, spkiSha256: Buffer): Promise<boolean> {
+    return this.blocked.has(`${tenantId}:${spkiSha256.toString('hex')}`);
+  }
+}
+
+/**
+ * An issuance database on in-memory stores: outside a transaction and in one, the same stores
+ * (no rollback). A test gives the stores its subject uses.
+ */
+export function memoryDatabase(tables: Partial<IssuanceTables>): IssuanceDatabase {
+  const all = tables as IssuanceTables;
+  return {
+    tables: all,
+    transaction: <T>(work: (t: IssuanceTables) => Promise<T>) => work(all),
+    applyOnce: async (_event: EventEnvelope, work: (t: IssuanceTables) => Promise<void>) => {
+      await work(all);
+      return true;
+    },
+    ready: async () => true,
+  };
 }

@@ -53,9 +53,9 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
     entities: [CertificateAuthorityEntity, CertificateEntity, PendingCaEntity],
     migrations: ISSUANCE_MIGRATIONS,
   });
-  const finished = await finishInterruptedKekRotation(config, dataSource, custodies.main);
-  if (finished) runtime.logger.warn(finished, 'finished a KEK rotation that had been interrupted');
   const database = new SqlIssuanceDatabase(dataSource);
+  const finished = await finishInterruptedKekRotation(config, database, custodies.main);
+  if (finished) runtime.logger.warn(finished, 'finished a KEK rotation that had been interrupted');
   const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events);
   // Read-your-writes: what a command records reaches the responder before the command answers.
   const responder = messaging.rpcClient<ResponderApi>();
@@ -66,7 +66,6 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   const revocation = messaging.rpcClient<RevocationApi>();
   const app = await NestFactory.createMicroservice(
     IssuanceModule.register({
-      dataSource,
       database,
       custodies,
       custodyKind: config.keyCustody,
@@ -130,7 +129,7 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   return {
     name: 'issuance',
     runCustodyCommand: (args, io) =>
-      runCustodyCommand(args, io, { config, dataSource, custody: custodies.main }),
+      runCustodyCommand(args, io, { config, database, custody: custodies.main }),
     ready: () => database.ready(),
     close: once(async () => {
       for (const unregister of unregisterGauges) unregister();

@@ -26,6 +26,13 @@ export type NewCa = Omit<
   Partial<CertificateAuthorityEntity>;
 
 /** A root with what revoking its cross certificate needs (docs/api.md#revoke-a-cross-certificate). */
+/** Where an issuing CA's chain starts: its certificate, its issuer, a corporate root's intermediates. */
+export interface IssuingChainStart {
+  certificateDer: Buffer;
+  issuerCaId: string | null;
+  externalIntermediatesPem: string | null;
+}
+
 export interface RenewedRoot {
   id: string;
   role: string;
@@ -74,6 +81,8 @@ export abstract class CaStore {
   abstract crossLink(
     caId: string,
   ): Promise<{ crossCertificateDer: Buffer | null; previousRootCaId: string | null } | undefined>;
+  /** An issuing CA's certificate and what its chain is made of (cross-chain.ts); undefined for a root. */
+  abstract issuingChainStart(caId: string): Promise<IssuingChainStart | undefined>;
   /**
    * The tenant's issuing CA that signs leaves now (not retired, revoked nor expired), unless its
    * root is a corporate one (docs/api.md#external-root).
@@ -214,6 +223,26 @@ export class SqlCaStore extends CaStore {
     const row = rows[0];
     return (
       row && { crossCertificateDer: row.cross_certificate_der, previousRootCaId: row.previous_root_ca_id }
+    );
+  }
+
+  async issuingChainStart(caId: string): Promise<IssuingChainStart | undefined> {
+    const rows: {
+      certificate_der: Buffer;
+      issuer_ca_id: string | null;
+      external_intermediates_pem: string | null;
+    }[] = await this.db.query(
+      `SELECT certificate_der, issuer_ca_id, external_intermediates_pem FROM issuance.certificate_authorities
+        WHERE id = $1 AND role = 'issuing'`,
+      [caId],
+    );
+    const row = rows[0];
+    return (
+      row && {
+        certificateDer: row.certificate_der,
+        issuerCaId: row.issuer_ca_id,
+        externalIntermediatesPem: row.external_intermediates_pem,
+      }
     );
   }
 

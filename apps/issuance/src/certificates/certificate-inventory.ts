@@ -1,14 +1,10 @@
 import {
   CaError,
-  CertificateSource,
   ExportCertificatesQuery,
   INVENTORY_EXPORT_FORMATS,
   InventoryChunk,
-  InventoryExportFormat,
-  InventoryFilter,
   InventoryItem,
   InventoryPage,
-  InventorySort,
   InventorySummary,
   InventorySummaryQuery,
   SearchCertificatesQuery,
@@ -16,119 +12,13 @@ import {
   canonicalInventoryQuery,
   parseInventoryQuery,
 } from '@ca/contracts';
-import { DataSource } from 'typeorm';
 import { addDays, daysUntilExpiration, statusOf } from './certificate-lifecycle';
-import { SEARCH_BY_TENANT_INDEX } from '../migrations/1767970000000-index-certificate-search-by-tenant';
-import { SqlInventoryCursorKeyStore } from './inventory-cursor-key.store';
-import { InventoryCursors, KeysetPosition } from './inventory-cursor';
-
-interface InventoryRow {
-  id: string;
-  client_id: string;
-  common_name: string;
-  serial_number: string;
-  issued_at: Date;
-  not_after: Date;
-  revoked_at: Date | null;
-  dns_names: string[];
-  usage: string;
-  ca_id: string;
-  source: CertificateSource;
-  sort_key: string;
-}
-
-/** Certificates a `q` search filters in the order before it turns to the trigram index. */
-const Q_PROBE_ROWS = 5000;
+import { CertificateInventoryStore, InventoryRow } from './certificate-inventory.store';
+import { InventoryCursorKeyStore } from './inventory-cursor-key.store';
+import { InventoryCursors } from './inventory-cursor';
 
 /** Rows per export chunk: about half a megabyte of NDJSON, under the bus's inline reply size. */
 export const EXPORT_CHUNK_ROWS = 1000;
-
-/** A timestamp as JavaScript's toISOString writes it (milliseconds, UTC). */
-const iso = (column: string) => `to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`;
-const json = (text: string) => `to_json(${text})::text`;
-/** RFC 4180: quoted (quotes doubled) when it holds a comma, a quote or a line break. */
-const csv = (text: string) =>
-  `CASE WHEN strpos(${text}, ',') > 0 OR strpos(${text}, '"') > 0 OR strpos(${text}, chr(10)) > 0
-             OR strpos(${text}, chr(13)) > 0
-        THEN '"' || replace(${text}, '"', '""') || '"' ELSE ${text} END`;
-const status = (now: string) =>
-  `CASE WHEN revoked_at IS NOT NULL THEN 'Revoked' WHEN not_after <= ${now} THEN 'Expired' ELSE 'Active' END`;
-/** daysUntilExpiration: whole days, rounded down, never below 0 (docs/certificate-profile.md). */
-const days = (now: string) =>
-  `GREATEST(0, floor(extract(epoch FROM (not_after - ${now})) * 1000 / 86400000))::bigint::text`;
-/** The CertificateSummary fields, as JSON members in the order JSON.stringify writes them. */
-const summaryMembers = (now: string) =>
-  `'{"certificateId":"' || id || '","clientId":' || ${json('client_id')} ||
-   ',"commonName":' || ${json('common_name')} || ',"serialNumber":' || ${json('serial_number')} ||
-   ',"status":"' || ${status(now)} || '","issuedAt":"' || ${iso('issued_at')} ||
-   '","expiresAt":"' || ${iso('not_after')} || '","daysUntilExpiration":' || ${days(now)}`;
-
-/** The SQL of one exported row per format (`now` is a parameter). */
-const EXPORT_LINES: Record<InventoryExportFormat, (now: string) => string> = {
-  ndjson: (now) =>
-    `${summaryMembers(now)} || ',"subjectAlternativeNames":' || ${json('dns_names')} ||
-     ',"usage":' || ${json('usage')} || ',"caId":"' || ca_id || '","source":' || ${json('source')} ||
-     CASE WHEN revoked_at IS NULL THEN '' ELSE ',"revokedAt":"' || ${iso('revoked_at')} || '"' END ||
-     '}' || chr(10)`,
-  csv: (now) =>
-    `id || ',' || ${csv('client_id')} || ',' || ${csv('common_name')} || ',' || ${csv('serial_number')} ||
-     ',' || ${status(now)} || ',' || ${iso('issued_at')} || ',' || ${iso('not_after')} || ',' || ${days(now)} ||
-     ',' || ${csv("array_to_string(dns_names, ' ')")} || ',' || ${csv('usage')} || ',' || ca_id ||
-     ',' || ${csv('source')} || ',' || coalesce(${iso('revoked_at')}, '') || chr(13) || chr(10)`,
-  v1: (now) => `',' || ${summaryMembers(now)} || '}'`,
-};
-
-/** The sort column and direction of each order; the id breaks ties in the same direction. */
-const ORDERS: Record<InventorySort, { column: 'issued_at' | 'not_after'; descending: boolean }> = {
-  '-issuedAt': { column: 'issued_at', descending: true },
-  issuedAt: { column: 'issued_at', descending: false },
-  expiresAt: { column: 'not_after', descending: false },
-  '-expiresAt': { column: 'not_after', descending: true },
-};
-
-/** SQL conditions of a filter, with their parameters numbered after `params`. */
-export function filterConditions(
-  tenantId: string,
-  filter: InventoryFilter,
-  now: Date,
-  trigramOnly = false,
-): { where: string; params: unknown[] } {
-  const params: unknown[] = [tenantId];
-  const p = (value: unknown) => {
-    params.push(value);
-    return `$${params.length}`;
-  };
-  // `trigramOnly`: the same condition, in a form no index on tenant_id serves, so that only the
-  // trigram index of all tenants can drive the scan (CertificateInventory.ordered), where the
-  // index of the tenant's trigrams is missing.
-  const conditions = [trigramOnly ? '(tenant_id = $1) IS TRUE' : 'tenant_id = $1'];
-  if (filter.status) {
-    // Bound only when used: PostgreSQL cannot type a parameter no condition names.
-    const at = filter.status.some((s) => s !== 'Revoked') ? p(now) : '';
-    const byStatus = {
-      Active: `(revoked_at IS NULL AND not_after > ${at})`,
-      Expired: `(revoked_at IS NULL AND not_after <= ${at})`,
-      Revoked: '(revoked_at IS NOT NULL)',
-    };
-    conditions.push(`(${filter.status.map((s) => byStatus[s]).join(' OR ')})`);
-  }
-  if (filter.q !== undefined) {
-    // The same expression as the trigram index; LIKE's wildcards in `q` are taken literally.
-    const pattern = `%${filter.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-    conditions.push(
-      `issuance.inventory_search_text(common_name, client_id, serial_number, dns_names) LIKE ${p(pattern)}`,
-    );
-  }
-  if (filter.clientId !== undefined) conditions.push(`client_id = ${p(filter.clientId)}`);
-  if (filter.caId !== undefined) conditions.push(`ca_id = ${p(filter.caId)}::uuid`);
-  if (filter.usage !== undefined) conditions.push(`usage = ${p(filter.usage)}`);
-  if (filter.source !== undefined) conditions.push(`source = ${p(filter.source)}`);
-  if (filter.expiresBefore !== undefined) conditions.push(`not_after < ${p(filter.expiresBefore)}`);
-  if (filter.expiresAfter !== undefined) conditions.push(`not_after > ${p(filter.expiresAfter)}`);
-  if (filter.issuedBefore !== undefined) conditions.push(`issued_at < ${p(filter.issuedBefore)}`);
-  if (filter.issuedAfter !== undefined) conditions.push(`issued_at > ${p(filter.issuedAfter)}`);
-  return { where: conditions.join(' AND '), params };
-}
 
 /**
  * docs/api.md#search-certificates and docs/api.md#certificate-summary: the tenant's inventory in
@@ -138,10 +28,12 @@ export function filterConditions(
  */
 export class CertificateInventory {
   private readonly cursors: InventoryCursors;
-  private tenantIndex?: Promise<boolean>;
 
-  constructor(private readonly dataSource: DataSource) {
-    this.cursors = new InventoryCursors(new SqlInventoryCursorKeyStore(dataSource.manager));
+  constructor(
+    private readonly store: CertificateInventoryStore,
+    cursorKeys: InventoryCursorKeyStore,
+  ) {
+    this.cursors = new InventoryCursors(cursorKeys);
   }
 
   async search(query: SearchCertificatesQuery): Promise<InventoryPage> {
@@ -151,7 +43,7 @@ export class CertificateInventory {
     const after =
       cursor === undefined ? undefined : await this.cursors.decode(query.tenantId, canonical, cursor);
     const now = new Date();
-    const rows = await this.page(query.tenantId, filter, sort, limit + 1, after, now);
+    const rows = await this.store.page(query.tenantId, filter, sort, limit + 1, after, now);
     const more = rows.length > limit;
     const shown = more ? rows.slice(0, limit) : rows;
     const last = shown[shown.length - 1];
@@ -187,8 +79,8 @@ export class CertificateInventory {
     const after =
       cursor === undefined ? undefined : await this.cursors.decode(query.tenantId, canonical, cursor);
     const now = new Date();
-    const rows = await this.ordered<{ line: string; id: string; sort_key: string }>(
-      (p) => `${EXPORT_LINES[query.format](p(now))} AS line, id`,
+    const rows = await this.store.exportLines(
+      query.format,
       query.tenantId,
       filter,
       sort,
@@ -210,178 +102,24 @@ export class CertificateInventory {
     };
   }
 
-  private page(
-    tenantId: string,
-    filter: InventoryFilter,
-    sort: InventorySort,
-    limit: number,
-    after: KeysetPosition | undefined,
-    now: Date,
-  ): Promise<InventoryRow[]> {
-    return this.ordered<InventoryRow>(
-      () =>
-        'id, client_id, common_name, serial_number, issued_at, not_after, revoked_at, dns_names, usage, ca_id, source',
-      tenantId,
-      filter,
-      sort,
-      limit,
-      after,
-      now,
-    );
-  }
-
-  /**
-   * The first `limit` matches after `after` in the order, with `select` (which may bind
-   * parameters through `p`) and their `sort_key`.
-   *
-   * A `q` search is read in one of two ways, because how many certificates a substring matches
-   * is what the planner cannot know (it may be "host", matching all, or a serial fragment matching
-   * a few hundred in a million): first the next Q_PROBE_ROWS certificates in the order are
-   * filtered (bounded work: enough when matches are dense); only when that does not fill the page
-   * are the matches taken from the trigram index (bitmap scans only, the tenant's ordered indexes
-   * out of the plan), which costs what the matches cost when they are sparse. Without `q` the
-   * planner chooses, from statistics it has.
-   */
-  private async ordered<T extends { sort_key: string }>(
-    select: (p: (value: unknown) => string) => string,
-    tenantId: string,
-    filter: InventoryFilter,
-    sort: InventorySort,
-    limit: number,
-    after: KeysetPosition | undefined,
-    now: Date,
-  ): Promise<T[]> {
-    const { column, descending } = ORDERS[sort];
-    const direction = descending ? 'DESC' : 'ASC';
-    const order = `ORDER BY ${column} ${direction}, id ${direction}`;
-    const sql = (strategy: 'plain' | 'probe' | 'trigram', tenantInIndex = false) => {
-      const { where, params } = filterConditions(
-        tenantId,
-        filter,
-        now,
-        strategy === 'trigram' && !tenantInIndex,
-      );
-      const p = (value: unknown) => {
-        params.push(value);
-        return `$${params.length}`;
-      };
-      const columns = `${select(p)},
-              to_char(${column} AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') AS sort_key`;
-      const keyset = after
-        ? ` AND (${column}, id) ${descending ? '<' : '>'} (${p(after.key)}::timestamptz, ${p(after.id)}::uuid)`
-        : '';
-      if (strategy === 'probe') {
-        // The tenant's next rows in the order, then the filter over them.
-        const text = `SELECT ${columns} FROM (
-             SELECT * FROM issuance.certificates WHERE tenant_id = $1${keyset} ${order} LIMIT ${p(Q_PROBE_ROWS)}
-           ) certificates
-          WHERE ${where} ${order} LIMIT ${p(limit)}`;
-        return { text, params };
-      }
-      const text = `SELECT ${columns} FROM issuance.certificates WHERE ${where}${keyset} ${order} LIMIT ${p(limit)}`;
-      return { text, params };
-    };
-    if (filter.q === undefined) {
-      const { text, params } = sql('plain');
-      return this.dataSource.query(text, params);
-    }
-    const probe = sql('probe');
-    const dense: T[] = await this.dataSource.query(probe.text, probe.params);
-    if (dense.length >= limit) return dense;
-    const tenantInIndex = await this.searchIndexHasTenant();
-    return this.dataSource.transaction(async (manager) => {
-      await manager.query('SET LOCAL enable_seqscan = off');
-      await manager.query('SET LOCAL enable_indexscan = off');
-      const { text, params } = sql('trigram', tenantInIndex);
-      return manager.query(text, params);
-    });
-  }
-
-  /**
-   * Whether the trigram index holds the tenant too (SEARCH_BY_TENANT_INDEX, built where btree_gin
-   * is available): then the tenant condition goes to it as is, and it reads the tenant's entries
-   * only; otherwise the condition is kept out of the index conditions (filterConditions). Asked
-   * once per process.
-   */
-  private searchIndexHasTenant(): Promise<boolean> {
-    this.tenantIndex ??= this.dataSource
-      .query(
-        `SELECT 1 FROM pg_index i JOIN pg_class c ON c.oid = i.indexrelid
-          JOIN pg_namespace n ON n.oid = c.relnamespace
-          WHERE n.nspname = 'issuance' AND c.relname = $1 AND i.indisvalid`,
-        [SEARCH_BY_TENANT_INDEX],
-      )
-      .then(
-        (rows: unknown[]) => rows.length > 0,
-        (error: unknown) => {
-          this.tenantIndex = undefined;
-          throw error;
-        },
-      );
-    return this.tenantIndex;
-  }
-
-  /**
-   * From the per-day counters (issuance.inventory_counts, kept by a trigger): the days after each
-   * bound are added up, and only the unrevoked certificates of the bound's own UTC day are counted
-   * in the index of unrevoked certificates by expiry. One statement, one snapshot: exact, and its
-   * cost is the tenant's days of expiry plus four days of certificates, not the whole inventory.
-   */
+  /** From the per-day counters and the bounds' own days (CertificateInventoryStore.counts). */
   async summary(query: InventorySummaryQuery): Promise<InventorySummary> {
     assertCommandFields(query, { tenantId: 'uuid' });
     const now = new Date();
     const bounds = [now, addDays(now, 7), addDays(now, 30), addDays(now, 90)];
-    const params: unknown[] = [query.tenantId];
-    const p = (value: unknown) => {
-      params.push(value);
-      return `$${params.length}`;
-    };
-    // Unrevoked certificates whose notAfter is after the bound: the days after its day, and the
-    // certificates of its own day after it.
-    const days: string[] = [];
-    const edges: string[] = [];
-    bounds.forEach((bound, i) => {
-      const day = utcDay(bound);
-      days.push(
-        `coalesce(sum(unrevoked) FILTER (WHERE expiry_day > ${p(isoDate(day))}::date), 0) AS days${i}`,
-      );
-      edges.push(`(SELECT count(*) FROM issuance.certificates
-                    WHERE tenant_id = $1 AND revoked_at IS NULL
-                      AND not_after > ${p(bound)} AND not_after < ${p(new Date(day.getTime() + DAY_MS))}) AS edge${i}`);
-    });
-    const [counts]: Record<string, string>[] = await this.dataSource.query(
-      `SELECT coalesce(sum(unrevoked), 0) AS unrevoked, coalesce(sum(revoked), 0) AS revoked,
-              ${[...days, ...edges].join(',\n')}
-         FROM issuance.inventory_counts WHERE tenant_id = $1`,
-      params,
-    );
-    const row = Object.fromEntries(
-      [0, 1, 2, 3].map((i) => [`after${i}`, Number(counts[`days${i}`]) + Number(counts[`edge${i}`])]),
-    );
-    row.unrevoked = Number(counts.unrevoked);
-    row.revoked = Number(counts.revoked);
-    const active = Number(row.after0);
+    const counts = await this.store.counts(query.tenantId, bounds);
+    const active = counts.after[0];
     return {
       active,
-      revoked: Number(row.revoked),
-      expired: Number(row.unrevoked) - active,
+      revoked: counts.revoked,
+      expired: counts.unrevoked - active,
       expiringWithin: {
-        '7': active - Number(row.after1),
-        '30': active - Number(row.after2),
-        '90': active - Number(row.after3),
+        '7': active - counts.after[1],
+        '30': active - counts.after[2],
+        '90': active - counts.after[3],
       },
     };
   }
-}
-
-const DAY_MS = 86_400_000;
-
-function utcDay(at: Date): Date {
-  return new Date(Math.floor(at.getTime() / DAY_MS) * DAY_MS);
-}
-
-function isoDate(day: Date): string {
-  return day.toISOString().slice(0, 10);
 }
 
 function inventoryItem(r: InventoryRow, now: Date): InventoryItem {

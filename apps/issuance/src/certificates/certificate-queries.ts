@@ -8,44 +8,24 @@ import {
   assertCommandFields,
 } from '@ca/contracts';
 import { derToPem, renewalWindow } from '@ca/pki';
-import { DataSource } from 'typeorm';
-import { sqlIssuanceTables } from '../issuance-database.store';
+import type { IssuanceTables } from '../issuance-database.store';
 import { chainOf } from '../certificate-authority/cross-chain';
 import { daysUntilExpiration, statusOf } from './certificate-lifecycle';
 import { findTenantCertificate } from './certificate.repository';
-import { EXPIRING_COLUMNS, ExpiringRow, expiringSummary, expiringWindow } from './expiring-certificates';
-
-interface SummaryRow {
-  id: string;
-  tenant_id: string;
-  client_id: string;
-  common_name: string;
-  serial_number: string;
-  issued_at: Date;
-  not_after: Date;
-  revoked_at: Date | null;
-}
-
-const SUMMARY_COLUMNS =
-  'id, tenant_id, client_id, common_name, serial_number, issued_at, not_after, revoked_at';
+import { expiringSummary, expiringWindow } from './expiring-certificates';
 
 /** docs/api.md#list-certificates, docs/api.md#get-a-certificate, docs/api.md#expiring-certificates: reads of the tenant's certificates, straight from the owning schema. */
 export class CertificateQueries {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly tables: Pick<IssuanceTables, 'certificates' | 'cas' | 'expiringCertificates'>,
+  ) {}
 
   async get(query: CertificateQuery): Promise<CertificateDetail> {
     assertCommandFields(query, { tenantId: 'uuid', certificateId: 'uuid' });
-    const c = await findTenantCertificate(
-      sqlIssuanceTables(this.dataSource.manager).certificates,
-      query.tenantId,
-      query.certificateId,
-    );
+    const c = await findTenantCertificate(this.tables.certificates, query.tenantId, query.certificateId);
     const now = new Date();
     const window = renewalWindow({ ...c, serialNumberHex: c.serialNumber });
-    const [successor]: { id: string }[] = await this.dataSource.query(
-      'SELECT id FROM issuance.certificates WHERE renewed_from = $1 ORDER BY issued_at DESC LIMIT 1',
-      [c.id],
-    );
+    const successorId = await this.tables.certificates.newestSuccessor(c.id);
     return {
       certificateId: c.id,
       tenantId: c.tenantId,
@@ -62,7 +42,7 @@ export class CertificateQueries {
         : {}),
       daysUntilExpiration: daysUntilExpiration(c.notAfter, now),
       renewalWindow: { start: window.start.toISOString(), end: window.end.toISOString() },
-      ...(successor ? { successorId: successor.id } : {}),
+      ...(successorId ? { successorId } : {}),
     };
   }
 
@@ -71,22 +51,9 @@ export class CertificateQueries {
    * up to a corporate root or the cross certificates of a renewed root (cross-chain.ts), else ''.
    */
   private async chainPemOf(caId: string): Promise<string> {
-    const rows: {
-      certificate_der: Buffer;
-      issuer_ca_id: string | null;
-      external_intermediates_pem: string | null;
-    }[] = await this.dataSource.query(
-      `SELECT certificate_der, issuer_ca_id, external_intermediates_pem FROM issuance.certificate_authorities
-        WHERE id = $1 AND role = 'issuing'`,
-      [caId],
-    );
-    if (rows.length === 0) return '';
-    const chain = await chainOf(sqlIssuanceTables(this.dataSource.manager).cas, {
-      role: 'issuing',
-      certificateDer: rows[0].certificate_der,
-      issuerCaId: rows[0].issuer_ca_id,
-      externalIntermediatesPem: rows[0].external_intermediates_pem,
-    });
+    const issuing = await this.tables.cas.issuingChainStart(caId);
+    if (!issuing) return '';
+    const chain = await chainOf(this.tables.cas, { role: 'issuing', ...issuing });
     return chain.map((der) => derToPem(new Uint8Array(der))).join('');
   }
 
@@ -96,10 +63,7 @@ export class CertificateQueries {
    */
   async list(query: ListCertificatesQuery): Promise<{ certificates: CertificateSummary[] }> {
     assertCommandFields(query, { tenantId: 'uuid' });
-    const rows: SummaryRow[] = await this.dataSource.query(
-      `SELECT ${SUMMARY_COLUMNS} FROM issuance.certificates WHERE tenant_id = $1 ORDER BY issued_at DESC, id DESC`,
-      [query.tenantId],
-    );
+    const rows = await this.tables.certificates.summariesOf(query.tenantId);
     const now = new Date();
     return {
       certificates: rows.map((r) => ({
@@ -119,12 +83,7 @@ export class CertificateQueries {
   async expiring(query: ExpiringCertificatesQuery): Promise<{ certificates: ExpiringCertificateSummary[] }> {
     assertCommandFields(query, { tenantId: 'uuid' });
     const { from, to } = expiringWindow(query.days);
-    const rows: ExpiringRow[] = await this.dataSource.query(
-      `SELECT ${EXPIRING_COLUMNS} FROM issuance.certificates
-        WHERE tenant_id = $1 AND revoked_at IS NULL AND not_after > $2 AND not_after <= $3
-        ORDER BY not_after, id`,
-      [query.tenantId, from, to],
-    );
+    const rows = await this.tables.expiringCertificates.ofTenant(query.tenantId, from, to);
     return { certificates: rows.map((r) => expiringSummary(r, from)) };
   }
 }

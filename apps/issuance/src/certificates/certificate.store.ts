@@ -15,6 +15,21 @@ export interface RevokedCertificate {
   reasonCode: number | null;
 }
 
+/** A certificate as `GET /v1/certificates` lists it. */
+export interface CertificateSummaryRow {
+  id: string;
+  tenant_id: string;
+  client_id: string;
+  common_name: string;
+  serial_number: string;
+  issued_at: Date;
+  not_after: Date;
+  revoked_at: Date | null;
+}
+
+const SUMMARY_COLUMNS =
+  'id, tenant_id, client_id, common_name, serial_number, issued_at, not_after, revoked_at';
+
 const COLUMNS = `id, tenant_id, ca_id, serial_number, client_id, common_name, organization,
   organizational_unit, country, certificate_der, usage, dns_names, must_staple, custom_extensions,
   not_before, not_after, issued_at, renewed_from, issued_by, key_from_csr, source`;
@@ -59,6 +74,10 @@ export abstract class CertificateStore {
   abstract byId(certificateId: string, options?: { lock?: boolean }): Promise<CertificateEntity | null>;
   /** Whether a certificate names this one as its predecessor (renewal or ACME `replaces`). */
   abstract hasSuccessor(certificateId: string): Promise<boolean>;
+  /** The newest certificate naming this one as its predecessor. */
+  abstract newestSuccessor(certificateId: string): Promise<string | undefined>;
+  /** The tenant's certificates, newest first (ties by id, newest too), summary columns only. */
+  abstract summariesOf(tenantId: string): Promise<CertificateSummaryRow[]>;
   /** The CA's revoked certificates, for the tenant's CRL of it. */
   abstract revokedUnder(caId: string, tenantId: string): Promise<RevokedCertificate[]>;
 }
@@ -128,6 +147,21 @@ export class SqlCertificateStore extends CertificateStore {
       [certificateId],
     );
     return successor !== undefined;
+  }
+
+  async newestSuccessor(certificateId: string): Promise<string | undefined> {
+    const [successor]: { id: string }[] = await this.db.query(
+      'SELECT id FROM issuance.certificates WHERE renewed_from = $1 ORDER BY issued_at DESC LIMIT 1',
+      [certificateId],
+    );
+    return successor?.id;
+  }
+
+  summariesOf(tenantId: string): Promise<CertificateSummaryRow[]> {
+    return this.db.query(
+      `SELECT ${SUMMARY_COLUMNS} FROM issuance.certificates WHERE tenant_id = $1 ORDER BY issued_at DESC, id DESC`,
+      [tenantId],
+    );
   }
 
   async revokedUnder(caId: string, tenantId: string): Promise<RevokedCertificate[]> {

@@ -9,15 +9,10 @@ import {
   RevocationReasonCodes,
 } from '@ca/contracts';
 import { validateDto } from '@ca/domain';
-import { recordEvent } from '@ca/messaging';
-import { DataSource, EntityManager } from 'typeorm';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
-import { CertificateEntity } from './certificate.entity';
-import { lockAndReadStandings } from '../tenants/tenant-standing.store';
+import { IssuanceDatabase } from '../issuance-database.store';
+import { TenantStandingStore } from '../tenants/tenant-standing.store';
 import { admitWithinLimits } from './certificate-limit';
-import { sqlIssuanceTables } from '../issuance-database.store';
 import { findTenantCertificate } from './certificate.repository';
-import { SqlCertificateStore } from './certificate.store';
 import { ResponderPublication } from '../publication/responder-publication';
 
 /**
@@ -30,7 +25,7 @@ import { ResponderPublication } from '../publication/responder-publication';
  */
 export class ReleaseHoldHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly onEventsRecorded: () => void,
     /** The plan limit of a tenant issuance has no `tenant.updated` for yet (never unlimited). */
     private readonly defaultCertificateLimit: number,
@@ -38,16 +33,12 @@ export class ReleaseHoldHandler {
   ) {}
 
   async execute(command: ReleaseHoldCommand): Promise<ReleaseHoldResult> {
-    await findTenantCertificate(
-      sqlIssuanceTables(this.dataSource.manager).certificates,
-      command.tenantId,
-      command.certificateId,
-    );
+    await findTenantCertificate(this.database.tables.certificates, command.tenantId, command.certificateId);
     const request = await validateDto(ReleaseHoldRequest, command.request ?? {});
     const releasedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
-    const result = await this.dataSource.transaction(async (manager) => {
+    const result = await this.database.transaction(async (tables) => {
       const certificate = await findTenantCertificate(
-        sqlIssuanceTables(manager).certificates,
+        tables.certificates,
         command.tenantId,
         command.certificateId,
         {
@@ -63,29 +54,17 @@ export class ReleaseHoldHandler {
           ErrorCode.CertificateNotOnHold,
         );
       }
-      if (certificate.notAfter > releasedAt) await this.assertWithinLimit(manager, command);
-      await manager.update(
-        CertificateEntity,
-        { id: certificate.id, tenantId: command.tenantId },
-        { revokedAt: null, revocationReason: null, revocationReasonCode: null },
-      );
-      await manager.query(
-        `INSERT INTO issuance.hold_releases
-           (tenant_id, certificate_id, held_since, hold_reason, released_at, released_by, release_reason)
-         VALUES ($1, $2, $3, $4, $5, $6, $7)`,
-        [
-          certificate.tenantId,
-          certificate.id,
-          heldSince,
-          certificate.revocationReason,
-          releasedAt,
-          command.principal,
-          request.reason ?? null,
-        ],
-      );
-      const event = await recordEvent<CertificateHoldReleasedPayload>(
-        manager,
-        ISSUANCE_SCHEMA,
+      if (certificate.notAfter > releasedAt) await this.assertWithinLimit(tables.tenants, command);
+      await tables.certificateRevocations.releaseHold({
+        tenantId: certificate.tenantId,
+        certificateId: certificate.id,
+        heldSince,
+        holdReason: certificate.revocationReason,
+        releasedAt,
+        releasedBy: command.principal,
+        releaseReason: request.reason ?? null,
+      });
+      const event = await tables.outbox.record<CertificateHoldReleasedPayload>(
         EventType.CertificateHoldReleased,
         {
           tenantId: certificate.tenantId,
@@ -95,7 +74,7 @@ export class ReleaseHoldHandler {
           heldSince: heldSince.toISOString(),
           releasedAt: releasedAt.toISOString(),
           releasedBy: command.principal,
-          sequence: await new SqlCertificateStore(manager).nextStatusSequence(certificate.id),
+          sequence: await tables.certificates.nextStatusSequence(certificate.id),
         },
       );
       return {
@@ -114,8 +93,8 @@ export class ReleaseHoldHandler {
   }
 
   /** The certificate becomes Active again: it needs a free slot, counted under the issuance lock. */
-  private async assertWithinLimit(manager: EntityManager, command: ReleaseHoldCommand): Promise<void> {
-    const standings = await lockAndReadStandings(manager, [command.tenantId], this.defaultCertificateLimit);
+  private async assertWithinLimit(tenants: TenantStandingStore, command: ReleaseHoldCommand): Promise<void> {
+    const standings = await tenants.lockAndRead([command.tenantId], this.defaultCertificateLimit);
     const [refusal] = admitWithinLimits([command], standings);
     if (refusal) throw refusal;
   }

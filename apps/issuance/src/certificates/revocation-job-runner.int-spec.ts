@@ -1,8 +1,9 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
+import { IssuanceTables, SqlIssuanceDatabase } from '../issuance-database.store';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
 import { SqlCertificateStore } from './certificate.store';
@@ -92,6 +93,7 @@ async function untilJobEnds(
 describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
   let database: TestDatabase;
   let dataSource: DataSource;
+  let issuance: SqlIssuanceDatabase;
   const tenantId = randomUUID();
 
   beforeAll(async () => {
@@ -102,6 +104,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
       entities: [CertificateAuthorityEntity, CertificateEntity],
       migrations: ISSUANCE_MIGRATIONS,
     });
+    issuance = new SqlIssuanceDatabase(dataSource);
     const now = new Date();
     const caId = randomUUID();
     await dataSource.getRepository(CertificateAuthorityEntity).insert({
@@ -135,7 +138,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
   });
 
   it('resumes after a crash: each match revoked exactly once, nothing else touched', async () => {
-    const handler = new RevokeMatchingHandler(dataSource, () => undefined);
+    const handler = new RevokeMatchingHandler(issuance, () => undefined);
     const jobId = await startJob(handler, tenantId, 'bulk', 25);
 
     // The first process revokes in batches of ten and dies inside the transaction of the batch
@@ -145,17 +148,17 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
     const dying = new (class extends RevokeCertificateHandler {
       override executeBatch(...args: Parameters<RevokeCertificateHandler['executeBatch']>) {
         const [command, inTransaction] = args;
-        return super.executeBatch(command, async (manager: EntityManager, outcome) => {
+        return super.executeBatch(command, async (tables: IssuanceTables, outcome) => {
           revocations += outcome.revoked.length;
           if (dead || revocations >= 11) {
             dead = true;
             throw new Error('process killed');
           }
-          await inTransaction(manager, outcome);
+          await inTransaction(tables, outcome);
         });
       }
-    })(dataSource, () => undefined);
-    const first = new RevocationJobRunner(dataSource, dying, 10);
+    })(issuance, () => undefined);
+    const first = new RevocationJobRunner(issuance, dying, 10);
     await expect(first.run(jobId)).rejects.toThrow('process killed');
     // Stopped part-way: the revocations under way beside the one that died may have finished.
     const stopped = await handler.job({ tenantId, jobId });
@@ -166,10 +169,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
     await dataSource.query("UPDATE issuance.revocation_jobs SET lease_until = now() - interval '1 second'");
 
     // The restarted process resumes every running job on start.
-    const second = new RevocationJobRunner(
-      dataSource,
-      new RevokeCertificateHandler(dataSource, () => undefined),
-    );
+    const second = new RevocationJobRunner(issuance, new RevokeCertificateHandler(issuance, () => undefined));
     await second.start();
     try {
       await untilJobEnds(handler, tenantId, jobId, 600, 'the job was not resumed');
@@ -202,7 +202,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
   });
 
   it('fails the job, with the reason, when a certificate cannot be revoked round after round; revokes the others', async () => {
-    const handler = new RevokeMatchingHandler(dataSource, () => undefined);
+    const handler = new RevokeMatchingHandler(issuance, () => undefined);
     const jobId = await startJob(handler, tenantId, 'kept', 5);
     const [{ certificate_id: doomed }]: { certificate_id: string }[] = await dataSource.query(
       'SELECT certificate_id FROM issuance.revocation_job_items WHERE job_id = $1 ORDER BY certificate_id LIMIT 1',
@@ -213,8 +213,8 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
         if (args[0].certificateIds.includes(doomed)) return Promise.reject(new Error('the disk is on fire'));
         return super.executeBatch(...args);
       }
-    })(dataSource, () => undefined);
-    const runner = new RevocationJobRunner(dataSource, failing);
+    })(issuance, () => undefined);
+    const runner = new RevocationJobRunner(issuance, failing);
     await runner.start();
     try {
       await untilJobEnds(handler, tenantId, jobId, 800, 'the job never ended');
@@ -257,13 +257,13 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
       clientId: () => 'raced',
       commonName: (i) => `raced-${i}`,
     });
-    const handler = new RevokeMatchingHandler(dataSource, () => undefined);
+    const handler = new RevokeMatchingHandler(issuance, () => undefined);
     const jobId = await startJob(handler, racedTenant, 'raced', 7);
     const [{ certificate_id: raced }]: { certificate_id: string }[] = await dataSource.query(
       'SELECT certificate_id FROM issuance.revocation_job_items WHERE job_id = $1 ORDER BY certificate_id DESC LIMIT 1',
       [jobId],
     );
-    const single = new RevokeCertificateHandler(dataSource, () => undefined);
+    const single = new RevokeCertificateHandler(issuance, () => undefined);
     await single.execute({
       tenantId: racedTenant,
       principal: 'someone',
@@ -271,7 +271,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
       request: { reason: 'first', reasonCode: 'Superseded' },
     });
 
-    await new RevocationJobRunner(dataSource, single).run(jobId);
+    await new RevocationJobRunner(issuance, single).run(jobId);
 
     expect(await handler.job({ tenantId: racedTenant, jobId })).toEqual({
       jobId,

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { CaError, MAX_PUBLISHED_EVENTS, RevocationReasonCode, RevocationReasonCodes } from '@ca/contracts';
 import { isDatabaseUnavailable } from '@ca/persistence';
-import { DataSource, EntityManager } from 'typeorm';
+import { IssuanceDatabase } from '../issuance-database.store';
+import { ClaimedRevocationJob, RevocationJobStore } from './revocation-job.store';
 import { RevokeCertificateHandler } from './revoke-certificate.handler';
 
 /**
@@ -31,16 +32,6 @@ class RoundFailure extends Error {
   }
 }
 
-interface JobRow {
-  id: string;
-  tenant_id: string;
-  principal: string;
-  request_id: string | null;
-  reason: string;
-  reason_code: string;
-  failed_rounds: number;
-}
-
 /**
  * Works through revoke-matching jobs (docs/api.md#revoke-matching) in batches of pending
  * certificates: each batch is revoked in one transaction by the single revocation's own handler
@@ -58,19 +49,20 @@ export class RevocationJobRunner {
 
   private onError: (error: unknown, jobId: string) => void = () => undefined;
 
+  private readonly jobs: RevocationJobStore;
+
   constructor(
-    private readonly dataSource: DataSource,
+    database: IssuanceDatabase,
     private readonly revoke: RevokeCertificateHandler,
     private readonly batchSize = REVOCATION_BATCH,
-  ) {}
+  ) {
+    this.jobs = database.tables.revocationJobs;
+  }
 
   /** Resumes every unfinished job (those a live replica holds are left to it until its lease ends). */
   async start(onError?: (error: unknown, jobId: string) => void): Promise<void> {
     if (onError) this.onError = onError;
-    const rows: { id: string }[] = await this.dataSource.query(
-      `SELECT id FROM issuance.revocation_jobs WHERE status = 'running' ORDER BY created_at`,
-    );
-    for (const { id } of rows) this.kick(id);
+    for (const id of await this.jobs.running()) this.kick(id);
   }
 
   kick(jobId: string): void {
@@ -90,12 +82,7 @@ export class RevocationJobRunner {
     for (const timer of this.timers) clearTimeout(timer);
     await Promise.all(this.active.values());
     // Handed back at once, so a restart goes on without waiting for the lease to run out.
-    await this.dataSource
-      .query(
-        'UPDATE issuance.revocation_jobs SET lease_owner = NULL, lease_until = NULL WHERE lease_owner = $1',
-        [this.owner],
-      )
-      .catch(() => undefined);
+    await this.jobs.releaseLeases(this.owner).catch(() => undefined);
   }
 
   /** Runs a job to its end (or until stopped); exposed for the runner's own tests. */
@@ -104,20 +91,11 @@ export class RevocationJobRunner {
       if (this.stopping) return;
       const job = await this.claim(jobId);
       if (!job) return;
-      const pending: { certificate_id: string }[] = await this.dataSource.query(
-        `SELECT certificate_id FROM issuance.revocation_job_items
-          WHERE job_id = $1 AND state = 'pending' ORDER BY certificate_id LIMIT $2`,
-        [jobId, this.batchSize],
-      );
-      if (pending.length === 0) {
-        await this.dataSource.query(
-          `UPDATE issuance.revocation_jobs SET status = 'done', finished_at = now(), lease_owner = NULL, lease_until = NULL
-            WHERE id = $1 AND status = 'running'`,
-          [jobId],
-        );
+      const ids = await this.jobs.pending(jobId, this.batchSize);
+      if (ids.length === 0) {
+        await this.jobs.finish(jobId);
         return;
       }
-      const ids = pending.map((p) => p.certificate_id);
       let failure: RoundFailure | undefined;
       let settled = 0;
       try {
@@ -139,9 +117,7 @@ export class RevocationJobRunner {
       }
       // Progress: the failures counted so far were not in a row.
       if (settled > 0 && job.failed_rounds > 0) {
-        await this.dataSource.query('UPDATE issuance.revocation_jobs SET failed_rounds = 0 WHERE id = $1', [
-          jobId,
-        ]);
+        await this.jobs.resetFailedRounds(jobId);
         job.failed_rounds = 0;
       }
       if (failure) throw failure;
@@ -155,7 +131,7 @@ export class RevocationJobRunner {
    * certificate was revoked meanwhile by another call (an answer about that certificate, never
    * retried). Returns how many items it settled.
    */
-  private async revokeBatch(job: JobRow, certificateIds: string[]): Promise<number> {
+  private async revokeBatch(job: ClaimedRevocationJob, certificateIds: string[]): Promise<number> {
     await this.revoke.executeBatch(
       {
         tenantId: job.tenant_id,
@@ -164,33 +140,24 @@ export class RevocationJobRunner {
         reason: job.reason,
         reasonCodeNumber: RevocationReasonCodes[job.reason_code as RevocationReasonCode],
       },
-      (manager, outcome) => this.settle(manager, job.id, outcome.revoked, outcome.skipped),
+      (tables, outcome) => this.settle(tables.revocationJobs, job.id, outcome.revoked, outcome.skipped),
     );
     return certificateIds.length;
   }
 
   /** Each item leaves `pending` once, in the batch's transaction, and the job's counters move with them. */
   private async settle(
-    manager: EntityManager,
+    jobs: RevocationJobStore,
     jobId: string,
     revoked: string[],
     skipped: string[],
   ): Promise<void> {
-    const [, changed]: [unknown, number] = await manager.query(
-      `UPDATE issuance.revocation_job_items
-          SET state = CASE WHEN certificate_id = ANY($2::uuid[]) THEN 'revoked' ELSE 'skipped' END,
-              revoked_in = CASE WHEN certificate_id = ANY($2::uuid[]) THEN pg_current_xact_id() END
-        WHERE job_id = $1 AND certificate_id = ANY($3::uuid[]) AND state = 'pending'`,
-      [jobId, revoked, [...revoked, ...skipped]],
-    );
+    const changed = await jobs.settleItems(jobId, revoked, skipped);
     // Settled already (by a replica whose lease this one outlived): this batch must not count twice.
     if (changed !== revoked.length + skipped.length) {
       throw new Error(`items of job ${jobId} were settled already`);
     }
-    await manager.query(
-      'UPDATE issuance.revocation_jobs SET done = done + $2, failed = failed + $3 WHERE id = $1',
-      [jobId, revoked.length, skipped.length],
-    );
+    await jobs.addCounts(jobId, revoked.length, skipped.length);
   }
 
   /**
@@ -208,38 +175,17 @@ export class RevocationJobRunner {
       error instanceof RoundFailure
         ? `revoking certificate ${error.certificateId} failed ${MAX_FAILED_ROUNDS} times in a row with ${what}; the certificates still pending were not revoked`
         : `the job failed ${MAX_FAILED_ROUNDS} times in a row with ${what}`;
-    const [rows]: [{ status: string }[], number] = await this.dataSource.query(
-      `UPDATE issuance.revocation_jobs
-          SET failed_rounds = failed_rounds + 1,
-              status = CASE WHEN failed_rounds + 1 >= $2 THEN 'failed' ELSE status END,
-              failure = CASE WHEN failed_rounds + 1 >= $2 THEN $3 ELSE failure END,
-              finished_at = CASE WHEN failed_rounds + 1 >= $2 THEN now() ELSE finished_at END,
-              lease_owner = CASE WHEN failed_rounds + 1 >= $2 THEN NULL ELSE lease_owner END,
-              lease_until = CASE WHEN failed_rounds + 1 >= $2 THEN NULL ELSE lease_until END
-        WHERE id = $1 AND status = 'running'
-        RETURNING status`,
-      [jobId, MAX_FAILED_ROUNDS, reason],
-    );
-    return rows.length === 0 || rows[0].status === 'failed';
+    const status = await this.jobs.failedRound(jobId, MAX_FAILED_ROUNDS, reason);
+    return status === undefined || status === 'failed';
   }
 
   /** Takes (or renews) the job's lease; undefined when done or held by a live replica. */
-  private async claim(jobId: string): Promise<JobRow | undefined> {
-    const [rows]: [JobRow[], number] = await this.dataSource.query(
-      `UPDATE issuance.revocation_jobs
-          SET lease_owner = $2, lease_until = now() + make_interval(secs => $3)
-        WHERE id = $1 AND status = 'running'
-          AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until < now())
-        RETURNING id, tenant_id, principal, request_id, reason, reason_code, failed_rounds`,
-      [jobId, this.owner, LEASE_MS / 1000],
-    );
-    if (rows.length > 0) return rows[0];
-    const held: { lease_until: Date }[] = await this.dataSource.query(
-      `SELECT lease_until FROM issuance.revocation_jobs WHERE id = $1 AND status = 'running'`,
-      [jobId],
-    );
+  private async claim(jobId: string): Promise<ClaimedRevocationJob | undefined> {
+    const claimed = await this.jobs.claim(jobId, this.owner, LEASE_MS / 1000);
+    if (claimed) return claimed;
+    const leaseUntil = await this.jobs.leaseUntil(jobId);
     // Another replica holds it: look again once its lease would have run out.
-    if (held.length > 0) this.later(jobId, Math.max(held[0].lease_until.getTime() - Date.now(), 0) + 100);
+    if (leaseUntil) this.later(jobId, Math.max(leaseUntil.getTime() - Date.now(), 0) + 100);
     return undefined;
   }
 

@@ -11,16 +11,10 @@ import {
   assertCommandFields,
 } from '@ca/contracts';
 import { validateDto } from '@ca/domain';
-import { recordEvent } from '@ca/messaging';
-import { DataSource, EntityManager } from 'typeorm';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
 import { revocationEventFields, revocationNow } from '../revocation-record';
-import { SqlBlockedKeyStore } from './blocked-key.store';
 import { blockKeyIfCompromised } from './blocked-keys';
-import { CertificateEntity } from './certificate.entity';
-import { sqlIssuanceTables } from '../issuance-database.store';
 import { findTenantCertificate } from './certificate.repository';
-import { SqlCertificateStore } from './certificate.store';
 import { ResponderPublication } from '../publication/responder-publication';
 import { RevocationLedgerFeed } from '../publication/revocation-ledger-feed';
 import { BatchRevocation, revokeInBatch } from './revoke-in-batch';
@@ -41,7 +35,7 @@ export interface RevokeBatchCommand {
  */
 export class RevokeCertificateHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly onEventsRecorded: () => void,
     private readonly publication?: ResponderPublication,
     /** A batch's direct path to the CRL (executeBatch only; a single revocation keeps the stream's). */
@@ -54,14 +48,10 @@ export class RevokeCertificateHandler {
    */
   async execute(
     command: RevokeCertificateCommand,
-    inTransaction?: (manager: EntityManager) => Promise<void>,
+    inTransaction?: (tables: IssuanceTables) => Promise<void>,
   ): Promise<RevokeCertificateResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', certificateId: 'uuid' });
-    await findTenantCertificate(
-      sqlIssuanceTables(this.dataSource.manager).certificates,
-      command.tenantId,
-      command.certificateId,
-    );
+    await findTenantCertificate(this.database.tables.certificates, command.tenantId, command.certificateId);
     const request = await validateDto(RevokeCertificateRequest, command.request);
     // Every row of `certificates` is an end-entity certificate (CA certificates live in
     // certificate_authorities), so the CA-only reasons of RFC 5280 5.3.1 never apply here.
@@ -78,9 +68,9 @@ export class RevokeCertificateHandler {
       RevocationReasonCodes[request.reasonCode ?? 'Unspecified'],
       command.principal,
     );
-    const result = await this.dataSource.transaction(async (manager) => {
+    const result = await this.database.transaction(async (tables) => {
       const certificate = await findTenantCertificate(
-        sqlIssuanceTables(manager).certificates,
+        tables.certificates,
         command.tenantId,
         command.certificateId,
         {
@@ -88,31 +78,17 @@ export class RevokeCertificateHandler {
         },
       );
       if (certificate.revokedAt) throw CaError.conflict('This certificate is already revoked.');
-      await manager.update(
-        CertificateEntity,
-        // Filtered by tenant too, although the row was read (and locked) for this tenant: defence in depth.
-        { id: certificate.id, tenantId: command.tenantId },
-        revocation,
-      );
-      await blockKeyIfCompromised(
-        new SqlBlockedKeyStore(manager),
-        certificate,
-        revocation.revocationReasonCode,
-      );
-      const event = await recordEvent<CertificateRevokedPayload>(
-        manager,
-        ISSUANCE_SCHEMA,
-        EventType.CertificateRevoked,
-        {
-          tenantId: certificate.tenantId,
-          certificateId: certificate.id,
-          caId: certificate.caId,
-          serialNumber: certificate.serialNumber,
-          ...revocationEventFields(revocation),
-          sequence: await new SqlCertificateStore(manager).nextStatusSequence(certificate.id),
-        },
-      );
-      await inTransaction?.(manager);
+      await tables.certificateRevocations.revoke(certificate.id, command.tenantId, revocation);
+      await blockKeyIfCompromised(tables.blockedKeys, certificate, revocation.revocationReasonCode);
+      const event = await tables.outbox.record<CertificateRevokedPayload>(EventType.CertificateRevoked, {
+        tenantId: certificate.tenantId,
+        certificateId: certificate.id,
+        caId: certificate.caId,
+        serialNumber: certificate.serialNumber,
+        ...revocationEventFields(revocation),
+        sequence: await tables.certificates.nextStatusSequence(certificate.id),
+      });
+      await inTransaction?.(tables);
       return { certificateId: certificate.id, revokedAt: revocation.revokedAt.toISOString(), event };
     });
     this.onEventsRecorded();
@@ -131,12 +107,12 @@ export class RevokeCertificateHandler {
    */
   async executeBatch(
     command: RevokeBatchCommand,
-    inTransaction: (manager: EntityManager, outcome: BatchRevocation) => Promise<void>,
+    inTransaction: (tables: IssuanceTables, outcome: BatchRevocation) => Promise<void>,
   ): Promise<BatchRevocation & { published: boolean }> {
     const revocation = revocationNow(command.reason, command.reasonCodeNumber, command.principal);
-    const outcome = await this.dataSource.transaction(async (manager) => {
-      const done = await revokeInBatch(manager, command.tenantId, command.certificateIds, revocation);
-      await inTransaction(manager, done);
+    const outcome = await this.database.transaction(async (tables) => {
+      const done = await revokeInBatch(tables, command.tenantId, command.certificateIds, revocation);
+      await inTransaction(tables, done);
       return done;
     });
     if (outcome.events.length === 0) return { ...outcome, published: true };

@@ -1,9 +1,7 @@
 import { CertificateRevokedPayload, EventEnvelope, EventType, RevocationReasonCodes } from '@ca/contracts';
-import { insertEvents, newEvent } from '@ca/messaging';
-import { EntityManager } from 'typeorm';
-import { ISSUANCE_SCHEMA } from '../issuance.schema';
+import { newEvent } from '@ca/messaging';
+import type { IssuanceTables } from '../issuance-database.store';
 import { RevocationRecord, revocationEventFields } from '../revocation-record';
-import { SqlBlockedKeyStore } from './blocked-key.store';
 import { blockKeyIfCompromised } from './blocked-keys';
 
 /** What one batch did: the certificates it revoked, and those it left (revoked already, or not the tenant's). */
@@ -21,35 +19,18 @@ export interface BatchRevocation {
  * locked in id order, as every batch locks them, so two batches never wait on each other in a cycle.
  */
 export async function revokeInBatch(
-  manager: EntityManager,
+  tables: Pick<IssuanceTables, 'certificateRevocations' | 'blockedKeys' | 'outbox'>,
   tenantId: string,
   certificateIds: readonly string[],
   revocation: RevocationRecord,
 ): Promise<BatchRevocation> {
-  const rows: { id: string; revoked: boolean }[] = await manager.query(
-    `SELECT id, revoked_at IS NOT NULL AS revoked FROM issuance.certificates
-      WHERE id = ANY($1::uuid[]) AND tenant_id = $2 ORDER BY id FOR UPDATE`,
-    [certificateIds, tenantId],
-  );
-  const unrevoked = new Set(rows.filter((r) => !r.revoked).map((r) => r.id));
+  const unrevoked = await tables.certificateRevocations.lockUnrevoked(tenantId, certificateIds);
   if (unrevoked.size === 0) return { revoked: [], skipped: [...certificateIds], events: [] };
-  const [changed]: [
-    { id: string; ca_id: string; serial_number: string; status_sequence: number; certificate_der?: Buffer }[],
-    number,
-  ] = await manager.query(
-    `UPDATE issuance.certificates
-        SET revoked_at = $3, revocation_reason = $4, revocation_reason_code = $5, revoked_by = $6,
-            status_sequence = status_sequence + 1
-      WHERE id = ANY($1::uuid[]) AND tenant_id = $2 AND revoked_at IS NULL
-      RETURNING id, ca_id, serial_number, status_sequence${needsKeys(revocation) ? ', certificate_der' : ''}`,
-    [
-      [...unrevoked],
-      tenantId,
-      revocation.revokedAt,
-      revocation.revocationReason,
-      revocation.revocationReasonCode,
-      revocation.revokedBy,
-    ],
+  const changed = await tables.certificateRevocations.revokeBatch(
+    tenantId,
+    [...unrevoked],
+    revocation,
+    needsKeys(revocation),
   );
   // In the order of the ids given, so the events' outbox order does not depend on the plan.
   const byId = new Map(changed.map((row) => [row.id, row]));
@@ -57,10 +38,10 @@ export async function revokeInBatch(
   const events: EventEnvelope<CertificateRevokedPayload>[] = [];
   for (const id of revoked) {
     const row = byId.get(id)!;
-    if (row.certificate_der) {
+    if (row.certificateDer) {
       await blockKeyIfCompromised(
-        new SqlBlockedKeyStore(manager),
-        { id, tenantId, certificateDer: row.certificate_der },
+        tables.blockedKeys,
+        { id, tenantId, certificateDer: row.certificateDer },
         revocation.revocationReasonCode,
       );
     }
@@ -68,16 +49,16 @@ export async function revokeInBatch(
       newEvent<CertificateRevokedPayload>(EventType.CertificateRevoked, {
         tenantId,
         certificateId: id,
-        caId: row.ca_id,
-        serialNumber: row.serial_number,
+        caId: row.caId,
+        serialNumber: row.serialNumber,
         ...revocationEventFields(revocation),
-        sequence: Number(row.status_sequence),
+        sequence: row.statusSequence,
       }),
     );
   }
   // One statement per few hundred events: a statement may bind at most 65,535 parameters.
   for (let i = 0; i < events.length; i += EVENTS_PER_INSERT) {
-    await insertEvents(manager, ISSUANCE_SCHEMA, events.slice(i, i + EVENTS_PER_INSERT));
+    await tables.outbox.insert(events.slice(i, i + EVENTS_PER_INSERT));
   }
   return { revoked, skipped: certificateIds.filter((id) => !byId.has(id)), events };
 }

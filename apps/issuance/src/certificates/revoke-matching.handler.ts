@@ -15,19 +15,10 @@ import {
   parseInventoryQuery,
 } from '@ca/contracts';
 import { validateDto } from '@ca/domain';
-import { DataSource } from 'typeorm';
-import { filterConditions } from './certificate-inventory';
+import { IssuanceDatabase } from '../issuance-database.store';
+import { RevocationJobStore } from './revocation-job.store';
 
 const BODY_FIELDS = ['filter', 'reason', 'reasonCode', 'dryRun', 'expectedCount'];
-
-interface JobRow {
-  id: string;
-  status: RevocationJobView['status'];
-  total: number;
-  done: number;
-  failed: number;
-  failure: string | null;
-}
 
 /**
  * docs/api.md#revoke-matching: the certificates a filter matches that are not revoked yet are
@@ -36,7 +27,7 @@ interface JobRow {
  */
 export class RevokeMatchingHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly database: IssuanceDatabase,
     private readonly onJobCreated: (jobId: string) => void,
   ) {}
 
@@ -65,38 +56,22 @@ export class RevokeMatchingHandler {
     }
     if (errors.length > 0 || !filter || !revocation) throw CaError.validation(errors);
 
-    const { where, params } = filterConditions(command.tenantId, filter, new Date());
-    const unrevoked = `FROM issuance.certificates WHERE ${where} AND revoked_at IS NULL`;
-    if (dryRun) {
-      const [row]: { count: string }[] = await this.dataSource.query(
-        `SELECT count(*) AS count ${unrevoked}`,
-        params,
-      );
-      return { matched: Number(row.count) };
-    }
+    const now = new Date();
+    if (dryRun)
+      return {
+        matched: await this.database.tables.revocationJobs.countUnrevoked(command.tenantId, filter, now),
+      };
     const jobId = randomUUID();
-    await this.dataSource.transaction(async (manager) => {
-      await manager.query(
-        `INSERT INTO issuance.revocation_jobs (id, tenant_id, principal, request_id, reason, reason_code, status, total)
-         VALUES ($1, $2, $3, $4, $5, $6, 'running', 0)`,
-        [
-          jobId,
-          command.tenantId,
-          command.principal,
-          command.requestId ?? null,
-          revocation.reason,
-          revocation.reasonCode,
-        ],
-      );
-      const next = params.length + 1;
-      const [{ count }]: { count: string }[] = await manager.query(
-        `WITH chosen AS (
-           INSERT INTO issuance.revocation_job_items (job_id, certificate_id)
-           SELECT $${next}::uuid, id ${unrevoked} RETURNING 1)
-         SELECT count(*) AS count FROM chosen`,
-        [...params, jobId],
-      );
-      const inserted = Number(count);
+    await this.database.transaction(async ({ revocationJobs }) => {
+      await revocationJobs.insert({
+        id: jobId,
+        tenantId: command.tenantId,
+        principal: command.principal,
+        requestId: command.requestId ?? null,
+        reason: revocation.reason,
+        reasonCode: revocation.reasonCode,
+      });
+      const inserted = await revocationJobs.chooseItems(jobId, command.tenantId, filter, now);
       if (inserted !== expected) {
         throw new CaError(
           ErrorCode.CountMismatch,
@@ -104,25 +79,21 @@ export class RevokeMatchingHandler {
           [{ field: 'expectedCount', message: `the filter matches ${inserted} certificates now` }],
         );
       }
-      await manager.query('UPDATE issuance.revocation_jobs SET total = $2 WHERE id = $1', [jobId, inserted]);
+      await revocationJobs.setTotal(jobId, inserted);
     });
     this.onJobCreated(jobId);
     return { jobId, matched: expected as number };
   }
 
   revocations(query: JobRevocationsQuery): Promise<JobRevocations> {
-    return jobRevocations(this.dataSource, query);
+    return jobRevocations(this.database.tables.revocationJobs, query);
   }
 
   async job(query: RevocationJobQuery): Promise<RevocationJobView> {
     assertCommandFields(query, { tenantId: 'uuid', jobId: 'uuid' });
-    const rows: JobRow[] = await this.dataSource.query(
-      'SELECT id, status, total, done, failed, failure FROM issuance.revocation_jobs WHERE id = $1 AND tenant_id = $2',
-      [query.jobId, query.tenantId],
-    );
+    const j = await this.database.tables.revocationJobs.ofTenant(query.jobId, query.tenantId);
     // Another tenant's job is as unknown as one that never was.
-    if (rows.length === 0) throw CaError.notFound('No such job.');
-    const [j] = rows;
+    if (!j) throw CaError.notFound('No such job.');
     return {
       jobId: j.id,
       kind: 'revoke-matching',
@@ -146,7 +117,7 @@ const MAX_REVOCATIONS_READ = 1000;
  * read from the position the previous answer gave.
  */
 export async function jobRevocations(
-  dataSource: DataSource,
+  jobs: RevocationJobStore,
   query: JobRevocationsQuery,
 ): Promise<JobRevocations> {
   assertCommandFields(query, { tenantId: 'uuid', jobId: 'uuid' });
@@ -156,35 +127,16 @@ export async function jobRevocations(
   if (!Number.isSafeInteger(query.limit) || query.limit < 1 || query.limit > MAX_REVOCATIONS_READ) {
     throw CaError.validation([{ field: 'limit', message: `1 to ${MAX_REVOCATIONS_READ}` }]);
   }
-  const jobs: { status: string }[] = await dataSource.query(
-    'SELECT status FROM issuance.revocation_jobs WHERE id = $1 AND tenant_id = $2',
-    [query.jobId, query.tenantId],
-  );
-  if (jobs.length === 0) throw CaError.notFound('No such job.');
-  const rows: { certificate_id: string; revoked_at: Date; revoked_in: string }[] = await dataSource.query(
-    `SELECT i.certificate_id, c.revoked_at, i.revoked_in::text AS revoked_in
-       FROM issuance.revocation_job_items i
-       JOIN issuance.certificates c ON c.id = i.certificate_id AND c.tenant_id = $2
-      WHERE i.job_id = $1 AND i.revoked_in IS NOT NULL
-        AND i.revoked_in < pg_snapshot_xmin(pg_current_snapshot())
-        ${after ? 'AND (i.revoked_in, i.certificate_id) > ($4::xid8, $5::uuid)' : ''}
-      ORDER BY i.revoked_in, i.certificate_id
-      LIMIT $3`,
-    [query.jobId, query.tenantId, query.limit, ...(after ? [after[1], after[2]] : [])],
-  );
+  const status = await jobs.statusOf(query.jobId, query.tenantId);
+  if (status === undefined) throw CaError.notFound('No such job.');
+  const position = after ? { revokedIn: after[1], certificateId: after[2] } : undefined;
+  const rows = await jobs.revocations(query.jobId, query.tenantId, query.limit, position);
   const last = rows[rows.length - 1];
   let finished = false;
-  if (jobs[0].status !== 'running' && rows.length === 0) {
+  if (status !== 'running' && rows.length === 0) {
     // Ended, and nothing more is readable: finished unless some revocation is still hidden behind
     // an older transaction (of anything) that has not ended yet.
-    const hidden: unknown[] = await dataSource.query(
-      `SELECT 1 FROM issuance.revocation_job_items i
-        WHERE i.job_id = $1 AND i.revoked_in IS NOT NULL
-          ${after ? 'AND (i.revoked_in, i.certificate_id) > ($2::xid8, $3::uuid)' : ''}
-        LIMIT 1`,
-      [query.jobId, ...(after ? [after[1], after[2]] : [])],
-    );
-    finished = hidden.length === 0;
+    finished = !(await jobs.anyRevocationAfter(query.jobId, position));
   }
   return {
     revocations: rows.map((r) => ({

@@ -2,9 +2,9 @@ import type { CaManagerConfig } from '@ca/config';
 import { KeyCustody } from '@ca/custody';
 import { OpsOutput } from '@ca/operations';
 import { openSchemaDataSource } from '@ca/persistence';
-import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
 import { PendingCaEntity } from '../certificate-authority/pending-ca.entity';
+import { IssuanceDatabase, SqlIssuanceDatabase } from '../issuance-database.store';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
 import { KekRotationUsageError, NewKekSource, rotateKek } from './kek-rotation';
@@ -42,7 +42,7 @@ export function parseCustodyCommand(args: readonly string[]): NewKekSource | 'he
 export async function runCustodyCommand(
   args: readonly string[],
   io: OpsOutput,
-  deps: { config: CaManagerConfig; dataSource: DataSource; custody: KeyCustody; newKekBase64?: string },
+  deps: { config: CaManagerConfig; database: IssuanceDatabase; custody: KeyCustody; newKekBase64?: string },
 ): Promise<number> {
   try {
     const parsed = parseCustodyCommand(args);
@@ -52,7 +52,7 @@ export async function runCustodyCommand(
     }
     if (parsed.newKekFile === undefined && deps.newKekBase64 !== undefined)
       parsed.newKekBase64 = deps.newKekBase64;
-    const outcome = await rotateKek(deps.config, deps.dataSource, deps.custody, parsed);
+    const outcome = await rotateKek(deps.config, deps.database, deps.custody, parsed);
     await io.out(
       `custody rotate-kek: ${outcome.rewrapped} CA key(s) re-wrapped under the new KEK, ${outcome.alreadyCurrent} already were`,
     );
@@ -93,7 +93,12 @@ export async function runCustodyCommandOnDatabase(
   });
   try {
     // Only `local` keys have a KEK, and `local` has one custody for both roles.
-    return await runCustodyCommand(args, io, { config, dataSource, custody: custodies.main, newKekBase64 });
+    return await runCustodyCommand(args, io, {
+      config,
+      database: new SqlIssuanceDatabase(dataSource),
+      custody: custodies.main,
+      newKekBase64,
+    });
   } finally {
     await dataSource.destroy();
     custodies.close();

@@ -11,6 +11,7 @@ import { PendingCaEntity } from '../certificate-authority/pending-ca.entity';
 import { CertificateEntity } from '../certificates/certificate.entity';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
+import { SqlIssuanceDatabase } from '../issuance-database.store';
 import { runCustodyCommandOnDatabase } from './custody-command';
 import { finishInterruptedKekRotation } from './kek-rotation';
 
@@ -157,12 +158,14 @@ describe.each(databaseKinds())('KEK rotation on issuance schema (%s)', (kind) =>
     const config = loadConfig({ DATA_DIR: dataDir });
     const custody = new LocalKeyCustody(newKek, [oldKek]);
 
-    expect(await finishInterruptedKekRotation(config, dataSource, custody)).toEqual({
+    expect(await finishInterruptedKekRotation(config, new SqlIssuanceDatabase(dataSource), custody)).toEqual({
       rewrapped: 2,
       alreadyCurrent: 0,
     });
     expect(await opensUnder(newKek)).toEqual([true, true]);
     expect(existsSync(join(dataDir, 'keys', 'ca-kek.previous'))).toBe(false);
-    expect(await finishInterruptedKekRotation(config, dataSource, custody)).toBeUndefined();
+    expect(
+      await finishInterruptedKekRotation(config, new SqlIssuanceDatabase(dataSource), custody),
+    ).toBeUndefined();
   });
 });

@@ -9,7 +9,7 @@ import {
   readPreviousLocalKek,
   removePreviousLocalKek,
 } from '@ca/custody';
-import { DataSource } from 'typeorm';
+import { IssuanceDatabase } from '../issuance-database.store';
 import { RewrapResult, rewrapCaKeys } from './rewrap-ca-keys';
 
 /** Where the new KEK comes from: `--new-kek-file`, else CA_KEK_NEW, else (KEK file only) generated. */
@@ -34,7 +34,7 @@ export class KekRotationUsageError extends Error {}
  */
 export async function rotateKek(
   config: CaManagerConfig,
-  dataSource: DataSource,
+  database: IssuanceDatabase,
   custody: KeyCustody,
   source: NewKekSource,
 ): Promise<KekRotationOutcome> {
@@ -53,14 +53,14 @@ export async function rotateKek(
   const newKek = given ?? new Uint8Array(randomBytes(32));
   const to = new LocalKeyCustody(newKek);
   if (!kekFileManaged) {
-    const result = await rewrapCaKeys(dataSource, custody, to);
+    const result = await rewrapCaKeys(database, custody, to);
     custody.useKek(newKek);
     return { ...result, kekFileReplaced: false };
   }
   const files = beginKekFileRotation(config.dataDir, newKek);
   let result: RewrapResult;
   try {
-    result = await rewrapCaKeys(dataSource, custody, to);
+    result = await rewrapCaKeys(database, custody, to);
   } catch (error) {
     files.rollback();
     throw error;
@@ -77,7 +77,7 @@ export async function rotateKek(
  */
 export async function finishInterruptedKekRotation(
   config: CaManagerConfig,
-  dataSource: DataSource,
+  database: IssuanceDatabase,
   custody: KeyCustody,
 ): Promise<RewrapResult | undefined> {
   if (!(custody instanceof LocalKeyCustody) || !config.embedded || config.caKek !== undefined)
@@ -85,7 +85,7 @@ export async function finishInterruptedKekRotation(
   const previous = readPreviousLocalKek(config.dataDir);
   if (!previous) return undefined;
   const current = loadOrCreateLocalKek({ dataDir: config.dataDir, embedded: true });
-  const result = await rewrapCaKeys(dataSource, new LocalKeyCustody(previous), new LocalKeyCustody(current));
+  const result = await rewrapCaKeys(database, new LocalKeyCustody(previous), new LocalKeyCustody(current));
   custody.useKek(current);
   removePreviousLocalKek(config.dataDir);
   return result;

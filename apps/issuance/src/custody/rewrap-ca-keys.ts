@@ -1,7 +1,6 @@
 import { CustodiedKey, KeyCustodyError, LocalKeyCustody } from '@ca/custody';
-import { DataSource } from 'typeorm';
-import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
-import { PendingCaEntity } from '../certificate-authority/pending-ca.entity';
+import { IssuanceDatabase } from '../issuance-database.store';
+import { WrappedKeyRow, WrappedKeyTable } from './wrapped-key.store';
 
 export interface RewrapResult {
   /** Keys now wrapped under the new KEK that were not before. */
@@ -18,18 +17,14 @@ export interface RewrapResult {
  * key that `to` already opens is left as it is.
  */
 export async function rewrapCaKeys(
-  dataSource: DataSource,
+  database: IssuanceDatabase,
   from: LocalKeyCustody,
   to: LocalKeyCustody,
 ): Promise<RewrapResult> {
-  return dataSource.transaction(async (manager) => {
+  return database.transaction(async ({ wrappedKeys }) => {
     const result: RewrapResult = { rewrapped: 0, alreadyCurrent: 0 };
-    for (const entity of [CertificateAuthorityEntity, PendingCaEntity]) {
-      const authorities: KeyRow[] = await manager.find(entity, {
-        where: { keyCustody: 'local' },
-        lock: { mode: 'pessimistic_write' },
-        order: { id: 'ASC' },
-      });
+    for (const table of TABLES) {
+      const authorities = await wrappedKeys.lockLocal(table);
       for (const authority of authorities) {
         const ctx = { tenantId: authority.tenantId, keyId: authority.id };
         const key = custodiedKeyOf(authority);
@@ -38,7 +33,7 @@ export async function rewrapCaKeys(
           continue;
         }
         const rewrapped = await from.rewrapUnder(to, ctx, key);
-        await manager.update(entity, { id: authority.id }, { wrappedKey: Buffer.from(rewrapped.wrapped) });
+        await wrappedKeys.replace(table, authority.id, Buffer.from(rewrapped.wrapped));
         result.rewrapped += 1;
       }
     }
@@ -46,13 +41,10 @@ export async function rewrapCaKeys(
   });
 }
 
-/** What a CA row and a pending CA row share: the key as custody stored it. */
-type KeyRow = Pick<
-  CertificateAuthorityEntity,
-  'id' | 'tenantId' | 'keyAlgorithm' | 'publicKeySpki' | 'wrappedKey'
->;
+/** CAs first, then pending ones, as the rows have always been locked. */
+const TABLES: readonly WrappedKeyTable[] = ['certificate_authorities', 'pending_cas'];
 
-function custodiedKeyOf(authority: KeyRow): CustodiedKey {
+function custodiedKeyOf(authority: WrappedKeyRow): CustodiedKey {
   return {
     keyId: authority.id,
     algorithm: authority.keyAlgorithm as CustodiedKey['algorithm'],
