@@ -6,10 +6,10 @@ import {
   MAX_CUSTOM_EXTENSION_TEXT,
   MAX_CUSTOM_EXTENSIONS,
   MAX_SANS,
-  MAX_SERVER_VALIDITY_DAYS,
 } from '@ca/contracts';
 import { csrDeliveryErrors } from './csr.rules';
 import { dnsNameProblem, looksLikeHostName } from './dns-name.rules';
+import { serverValidityErrors } from './validity.rules';
 
 /**
  * The rules of docs/api.md#issue-a-certificate-v2 that span fields or entries, one FieldError per offending field or entry
@@ -35,12 +35,7 @@ export function v2IssuanceRuleErrors(request: IssueCertificateV2Request): FieldE
     seen.add(name.toLowerCase());
   });
   if (serverUsage) errors.push(...serverCommonNameErrors(request.commonName, names));
-  if (serverUsage && request.validityDays > MAX_SERVER_VALIDITY_DAYS) {
-    errors.push({
-      field: 'validityDays',
-      message: `must be at most ${MAX_SERVER_VALIDITY_DAYS} for usage ${usage}`,
-    });
-  }
+  errors.push(...serverValidityErrors(usage, request.validityDays));
   if (request.mustStaple === true && !serverUsage) {
     errors.push({ field: 'mustStaple', message: 'applies only to usage Server or ClientAndServer' });
   }

@@ -3,12 +3,11 @@ import {
   CertificateUsage,
   KeyAlgorithm,
   IssuedCertificate,
-  MAX_SERVER_VALIDITY_DAYS,
   RenewCertificateCommand,
   RenewCertificateRequest,
   assertCommandFields,
 } from '@ca/contracts';
-import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, validateDto } from '@ca/domain';
+import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, serverValidityErrors, validateDto } from '@ca/domain';
 import { CertificateStore } from './certificate.store';
 import { CertificateProfile, normalizedHostNames } from './certificate-profile';
 import { CertificateMinter } from './certificate.minter';
@@ -52,11 +51,8 @@ export class RenewCertificateHandler {
     const original = await findTenantCertificate(this.certificates, command.tenantId, command.certificateId);
     const request = await validateDto(RenewCertificateRequest, command.request);
     const usage = original.usage as CertificateUsage;
-    if (usage !== CertificateUsage.Client && request.validityDays > MAX_SERVER_VALIDITY_DAYS) {
-      throw CaError.validation([
-        { field: 'validityDays', message: `must be at most ${MAX_SERVER_VALIDITY_DAYS} for usage ${usage}` },
-      ]);
-    }
+    const validityErrors = serverValidityErrors(usage, request.validityDays);
+    if (validityErrors.length > 0) throw CaError.validation(validityErrors);
     if (original.revokedAt)
       throw CaError.conflict('A revoked certificate cannot be renewed; issue a new one instead.');
     const subjectKey = await importSubjectPublicKey(command.subjectPublicKey, this.deploymentKeyAlgorithm);

@@ -1,4 +1,5 @@
 import { lintMetrics } from '@ca/observability';
+import { encodeTimeDer } from '../der-time';
 import { KEY_PURPOSE_ID } from '../extensions';
 import { assertTbsCertificateLints, CERTIFICATE_LINTS, lintTbsCertificate } from './certificate.linter';
 import {
@@ -42,6 +43,18 @@ describe('certificate lints', () => {
     expect(() => assertTbsCertificateLints(tbsCertificate())).not.toThrow();
   });
 
+  it('lets a server leaf be valid 825 days and a client leaf longer', () => {
+    const days825 = encodeTimeDer(new Date('2028-04-04T23:59:59Z')); // 2026-01-01 included: 825 days
+    expect(lintTbsCertificate(tbsCertificate({ notAfter: days825 }))).toEqual([]);
+    const client = withExtensions({ 2: EXTENSIONS.extKeyUsage([KEY_PURPOSE_ID.clientAuth]), 3: undefined });
+    const tenYears = encodeTimeDer(new Date('2035-12-31T23:59:59Z'));
+    expect(
+      lintTbsCertificate(
+        tbsCertificate({ ...client, subject: name([CN, UTF8, 'payments.client']), notAfter: tenYears }),
+      ),
+    ).toEqual([]);
+  });
+
   // One failing example per lint: the valid leaf with one thing broken.
   const broken: [string, Partial<TbsParts>][] = [
     ['e_cert_serial_number_not_positive', { serial: Uint8Array.of(0x80, ...new Uint8Array(15).fill(1)) }],
@@ -53,6 +66,8 @@ describe('certificate lints', () => {
     ['e_cert_serial_number_low_entropy', { serial: Uint8Array.of(0x00, 0xff, 1, 2, 3, 4, 5, 6) }],
     ['e_validity_not_before_after_not_after', { notAfter: VALID_LEAF.notBefore }],
     ['e_validity_time_encoding', { notAfter: generalizedTime('20270101000000') }],
+    // 2026-01-01 to 2028-04-06 00:00:00 inclusive: 826 days and a second.
+    ['e_server_leaf_validity_over_825_days', { notAfter: encodeTimeDer(new Date('2028-04-06T00:00:00Z')) }],
     ['e_subject_name_encoding', { subject: name([C, UTF8, 'US'], [CN, UTF8, 'api.example.com']) }],
     ['e_subject_name_encoding', { subject: name([CN, BMP, 'api.example.com']) }],
     ['e_subject_name_encoding', { subject: name([CN, UTF8, '']) }],
@@ -99,9 +114,13 @@ describe('certificate lints', () => {
   });
 
   it('takes 1950 as a UTCTime, and 2050 only as a GeneralizedTime', () => {
-    expect(lintTbsCertificate(tbsCertificate({ notBefore: utcTime('500101000000') }))).toEqual([]);
-    expect(lintTbsCertificate(tbsCertificate({ notAfter: utcTime('491231235959') }))).toEqual([]);
-    expect(lintTbsCertificate(tbsCertificate({ notAfter: generalizedTime('20500101000000') }))).toEqual([]);
+    // A CA: a server leaf that long would break its 825-day lint.
+    const ca = { extensions: CA_EXTENSIONS };
+    expect(lintTbsCertificate(tbsCertificate({ ...ca, notBefore: utcTime('500101000000') }))).toEqual([]);
+    expect(lintTbsCertificate(tbsCertificate({ ...ca, notAfter: utcTime('491231235959') }))).toEqual([]);
+    expect(
+      lintTbsCertificate(tbsCertificate({ ...ca, notAfter: generalizedTime('20500101000000') })),
+    ).toEqual([]);
   });
 
   it('lets an RSA key do keyEncipherment, but not an EC key', () => {

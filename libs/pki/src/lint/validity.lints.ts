@@ -1,4 +1,6 @@
+import { MAX_SERVER_VALIDITY_DAYS } from '@ca/contracts';
 import { TAG } from '../der-writer';
+import { SERVER_AUTH, extendedKeyUsages, isCa } from './extension-values';
 import type { Lint } from './lint';
 import type { EncodedTime, TbsCertificateView } from './tbs-certificate.view';
 
@@ -26,4 +28,22 @@ export const VALIDITY_LINTS: Lint<TbsCertificateView>[] = [
     check: ({ notBefore, notAfter }) =>
       timeChoiceProblem(notBefore, 'notBefore') ?? timeChoiceProblem(notAfter, 'notAfter'),
   },
+  {
+    // The request rules refuse more (docs/api.md); this is the last word before a signature, for
+    // every path that makes a leaf (API, CSR, ACME, renewals).
+    name: 'e_server_leaf_validity_over_825_days',
+    source: 'CA/B BR 6.3.2 (825 days); docs/lints.md',
+    check: (view) => {
+      if (isCa(view) || !extendedKeyUsages(view).includes(SERVER_AUTH)) return undefined;
+      const days = validityDays(view.notBefore.date, view.notAfter.date);
+      return days > MAX_SERVER_VALIDITY_DAYS
+        ? `a server certificate valid ${days.toFixed(2)} days, more than ${MAX_SERVER_VALIDITY_DAYS}`
+        : undefined;
+    },
+  },
 ];
+
+/** RFC 5280 4.1.2.5: the period includes both notBefore and notAfter (whole seconds). */
+function validityDays(notBefore: Date, notAfter: Date): number {
+  return (notAfter.getTime() - notBefore.getTime() + 1_000) / 86_400_000;
+}
