@@ -38,6 +38,7 @@ import { CaKeyCustodies } from './custody/ca-key-custodies';
 import { ResponderPublication, unconfirmed } from './publication/responder-publication';
 import { CrlRevocationsController } from './certificates/crl-revocations.controller';
 import { WebhooksFeed } from './publication/webhooks-feed';
+import { CaHandlerDependencies } from './certificate-authority/ca-handler-dependencies';
 import { RevocationLedgerFeed } from './publication/revocation-ledger-feed';
 import { IssuanceDatabase } from './issuance-database.store';
 import { CertificateStore } from './certificates/certificate.store';
@@ -85,15 +86,15 @@ export class IssuanceModule {
       (events) => publication.withdraw(events),
     );
     const policies = new IssuancePolicies(tables.policies);
-    const addIssuingCa = new AddIssuingCaHandler(
-      deps.database,
-      deps.custodies,
-      deps.custodyKind,
-      signer,
-      nudge,
-      deps.pkiPublicUrl,
-      deps.keyAlgorithm,
-    );
+    const caHandlers: CaHandlerDependencies = {
+      database: deps.database,
+      custodies: deps.custodies,
+      custodyKind: deps.custodyKind,
+      onEventsRecorded: nudge,
+      pkiPublicUrl: deps.pkiPublicUrl,
+      deploymentKeyAlgorithm: deps.keyAlgorithm,
+    };
+    const addIssuingCa = new AddIssuingCaHandler(caHandlers, signer);
     const revokeHandler = new RevokeCertificateHandler(
       deps.database,
       nudge,
@@ -123,14 +124,7 @@ export class IssuanceModule {
       providers: [
         {
           provide: InitializeCaHandler,
-          useValue: new InitializeCaHandler(
-            deps.database,
-            deps.custodies,
-            deps.custodyKind,
-            nudge,
-            deps.pkiPublicUrl,
-            deps.keyAlgorithm,
-          ),
+          useValue: new InitializeCaHandler(caHandlers),
         },
         {
           provide: IssueCertificateHandler,
@@ -154,13 +148,7 @@ export class IssuanceModule {
         { provide: CertificateStore, useValue: tables.certificates },
         {
           provide: ExternalRootHandler,
-          useValue: new ExternalRootHandler(
-            deps.database,
-            deps.custodies,
-            deps.custodyKind,
-            nudge,
-            deps.keyAlgorithm,
-          ),
+          useValue: new ExternalRootHandler(caHandlers),
         },
         { provide: CaQueries, useValue: new CaQueries(tables.cas, tables.pendingCas) },
         { provide: CertificateReplacements, useValue: new CertificateReplacements(deps.database, nudge) },
@@ -172,15 +160,7 @@ export class IssuanceModule {
         { provide: AddIssuingCaHandler, useValue: addIssuingCa },
         {
           provide: RenewRootHandler,
-          useValue: new RenewRootHandler(
-            deps.database,
-            deps.custodies,
-            deps.custodyKind,
-            signer,
-            nudge,
-            deps.pkiPublicUrl,
-            deps.keyAlgorithm,
-          ),
+          useValue: new RenewRootHandler(caHandlers, signer),
         },
         { provide: CertificateQueries, useValue: new CertificateQueries(tables) },
         {

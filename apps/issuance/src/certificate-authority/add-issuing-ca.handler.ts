@@ -10,13 +10,12 @@ import {
   KeyAlgorithm,
   assertCommandFields,
 } from '@ca/contracts';
-import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, assertOfferedKeyAlgorithm, validateDto } from '@ca/domain';
+import { assertOfferedKeyAlgorithm, validateDto } from '@ca/domain';
 import { CustodiedKey, KeyCustody, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import { buildCaCertificate, derToPem, serialToHex, useProviderForKey, validityOfDays } from '@ca/pki';
 import { caDistributionPointsFor, distributionPointsFor } from '../certificates/distribution-points';
-import { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
-import { CaKeyCustodies } from '../custody/ca-key-custodies';
+import { IssuanceTables } from '../issuance-database.store';
 import { KEY_ALGORITHM } from './ca-queries';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
 import { CertificateAuthoritySigner } from './certificate-authority.signer';
@@ -24,6 +23,7 @@ import { crossCertificatesFrom } from './cross-chain';
 import { issuingCaSubjectName } from './issuing-ca-name';
 import { issuingCaProfile } from './issuing-ca-profile';
 import type { TenantPolicy } from '../policy/issuance-policies';
+import { CaHandlerDependencies } from './ca-handler-dependencies';
 
 const DAY_MS = 86_400_000;
 
@@ -50,19 +50,13 @@ export interface PolicyChange {
  */
 export class AddIssuingCaHandler {
   constructor(
-    private readonly database: IssuanceDatabase,
-    private readonly custodies: CaKeyCustodies,
-    private readonly custodyKind: string,
+    private readonly deps: CaHandlerDependencies,
     private readonly signer: CertificateAuthoritySigner,
-    private readonly onEventsRecorded: () => void,
-    private readonly pkiPublicUrl = '',
-    /** KEY_ALGORITHM: what an explicit `keyAlgorithm` may name (RSA-2048 only where it is this). */
-    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
   ) {}
 
   /** An issuing CA's key: in the main token, never a root token (docs/operations.md#key-custody). */
   private get custody(): KeyCustody {
-    return this.custodies.forRole(CaRole.Issuing);
+    return this.deps.custodies.forRole(CaRole.Issuing);
   }
 
   async execute(command: AddIssuingCaCommand, policyChange?: PolicyChange): Promise<AddIssuingCaResult> {
@@ -74,9 +68,10 @@ export class AddIssuingCaHandler {
     if (root.notAfter.getTime() <= now.getTime()) {
       throw CaError.conflict("This tenant's root has expired: it can sign no new issuing CA.");
     }
-    if (request.keyAlgorithm) assertOfferedKeyAlgorithm(request.keyAlgorithm, this.deploymentKeyAlgorithm);
+    if (request.keyAlgorithm)
+      assertOfferedKeyAlgorithm(request.keyAlgorithm, this.deps.deploymentKeyAlgorithm);
     const keyAlgorithm =
-      request.keyAlgorithm ?? KEY_ALGORITHM[root.keyAlgorithm] ?? this.deploymentKeyAlgorithm;
+      request.keyAlgorithm ?? KEY_ALGORITHM[root.keyAlgorithm] ?? this.deps.deploymentKeyAlgorithm;
     const days = request.validityDays ?? Math.floor((root.notAfter.getTime() - now.getTime()) / DAY_MS);
     const { notBefore, notAfter: wanted } = validityOfDays(Math.max(days, 1), now, root.notBefore);
     // Without validityDays: up to the root's end; with it: refused past it, like a leaf past its CA.
@@ -133,7 +128,7 @@ export class AddIssuingCaHandler {
     const { caId, key, publicKey, root, rootKey, keyAlgorithm, notBefore, notAfter, policyChange } = made;
     const { privateKey, crypto } = await this.custody.openSigningKey({ tenantId, keyId: caId }, key);
     useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
-    const result = await this.database.transaction(async (tables) => {
+    const result = await this.deps.database.transaction(async (tables) => {
       const { cas, outbox } = tables;
       const locked = await cas.lock(root.id);
       // A renewal committed meanwhile (docs/api.md#renew-the-root): this root signs no new issuing CA.
@@ -151,20 +146,22 @@ export class AddIssuingCaHandler {
       // Read under the root lock: a policy change commits with its own CA, so none is missed.
       if (policyChange) await policyChange.write(tables);
       const policy = policyChange ? policyChange.policy : await tables.policies.policyOf(tenantId);
-      const profile = issuingCaProfile(this.pkiPublicUrl, tenantId, policy, {
+      const profile = issuingCaProfile(this.deps.pkiPublicUrl, tenantId, policy, {
         subject,
         notBefore,
         notAfter,
         crlDistributionPointUrl: rootSignedLeaves
-          ? caDistributionPointsFor(this.pkiPublicUrl, tenantId, root.id).crlUrl
-          : distributionPointsFor(this.pkiPublicUrl, tenantId).rootCrlUrl,
+          ? caDistributionPointsFor(this.deps.pkiPublicUrl, tenantId, root.id).crlUrl
+          : distributionPointsFor(this.deps.pkiPublicUrl, tenantId).rootCrlUrl,
       });
       const certificateDer = await buildCaCertificate(
         {
           ...profile,
           // A renewed root is at its own path; ca.crt stays the first root (docs/api.md#renew-the-root).
           ...(root.previousRootCaId
-            ? { caIssuersUrl: caDistributionPointsFor(this.pkiPublicUrl, tenantId, root.id).caIssuersUrl }
+            ? {
+                caIssuersUrl: caDistributionPointsFor(this.deps.pkiPublicUrl, tenantId, root.id).caIssuersUrl,
+              }
             : {}),
         },
         { publicKey, privateKey },
@@ -183,7 +180,7 @@ export class AddIssuingCaHandler {
         certificateDer: Buffer.from(certificateDer),
         notBefore,
         notAfter,
-        keyCustody: this.custodyKind,
+        keyCustody: this.deps.custodyKind,
         keyAlgorithm: key.algorithm,
         publicKeySpki: Buffer.from(key.publicKeySpki),
         wrappedKey: Buffer.from(key.wrapped),
@@ -214,7 +211,7 @@ export class AddIssuingCaHandler {
         ...(previous ? { retiredCaId: previous.id } : {}),
       };
     });
-    this.onEventsRecorded();
+    this.deps.onEventsRecorded();
     return result;
   }
 }

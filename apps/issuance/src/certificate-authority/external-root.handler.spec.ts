@@ -1,3 +1,4 @@
+import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM } from '@ca/domain';
 import { CaError, ErrorCode } from '@ca/contracts';
 import type { CaKeyCustodies } from '../custody/ca-key-custodies';
 import type { IssuanceDatabase } from '../issuance-database.store';
@@ -15,12 +16,14 @@ function handler(): ExternalRootHandler {
       },
     },
   );
-  return new ExternalRootHandler(
-    untouched as IssuanceDatabase,
-    untouched as CaKeyCustodies,
-    'local',
-    () => undefined,
-  );
+  return new ExternalRootHandler({
+    database: untouched as IssuanceDatabase,
+    custodies: untouched as CaKeyCustodies,
+    custodyKind: 'local',
+    onEventsRecorded: () => undefined,
+    pkiPublicUrl: '',
+    deploymentKeyAlgorithm: DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
+  });
 }
 
 describe('ExternalRootHandler.addPending (docs/api.md#add-an-issuing-ca under a corporate root)', () => {

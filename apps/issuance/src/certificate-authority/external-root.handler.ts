@@ -19,7 +19,7 @@ import {
   UploadCaCertificateRequest,
   UploadCaCertificateResult,
 } from '@ca/contracts';
-import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, caKeyAlgorithmFor, validateDto } from '@ca/domain';
+import { caKeyAlgorithmFor, validateDto } from '@ca/domain';
 import { KeyCustody, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import {
@@ -31,14 +31,14 @@ import {
   UploadedCaChainError,
   useProviderForKey,
 } from '@ca/pki';
-import { CaKeyCustodies } from '../custody/ca-key-custodies';
-import { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
+import { IssuanceTables } from '../issuance-database.store';
 import { ALREADY_EXISTS, lockCaInitialization } from './ca-initialization-lock';
 import { KEY_ALGORITHM } from './ca-queries';
 import { CaStore } from './ca.store';
 import { CertificateAuthorityEntity } from './certificate-authority.entity';
 import { issuingCaBaseName, issuingCaSubjectName } from './issuing-ca-name';
 import { EXTERNAL_KEY_CUSTODY, PendingCaEntity } from './pending-ca.entity';
+import { CaHandlerDependencies } from './ca-handler-dependencies';
 
 const SECOND_PENDING =
   'This tenant has a pending issuing CA already: upload its certificate (PUT /v2/ca/{caId}/certificate) before asking for another.';
@@ -71,26 +71,19 @@ const UPLOAD_REFUSAL: Record<UploadedCaChainProblem, ErrorCode> = {
  * (its CRL and OCSP stay, for its leaves) and `ca.issuing-added` tells the distribution surface.
  */
 export class ExternalRootHandler {
-  constructor(
-    private readonly database: IssuanceDatabase,
-    private readonly custodies: CaKeyCustodies,
-    private readonly custodyKind: string,
-    private readonly onEventsRecorded: () => void,
-    /** KEY_ALGORITHM: the key of the issuing CA made without a choice (docs/api.md#key-algorithms). */
-    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-  ) {}
+  constructor(private readonly deps: CaHandlerDependencies) {}
 
   /** The CA made here is an issuing CA (the root is held outside): the main token's key. */
   private get custody(): KeyCustody {
-    return this.custodies.forRole(CaRole.Issuing);
+    return this.deps.custodies.forRole(CaRole.Issuing);
   }
 
   async initialize(command: InitializeCaV2Command): Promise<InitializeExternalRootResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
     const request = await validateDto(InitializeCaV2Request, command.request);
     const { tenantId, principal } = command;
-    const keyAlgorithm = caKeyAlgorithmFor(request.keyAlgorithm, this.deploymentKeyAlgorithm);
-    await this.database.transaction(({ cas }) => lockCaInitialization(cas, tenantId));
+    const keyAlgorithm = caKeyAlgorithmFor(request.keyAlgorithm, this.deps.deploymentKeyAlgorithm);
+    await this.deps.database.transaction(({ cas }) => lockCaInitialization(cas, tenantId));
     const subject = {
       commonName: issuingCaSubjectName(request.commonName),
       organization: request.organization,
@@ -113,7 +106,7 @@ export class ExternalRootHandler {
 
   /** Whether the tenant's root is a corporate root (no key of it here): POST /v2/ca/issuing is `addPending`. */
   async rootHeldOutside(tenantId: string): Promise<boolean> {
-    return this.database.tables.cas.rootHeldOutside(tenantId);
+    return this.deps.database.tables.cas.rootHeldOutside(tenantId);
   }
 
   /**
@@ -135,10 +128,10 @@ export class ExternalRootHandler {
       ]);
     }
     const { tenantId, principal } = command;
-    const issuing = await this.database.tables.cas.issuingOf(tenantId);
+    const issuing = await this.deps.database.tables.cas.issuingOf(tenantId);
     const current = issuing.find((row) => row.retiredAt === null);
     if (!current) throw CaError.notFound('This tenant has no issuing CA yet: upload the pending one first.');
-    await this.refuseSecondPending(this.database.tables, tenantId);
+    await this.refuseSecondPending(this.deps.database.tables, tenantId);
     const keyAlgorithm = request.keyAlgorithm ?? KEY_ALGORITHM[current.keyAlgorithm] ?? KeyAlgorithm.P256;
     const subject = {
       commonName: issuingCaSubjectName(issuingCaBaseName(issuing[0].commonName), issuing.length + 1),
@@ -177,14 +170,14 @@ export class ExternalRootHandler {
       const { privateKey, crypto } = await this.custody.openSigningKey(ctx, key);
       useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
       csrDer = await buildCaCertificationRequest(subject, { publicKey, privateKey });
-      await this.database.transaction(async (tables) => {
+      await this.deps.database.transaction(async (tables) => {
         await check(tables);
         await tables.pendingCas.insert(
           Object.assign(new PendingCaEntity(), {
             id: caId,
             tenantId,
             ...subject,
-            keyCustody: this.custodyKind,
+            keyCustody: this.deps.custodyKind,
             keyAlgorithm: key.algorithm,
             publicKeySpki: Buffer.from(key.publicKeySpki),
             wrappedKey: Buffer.from(key.wrapped),
@@ -217,7 +210,7 @@ export class ExternalRootHandler {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal', caId: 'uuid' });
     const request = await validateDto(UploadCaCertificateRequest, command.request);
     const { tenantId, caId, principal } = command;
-    const result = await this.database.transaction(async (tables) => {
+    const result = await this.deps.database.transaction(async (tables) => {
       const { cas, pendingCas, outbox } = tables;
       const pending = await pendingCas.lock(caId, tenantId);
       if (!pending) throw await this.notPending(cas, tenantId, caId);
@@ -267,7 +260,7 @@ export class ExternalRootHandler {
       });
       return uploadAnswer(issuingRow, chain.rootDer, keyAlgorithm);
     });
-    this.onEventsRecorded();
+    this.deps.onEventsRecorded();
     return result;
   }
 

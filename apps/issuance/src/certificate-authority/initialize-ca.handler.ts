@@ -14,7 +14,7 @@ import {
   InitializeCaV2Result,
   KeyAlgorithm,
 } from '@ca/contracts';
-import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, caKeyAlgorithmFor, validateDto } from '@ca/domain';
+import { caKeyAlgorithmFor, validateDto } from '@ca/domain';
 import { CustodiedKey, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import {
@@ -31,8 +31,7 @@ import { CertificateAuthorityEntity } from './certificate-authority.entity';
 import { issuingCaSubjectName } from './issuing-ca-name';
 import { ALREADY_EXISTS, lockCaInitialization } from './ca-initialization-lock';
 import { issuingCaProfile } from './issuing-ca-profile';
-import { IssuanceDatabase } from '../issuance-database.store';
-import { CaKeyCustodies } from '../custody/ca-key-custodies';
+import { CaHandlerDependencies } from './ca-handler-dependencies';
 
 /** One CA made but not yet stored: its row and the custody key to destroy if storing fails. */
 interface MadeCa {
@@ -49,15 +48,7 @@ interface MadeCa {
  * commit together. A second initialization (even a concurrent one) gets 409 and changes nothing.
  */
 export class InitializeCaHandler {
-  constructor(
-    private readonly database: IssuanceDatabase,
-    private readonly custodies: CaKeyCustodies,
-    private readonly custodyKind: string,
-    private readonly onEventsRecorded: () => void,
-    private readonly pkiPublicUrl = '',
-    /** KEY_ALGORITHM: the key of a CA made without a choice (docs/api.md#key-algorithms). */
-    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
-  ) {}
+  constructor(private readonly deps: CaHandlerDependencies) {}
 
   /** /v1/ca/initialize: a root only, as before CA hierarchies existed, of the deployment's key algorithm. */
   async execute(command: InitializeCaCommand): Promise<InitializeCaResult> {
@@ -67,7 +58,7 @@ export class InitializeCaHandler {
       command,
       request,
       CaHierarchy.RootOnly,
-      this.deploymentKeyAlgorithm,
+      this.deps.deploymentKeyAlgorithm,
     );
     return { caId, certificatePem, expiresAt };
   }
@@ -80,7 +71,7 @@ export class InitializeCaHandler {
       command,
       request,
       request.hierarchy ?? CaHierarchy.RootAndIssuing,
-      caKeyAlgorithmFor(request.keyAlgorithm, this.deploymentKeyAlgorithm),
+      caKeyAlgorithmFor(request.keyAlgorithm, this.deps.deploymentKeyAlgorithm),
     );
   }
 
@@ -91,7 +82,7 @@ export class InitializeCaHandler {
     keyAlgorithm: KeyAlgorithm,
   ): Promise<InitializeCaV2Result> {
     const { tenantId, principal } = command;
-    const { cas, pendingCas, policies } = this.database.tables;
+    const { cas, pendingCas, policies } = this.deps.database.tables;
     if (await cas.hasAny(tenantId)) throw CaError.conflict(ALREADY_EXISTS);
     if (await pendingCas.exists(tenantId)) throw CaError.conflict(ALREADY_EXISTS);
 
@@ -124,11 +115,11 @@ export class InitializeCaHandler {
             principal,
             keyAlgorithm,
             CaRole.Issuing,
-            issuingCaProfile(this.pkiPublicUrl, tenantId, policy, {
+            issuingCaProfile(this.deps.pkiPublicUrl, tenantId, policy, {
               subject: { ...subject, commonName: issuingCaSubjectName(request.commonName) },
               notBefore,
               notAfter, // within the root's; a leaf never outlives the CA that signs it
-              crlDistributionPointUrl: distributionPointsFor(this.pkiPublicUrl, tenantId).rootCrlUrl,
+              crlDistributionPointUrl: distributionPointsFor(this.deps.pkiPublicUrl, tenantId).rootCrlUrl,
             }),
             root,
           ),
@@ -138,7 +129,7 @@ export class InitializeCaHandler {
     } catch (error) {
       // Not stored, so never to be used: a token key would otherwise stay in the token for good.
       for (const { row, key } of made) {
-        await this.custodies
+        await this.deps.custodies
           .forRole(row.role)
           .destroySigningKey({ tenantId, keyId: row.id }, key)
           .catch(() => undefined);
@@ -146,7 +137,7 @@ export class InitializeCaHandler {
       if (isUniqueViolation(error)) throw CaError.conflict(ALREADY_EXISTS);
       throw error;
     }
-    this.onEventsRecorded();
+    this.deps.onEventsRecorded();
     const [root, issuing] = made;
     return {
       caId: root.row.id,
@@ -177,7 +168,7 @@ export class InitializeCaHandler {
   ): Promise<MadeCa> {
     const caId = randomUUID();
     const ctx = { tenantId, keyId: caId };
-    const custody = this.custodies.forRole(role);
+    const custody = this.deps.custodies.forRole(role);
     const { key, publicKey } = await custody.generateSigningKey(ctx, CUSTODY_ALGORITHM[keyAlgorithm]);
     const made: MadeCa = { key, certificateDer: new Uint8Array(0), row: undefined as never };
     try {
@@ -185,7 +176,7 @@ export class InitializeCaHandler {
       useProviderForKey(privateKey, crypto);
       const issuerKey =
         issuer &&
-        (await this.custodies
+        (await this.deps.custodies
           .forRole(issuer.row.role)
           .openSigningKey({ tenantId, keyId: issuer.row.id }, issuer.key));
       if (issuerKey) useProviderForKey(issuerKey.privateKey, issuerKey.crypto);
@@ -212,7 +203,7 @@ export class InitializeCaHandler {
       certificateDer: Buffer.from(made.certificateDer),
       notBefore: profile.notBefore,
       notAfter: profile.notAfter,
-      keyCustody: this.custodyKind,
+      keyCustody: this.deps.custodyKind,
       keyAlgorithm: key.algorithm,
       publicKeySpki: Buffer.from(key.publicKeySpki),
       wrappedKey: Buffer.from(key.wrapped),
@@ -229,7 +220,7 @@ export class InitializeCaHandler {
     made: MadeCa[],
   ): Promise<void> {
     const [root, issuing] = made;
-    await this.database.transaction(async ({ cas, outbox }) => {
+    await this.deps.database.transaction(async ({ cas, outbox }) => {
       await lockCaInitialization(cas, tenantId);
       for (const { row } of made) await cas.insert(row);
       await outbox.record<CaInitializedPayload>(EventType.CaInitialized, {

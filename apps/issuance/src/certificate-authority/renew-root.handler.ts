@@ -11,7 +11,7 @@ import {
   RootRenewedPayload,
   assertCommandFields,
 } from '@ca/contracts';
-import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, assertOfferedKeyAlgorithm, validateDto } from '@ca/domain';
+import { assertOfferedKeyAlgorithm, validateDto } from '@ca/domain';
 import { CustodiedKey, CUSTODY_ALGORITHM } from '@ca/custody';
 import { isUniqueViolation } from '@ca/persistence';
 import {
@@ -30,9 +30,9 @@ import { CertificateAuthoritySigner } from './certificate-authority.signer';
 import { crossCertificatesFrom } from './cross-chain';
 import { issuingCaSubjectName } from './issuing-ca-name';
 import { issuingCaProfile } from './issuing-ca-profile';
-import { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
-import { CaKeyCustodies } from '../custody/ca-key-custodies';
+import { IssuanceTables } from '../issuance-database.store';
 import { assertRootHeldHere } from './root-held-here';
+import { CaHandlerDependencies } from './ca-handler-dependencies';
 
 const YEAR_MS = 365.25 * 86_400_000;
 const NO_CA = 'This tenant has no certificate authority; initialize one with POST /v2/ca/initialize first.';
@@ -59,21 +59,15 @@ interface NewKey {
  */
 export class RenewRootHandler {
   constructor(
-    private readonly database: IssuanceDatabase,
-    private readonly custodies: CaKeyCustodies,
-    private readonly custodyKind: string,
+    private readonly deps: CaHandlerDependencies,
     private readonly signer: CertificateAuthoritySigner,
-    private readonly onEventsRecorded: () => void,
-    private readonly pkiPublicUrl = '',
-    /** KEY_ALGORITHM: what an explicit `keyAlgorithm` may name (RSA-2048 only where it is this). */
-    private readonly deploymentKeyAlgorithm: KeyAlgorithm = DEFAULT_DEPLOYMENT_KEY_ALGORITHM,
   ) {}
 
   async execute(command: RenewRootCommand): Promise<RenewRootResult> {
     assertCommandFields(command, { tenantId: 'uuid', principal: 'principal' });
     const request = await validateDto(RenewRootRequest, command.request ?? {});
     const { tenantId } = command;
-    const current = await this.database.tables.cas.currentRoot(tenantId);
+    const current = await this.deps.database.tables.cas.currentRoot(tenantId);
     if (!current) throw CaError.notFound(NO_CA);
     assertRootHeldHere(current);
     const now = new Date();
@@ -83,9 +77,10 @@ export class RenewRootHandler {
       );
     }
     const { authority: oldRoot, privateKey: oldRootKey } = await this.signer.rootOf(tenantId);
-    if (request.keyAlgorithm) assertOfferedKeyAlgorithm(request.keyAlgorithm, this.deploymentKeyAlgorithm);
+    if (request.keyAlgorithm)
+      assertOfferedKeyAlgorithm(request.keyAlgorithm, this.deps.deploymentKeyAlgorithm);
     const keyAlgorithm =
-      request.keyAlgorithm ?? KEY_ALGORITHM[oldRoot.keyAlgorithm] ?? this.deploymentKeyAlgorithm;
+      request.keyAlgorithm ?? KEY_ALGORITHM[oldRoot.keyAlgorithm] ?? this.deps.deploymentKeyAlgorithm;
     const lifetimeYears = Math.round((oldRoot.notAfter.getTime() - oldRoot.notBefore.getTime()) / YEAR_MS);
     const { notBefore, notAfter } = validityOfYears(request.validityYears ?? Math.max(lifetimeYears, 1), now);
 
@@ -93,13 +88,13 @@ export class RenewRootHandler {
     try {
       for (const role of [CaRole.Root, CaRole.Issuing]) {
         const caId = randomUUID();
-        const generated = await this.custodies
+        const generated = await this.deps.custodies
           .forRole(role)
           .generateSigningKey({ tenantId, keyId: caId }, CUSTODY_ALGORITHM[keyAlgorithm]);
         made.push({ caId, role, ...generated });
       }
       const [root, issuing] = made;
-      const result = await this.database.transaction((tables) =>
+      const result = await this.deps.database.transaction((tables) =>
         this.storeNew(tables, command, {
           oldRoot,
           oldRootKey,
@@ -110,12 +105,12 @@ export class RenewRootHandler {
           notAfter,
         }),
       );
-      this.onEventsRecorded();
+      this.deps.onEventsRecorded();
       return result;
     } catch (error) {
       // Not stored, so never to be used: a token key would otherwise stay in the token for good.
       for (const { caId, role, key } of made) {
-        await this.custodies
+        await this.deps.custodies
           .forRole(role)
           .destroySigningKey({ tenantId, keyId: caId }, key)
           .catch(() => undefined);
@@ -154,8 +149,8 @@ export class RenewRootHandler {
       organization: oldRoot.organization,
       country: oldRoot.country,
     };
-    const oldRootPaths = caDistributionPointsFor(this.pkiPublicUrl, tenantId, oldRoot.id);
-    const newRootPaths = caDistributionPointsFor(this.pkiPublicUrl, tenantId, root.caId);
+    const oldRootPaths = caDistributionPointsFor(this.deps.pkiPublicUrl, tenantId, oldRoot.id);
+    const newRootPaths = caDistributionPointsFor(this.deps.pkiPublicUrl, tenantId, root.caId);
 
     const rootSerial = randomSerialNumber();
     const rootKey = await this.open(tenantId, root);
@@ -176,7 +171,7 @@ export class RenewRootHandler {
     const issuingSubject = { ...subject, commonName: issuingCaSubjectName(subject.commonName, generation) };
     // The issuing CA profile of every issuing CA, with the EKU and name constraints of the tenant policy
     // read under the root lock (docs/api.md#issuance-policy).
-    const profile = issuingCaProfile(this.pkiPublicUrl, tenantId, await policies.policyOf(tenantId), {
+    const profile = issuingCaProfile(this.deps.pkiPublicUrl, tenantId, await policies.policyOf(tenantId), {
       subject: issuingSubject,
       notBefore,
       notAfter,
@@ -196,7 +191,7 @@ export class RenewRootHandler {
     if (previous) await cas.retire(previous.id, retiredAt);
     const common = {
       tenantId,
-      keyCustody: this.custodyKind,
+      keyCustody: this.deps.custodyKind,
       createdAt: retiredAt,
       createdBy: principal,
       notBefore,
@@ -278,7 +273,7 @@ export class RenewRootHandler {
   }
 
   private async open(tenantId: string, made: NewKey): Promise<webcrypto.CryptoKey> {
-    const { privateKey, crypto } = await this.custodies
+    const { privateKey, crypto } = await this.deps.custodies
       .forRole(made.role)
       .openSigningKey({ tenantId, keyId: made.caId }, made.key);
     useProviderForKey(privateKey, crypto); // a token's key signs through the token's provider
