@@ -1,8 +1,6 @@
-import { CaError, ErrorCode } from '@ca/contracts';
+import { CaError, ErrorCode, isUuid } from '@ca/contracts';
 import { CertificateEntity } from './certificate.entity';
 import { CertificateStore } from './certificate.store';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Loads one certificate for a tenant, enforcing isolation here, in the owning service
@@ -14,7 +12,7 @@ export async function findTenantCertificate(
   certificateId: string,
   options: { lock?: boolean } = {},
 ): Promise<CertificateEntity> {
-  if (!UUID.test(certificateId)) {
+  if (!isUuid(certificateId)) {
     throw CaError.validation([{ field: 'certificateId', message: 'certificateId must be a UUID' }]);
   }
   const certificate = await certificates.byId(certificateId.toLowerCase(), options);

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import { CaError } from '@ca/contracts';
+import { CaError, parseUuid } from '@ca/contracts';
 import { InventoryCursorKeyStore } from './inventory-cursor-key.store';
 
 /** Where a page ended: the sort column's exact value (microseconds, as text) and the id. */
@@ -9,7 +9,6 @@ export interface KeysetPosition {
 }
 
 const TIMESTAMP = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 const refused = () =>
   CaError.validation([
@@ -39,7 +38,7 @@ export class InventoryCursors {
     const given = Buffer.from(mac);
     if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw refused();
     const [key, id] = Buffer.from(payload, 'base64url').toString().split('|');
-    if (!TIMESTAMP.test(key ?? '') || !UUID.test(id ?? '')) throw refused();
+    if (!TIMESTAMP.test(key ?? '') || id === undefined || parseUuid(id) !== id) throw refused();
     return { key, id };
   }
 
