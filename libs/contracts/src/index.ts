@@ -1,3 +1,7 @@
+// First: the DTO classes record their property types (design:type) only where Reflect.metadata
+// exists when they are defined; the gateway's OpenAPI description reads them. Without a framework
+// import here, a process that loads the contracts before Nest would define them without.
+import 'reflect-metadata';
 export * from './common/error-codes';
 export * from './common/ca-error';
 export * from './common/event-envelope';
