@@ -161,22 +161,19 @@ export class AuditStore {
 
   /** The head rows of `keys` (sorted: two writers cannot deadlock), made at first use, locked. */
   private async lockedChains(manager: EntityManager, keys: string[]): Promise<Map<string, AuditChainState>> {
-    const lock = (): Promise<ChainRow[]> =>
-      manager.query(
-        `SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains
-          WHERE chain_key = ANY($1::text[]) ORDER BY chain_key FOR UPDATE`,
-        [keys],
-      );
-    // Chains exist after their first entry: made (then locked) only when one is missing.
-    let rows = await lock();
-    if (rows.length < keys.length) {
-      await manager.query(
-        `INSERT INTO gateway.audit_chains (chain_key, head_id, head_hash, anchor_id, anchor_hash)
-         SELECT k, 0, $2, 0, $2 FROM unnest($1::text[]) AS k ON CONFLICT (chain_key) DO NOTHING`,
-        [keys, GENESIS_HASH],
-      );
-      rows = await lock();
-    }
+    // Every key inserted first (no lock on a row that exists), then all locked in one sorted
+    // statement: locking the existing rows before inserting the missing ones deadlocked two
+    // writers on Postgres (each held a row the other's second lock wanted).
+    await manager.query(
+      `INSERT INTO gateway.audit_chains (chain_key, head_id, head_hash, anchor_id, anchor_hash)
+       SELECT k, 0, $2, 0, $2 FROM unnest($1::text[]) AS k ON CONFLICT (chain_key) DO NOTHING`,
+      [keys, GENESIS_HASH],
+    );
+    const rows: ChainRow[] = await manager.query(
+      `SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains
+        WHERE chain_key = ANY($1::text[]) ORDER BY chain_key FOR UPDATE`,
+      [keys],
+    );
     return new Map(rows.map((row) => [row.chain_key, toState(row)]));
   }
 
