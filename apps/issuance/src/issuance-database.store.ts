@@ -37,6 +37,7 @@ import {
   OcspSignerCertificationStore,
   SqlOcspSignerCertificationStore,
 } from './signing/ocsp-signer-certification.store';
+import { MintFactsStore, SqlMintFactsStore } from './certificates/mint-facts.store';
 import { SqlTenantStandingStore, TenantStandingStore } from './tenants/tenant-standing.store';
 
 /** The stores of the issuance schema, on one connection (a transaction, or none). */
@@ -53,6 +54,7 @@ export interface IssuanceTables {
   blockedKeys: BlockedKeyStore;
   customExtensionArcs: CustomExtensionArcStore;
   policies: IssuancePolicyStore;
+  mintFacts: MintFactsStore;
   tenants: TenantStandingStore;
   outbox: OutboxStore;
   crlEntries: CrlEntryStore;
@@ -112,6 +114,7 @@ export function sqlIssuanceTables(manager: EntityManager): IssuanceTables {
     blockedKeys: new SqlBlockedKeyStore(manager),
     customExtensionArcs: new SqlCustomExtensionArcStore(manager),
     policies: new SqlIssuancePolicyStore(manager),
+    mintFacts: new SqlMintFactsStore(manager),
     tenants: new SqlTenantStandingStore(manager),
     outbox: new SqlOutboxStore(manager),
     crlEntries: new SqlCrlEntryStore(manager),

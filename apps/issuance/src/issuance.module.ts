@@ -13,7 +13,6 @@ import { ExternalRootHandler } from './certificate-authority/external-root.handl
 import { CertificateGroupCommit } from './certificates/certificate-group-commit';
 import { CertificateInventory } from './certificates/certificate-inventory';
 import { CertificateQueries } from './certificates/certificate-queries';
-import { BlockedKeys } from './certificates/blocked-keys';
 import { CertificateMinter } from './certificates/certificate.minter';
 import { CustomExtensionArcs } from './certificates/custom-extension-arcs';
 import { CertificatesController } from './certificates/certificates.controller';
@@ -107,8 +106,7 @@ export class IssuanceModule {
       deps.pkiPublicUrl,
       groupCommit,
       new CustomExtensionArcs(tables.customExtensionArcs),
-      policies,
-      new BlockedKeys(tables.blockedKeys),
+      tables.mintFacts,
     );
     return {
       module: IssuanceModule,

@@ -182,10 +182,6 @@ export class MemoryBlockedKeyStore extends BlockedKeyStore {
   async block(tenantId: string, spkiSha256: Buffer): Promise<void> {
     this.blocked.add(`${tenantId}:${spkiSha256.toString('hex')}`);
   }
-
-  async isBlocked(tenantId: string, spkiSha256: Buffer): Promise<boolean> {
-    return this.blocked.has(`${tenantId}:${spkiSha256.toString('hex')}`);
-  }
 }
 
 /**

@@ -8,6 +8,7 @@ import { CaStore } from './ca.store';
 import { chainOf } from './cross-chain';
 import { PendingCaStore } from './pending-ca.store';
 import { CaKeyCustodies } from '../custody/ca-key-custodies';
+import type { SigningCaRow } from '../certificates/mint-facts.store';
 
 export interface OpenedAuthority {
   authority: CertificateAuthorityEntity;
@@ -53,11 +54,12 @@ export class CertificateAuthoritySigner {
   }
 
   /**
-   * forTenant for a new leaf: CONFLICT ISSUING_CA_REVOKED once the issuing CA is revoked
-   * (docs/api.md#revoke-an-issuing-ca) until a new one is added (docs/api.md#add-an-issuing-ca).
+   * forTenant for a new leaf, from the row MintFactsStore read with the leaf's other checks:
+   * CONFLICT ISSUING_CA_REVOKED once the issuing CA is revoked (docs/api.md#revoke-an-issuing-ca)
+   * until a new one is added (docs/api.md#add-an-issuing-ca).
    */
-  async forLeaves(tenantId: string): Promise<OpenedAuthority> {
-    const current = await this.currentRow(tenantId);
+  async forLeavesOf(tenantId: string, signingCa: SigningCaRow | undefined): Promise<OpenedAuthority> {
+    const current = await this.present(tenantId, signingCa);
     if (current.revokedAt) {
       throw CaError.conflict(
         "This tenant's issuing CA is revoked: no certificate is signed with it until a new issuing CA exists (POST /v2/ca/issuing).",
@@ -119,8 +121,12 @@ export class CertificateAuthoritySigner {
   }
 
   /** The CA that signs leaves now: the issuing CA not retired, else the root. */
-  private async currentRow(tenantId: string): Promise<{ id: string; revokedAt: Date | null }> {
-    const current = await this.cas.signingLeaves(tenantId);
+  private async currentRow(tenantId: string): Promise<SigningCaRow> {
+    return this.present(tenantId, await this.cas.signingLeaves(tenantId));
+  }
+
+  /** The CA that signs leaves, or why there is none: CONFLICT while it waits for its certificate, else NOT_FOUND. */
+  private async present(tenantId: string, current: SigningCaRow | undefined): Promise<SigningCaRow> {
     if (!current) {
       // docs/api.md#external-root: a CA made, waiting for its certificate from the corporate root.
       if (await this.pendingCas.waits(tenantId)) {

@@ -1,10 +1,12 @@
 import { EntityManager } from 'typeorm';
 
-/** `issuance.blocked_keys`: per tenant, the keys (SPKI SHA-256) of certificates revoked for keyCompromise. */
+/**
+ * `issuance.blocked_keys`: per tenant, the keys (SPKI SHA-256) of certificates revoked for
+ * keyCompromise. A new certificate's key is looked up with its other checks (MintFactsStore).
+ */
 export abstract class BlockedKeyStore {
   /** Blocks the key of `certificateId`; a key blocked already stays as it is. */
   abstract block(tenantId: string, spkiSha256: Buffer, certificateId: string): Promise<void>;
-  abstract isBlocked(tenantId: string, spkiSha256: Buffer): Promise<boolean>;
 }
 
 export class SqlBlockedKeyStore extends BlockedKeyStore {
@@ -18,13 +20,5 @@ export class SqlBlockedKeyStore extends BlockedKeyStore {
      ON CONFLICT DO NOTHING`,
       [tenantId, spkiSha256, certificateId],
     );
-  }
-
-  async isBlocked(tenantId: string, spkiSha256: Buffer): Promise<boolean> {
-    const rows: unknown[] = await this.db.query(
-      'SELECT 1 FROM issuance.blocked_keys WHERE tenant_id = $1 AND spki_sha256 = $2',
-      [tenantId, spkiSha256],
-    );
-    return rows.length > 0;
   }
 }

@@ -1,6 +1,6 @@
 import { KeyObject, X509Certificate, createHash, type webcrypto } from 'node:crypto';
 import { CaError, ErrorCode, RevocationReasonCodes } from '@ca/contracts';
-import { BlockedKeyStore } from './blocked-key.store';
+import type { BlockedKeyStore } from './blocked-key.store';
 import { SubjectKey } from './subject-public-key';
 
 /**
@@ -33,19 +33,19 @@ export async function blockKeyIfCompromised(
   );
 }
 
+/** The hash a subject key is blocked by (spkiSha256), for MintFactsStore.factsFor. */
+export function subjectKeySha256(subjectKey: SubjectKey): Buffer {
+  return spkiSha256(KeyObject.from(subjectKey.publicKey as webcrypto.CryptoKey));
+}
+
 /**
  * 400 CSR_KEY_COMPROMISED for a key the tenant revoked a certificate of for keyCompromise. Every
- * key is looked up (one primary-key read): ACME finalize sends its CSR's key as a bare
+ * key is looked up (MintFacts.keyBlocked): ACME finalize sends its CSR's key as a bare
  * SubjectPublicKeyInfo, so a caller's key cannot be told from one the gateway made.
  */
-export class BlockedKeys {
-  constructor(private readonly store: BlockedKeyStore) {}
-
-  async assertNotBlocked(tenantId: string, subjectKey: SubjectKey): Promise<void> {
-    const hash = spkiSha256(KeyObject.from(subjectKey.publicKey as webcrypto.CryptoKey));
-    if (!(await this.store.isBlocked(tenantId, hash))) return;
-    const message =
-      'has the key of a certificate revoked for keyCompromise: that key is certified no more; make a new key and a new CSR';
-    throw new CaError(ErrorCode.CsrKeyCompromised, `The CSR ${message}.`, [{ field: 'csrPem', message }]);
-  }
+export function assertKeyNotBlocked(keyBlocked: boolean): void {
+  if (!keyBlocked) return;
+  const message =
+    'has the key of a certificate revoked for keyCompromise: that key is certified no more; make a new key and a new CSR';
+  throw new CaError(ErrorCode.CsrKeyCompromised, `The CSR ${message}.`, [{ field: 'csrPem', message }]);
 }

@@ -8,9 +8,10 @@ import { CertificateGroupCommit } from './certificate-group-commit';
 import { leafDistributionPointsFor } from './distribution-points';
 import { CertificateProfile, customExtensionsOf, extendedKeyUsagesOf } from './certificate-profile';
 import { CustomExtensionArcs } from './custom-extension-arcs';
-import { IssuancePolicies } from '../policy/issuance-policies';
+import { assertPolicyAllows } from '../policy/issuance-policies';
 import { SubjectKey, assertCsrKeyFitsCa } from './subject-public-key';
-import { BlockedKeys } from './blocked-keys';
+import { assertKeyNotBlocked, subjectKeySha256 } from './blocked-keys';
+import { MintFactsStore } from './mint-facts.store';
 import { ONE_ACME_REPLACEMENT_INDEX } from '../migrations/1767950000000-one-acme-replacement-per-certificate';
 
 export interface MintRequest {
@@ -43,15 +44,21 @@ export class CertificateMinter {
     private readonly pkiPublicUrl: string,
     private readonly groupCommit: CertificateGroupCommit,
     private readonly customExtensionArcs: CustomExtensionArcs,
-    private readonly policies: IssuancePolicies,
-    private readonly blockedKeys: BlockedKeys,
+    /** The tenant's policy, its blocked keys and its signing CA, read together for each certificate. */
+    private readonly facts: MintFactsStore,
   ) {}
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
-    // Before the CA key is touched: a name outside the tenant's policy is never signed.
-    await this.policies.assertAllows(request.tenantId, request.profile);
-    await this.blockedKeys.assertNotBlocked(request.tenantId, request.subjectKey);
-    const { authority, privateKey: caKey, chain, validUntil } = await this.signer.forLeaves(request.tenantId);
+    const facts = await this.facts.factsFor(request.tenantId, subjectKeySha256(request.subjectKey));
+    // Before the CA key is touched: a name outside the tenant's policy, or a key blocked, is never signed.
+    assertPolicyAllows(facts.policy, request.profile);
+    assertKeyNotBlocked(facts.keyBlocked);
+    const {
+      authority,
+      privateKey: caKey,
+      chain,
+      validUntil,
+    } = await this.signer.forLeavesOf(request.tenantId, facts.signingCa);
     assertCsrKeyFitsCa(request.subjectKey, authority.keyAlgorithm);
     // Backdated a minute for relying parties whose clock runs behind, exactly validityDays long.
     const { notBefore, notAfter } = validityOfDays(request.validityDays, new Date(), authority.notBefore);
