@@ -6,6 +6,7 @@ import { RpcClient } from '@ca/messaging';
 import { Public } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal } from '../auth/authenticated-principal';
 import { clientAddressOf } from '@ca/runtime';
+import { AUDIT_READ_ONLY_LOCAL } from '../audit/audit.middleware';
 
 export const ACME_RPC = Symbol('ACME_RPC');
 
@@ -55,8 +56,10 @@ export class AcmeEdgeController {
         );
       return;
     }
-    // The audit entry of this request names the tenant (when the segment is a tenant id at all)
-    // and the ACME account that signed it.
+    // Reads (GET, HEAD, POST-as-GET) are not audited: they change nothing and come as often as a
+    // client polls. The audit entry of any other request names the tenant (when the segment is a
+    // tenant id at all) and the ACME account that signed it.
+    if (answer.readOnly) res.locals[AUDIT_READ_ONLY_LOCAL] = true;
     const tenant = parseTenantId(tenantId);
     if (tenant) {
       (req as Request & { user?: AuthenticatedPrincipal }).user = {
