@@ -120,6 +120,20 @@ describe.each(modes)('ACME (%s)', (mode) => {
       expect(acmeErrorType(answer)).toBe('externalAccountRequired');
     });
 
+    it('refuses a body over 64 KiB (413) and one that is not UTF-8 (400) as ACME problems', async () => {
+      const url = client.directory.newAccount;
+      const large = await client.post(url, { protected: 'x'.repeat(65 * 1024), payload: '', signature: '' });
+      expect(large.status).toBe(413);
+      expect(acmeErrorType(large)).toBe('malformed');
+      const notUtf8 = await http(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/jose+json' },
+        body: Buffer.from([0x7b, 0xff, 0x7d]),
+      });
+      expect(notUtf8.status).toBe(400);
+      expect(acmeErrorType(notUtf8)).toBe('malformed');
+    });
+
     it('refuses an unknown nonce and a replayed one, with a fresh nonce to retry', async () => {
       const url = client.directory.newAccount;
       const bad = await client.post(url, await client.jws(url, {}, { nonce: 'bm90LWEtbm9uY2U' }));
