@@ -14,7 +14,7 @@
  */
 import { Agent as HttpAgent } from 'node:http';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { mapPool } from '@ca/test-support';
@@ -188,6 +188,7 @@ async function main(): Promise<void> {
         title: `Statements per request, ${kind}, ${subject.name}:`,
         headers: ['statement (first 80 characters)', 'per request'],
         rows: Object.entries(statements)
+          .filter(([, count]) => count / n >= 0.005)
           .sort((a, b) => b[1] - a[1])
           .map(([text, count]) => [`\`${text}\``, (count / n).toFixed(2)]),
       });
@@ -289,13 +290,23 @@ async function idleRate(subject: Subject): Promise<void> {
   }
 }
 
-/** The preload writes its counts every 100 ms: read them once they are at least that fresh. */
+/** The preload writes its counts when signalled: signal, then read the file once it is newer. */
 async function statementsNow(subject: Subject): Promise<Record<string, number>> {
-  await new Promise((r) => setTimeout(r, 250));
+  const before = mtimeOf(subject.statementsFile);
+  process.kill(subject.system.pid, 'SIGUSR2');
+  for (const until = Date.now() + 5_000; Date.now() < until;) {
+    await new Promise((r) => setTimeout(r, 50));
+    if (mtimeOf(subject.statementsFile) !== before)
+      return JSON.parse(readFileSync(subject.statementsFile, 'utf8')) as Record<string, number>;
+  }
+  throw new Error(`${subject.name}: the statement counts were not written (is the preload there?)`);
+}
+
+function mtimeOf(file: string): number | undefined {
   try {
-    return JSON.parse(readFileSync(subject.statementsFile, 'utf8')) as Record<string, number>;
+    return statSync(file).mtimeMs;
   } catch {
-    return {};
+    return undefined;
   }
 }
 
