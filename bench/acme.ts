@@ -15,8 +15,7 @@
 import { loadavg } from 'node:os';
 import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
-import { randomBytes, randomUUID } from 'node:crypto';
-import { Client } from 'pg';
+import { randomBytes } from 'node:crypto';
 import { mapPool } from '@ca/test-support';
 import {
   AcmeLoadClient,
@@ -35,7 +34,8 @@ import { report, Table } from './lib/report';
 import { int, median, ms, percentile } from './lib/stats';
 import { startStepCa, stepCaBinary } from './lib/step-ca';
 import { measureTunnel, TunnelCost } from './lib/tunnel-cost';
-import { adminApi, RunningSystem, startSystem, SystemMode } from './lib/system';
+import { acmeTenant } from './lib/acme-tenant';
+import { RunningSystem, startSystem, SystemMode } from './lib/system';
 
 const USAGE = `bench/acme.ts: ACME orders (http-01, finalize, download), ours against step-ca.
   --duration S      seconds per throughput round and server (default 10; --quick: 4)
@@ -388,73 +388,14 @@ async function cpuWhenQuiet(target: Target): Promise<number> {
 }
 
 async function oursTarget(system: RunningSystem, concurrency: number): Promise<Target> {
-  const tenantId = randomUUID();
-  const api = adminApi(system, await system.token(tenantId));
-  const init = await api.call('POST', '/v2/ca/initialize', {
-    commonName: 'Bench ACME Root',
-    organization: 'Bench',
-    country: 'US',
-    validityYears: 10,
-  });
-  if (init.status !== 200 && init.status !== 201)
-    throw new Error(`CA initialization: ${init.status} ${JSON.stringify(init.json)}`);
-  const directoryUrl = `${system.adminUrl}/acme/${tenantId}/directory`;
-  // The ACME server answers once acme has heard of the tenant's CA.
-  for (const deadline = Date.now() + 30_000; ;) {
-    const answer = await fetch(directoryUrl);
-    if (answer.status === 200) break;
-    if (Date.now() > deadline) throw new Error(`ACME directory: ${answer.status}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  const backends = system.databaseUrl ? await postgresBackends(system.databaseUrl) : undefined;
+  const tenant = await acmeTenant(system);
   return {
     name: `ours, ${system.mode === 'embedded' ? 'embedded' : 'Postgres + NATS'}`,
-    directoryUrl,
+    directoryUrl: tenant.directoryUrl,
     agent: new HttpAgent({ keepAlive: true, maxSockets: concurrency + 1 }),
-    cpuMs: async () => (processCpuMs(system.pid) ?? NaN) + (backends ? await backends() : 0),
-    eab: async () => {
-      const key = await api.call('POST', '/v2/acme/eab-keys');
-      if (key.status !== 201) throw new Error(`EAB key: ${key.status} ${JSON.stringify(key.json)}`);
-      return key.json as { keyId: string; hmacKey: string };
-    },
+    cpuMs: tenant.cpuMs,
+    eab: tenant.eab,
     clients: [],
-  };
-}
-
-/**
- * The CPU of the Postgres backends serving `databaseUrl` (read in /proc; the server is local): the
- * database's share of our CPU per certificate. A backend that has exited since is not counted.
- */
-async function postgresBackends(databaseUrl: string): Promise<() => Promise<number>> {
-  const name = new URL(databaseUrl).pathname.slice(1);
-  const admin = new Client({ connectionString: process.env.DATABASE_URL });
-  await admin.connect();
-  const { onCleanup } = await import('./lib/proc');
-  onCleanup(() => admin.end());
-  const seen = new Map<number, number>();
-  let exited = 0;
-  return async () => {
-    const { rows } = await admin.query<{ pid: number }>(
-      'SELECT pid FROM pg_stat_activity WHERE datname = $1',
-      [name],
-    );
-    let total = exited;
-    const current = new Set<number>();
-    for (const { pid } of rows) {
-      const cpu = processCpuMs(pid);
-      if (cpu === undefined) continue;
-      current.add(pid);
-      seen.set(pid, cpu);
-      total += cpu;
-    }
-    for (const [pid, cpu] of seen) {
-      if (current.has(pid)) continue;
-      // Gone (the pool closed it): keep what it had used when last seen.
-      exited += cpu;
-      total += cpu;
-      seen.delete(pid);
-    }
-    return total;
   };
 }
 

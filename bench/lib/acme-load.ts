@@ -268,6 +268,28 @@ export class AcmeLoadClient {
     return pem;
   }
 
+  /** A new order for `name`; the URL of its (first) authorization, for requests of one kind. */
+  async authorizationOf(name: string): Promise<string> {
+    const created = await this.post(this.directory.newOrder, { identifiers: [{ type: 'dns', value: name }] });
+    if (created.status !== 201) throw new Error(`new-order: ${created.status} ${created.body}`);
+    return (JSON.parse(created.body.toString()) as { authorizations: string[] }).authorizations[0];
+  }
+
+  /** One POST-as-GET (RFC 8555 6.3) of `url`. */
+  read(url: string): Promise<AcmeAnswer> {
+    return this.post(url, '');
+  }
+
+  /** One HEAD new-nonce (RFC 8555 7.2). */
+  headNonce(): Promise<AcmeAnswer> {
+    return this.call('HEAD', this.directory.newNonce);
+  }
+
+  /** One GET of the directory (RFC 8555 7.1.1). */
+  getDirectory(): Promise<AcmeAnswer> {
+    return this.call('GET', this.options.directoryUrl);
+  }
+
   private async freshNonce(): Promise<void> {
     const answer = await this.call('HEAD', this.directory.newNonce);
     const nonce = answer.headers['replay-nonce'];

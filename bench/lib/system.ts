@@ -38,6 +38,11 @@ export interface SystemOptions {
    * database and key-encryption key instead of a throwaway database; nothing is removed at stop.
    */
   keep?: { dataDir: string; databaseUrl?: string; caKek?: string };
+  /**
+   * Another checkout of the repository to run the system from (an exported earlier revision with
+   * node_modules beside it), for a before/after pair in one run; default this one.
+   */
+  root?: string;
 }
 
 export interface RunningSystem {
@@ -159,7 +164,7 @@ export async function startSystem(options: SystemOptions): Promise<RunningSystem
   const log = openSync(logFile, 'a');
   const started = performance.now();
   const child = spawnGroup(process.execPath, [...(options.nodeArgs ?? []), ...NODE_SWC, entry], {
-    cwd: REPO_ROOT,
+    cwd: options.root ?? REPO_ROOT,
     env,
     stdio: ['ignore', log, log],
   });

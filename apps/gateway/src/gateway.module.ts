@@ -4,7 +4,7 @@ import { PassportModule } from '@nestjs/passport';
 import { AcmeApi, IssuanceApi, KeyAlgorithm, WebhooksApi } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { healthController } from '@ca/runtime';
-import { ACME_RPC, AcmeEdgeController } from './acme/acme-edge.controller';
+import { ACME_RPC } from './acme/acme-rpc';
 import { AuditController } from './audit/audit.controller';
 import { AuditStore } from './audit/audit.store';
 import { CONSOLE_SITE, ConsoleController } from './console/console.controller';
@@ -58,7 +58,8 @@ export interface GatewayDependencies {
 
 /**
  * The administrative API: authentication, tenant status, rate limits, scopes, validation, Problem
- * Details; one NATS request per call. (The audit middleware is mounted in start-gateway.ts.)
+ * Details; one NATS request per call. (The audit middleware and the ACME edge are mounted in
+ * start-gateway.ts.)
  */
 @Module({})
 export class GatewayModule {
@@ -78,7 +79,6 @@ export class GatewayModule {
         DownloadsController,
         EabKeysController,
         AcmeProfilesController,
-        AcmeEdgeController,
         IssuancePolicyController,
         WebhooksController,
         AuditController,

@@ -5,6 +5,7 @@ import { EventRetention, OutboxRelay } from '@ca/messaging';
 import { NestPinoLogger, messagingMetrics } from '@ca/observability';
 import { SqlRateLimitWindowStore } from '@ca/persistence';
 import { RunningService, ServiceRuntime, applyHttpLimits, once } from '@ca/runtime';
+import { acmeEdge } from './acme/acme-edge';
 import { auditMiddleware } from './audit/audit.middleware';
 import { AuditStore } from './audit/audit.store';
 import { AuditWriter } from './audit/audit-writer';
@@ -124,6 +125,8 @@ export async function startGateway(
     app.use(requestIdMiddleware);
     mountObservability(app, logger);
     app.use(auditMiddleware((entry) => audit.record(entry)));
+    // ACME requests are answered here, before the admin API's JSON parsing and Nest (acme-edge.ts).
+    app.use(acmeEdge(acme));
     app.useBodyParser('json', { limit: BODY_LIMIT, type: () => true, strict: false, verify: verifyJsonBody });
     app.useGlobalPipes(new TextParamPipe(), new JsonBodyPipe());
     mountOpenApi(app);

@@ -120,6 +120,20 @@ describe.each(modes)('ACME (%s)', (mode) => {
       expect(acmeErrorType(answer)).toBe('externalAccountRequired');
     });
 
+    it('refuses a body over 64 KiB (413) and one that is not UTF-8 (400) as ACME problems', async () => {
+      const url = client.directory.newAccount;
+      const large = await client.post(url, { protected: 'x'.repeat(65 * 1024), payload: '', signature: '' });
+      expect(large.status).toBe(413);
+      expect(acmeErrorType(large)).toBe('malformed');
+      const notUtf8 = await http(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/jose+json' },
+        body: Buffer.from([0x7b, 0xff, 0x7d]),
+      });
+      expect(notUtf8.status).toBe(400);
+      expect(acmeErrorType(notUtf8)).toBe('malformed');
+    });
+
     it('refuses an unknown nonce and a replayed one, with a fresh nonce to retry', async () => {
       const url = client.directory.newAccount;
       const bad = await client.post(url, await client.jws(url, {}, { nonce: 'bm90LWEtbm9uY2U' }));
@@ -219,6 +233,48 @@ describe.each(modes)('ACME (%s)', (mode) => {
         identifiers: [{ type: 'dns', value: 'x.example.test' }],
       });
     });
+  });
+
+  it('audits the ACME requests that ask for a change, answered or refused, and not the reads', async () => {
+    const since = new Date().toISOString();
+    const client = await RawAcmeClient.create(directoryOf(other));
+    const key = await createEabKey(other);
+    const url = client.directory.newAccount;
+    const refused = await client.post(url, await client.jws(url, { termsOfServiceAgreed: true }));
+    expect(acmeErrorType(refused)).toBe('externalAccountRequired');
+    const eab = await client.externalAccountBinding(key.keyId, key.hmacKey);
+    const created = await client.post(
+      url,
+      await client.jws(url, { termsOfServiceAgreed: true, externalAccountBinding: eab }),
+    );
+    expect(created.status).toBe(201);
+    const accountUrl = created.headers.get('location')!;
+    const asAccount = { jwk: undefined, kid: accountUrl };
+    // Reads: the directory, new-nonce (one per JWS above and below), a POST-as-GET of the account.
+    expect((await http(directoryOf(other))).status).toBe(200);
+    const read = await client.post(accountUrl, await client.jws(accountUrl, '', asAccount));
+    expect(read.status).toBe(200);
+    const updated = await client.post(accountUrl, await client.jws(accountUrl, { contact: [] }, asAccount));
+    expect(updated.status).toBe(200);
+    const accountPath = new URL(accountUrl).pathname;
+    const newAccountPath = new URL(url).pathname;
+    const audited = await eventually(async () => {
+      const answer = await adminRequest(
+        sut,
+        'GET',
+        `/v2/audit?action=acme.request&since=${encodeURIComponent(since)}`,
+        other.bearer,
+      );
+      const entries = answer.json<{ entries: { resource: string; result: number; principal: string }[] }>()
+        .entries;
+      return entries.some((e) => e.resource === accountPath) ? entries : undefined;
+    });
+    expect(audited.map((e) => [e.resource, e.result]).reverse()).toEqual([
+      [newAccountPath, 400],
+      [newAccountPath, 201],
+      [accountPath, 200],
+    ]);
+    expect(audited[0].principal).toBe(`acme:${accountPath.split('/').pop()}`);
   });
 
   it('rolls an account key over, and a deactivated account can no longer act', async () => {

@@ -31,7 +31,8 @@ const HTTP_METHODS = ['get', 'put', 'post', 'delete', 'patch', 'head', 'options'
 /** `METHOD /path/{param}` of every handler of the gateway's controllers, read as Nest reads them. */
 function nestRoutes(): string[] {
   const { controllers = [] } = GatewayModule.register({} as GatewayDependencies);
-  // The ACME edge (docs/api.md#acme) speaks RFC 8555, not this API: it is left out of the description.
+  // The console's files are not this API: left out of the description. (The ACME edge is no
+  // controller at all: a middleware that speaks RFC 8555, docs/api.md#acme.)
   const described = controllers.filter(
     (controller) => Reflect.getMetadata(DECORATORS.API_EXCLUDE_CONTROLLER, controller)?.[0] !== true,
   );

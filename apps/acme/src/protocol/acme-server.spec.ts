@@ -73,6 +73,29 @@ describe('AcmeServer', () => {
     expect(answer.headers['retry-after']).toBe('5');
   });
 
+  it('tells the gateway which requests were reads (not audited): GET, HEAD and POST-as-GET, not a POST with a payload', async () => {
+    const acme = server();
+    const jws = (payload: string) =>
+      Buffer.from(JSON.stringify({ protected: 'e30', payload, signature: 'c2ln' })).toString('base64');
+    const post = (payload: string) =>
+      acme.handle(
+        request({
+          method: 'POST',
+          path: '/new-account',
+          contentType: 'application/jose+json',
+          body: jws(payload),
+        }),
+      );
+    expect((await acme.handle(request())).readOnly).toBe(true);
+    expect((await acme.handle(request({ method: 'HEAD', path: '/new-nonce' }))).readOnly).toBe(true);
+    expect((await post('')).readOnly).toBe(true);
+    expect((await post('e30')).readOnly).toBeUndefined();
+    const unreadable = await acme.handle(
+      request({ method: 'POST', path: '/new-account', contentType: 'application/jose+json', body: 'AAAA' }),
+    );
+    expect(unreadable.readOnly).toBeUndefined();
+  });
+
   it('refuses a POST that is not application/jose+json, and unknown paths', async () => {
     const acme = server();
     const post = await acme.handle(

@@ -60,6 +60,12 @@ export interface AcmeServerOptions {
 
 const MAX_BODY_BYTES = 64 * 1024;
 
+/** What the gateway is told besides the answer: who signed, and whether the request was a read. */
+interface RequestFacts {
+  principal?: string;
+  readOnly: boolean;
+}
+
 /**
  * One ACME HTTP request (forwarded by the gateway) in, one answer out: routing, the JWS checks of
  * RFC 8555 6.2-6.5 (alg, nonce, url, key, signature), rate limits and problem documents.
@@ -70,11 +76,12 @@ export class AcmeServer {
   async handle(request: AcmeHttpRequest): Promise<AcmeHttpResponse> {
     const urls = new AcmeUrls(`${this.options.publicUrl}/acme/${request.tenantId}`);
     let reply: AcmeReply;
-    const signer: { principal?: string } = {};
+    // GET and HEAD change nothing; a POST is known to be a read (POST-as-GET) once its JWS is parsed.
+    const facts: RequestFacts = { readOnly: request.method === 'GET' || request.method === 'HEAD' };
     const tenant = { known: false };
     try {
       tenant.known = await this.options.tenants.has(request.tenantId);
-      reply = tenant.known ? await this.route(request, urls, signer) : notFound();
+      reply = tenant.known ? await this.route(request, urls, facts) : notFound();
     } catch (error) {
       reply = problemReply(asProblem(error, () => this.options.onInternalError(error, request)));
     }
@@ -85,14 +92,14 @@ export class AcmeServer {
         ? undefined
         : await this.options.nonces.issue(request.tenantId).catch(() => undefined);
     const response = encodeReply(reply, { nonce, indexUrl: tenant.known ? urls.directory() : undefined });
-    return signer.principal ? { ...response, principal: signer.principal } : response;
+    return {
+      ...response,
+      ...(facts.principal ? { principal: facts.principal } : {}),
+      ...(facts.readOnly ? { readOnly: true as const } : {}),
+    };
   }
 
-  private async route(
-    request: AcmeHttpRequest,
-    urls: AcmeUrls,
-    signer: { principal?: string },
-  ): Promise<AcmeReply> {
+  private async route(request: AcmeHttpRequest, urls: AcmeUrls, facts: RequestFacts): Promise<AcmeReply> {
     await this.limit(`tenant:${request.tenantId}`, this.options.limits.perTenant, 'tenant');
     await this.limit(
       `source:${request.tenantId}:${request.clientAddress}`,
@@ -124,9 +131,9 @@ export class AcmeServer {
         request,
         url: `${urls.base}${path}`,
       };
-      const post = await this.authenticate(ctx, resource.key);
+      const post = await this.authenticate(ctx, resource.key, facts);
       if (post.account) {
-        signer.principal = `acme:${post.account.id}`;
+        facts.principal = `acme:${post.account.id}`;
         await this.limit(`account:${post.account.id}`, this.options.limits.perAccount, 'account');
       }
       return resource.handle(ctx, post, match.slice(1));
@@ -135,7 +142,11 @@ export class AcmeServer {
   }
 
   /** RFC 8555 6.2-6.4, in Boulder's order: shape, alg, nonce, url, key, signature. */
-  private async authenticate(ctx: AcmeRequestContext, key: AcmeResource['key']): Promise<AuthenticatedPost> {
+  private async authenticate(
+    ctx: AcmeRequestContext,
+    key: AcmeResource['key'],
+    facts: RequestFacts,
+  ): Promise<AuthenticatedPost> {
     const { request } = ctx;
     if (!/^application\/jose\+json\s*(;|$)/i.test(request.contentType ?? '')) {
       throw new AcmeProblem('malformed', 'the Content-Type must be application/jose+json', 415);
@@ -143,6 +154,8 @@ export class AcmeServer {
     const body = Buffer.from(request.body, 'base64');
     if (body.length > MAX_BODY_BYTES) throw malformed('the request body is too large');
     const jws = parseFlattenedJws(body);
+    // RFC 8555 6.3: an empty payload is a POST-as-GET, which no handler lets change anything.
+    facts.readOnly = jws.payload === '';
     const header = readProtectedHeader(jws);
     if (!header.nonce || !(await this.options.nonces.consume(ctx.tenantId, header.nonce))) {
       throw new AcmeProblem(

@@ -87,13 +87,7 @@ export async function verifyJwsSignature(
   header: AcmeProtectedHeader,
   jwk: JWK,
 ): Promise<string> {
-  let key;
-  try {
-    key = await importJWK(jwk, header.alg);
-  } catch {
-    throw new AcmeProblem('badPublicKey', `the key cannot be used with ${header.alg}`);
-  }
-  assertStrongEnough(jwk);
+  const key = await accountKey(jwk, header.alg);
   try {
     const { payload } = await flattenedVerify(jws as FlattenedJWSInput, key, {
       algorithms: [...ACME_JWS_ALGORITHMS],
@@ -102,6 +96,37 @@ export async function verifyJwsSignature(
   } catch {
     throw malformed('the JWS signature does not verify');
   }
+}
+
+/** Imported account keys kept per replica (most requests are signed by a few busy accounts). */
+const MAX_CACHED_KEYS = 10_000;
+type VerifyKey = Awaited<ReturnType<typeof importJWK>>;
+const importedKeys = new Map<string, VerifyKey>();
+
+/**
+ * The key to verify with, imported once per key and alg: importing (and, for RSA, measuring) a
+ * JWK on every request was a fixed cost of each. Only keys that passed are kept; a key is its JWK's
+ * members, so an account whose key rolled over simply uses another entry.
+ */
+async function accountKey(jwk: JWK, alg: string): Promise<VerifyKey> {
+  const cacheKey = `${alg} ${JSON.stringify(publicMembers(jwk))}`;
+  const cached = importedKeys.get(cacheKey);
+  if (cached) return cached;
+  let key;
+  try {
+    key = await importJWK(jwk, alg);
+  } catch {
+    throw new AcmeProblem('badPublicKey', `the key cannot be used with ${alg}`);
+  }
+  assertStrongEnough(jwk);
+  if (importedKeys.size >= MAX_CACHED_KEYS) importedKeys.delete(importedKeys.keys().next().value as string);
+  importedKeys.set(cacheKey, key);
+  return key;
+}
+
+/** The members importJWK reads, in a fixed order (anything else in a JWK does not change the key). */
+function publicMembers(jwk: JWK): unknown[] {
+  return [jwk.kty, jwk.crv, jwk.x, jwk.y, jwk.n, jwk.e, jwk.d, jwk.k, jwk.ext, jwk.key_ops, jwk.use, jwk.alg];
 }
 
 /** RSA account keys of fewer bits are refused (as by Let's Encrypt), more are of no use. */

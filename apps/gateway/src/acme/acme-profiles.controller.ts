@@ -6,7 +6,7 @@ import { CurrentPrincipal, RequireScope } from '../auth/auth.decorators';
 import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { writeCommand } from '../certificates/write-command';
-import { ACME_RPC } from './acme-edge.controller';
+import { ACME_RPC } from './acme-rpc';
 import { described } from '../openapi/request-bodies.openapi';
 
 class AcmeProfileDoc extends described(PutAcmeProfileRequest) {

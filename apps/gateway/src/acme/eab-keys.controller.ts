@@ -15,7 +15,7 @@ import { AuthenticatedPrincipal, Scope } from '../auth/authenticated-principal';
 import { RequestWithId } from '../http/request-id';
 import { writeCommand } from '../certificates/write-command';
 import { relaySealedSecret } from '../http/sealed-secret-relay';
-import { ACME_RPC } from './acme-edge.controller';
+import { ACME_RPC } from './acme-rpc';
 
 class CreatedEabKeyDoc {
   @ApiProperty({ description: 'The key identifier, the `kid` of the external account binding.' })

@@ -9,6 +9,8 @@ import { AuditEntryInput } from './audit-chain';
 export const AUDIT_CODE_LOCAL = 'auditCode';
 /** Set by the authentication guard: this failure is counted in an aggregate entry, not written alone. */
 export const AUDIT_AGGREGATED_LOCAL = 'auditAggregated';
+/** Set by the ACME edge: the request asked for no change (docs/api.md#audit-log), so it is not written. */
+export const AUDIT_READ_ONLY_LOCAL = 'auditReadOnly';
 
 /** nginx's convention for a request whose client went away before the answer. */
 const CLIENT_CLOSED_REQUEST = 499;
@@ -30,7 +32,7 @@ export function auditMiddleware(record: (entry: AuditEntryInput) => void) {
     const write = (result: number) => {
       if (written) return;
       written = true;
-      if (res.locals[AUDIT_AGGREGATED_LOCAL] === true) return;
+      if (res.locals[AUDIT_AGGREGATED_LOCAL] === true || res.locals[AUDIT_READ_ONLY_LOCAL] === true) return;
       const principal = (req as Request & { user?: AuthenticatedPrincipal }).user;
       const code = res.locals[AUDIT_CODE_LOCAL];
       record({

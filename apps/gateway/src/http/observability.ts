@@ -2,6 +2,7 @@ import { IncomingMessage, ServerResponse } from 'node:http';
 import { NestExpressApplication } from '@nestjs/platform-express';
 import { HttpContextInterceptor, Logger, expressRouteOf, httpObservability } from '@ca/observability';
 import { METRICS_PATH, metricsMiddleware } from '@ca/runtime';
+import { ACME_ROUTE, isAcmePath } from '../acme/acme-edge';
 import { AUDIT_CODE_LOCAL } from '../audit/audit.middleware';
 import { RequestWithId } from './request-id';
 
@@ -18,7 +19,8 @@ export function mountObservability(app: NestExpressApplication, accessLog: Logge
       service: 'gateway',
       accessLog,
       requestIdOf: (req) => (req as unknown as RequestWithId).requestId,
-      routeOf: (req) => (metricsPath(req) ? METRICS_PATH : expressRouteOf(req)),
+      routeOf: (req) =>
+        metricsPath(req) ? METRICS_PATH : isAcmePath(pathOf(req)) ? ACME_ROUTE : expressRouteOf(req),
       codeOf: (res) => {
         const code = (res as ServerResponse & { locals?: Record<string, unknown> }).locals?.[
           AUDIT_CODE_LOCAL
@@ -32,5 +34,9 @@ export function mountObservability(app: NestExpressApplication, accessLog: Logge
 }
 
 function metricsPath(req: IncomingMessage): boolean {
-  return (req.url ?? '').split('?')[0] === METRICS_PATH;
+  return pathOf(req) === METRICS_PATH;
+}
+
+function pathOf(req: IncomingMessage): string {
+  return (req.url ?? '').split('?')[0];
 }

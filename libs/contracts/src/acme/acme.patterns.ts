@@ -34,6 +34,11 @@ export interface AcmeHttpResponse {
   body: string;
   /** `acme:<accountId>` when an account signed the request: the gateway's audit entry names it. */
   principal?: string;
+  /**
+   * The request asked for no change (GET, HEAD, or a POST-as-GET: a JWS with an empty payload):
+   * the gateway does not audit it (docs/api.md#audit-log).
+   */
+  readOnly?: true;
 }
 
 /** `POST /v2/acme/eab-keys`: the gateway's ephemeral X25519 key, to which the HMAC key is sealed. */
@@ -115,10 +120,12 @@ export function parseAcmeHttpResponse(value: unknown): AcmeHttpResponse | undefi
   const status = value.status as number;
   if (status < 100 || status > 599) return undefined;
   if (value.principal !== undefined && !isString(value.principal)) return undefined;
+  if (value.readOnly !== undefined && value.readOnly !== true) return undefined;
   return {
     status,
     headers: value.headers as AcmeHttpResponse['headers'],
     body: value.body,
     ...(isString(value.principal) ? { principal: value.principal } : {}),
+    ...(value.readOnly === true ? { readOnly: true as const } : {}),
   };
 }

@@ -119,3 +119,13 @@ export class HttpContextInterceptor implements NestInterceptor {
     return new Observable((subscriber) => context.with(ctx, () => next.handle().subscribe(subscriber)));
   }
 }
+
+/**
+ * Runs `work` in the request's context (its span and request id), for a handler mounted as plain
+ * middleware that answers after reading the body itself (the context does not survive the
+ * stream's callbacks), as HttpContextInterceptor does for Nest handlers.
+ */
+export function inRequestContext<T>(req: IncomingMessage, work: () => T): T {
+  const ctx = (req as IncomingMessage & WithContext)[REQUEST_CONTEXT];
+  return ctx ? context.with(ctx, work) : work();
+}
