@@ -18,7 +18,6 @@ import { httpCall } from './lib/http-load';
 import { ocspRequestFor, sleep, untilOcspSays } from './lib/ocsp-wait';
 import { benchArgs, intOption } from './lib/args';
 import { machineInfo } from './lib/machine';
-import { runMain } from './lib/proc';
 import { report } from './lib/report';
 import {
   Api,
@@ -31,6 +30,8 @@ import {
   withClient,
 } from './lib/system';
 import { int, mib, ms, percentile } from './lib/stats';
+import { MemorySample, memorySamples } from './lib/memory-samples';
+import { runMain, tempDir } from './lib/proc';
 
 const USAGE = `bench/inventory.ts: search, summary, export and bulk revocation over a seeded inventory.
   --rows N           certificates in the measured tenant (default 1000000; --quick: 50000)
@@ -114,9 +115,11 @@ async function main(): Promise<void> {
     process.stdout.write(`starting the system (${mode})… `);
     // A store kept from an earlier run may have migrations to apply first (an index of millions
     // of rows is minutes), so the system is given longer to be ready.
+    const memoryFile = join(tempDir('memory'), 'samples.jsonl');
     const system = await startSystem({
       mode,
       exposeDatabase: mode === 'embedded',
+      env: { BENCH_MEMORY_FILE: memoryFile },
       keep,
       ...(kept ? { readyTimeoutMs: 900_000 } : {}),
     });
@@ -200,7 +203,7 @@ async function main(): Promise<void> {
             what,
             ms(result.ms),
             '',
-            `${int(result.rows)} rows, **${int(result.rows / (result.ms / 1000))} rows/s**, RSS ${mib(result.rssStart)} → max ${mib(result.rssMax)} (**+${mib(result.rssMax - result.rssStart)}**)`,
+            `${int(result.rows)} rows, **${int(result.rows / (result.ms / 1000))} rows/s**, RSS ${mib(result.rssStart)} → max ${mib(result.rssMax)} (**+${mib(result.rssMax - result.rssStart)}**)${memoryGrowth(memorySamples(memoryFile, result.from, result.to))}`,
           ]);
           process.stdout.write(`${rows[rows.length - 1].join(' | ')}\n`);
         }
@@ -236,7 +239,7 @@ async function main(): Promise<void> {
       settings: [
         ...settings,
         'Seeded with generate_series copying one certificate issued through the API, the secondary indexes and the per-row triggers off during the load, indexes built and the counters taken after it (unique serials and ids; commonName host-<i>.example.com; DNS SAN the same; 1,000 client ids; usage Client, every tenth Server; notAfter spread over 730 days; 1% revoked), then VACUUM ANALYZE. The bulk-revocation tenant: its own CA, none revoked, notAfter spread the same way.',
-        `Timed calls one at a time, ${runs} each, p50 and p99 of the whole HTTP exchange (gateway included). The depth page: the cursor reached by walking pages of 1,000, then pages of 100 asked from it. Export and v1 list: the body read and counted as it streams; RSS of the system process sampled every 100 ms. Bulk revocation: from the confirmed POST until the job is done, the served CRL lists every revoked serial and sampled serials answer revoked in OCSP.`,
+        `Timed calls one at a time, ${runs} each, p50 and p99 of the whole HTTP exchange (gateway included). The depth page: the cursor reached by walking pages of 1,000, then pages of 100 asked from it. Export and v1 list: the body read and counted as it streams; RSS of the system process sampled every 100 ms, and by the process itself its V8 heap (young generation and large objects apart) and memory outside the heap (bench/lib/memory-samples.ts). Bulk revocation: from the confirmed POST until the job is done, the served CRL lists every revoked serial and sampled serials answer revoked in OCSP.`,
       ],
       tables: [
         {
@@ -444,6 +447,18 @@ async function cursorAt(api: Api, depth: number): Promise<string> {
   return cursor;
 }
 
+/**
+ * What grew while streaming, from the system's own samples: the most of each measure over the
+ * stream against its first sample (V8's committed heap, its young generation and large objects;
+ * memory outside the heap).
+ */
+function memoryGrowth(samples: MemorySample[]): string {
+  if (samples.length < 2) return '';
+  const [first] = samples;
+  const growth = (key: keyof MemorySample) => `+${mib(Math.max(...samples.map((s) => s[key])) - first[key])}`;
+  return `; of it heap ${growth('heapTotal')} (young generation ${growth('newSpace')}, large objects ${growth('largeObjects')}), outside the heap ${growth('external')}`;
+}
+
 function rssOf(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   return Number(/VmRSS:\s+(\d+) kB/.exec(status)?.[1] ?? NaN) * 1024;
@@ -455,7 +470,8 @@ function streamed(
   token: string,
   path: string,
   accept: string,
-): Promise<{ ms: number; rows: number; rssStart: number; rssMax: number }> {
+): Promise<{ ms: number; rows: number; rssStart: number; rssMax: number; from: number; to: number }> {
+  const from = Date.now();
   const rssStart = rssOf(system.pid);
   let rssMax = rssStart;
   const sampler = setInterval(() => (rssMax = Math.max(rssMax, rssOf(system.pid))), 100);
@@ -483,6 +499,8 @@ function streamed(
             rows: accept === 'text/csv' ? count - 1 : count,
             rssStart,
             rssMax,
+            from,
+            to: Date.now(),
           });
         });
         res.on('error', reject);

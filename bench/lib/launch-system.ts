@@ -16,8 +16,10 @@ import { writeFileSync } from 'node:fs';
 import { loadConfig } from '@ca/config';
 import { startEmbeddedSystem } from '@ca/embedded';
 import { benchStreamName, deleteBenchStreams } from './bench-streams';
+import { sampleMemoryToFile } from './memory-samples';
 
 async function main(): Promise<void> {
+  sampleMemoryToFile();
   const config = loadConfig();
   // Chosen by bench/lib/system.ts, which also deletes the streams if this process dies first.
   const id = process.env.BENCH_STREAM_ID ?? randomBytes(5).toString('hex');

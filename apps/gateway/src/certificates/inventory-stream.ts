@@ -1,4 +1,3 @@
-import { once } from 'node:events';
 import { InventoryExportFormat, InventoryItem, IssuanceApi, IssuancePattern } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import type { Response } from 'express';
@@ -48,9 +47,7 @@ export async function streamInventory(
   const first = await chunks.next();
   res.status(200).setHeader('Content-Type', format.contentType);
   let empty = true;
-  const write = async (chunk: string) => {
-    if (!res.write(chunk)) await Promise.race([once(res, 'drain'), once(res, 'close')]);
-  };
+  const write = (chunk: string) => (res.write(chunk) ? undefined : drained(res));
   try {
     await write(format.head);
     let chunk = first;
@@ -72,6 +69,24 @@ export async function streamInventory(
   } catch (error) {
     res.destroy(error as Error);
   }
+}
+
+/**
+ * Until the client has taken what was written, or is gone. Both listeners go when either comes:
+ * `Promise.race` of two `once` would leave a `close` and an `error` listener on the response per
+ * chunk written, thousands in an export of millions.
+ */
+function drained(res: Response): Promise<void> {
+  if (res.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off('drain', done);
+      res.off('close', done);
+      resolve();
+    };
+    res.on('drain', done);
+    res.on('close', done);
+  });
 }
 
 /**

@@ -85,54 +85,77 @@ export class RevocationJobRunner {
     await this.jobs.releaseLeases(this.owner).catch(() => undefined);
   }
 
-  /** Runs a job to its end (or until stopped); exposed for the runner's own tests. */
+  /**
+   * Runs a job to its end (or until stopped); exposed for the runner's own tests. A batch's
+   * delivery to the responder and the CRL's ledger runs while the next batch's transaction does,
+   * and no further ahead: a batch starts only once the delivery two before it has settled, and the
+   * job is `done` only once the last one has.
+   */
   async run(jobId: string): Promise<void> {
-    for (;;) {
-      if (this.stopping) return;
-      const job = await this.claim(jobId);
-      if (!job) return;
-      const ids = await this.jobs.pending(jobId, this.batchSize);
-      if (ids.length === 0) {
-        await this.jobs.finish(jobId);
-        return;
-      }
-      let failure: RoundFailure | undefined;
-      let settled = 0;
-      try {
-        settled = await this.revokeBatch(job, ids);
-      } catch (error) {
-        if (ids.length === 1) failure = new RoundFailure(ids[0], error);
-        // Some certificate of the batch, or the service, fails: one at a time, so that the others
-        // are revoked and the failure names a certificate that fails alone.
-        for (const certificateId of ids.length === 1 ? [] : ids) {
-          if (this.stopping) break;
-          try {
-            settled += await this.revokeBatch(job, [certificateId]);
-          } catch (single) {
-            failure ??= new RoundFailure(certificateId, single);
-            // The database away fails every one of them alike: the round ends here.
-            if (isDatabaseUnavailable(single)) break;
+    let delivering: Promise<unknown> = Promise.resolve();
+    try {
+      for (;;) {
+        if (this.stopping) return;
+        const job = await this.claim(jobId);
+        if (!job) return;
+        const ids = await this.jobs.pending(jobId, this.batchSize);
+        if (ids.length === 0) {
+          await delivering;
+          await this.jobs.finish(jobId);
+          return;
+        }
+        let failure: RoundFailure | undefined;
+        let settled = 0;
+        try {
+          const batch = await this.revokeBatch(job, ids, delivering);
+          settled = batch.settled;
+          // The previous batch's delivery is waited for here, while this one's starts after it.
+          await delivering;
+          delivering = batch.delivered;
+        } catch (error) {
+          if (ids.length === 1) failure = new RoundFailure(ids[0], error);
+          // Some certificate of the batch, or the service, fails: one at a time, so that the others
+          // are revoked and the failure names a certificate that fails alone.
+          for (const certificateId of ids.length === 1 ? [] : ids) {
+            if (this.stopping) break;
+            try {
+              const single = await this.revokeBatch(job, [certificateId], delivering);
+              settled += single.settled;
+              await delivering;
+              delivering = single.delivered;
+            } catch (one) {
+              failure ??= new RoundFailure(certificateId, one);
+              // The database away fails every one of them alike: the round ends here.
+              if (isDatabaseUnavailable(one)) break;
+            }
           }
         }
+        // Progress: the failures counted so far were not in a row.
+        if (settled > 0 && job.failed_rounds > 0) {
+          await this.jobs.resetFailedRounds(jobId);
+          job.failed_rounds = 0;
+        }
+        if (failure) throw failure;
+        if (this.stopping) return;
       }
-      // Progress: the failures counted so far were not in a row.
-      if (settled > 0 && job.failed_rounds > 0) {
-        await this.jobs.resetFailedRounds(jobId);
-        job.failed_rounds = 0;
-      }
-      if (failure) throw failure;
-      if (this.stopping) return;
+    } finally {
+      // Stopped or failed: what was committed is still delivered before the runner lets go.
+      await delivering;
     }
   }
 
   /**
    * Revokes a batch of the job's pending certificates in one transaction (one publication to the
-   * responder for all of them); each item leaves `pending` in it, `revoked`, or `skipped` when its
-   * certificate was revoked meanwhile by another call (an answer about that certificate, never
-   * retried). Returns how many items it settled.
+   * responder for all of them, once `after` has settled); each item leaves `pending` in it,
+   * `revoked`, or `skipped` when its certificate was revoked meanwhile by another call (an answer
+   * about that certificate, never retried). Returns how many items it settled and their delivery.
    */
-  private async revokeBatch(job: ClaimedRevocationJob, certificateIds: string[]): Promise<number> {
-    await this.revoke.executeBatch(
+  private async revokeBatch(
+    job: ClaimedRevocationJob,
+    certificateIds: string[],
+    after: Promise<unknown>,
+  ): Promise<{ settled: number; delivered: Promise<unknown> }> {
+    const batch = await this.revoke.executeBatch(
       {
         tenantId: job.tenant_id,
         principal: job.principal,
@@ -141,8 +164,9 @@ export class RevocationJobRunner {
         reasonCodeNumber: RevocationReasonCodes[job.reason_code as RevocationReasonCode],
       },
       (tables, outcome) => this.settle(tables.revocationJobs, job.id, outcome.revoked, outcome.skipped),
+      after,
     );
-    return certificateIds.length;
+    return { settled: certificateIds.length, delivered: batch.delivered };
   }
 
   /** Each item leaves `pending` once, in the batch's transaction, and the job's counters move with them. */

@@ -106,6 +106,7 @@ describe('RevokeCertificateHandler', () => {
       expect.anything(),
       expect.objectContaining({ revoked: [id(3), id(1)] }),
     );
+    expect(await outcome.delivered).toBe(true);
     expect(sent).toHaveBeenCalledWith(outcome.events);
     expect(published).toHaveBeenLastCalledWith(outcome.events, 'revocation');
   });

@@ -104,28 +104,42 @@ export class RevokeCertificateHandler {
    * one publication to the responder for the whole batch instead of one per certificate, and at
    * the same time the batch to revocation for its CRL (RevocationLedgerFeed; never waited on for
    * the outcome). `inTransaction` commits with the batch, told what it revoked and what it left.
+   *
+   * Returns once the batch has committed; `delivered` settles when the responder has confirmed it
+   * (true) or not (false: the outbox brings it) and the ledger has been sent it. The delivery
+   * starts once `after` (the previous batch's) has settled, so the responder and the ledger get a
+   * job's batches one at a time and in order, while the next batch's transaction runs.
    */
   async executeBatch(
     command: RevokeBatchCommand,
     inTransaction: (tables: IssuanceTables, outcome: BatchRevocation) => Promise<void>,
-  ): Promise<BatchRevocation & { published: boolean }> {
+    after?: Promise<unknown>,
+  ): Promise<BatchRevocation & { delivered: Promise<boolean> }> {
     const revocation = revocationNow(command.reason, command.reasonCodeNumber, command.principal);
     const outcome = await this.database.transaction(async (tables) => {
       const done = await revokeInBatch(tables, command.tenantId, command.certificateIds, revocation);
       await inTransaction(tables, done);
       return done;
     });
-    if (outcome.events.length === 0) return { ...outcome, published: true };
+    if (outcome.events.length === 0) return { ...outcome, delivered: Promise.resolve(true) };
     this.onEventsRecorded();
+    const delivered = (after ?? Promise.resolve())
+      .catch(() => undefined)
+      .then(() => this.deliver(outcome.events));
+    return { ...outcome, delivered };
+  }
+
+  /** A committed batch to the responder and, beside it, to the CRL's ledger; never rejects. */
+  private async deliver(events: BatchRevocation['events']): Promise<boolean> {
     // The CRL's direct path beside the responder's publications: one batch costs the longer of the two.
-    const ledger = this.ledgerFeed?.send(outcome.events);
+    const ledger = this.ledgerFeed?.send(events);
     // As many events at once as the responder takes in one publication (one for a job's batch).
     let published = true;
-    for (let i = 0; i < outcome.events.length; i += MAX_PUBLISHED_EVENTS) {
-      const slice = outcome.events.slice(i, i + MAX_PUBLISHED_EVENTS);
+    for (let i = 0; i < events.length; i += MAX_PUBLISHED_EVENTS) {
+      const slice = events.slice(i, i + MAX_PUBLISHED_EVENTS);
       published = ((await this.publication?.published(slice, 'revocation')) ?? false) && published;
     }
     await ledger;
-    return { ...outcome, published };
+    return published;
   }
 }
