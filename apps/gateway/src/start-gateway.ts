@@ -35,8 +35,13 @@ import { TenantDirectory } from './tenants/tenant-directory';
 import { TenantStore } from './tenants/tenant.store';
 import { tooManyRequestsProblem } from './http/too-many-requests';
 
-/** Tenant changes are rare, so a poll is an index probe that finds nothing (partial index). */
-const GATEWAY_OUTBOX_POLL_MS = 100;
+/**
+ * Tenant changes are rare, so a poll is an index probe that finds nothing (partial index). Often
+ * enough that a change `npm run ops` made from another process (which cannot nudge this relay)
+ * reaches issuance well before the gateway's own tenant cache expires (TENANT_CACHE_TTL_MS, 2 s);
+ * not more often, since an idle embedded system pays for every probe on its one thread.
+ */
+const GATEWAY_OUTBOX_POLL_MS = 500;
 
 /** Request bodies of this API are small; anything larger is refused before parsing (413). */
 const BODY_LIMIT = '64kb';

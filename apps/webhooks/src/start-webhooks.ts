@@ -39,8 +39,12 @@ export interface WebhooksOptions {
 /** Attempts in flight per replica, and per subscription (a slow endpoint holds no more than that). */
 const CONCURRENCY = 32;
 const PER_SUBSCRIPTION = 4;
-/** The queue is looked at this often besides the nudges of this process's own events. */
-const POLL_MS = 250;
+/**
+ * The queue is looked at this often besides the nudges of this process's own events: for retries
+ * come due (a second apart at the least, WEBHOOK_RETRY_BASE_SECONDS) and messages another replica
+ * left. Each look is a statement, and an idle embedded system pays for it on its one thread.
+ */
+const POLL_MS = 1_000;
 
 /**
  * Starts the webhooks context: a durable consumer of the event stream that keeps a read model of

@@ -29,7 +29,7 @@ export class GatewayOperations {
     private readonly issuance?: ExpiryReportSource,
   ) {
     // Its changes reach issuance as `tenant.updated` through the gateway outbox, which a running
-    // gateway's relay publishes (polled every second; this process may be the CLI).
+    // gateway's relay publishes (polled every half second; this process may be the CLI).
     this.tenants = new TenantStore(dataSource, {
       defaultCertificateLimit: defaults.defaultCertificateLimit,
     });
