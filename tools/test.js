@@ -27,30 +27,33 @@ console.log(
 // TEST_SUITES=integration runs only the integration suites (CI's second pass, on real Postgres +
 // NATS: the unit suites do not read DATABASE_URL/NATS_URL, so running them again proves nothing).
 const only = process.env.TEST_SUITES;
+if (only && only !== 'unit' && only !== 'integration') {
+  console.error(`TEST_SUITES must be unit or integration, not ${only}`);
+  process.exit(2);
+}
+// Two workers: Jest's default on two cores is one (cores - 1), which left a core idle.
+const WORKERS = ['--maxWorkers', '2'];
+// No --forceExit: every integration suite closes what it opens (tools/jest/closing-environment.js
+// fails the one that does not), and the watchdog below ends a run that still would not exit.
+// Each component and system suite has its own database (or data dir), ports and stream names, so
+// two run side by side (one per core), on the embedded defaults and on a shared Postgres + NATS
+// alike (two systems hold about 70 of Postgres's 100 connections).
+const NOT_OUTSIDERS = real ? ['--testPathIgnorePatterns', OUTSIDERS] : [];
 const runs = [
-  // Two workers: Jest's default on two cores is one (cores - 1), which left a core idle.
-  { name: 'unit', args: ['--testPathIgnorePatterns', 'int-spec', '--maxWorkers', '2'] },
-  // No --forceExit: every integration suite closes what it opens (tools/jest/closing-environment.js
-  // fails the one that does not), and the watchdog below ends a run that still would not exit.
-  // Each component and system suite has its own database (or data dir), ports and stream names, so
-  // two run side by side (one per core), on the embedded defaults and on a shared Postgres + NATS
-  // alike (two systems hold about 70 of Postgres's 100 connections).
-  {
-    name: 'integration',
-    args: [
-      '--testPathPatterns',
-      'int-spec',
-      '--maxWorkers',
-      '2',
-      ...(real ? ['--testPathIgnorePatterns', OUTSIDERS] : []),
-    ],
-  },
+  // Without TEST_SUITES the unit and integration suites share one run: the longest start first
+  // (tools/jest/duration-sequencer.js) and the short unit suites fill both workers at the end,
+  // where two runs each ended on one busy worker and one idle.
+  ...(only ? [] : [{ name: 'all', args: [...WORKERS, ...NOT_OUTSIDERS] }]),
+  ...(only === 'unit' ? [{ name: 'unit', args: ['--testPathIgnorePatterns', 'int-spec', ...WORKERS] }] : []),
+  ...(only === 'integration'
+    ? [{ name: 'integration', args: ['--testPathPatterns', 'int-spec', ...WORKERS, ...NOT_OUTSIDERS] }]
+    : []),
   // The outsider and fault suites (tests/) start every service as a process of its own, floods and
   // kills included: one at a time, so that no other suite's load decides what they observe.
-  ...(real
+  ...(real && only !== 'unit'
     ? [{ name: 'outsiders', args: ['--testPathPatterns', `${OUTSIDERS}.*int-spec`, '--runInBand'] }]
     : []),
-].filter((run) => !only || run.name === only || (only === 'integration' && run.name === 'outsiders'));
+];
 
 // CI's second pass (TEST_REAL_ONLY=1) runs on real Postgres + NATS only what storage and transport
 // can change. These suites test what the edge makes of a request or what a real client makes of
@@ -81,10 +84,6 @@ if (process.env.TEST_REAL_ONLY === '1') {
   for (const run of runs) {
     if (run.name !== 'unit') run.args.push('--testPathIgnorePatterns', ...FIRST_PASS_ONLY);
   }
-}
-if (runs.length === 0) {
-  console.error(`TEST_SUITES must be unit or integration, not ${only}`);
-  process.exit(2);
 }
 
 // Jest writes its report when the last suite ends; a process still alive this long after that is
