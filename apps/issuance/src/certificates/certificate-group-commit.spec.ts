@@ -130,3 +130,76 @@ describe('CertificateGroupCommit publishing to the responder first (read-your-wr
     expect(withdrawnBeforeAnswer).toBe(true);
   });
 });
+
+describe('CertificateGroupCommit gathering the certificates announced (commit siblings)', () => {
+  afterEach(() => jest.useRealTimers());
+
+  it('stores a lone certificate at once: nothing else is announced, so nothing is waited for', async () => {
+    jest.useFakeTimers();
+    const { database, transactions } = scriptedDatabase([]);
+    const groupCommit = new CertificateGroupCommit(
+      database,
+      () => undefined,
+      1000,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      50,
+    );
+    const arrived = groupCommit.expect();
+    await groupCommit.store(item(1), arrived); // no timer advanced: it would hang if it waited
+    expect(transactions()).toBe(1);
+  });
+
+  it('waits for a certificate announced meanwhile and stores both in one transaction', async () => {
+    jest.useFakeTimers();
+    const { database, transactions } = scriptedDatabase([]);
+    const published: string[][] = [];
+    const groupCommit = new CertificateGroupCommit(
+      database,
+      () => undefined,
+      1000,
+      async (events) => {
+        published.push(events.map((event) => event.id));
+        return new Set();
+      },
+      undefined,
+      undefined,
+      undefined,
+      50,
+    );
+    const [first, second] = [groupCommit.expect(), groupCommit.expect()];
+    const both = [groupCommit.store(item(1), first)];
+    await jest.advanceTimersByTimeAsync(10); // the second is still being signed
+    both.push(groupCommit.store(item(2), second));
+    await Promise.all(both);
+    expect(published).toEqual([['1', '2']]);
+    expect(transactions()).toBe(1);
+  });
+
+  it('goes without a certificate announced but given up, or late past the wait', async () => {
+    jest.useFakeTimers();
+    const { database, transactions } = scriptedDatabase([]);
+    const groupCommit = new CertificateGroupCommit(
+      database,
+      () => undefined,
+      1000,
+      undefined,
+      undefined,
+      undefined,
+      undefined,
+      50,
+    );
+    const refused = groupCommit.expect();
+    const late = groupCommit.expect();
+    const first = groupCommit.store(item(1), groupCommit.expect());
+    refused(); // refused by policy before it was signed
+    refused(); // said twice: counted once
+    await jest.advanceTimersByTimeAsync(50);
+    await first;
+    expect(transactions()).toBe(1);
+    await groupCommit.store(item(2), late);
+    expect(transactions()).toBe(2);
+  });
+});

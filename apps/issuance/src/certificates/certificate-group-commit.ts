@@ -34,6 +34,11 @@ const MAX_BATCH = 64;
 export class CertificateGroupCommit {
   private readonly queue: Waiting[] = [];
   private flushing = false;
+  /** Certificates announced and not yet queued (`expect`), one ticket each. */
+  private readonly arriving = new Set<object>();
+  /** Those a gathering batch waits for: announced before it began (later ones go in the next). */
+  private awaited?: Set<object>;
+  private onArrival?: () => void;
 
   constructor(
     private readonly database: IssuanceDatabase,
@@ -55,12 +60,60 @@ export class CertificateGroupCommit {
      * (ResponderPublication.withdraw); never throws. Awaited before their callers are answered.
      */
     private readonly withdraw: (events: EventEnvelope[]) => Promise<void> = async () => undefined,
+    /** How long a batch waits at most for the certificates announced (`expect`); 0: never. */
+    private readonly gatherMs = 0,
   ) {}
 
-  store(item: CertificateToStore): Promise<void> {
-    return new Promise<void>((resolve, reject) => {
+  /**
+   * Announces a certificate on its way here (its checks and signature under way). A batch about to
+   * go out waits up to `gatherMs` for the announced ones to join it, as Postgres's commit_delay
+   * waits for commit_siblings: every batch costs its transactions here, at the responder and
+   * downstream (outbox, events, webhooks, audit), so fewer, fuller batches cost less per
+   * certificate. A lone request is never delayed: nothing else is announced. Call the returned
+   * function once the certificate is handed to `store`, or given up; calling it again does nothing.
+   */
+  expect(): () => void {
+    const ticket = {};
+    this.arriving.add(ticket);
+    return () => {
+      if (!this.arriving.delete(ticket)) return;
+      this.awaited?.delete(ticket);
+      this.onArrival?.();
+    };
+  }
+
+  /** `arrived`: the function `expect` returned for this certificate, called once it is queued. */
+  store(item: CertificateToStore, arrived?: () => void): Promise<void> {
+    const stored = new Promise<void>((resolve, reject) => {
       this.queue.push({ ...item, resolve, reject });
-      if (!this.flushing) void this.flush();
+    });
+    arrived?.();
+    if (!this.flushing) void this.flush();
+    return stored;
+  }
+
+  /**
+   * Waits until every certificate announced before now is queued (or given up), the batch is
+   * full, or `gatherMs` passed. Not for those announced meanwhile: under a steady stream of
+   * requests the wait would never end early.
+   */
+  private gather(): Promise<void> | undefined {
+    // Not even a microtask when there is nothing to wait for: the batch is taken synchronously.
+    if (this.gatherMs <= 0 || this.arriving.size === 0 || this.queue.length >= this.maxBatch)
+      return undefined;
+    const awaited = new Set(this.arriving);
+    this.awaited = awaited;
+    return new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.onArrival = undefined;
+        this.awaited = undefined;
+        resolve();
+      };
+      const timer = setTimeout(done, this.gatherMs);
+      this.onArrival = () => {
+        if (awaited.size === 0 || this.queue.length >= this.maxBatch) done();
+      };
     });
   }
 
@@ -75,6 +128,8 @@ export class CertificateGroupCommit {
     this.flushing = true;
     try {
       while (this.queue.length > 0) {
+        const gathering = this.gather();
+        if (gathering) await gathering;
         const published = await this.publishFirst(this.queue.splice(0, this.maxBatch));
         if (published.length > 0) await this.commit(published);
       }

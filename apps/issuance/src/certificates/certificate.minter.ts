@@ -49,6 +49,15 @@ export class CertificateMinter {
   ) {}
 
   async mint(request: MintRequest): Promise<IssuedCertificate> {
+    const arrived = this.groupCommit.expect();
+    try {
+      return await this.mintAnnounced(request, arrived);
+    } finally {
+      arrived(); // refused before it was stored: the batch need not wait for it
+    }
+  }
+
+  private async mintAnnounced(request: MintRequest, arrived: () => void): Promise<IssuedCertificate> {
     const facts = await this.facts.factsFor(request.tenantId, subjectKeySha256(request.subjectKey));
     // Before the CA key is touched: a name outside the tenant's policy, or a key blocked, is never signed.
     assertPolicyAllows(facts.policy, request.profile);
@@ -117,40 +126,43 @@ export class CertificateMinter {
       const certificateId = randomUUID();
       const serialHex = serialToHex(serialNumber);
       try {
-        await this.groupCommit.store({
-          certificate: {
-            id: certificateId,
-            tenantId: request.tenantId,
-            caId: authority.id,
-            serialNumber: serialHex,
-            ...profile,
-            certificateDer: Buffer.from(der),
-            notBefore,
-            notAfter,
-            issuedAt: new Date(),
-            renewedFrom: request.renewedFrom ?? null,
-            issuedBy: request.principal,
-            keyFromCsr: request.subjectKey.fromCsr,
-            source: request.viaAcme ? 'acme' : request.subjectKey.fromCsr ? 'csr' : 'api',
+        await this.groupCommit.store(
+          {
+            certificate: {
+              id: certificateId,
+              tenantId: request.tenantId,
+              caId: authority.id,
+              serialNumber: serialHex,
+              ...profile,
+              certificateDer: Buffer.from(der),
+              notBefore,
+              notAfter,
+              issuedAt: new Date(),
+              renewedFrom: request.renewedFrom ?? null,
+              issuedBy: request.principal,
+              keyFromCsr: request.subjectKey.fromCsr,
+              source: request.viaAcme ? 'acme' : request.subjectKey.fromCsr ? 'csr' : 'api',
+            },
+            // Made here, in the request's context, whose trace and request id it carries.
+            event: newEvent<CertificateIssuedPayload>(EventType.CertificateIssued, {
+              tenantId: request.tenantId,
+              certificateId,
+              caId: authority.id,
+              serialNumber: serialHex,
+              notBefore: notBefore.toISOString(),
+              notAfter: notAfter.toISOString(),
+              ...(request.renewedFrom ? { renewedFrom: request.renewedFrom } : {}),
+              issuedBy: request.principal,
+              // A subject without CN ('', acme's long names) leaves the field out: it is never empty.
+              ...(profile.commonName ? { commonName: profile.commonName } : {}),
+              ...(profile.clientId ? { clientId: profile.clientId } : {}),
+              subjectAlternativeNames: profile.dnsNames,
+              // Its status sequence starts at 1 (issuance.certificates.status_sequence's default).
+              sequence: 1,
+            }),
           },
-          // Made here, in the request's context, whose trace and request id it carries.
-          event: newEvent<CertificateIssuedPayload>(EventType.CertificateIssued, {
-            tenantId: request.tenantId,
-            certificateId,
-            caId: authority.id,
-            serialNumber: serialHex,
-            notBefore: notBefore.toISOString(),
-            notAfter: notAfter.toISOString(),
-            ...(request.renewedFrom ? { renewedFrom: request.renewedFrom } : {}),
-            issuedBy: request.principal,
-            // A subject without CN ('', acme's long names) leaves the field out: it is never empty.
-            ...(profile.commonName ? { commonName: profile.commonName } : {}),
-            ...(profile.clientId ? { clientId: profile.clientId } : {}),
-            subjectAlternativeNames: profile.dnsNames,
-            // Its status sequence starts at 1 (issuance.certificates.status_sequence's default).
-            sequence: 1,
-          }),
-        });
+          arrived,
+        );
       } catch (error) {
         // Another order replacing the same certificate was stored first (RFC 9773 5).
         if (request.renewedFrom && request.viaAcme && violates(error, ONE_ACME_REPLACEMENT_INDEX))
