@@ -158,7 +158,11 @@ describe('installOcspFastFront', () => {
 
   it('hands a kept-alive connection to Node when its next request is not one it answers', async () => {
     const c = client();
-    await c.send(POST('one'), 'GET /health HTTP/1.1\r\nHost: x\r\n\r\n', POST('three'));
+    // The first answered before the next is sent, as above: merged into one read, the three would
+    // be a pipeline, which goes to Node whole by design.
+    await c.send(POST('one'));
+    await c.answers(1);
+    await c.send('GET /health HTTP/1.1\r\nHost: x\r\n\r\n', POST('three'));
     expect((await c.answers(3)).map(bodyOf)).toEqual([
       'FAST',
       'GET /health ',
