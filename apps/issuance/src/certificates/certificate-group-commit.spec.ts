@@ -1,3 +1,4 @@
+import type { EventEnvelope } from '@ca/contracts';
 import type { IssuanceDatabase, IssuanceTables } from '../issuance-database.store';
 import { MemoryCertificateStore, MemoryOutboxStore, MemoryTenantStandingStore } from '../memory-stores';
 import { CertificateGroupCommit, CertificateToStore } from './certificate-group-commit';
@@ -131,22 +132,30 @@ describe('CertificateGroupCommit publishing to the responder first (read-your-wr
   });
 });
 
+/** A group commit that gathers announced certificates for up to 50 ms. */
+function gathering(
+  database: IssuanceDatabase,
+  publish: (events: EventEnvelope[]) => Promise<ReadonlySet<string>> = async () => new Set(),
+) {
+  return new CertificateGroupCommit(
+    database,
+    () => undefined,
+    1000,
+    publish,
+    undefined,
+    undefined,
+    undefined,
+    50,
+  );
+}
+
 describe('CertificateGroupCommit gathering the certificates announced (commit siblings)', () => {
   afterEach(() => jest.useRealTimers());
 
   it('stores a lone certificate at once: nothing else is announced, so nothing is waited for', async () => {
     jest.useFakeTimers();
     const { database, transactions } = scriptedDatabase([]);
-    const groupCommit = new CertificateGroupCommit(
-      database,
-      () => undefined,
-      1000,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      50,
-    );
+    const groupCommit = gathering(database);
     const arrived = groupCommit.expect();
     await groupCommit.store(item(1), arrived); // no timer advanced: it would hang if it waited
     expect(transactions()).toBe(1);
@@ -156,19 +165,10 @@ describe('CertificateGroupCommit gathering the certificates announced (commit si
     jest.useFakeTimers();
     const { database, transactions } = scriptedDatabase([]);
     const published: string[][] = [];
-    const groupCommit = new CertificateGroupCommit(
-      database,
-      () => undefined,
-      1000,
-      async (events) => {
-        published.push(events.map((event) => event.id));
-        return new Set();
-      },
-      undefined,
-      undefined,
-      undefined,
-      50,
-    );
+    const groupCommit = gathering(database, async (events) => {
+      published.push(events.map((event) => event.id));
+      return new Set();
+    });
     const [first, second] = [groupCommit.expect(), groupCommit.expect()];
     const both = [groupCommit.store(item(1), first)];
     await jest.advanceTimersByTimeAsync(10); // the second is still being signed
@@ -181,16 +181,7 @@ describe('CertificateGroupCommit gathering the certificates announced (commit si
   it('goes without a certificate announced but given up, or late past the wait', async () => {
     jest.useFakeTimers();
     const { database, transactions } = scriptedDatabase([]);
-    const groupCommit = new CertificateGroupCommit(
-      database,
-      () => undefined,
-      1000,
-      undefined,
-      undefined,
-      undefined,
-      undefined,
-      50,
-    );
+    const groupCommit = gathering(database);
     const refused = groupCommit.expect();
     const late = groupCommit.expect();
     const first = groupCommit.store(item(1), groupCommit.expect());
