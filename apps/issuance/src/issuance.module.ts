@@ -80,19 +80,18 @@ export class IssuanceModule {
     const { tables } = deps.database;
     const signer = new CertificateAuthoritySigner(tables.cas, tables.pendingCas, deps.custodies);
     const publication = deps.publication;
-    const groupCommit = new CertificateGroupCommit(
-      deps.database,
-      (events) => {
+    const groupCommit = new CertificateGroupCommit({
+      database: deps.database,
+      onCommitted: (events) => {
         nudge();
         deps.webhooksFeed?.offer(events);
       },
-      deps.defaultCertificateLimit,
-      (events) => publication.confirm(events, 'certificates'),
+      defaultCertificateLimit: deps.defaultCertificateLimit,
+      publish: (events) => publication.confirm(events, 'certificates'),
       unconfirmed,
-      undefined,
-      (events) => publication.withdraw(events),
-      GROUP_COMMIT_GATHER_MS,
-    );
+      withdraw: (events) => publication.withdraw(events),
+      gatherMs: GROUP_COMMIT_GATHER_MS,
+    });
     const policies = new IssuancePolicies(tables.policies);
     const caHandlers: CaHandlerDependencies = {
       database: deps.database,

@@ -111,11 +111,11 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
 
   it('stores concurrent certificates in fewer transactions, each with its event, readable once its promise resolves', async () => {
     let commits = 0;
-    const groupCommit = new CertificateGroupCommit(
-      new SqlIssuanceDatabase(dataSource),
-      () => commits++,
-      1000,
-    );
+    const groupCommit = new CertificateGroupCommit({
+      database: new SqlIssuanceDatabase(dataSource),
+      onCommitted: () => commits++,
+      defaultCertificateLimit: 1000,
+    });
     const tenantId = randomUUID();
     const items = Array.from({ length: 12 }, () => certificateFor(tenantId));
     await Promise.all(
@@ -143,8 +143,16 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
         `INSERT INTO issuance.tenants (tenant_id, status, certificate_limit, updated_at) VALUES ($1, 'active', 5, now())`,
         [tenantId],
       );
-      const first = new CertificateGroupCommit(new SqlIssuanceDatabase(dataSource), () => undefined, 1000);
-      const second = new CertificateGroupCommit(new SqlIssuanceDatabase(other), () => undefined, 1000);
+      const first = new CertificateGroupCommit({
+        database: new SqlIssuanceDatabase(dataSource),
+        onCommitted: () => undefined,
+        defaultCertificateLimit: 1000,
+      });
+      const second = new CertificateGroupCommit({
+        database: new SqlIssuanceDatabase(other),
+        onCommitted: () => undefined,
+        defaultCertificateLimit: 1000,
+      });
       const outcomes = await Promise.allSettled(
         Array.from({ length: 16 }, (_, i) => (i % 2 ? first : second).store(certificateFor(tenantId))),
       );
@@ -166,11 +174,11 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
       `INSERT INTO issuance.tenants (tenant_id, status, certificate_limit, updated_at) VALUES ($1, 'active', 3, now())`,
       [tenantId],
     );
-    const groupCommit = new CertificateGroupCommit(
-      new SqlIssuanceDatabase(dataSource),
-      () => undefined,
-      1000,
-    );
+    const groupCommit = new CertificateGroupCommit({
+      database: new SqlIssuanceDatabase(dataSource),
+      onCommitted: () => undefined,
+      defaultCertificateLimit: 1000,
+    });
     const storeOne = () => groupCommit.store(certificateFor(tenantId));
     const [expiring, revoked] = [certificateFor(tenantId), certificateFor(tenantId)];
     for (const item of [expiring, revoked]) await groupCommit.store(item);
@@ -207,7 +215,11 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
 
   it('applies DEFAULT_CERTIFICATE_LIMIT to a tenant it has no row for, and refuses a suspended one with FORBIDDEN', async () => {
     const unknown = randomUUID();
-    const strict = new CertificateGroupCommit(new SqlIssuanceDatabase(dataSource), () => undefined, 2);
+    const strict = new CertificateGroupCommit({
+      database: new SqlIssuanceDatabase(dataSource),
+      onCommitted: () => undefined,
+      defaultCertificateLimit: 2,
+    });
     const outcomes = await Promise.allSettled([1, 2, 3].map(() => strict.store(certificateFor(unknown))));
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'fulfilled', 'rejected']);
     const suspended = randomUUID();
@@ -223,11 +235,11 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
 
   it('fails only the certificate with a duplicate serial when its batch fails, storing the others one by one', async () => {
     const tenantId = randomUUID();
-    const groupCommit = new CertificateGroupCommit(
-      new SqlIssuanceDatabase(dataSource),
-      () => undefined,
-      1000,
-    );
+    const groupCommit = new CertificateGroupCommit({
+      database: new SqlIssuanceDatabase(dataSource),
+      onCommitted: () => undefined,
+      defaultCertificateLimit: 1000,
+    });
     const taken = certificateFor(tenantId);
     await groupCommit.store(taken);
     const blocker = groupCommit.store(certificateFor(tenantId)); // the batch after it queues up meanwhile

@@ -40,7 +40,9 @@ const duplicate = () => Object.assign(new Error('duplicate key'), { code: '23505
 describe('CertificateGroupCommit when a batch fails', () => {
   it('stores the batch again one by one after an error of its data, so only the bad row fails', async () => {
     const { database, transactions } = scriptedDatabase([undefined, duplicate(), duplicate(), undefined]);
-    const outcomes = await storeThree(new CertificateGroupCommit(database, () => undefined, 1000));
+    const outcomes = await storeThree(
+      new CertificateGroupCommit({ database, onCommitted: () => undefined, defaultCertificateLimit: 1000 }),
+    );
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect(transactions()).toBe(4);
   });
@@ -48,7 +50,9 @@ describe('CertificateGroupCommit when a batch fails', () => {
   it('fails the whole batch at once, storing nothing again, when the database is away', async () => {
     const unavailable = Object.assign(new Error('connect ECONNREFUSED'), { code: 'ECONNREFUSED' });
     const { database, transactions } = scriptedDatabase([undefined, unavailable]);
-    const outcomes = await storeThree(new CertificateGroupCommit(database, () => undefined, 1000));
+    const outcomes = await storeThree(
+      new CertificateGroupCommit({ database, onCommitted: () => undefined, defaultCertificateLimit: 1000 }),
+    );
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'rejected']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toBe(unavailable);
     expect(transactions()).toBe(2);
@@ -57,7 +61,11 @@ describe('CertificateGroupCommit when a batch fails', () => {
   it('tells that events were recorded only after a commit that stored something', async () => {
     let nudges = 0;
     const { database } = scriptedDatabase([duplicate()]);
-    const groupCommit = new CertificateGroupCommit(database, () => nudges++, 1000);
+    const groupCommit = new CertificateGroupCommit({
+      database,
+      onCommitted: () => nudges++,
+      defaultCertificateLimit: 1000,
+    });
     await expect(groupCommit.store(item(1))).rejects.toThrow('duplicate key');
     expect(nudges).toBe(0);
     await groupCommit.store(item(2));
@@ -70,13 +78,13 @@ describe('CertificateGroupCommit publishing to the responder first (read-your-wr
 
   it('stores nothing of a batch the responder did not confirm, and fails every caller', async () => {
     const { database, transactions } = scriptedDatabase([]);
-    const groupCommit = new CertificateGroupCommit(
+    const groupCommit = new CertificateGroupCommit({
       database,
-      () => undefined,
-      1000,
-      () => Promise.reject(unconfirmed()),
+      onCommitted: () => undefined,
+      defaultCertificateLimit: 1000,
+      publish: () => Promise.reject(unconfirmed()),
       unconfirmed,
-    );
+    });
     const outcomes = await storeThree(groupCommit);
     expect(outcomes.map((o) => o.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(transactions()).toBe(0);
@@ -85,16 +93,16 @@ describe('CertificateGroupCommit publishing to the responder first (read-your-wr
   it('stores the others when the responder left one out (its CA not published there yet)', async () => {
     const { database, transactions } = scriptedDatabase([]);
     const published: string[][] = [];
-    const groupCommit = new CertificateGroupCommit(
+    const groupCommit = new CertificateGroupCommit({
       database,
-      () => undefined,
-      1000,
-      async (events) => {
+      onCommitted: () => undefined,
+      defaultCertificateLimit: 1000,
+      publish: async (events) => {
         published.push(events.map((event) => event.id));
         return new Set(['2']);
       },
       unconfirmed,
-    );
+    });
     const outcomes = await storeThree(groupCommit);
     expect(outcomes.map((o) => o.status)).toEqual(['fulfilled', 'rejected', 'fulfilled']);
     expect((outcomes[1] as PromiseRejectedResult).reason).toEqual(unconfirmed());
@@ -110,15 +118,14 @@ describe('CertificateGroupCommit publishing to the responder first (read-your-wr
     const { database } = scriptedDatabase([undefined, broken, broken, duplicate(), unavailable]);
     const withdrawn: string[] = [];
     let withdrawnBeforeAnswer = true;
-    const groupCommit = new CertificateGroupCommit(
+    const groupCommit = new CertificateGroupCommit({
       database,
-      () => undefined,
-      1000,
-      async () => new Set(),
+      onCommitted: () => undefined,
+      defaultCertificateLimit: 1000,
+      publish: async () => new Set(),
       unconfirmed,
-      undefined,
-      async (events) => void withdrawn.push(...events.map((event) => event.id)),
-    );
+      withdraw: async (events) => void withdrawn.push(...events.map((event) => event.id)),
+    });
     const answered = (n: number) =>
       groupCommit.store(item(n)).catch((error: unknown) => {
         if (!withdrawn.includes(String(n)) && n !== 3) withdrawnBeforeAnswer = false;
@@ -137,16 +144,13 @@ function gathering(
   database: IssuanceDatabase,
   publish: (events: EventEnvelope[]) => Promise<ReadonlySet<string>> = async () => new Set(),
 ) {
-  return new CertificateGroupCommit(
+  return new CertificateGroupCommit({
     database,
-    () => undefined,
-    1000,
+    onCommitted: () => undefined,
+    defaultCertificateLimit: 1000,
     publish,
-    undefined,
-    undefined,
-    undefined,
-    50,
-  );
+    gatherMs: 50,
+  });
 }
 
 describe('CertificateGroupCommit gathering the certificates announced (commit siblings)', () => {

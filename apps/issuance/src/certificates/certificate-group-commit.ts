@@ -21,6 +21,39 @@ interface Waiting extends CertificateToStore {
 /** Enough to amortise a transaction; small enough for the statement's parameters (19 a row). */
 const MAX_BATCH = 64;
 
+export interface GroupCommitOptions {
+  database: IssuanceDatabase;
+  /** Called with the events of each committed batch (those refused by limits left out). */
+  onCommitted: (events: EventEnvelope[]) => void;
+  /** DEFAULT_CERTIFICATE_LIMIT: the limit of a tenant issuance has not heard of yet. */
+  defaultCertificateLimit: number;
+  /**
+   * Stores the batch's statuses on the public surface first (ResponderPublication.confirm) and
+   * returns the ids of events it left out, or throws: nothing of those (or, on a throw, of the
+   * batch) is stored here, and their callers get the error (read-your-writes). Default: none.
+   */
+  publish?: (events: EventEnvelope[]) => Promise<ReadonlySet<string>>;
+  /** The error of a caller whose event `publish` left out. */
+  unconfirmed?: () => Error;
+  /** Certificates per transaction at most (default 64). */
+  maxBatch?: number;
+  /**
+   * Takes back what `publish` stored for events whose certificates this then did not store
+   * (ResponderPublication.withdraw); never throws. Awaited before their callers are answered.
+   */
+  withdraw?: (events: EventEnvelope[]) => Promise<void>;
+  /** How long a batch waits at most for the certificates announced (`expect`); 0 (default): never. */
+  gatherMs?: number;
+}
+
+const DEFAULTS = {
+  publish: async () => new Set<string>(),
+  unconfirmed: () => new Error('not published'),
+  maxBatch: MAX_BATCH,
+  withdraw: async () => undefined,
+  gatherMs: 0,
+} satisfies Partial<GroupCommitOptions>;
+
 /**
  * Group commit: certificates that arrive while a transaction is in flight are stored together in
  * the next one (one BEGIN/COMMIT, one lock and one read of status, limit and count for their tenants, one certificate
@@ -40,29 +73,11 @@ export class CertificateGroupCommit {
   private awaited?: Set<object>;
   private onArrival?: () => void;
 
-  constructor(
-    private readonly database: IssuanceDatabase,
-    /** Called with the events of each committed batch (those refused by limits left out). */
-    private readonly onCommitted: (events: EventEnvelope[]) => void,
-    /** DEFAULT_CERTIFICATE_LIMIT: the limit of a tenant issuance has not heard of yet. */
-    private readonly defaultCertificateLimit: number,
-    /**
-     * Stores the batch's statuses on the public surface first (ResponderPublication.confirm) and
-     * returns the ids of events it left out, or throws: nothing of those (or, on a throw, of the
-     * batch) is stored here, and their callers get the error (read-your-writes).
-     */
-    private readonly publish: (events: EventEnvelope[]) => Promise<ReadonlySet<string>> = async () =>
-      new Set(),
-    private readonly unconfirmed: () => Error = () => new Error('not published'),
-    private readonly maxBatch = MAX_BATCH,
-    /**
-     * Takes back what `publish` stored for events whose certificates this then did not store
-     * (ResponderPublication.withdraw); never throws. Awaited before their callers are answered.
-     */
-    private readonly withdraw: (events: EventEnvelope[]) => Promise<void> = async () => undefined,
-    /** How long a batch waits at most for the certificates announced (`expect`); 0: never. */
-    private readonly gatherMs = 0,
-  ) {}
+  private readonly options: Required<GroupCommitOptions>;
+
+  constructor(options: GroupCommitOptions) {
+    this.options = { ...DEFAULTS, ...options };
+  }
 
   /**
    * Announces a certificate on its way here (its checks and signature under way). A batch about to
@@ -99,7 +114,7 @@ export class CertificateGroupCommit {
    */
   private gather(): Promise<void> | undefined {
     // Not even a microtask when there is nothing to wait for: the batch is taken synchronously.
-    if (this.gatherMs <= 0 || this.arriving.size === 0 || this.queue.length >= this.maxBatch)
+    if (this.options.gatherMs <= 0 || this.arriving.size === 0 || this.queue.length >= this.options.maxBatch)
       return undefined;
     const awaited = new Set(this.arriving);
     this.awaited = awaited;
@@ -110,9 +125,9 @@ export class CertificateGroupCommit {
         this.awaited = undefined;
         resolve();
       };
-      const timer = setTimeout(done, this.gatherMs);
+      const timer = setTimeout(done, this.options.gatherMs);
       this.onArrival = () => {
-        if (awaited.size === 0 || this.queue.length >= this.maxBatch) done();
+        if (awaited.size === 0 || this.queue.length >= this.options.maxBatch) done();
       };
     });
   }
@@ -130,7 +145,7 @@ export class CertificateGroupCommit {
       while (this.queue.length > 0) {
         const gathering = this.gather();
         if (gathering) await gathering;
-        const published = await this.publishFirst(this.queue.splice(0, this.maxBatch));
+        const published = await this.publishFirst(this.queue.splice(0, this.options.maxBatch));
         if (published.length > 0) await this.commit(published);
       }
     } finally {
@@ -147,13 +162,13 @@ export class CertificateGroupCommit {
   private async publishFirst(batch: Waiting[]): Promise<Waiting[]> {
     let refused: ReadonlySet<string>;
     try {
-      refused = await this.publish(batch.map((item) => item.event));
+      refused = await this.options.publish(batch.map((item) => item.event));
     } catch (error) {
       for (const item of batch) item.reject(error);
       return [];
     }
     if (refused.size === 0) return batch;
-    for (const item of batch) if (refused.has(item.event.id)) item.reject(this.unconfirmed());
+    for (const item of batch) if (refused.has(item.event.id)) item.reject(this.options.unconfirmed());
     return batch.filter((item) => !refused.has(item.event.id));
   }
 
@@ -161,23 +176,23 @@ export class CertificateGroupCommit {
   private async commit(batch: Waiting[]): Promise<void> {
     let refusals: (Error | undefined)[];
     try {
-      refusals = await this.database.transaction((tables) =>
-        storeBatch(tables, batch, this.defaultCertificateLimit),
+      refusals = await this.options.database.transaction((tables) =>
+        storeBatch(tables, batch, this.options.defaultCertificateLimit),
       );
     } catch (error) {
       if (batch.length === 1 || isDatabaseUnavailable(error)) {
         // Published, never stored: the responder forgets them before their callers hear of it.
         // Not a serial stored already: that status is the stored certificate's (the publish left it).
-        if (!isUniqueViolation(error)) await this.withdraw(batch.map((item) => item.event));
+        if (!isUniqueViolation(error)) await this.options.withdraw(batch.map((item) => item.event));
         for (const item of batch) item.reject(error);
         return;
       }
       for (const item of batch) await this.commit([item]);
       return;
     }
-    await this.withdraw(batch.filter((_, i) => refusals[i] !== undefined).map((item) => item.event));
+    await this.options.withdraw(batch.filter((_, i) => refusals[i] !== undefined).map((item) => item.event));
     const stored = batch.filter((_, i) => refusals[i] === undefined);
-    if (stored.length > 0) this.onCommitted(stored.map((item) => item.event));
+    if (stored.length > 0) this.options.onCommitted(stored.map((item) => item.event));
     batch.forEach((item, i) => {
       const refusal = refusals[i];
       if (refusal) item.reject(refusal);
