@@ -120,6 +120,19 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
     }
   });
 
+
+  it('starts a tenant’s chain again after the transaction that first wrote to it rolled back', async () => {
+    const tenantId = randomUUID();
+    await expect(
+      first.transaction(async (manager) => {
+        await audit.appendIn(manager, [entry({ tenantId })]);
+        throw new Error('the command failed after its audit entry');
+      }),
+    ).rejects.toThrow('the command failed');
+    const [written] = await audit.append([entry({ tenantId })]);
+    expect(written.chainSeq).toBe(1);
+    await expect(audit.verify()).resolves.toMatchObject({ ok: true });
+  });
   it('exports one tenant, from a time on', async () => {
     const tenantId = randomUUID();
     const old = new Date(Date.now() - 10 * DAY);
