@@ -43,6 +43,8 @@ export class OutboxRelay {
   private timer?: NodeJS.Timeout;
   private running?: Promise<void>;
   private again = false;
+  /** A commit recorded events since the last claim began: the claim need not look first. */
+  private recorded = false;
   private stopped = false;
   /** This relay in `claimed_by`. */
   private readonly relayId = randomUUID();
@@ -57,12 +59,18 @@ export class OutboxRelay {
 
   start(): void {
     this.stopped = false;
-    this.timer = setInterval(() => this.nudge(), this.pollMs);
-    this.nudge();
+    this.timer = setInterval(() => this.poll(), this.pollMs);
+    this.poll();
   }
 
   /** Asks for a drain now (called right after a commit that recorded events). */
   nudge(): void {
+    this.recorded = true;
+    this.poll();
+  }
+
+  /** A drain, without knowing whether anything is pending (the safety net's timer). */
+  private poll(): void {
     if (this.stopped) return;
     if (this.running) {
       this.again = true;
@@ -79,13 +87,16 @@ export class OutboxRelay {
 
   /**
    * Publishes everything pending; resolves when the outbox is empty, another relay holds its head
-   * (that one publishes the rest), or the bus fails.
+   * (that one publishes the rest), or the bus fails. `recorded`: events are known to be pending
+   * (a commit just nudged), so the first claim does not look before it claims.
    */
-  async drain(): Promise<number> {
+  async drain(recorded = false): Promise<number> {
     await this.ensureSetAsideColumns();
     let total = 0;
+    let look = !recorded;
     for (;;) {
-      const rows = await this.claimHead();
+      const rows = await this.claimHead(look);
+      look = true;
       if (rows.length === 0) return total;
       const seqs = rows.map((row) => row.seq);
       try {
@@ -105,6 +116,9 @@ export class OutboxRelay {
       }
       await this.markPublished(seqs);
       total += rows.length;
+      // A short batch was the whole outbox when claimed; what a commit recorded since nudges
+      // another drain (`again`), so looking once more would only find it empty.
+      if (rows.length < BATCH) return total;
     }
   }
 
@@ -168,14 +182,16 @@ export class OutboxRelay {
    * schema (a transaction-scoped advisory lock, held for the one statement), so two relays never
    * both see the head free; the lease times come from the database clock, shared by all replicas.
    */
-  private async claimHead(): Promise<OutboxRow[]> {
+  private async claimHead(look: boolean): Promise<OutboxRow[]> {
     const outbox = `${this.schema}.outbox`;
-    // Most drains end on an empty outbox and most polls find it empty: one plain statement says
-    // so, where the claim is a transaction of three (each a turn of the embedded database).
-    const [pending]: { any: boolean }[] = await this.dataSource.query(
-      `SELECT EXISTS (SELECT 1 FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL) AS any`,
-    );
-    if (!pending?.any) return [];
+    // Most polls find the outbox empty: one plain statement says so, where the claim is a
+    // transaction of three (each a turn of the embedded database). Not after a nudge.
+    if (look) {
+      const [pending]: { any: boolean }[] = await this.dataSource.query(
+        `SELECT EXISTS (SELECT 1 FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL) AS any`,
+      );
+      if (!pending?.any) return [];
+    }
     const rows: OutboxRow[] = await this.dataSource.transaction(async (manager) => {
       await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${outbox} relay claim`]);
       return manager.query(
@@ -214,8 +230,10 @@ export class OutboxRelay {
   private async drainLoop(): Promise<void> {
     do {
       this.again = false;
+      const recorded = this.recorded;
+      this.recorded = false;
       try {
-        await this.drain();
+        await this.drain(recorded);
       } catch (err) {
         this.logger.warn({ err, schema: this.schema }, 'outbox relay could not publish; will retry');
         return;
