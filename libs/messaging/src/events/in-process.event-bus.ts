@@ -19,8 +19,15 @@ import { tracedBatchHandlers, tracedHandler } from './traced-handler';
 
 const BATCH = 100;
 
+/** With `onlyType` (parameter `$n`), other events are passed over without reading their bodies. */
+const bodyUnlessPassedOver = (n: number) =>
+  `CASE WHEN $${n}::text IS NULL OR s.type = $${n} THEN s.body END AS body`;
+
 /** A claim's end, from the database clock shared by every subscriber ($4: the lease in ms). */
 const LEASE_UNTIL = `now() + make_interval(secs => $4::double precision / 1000)`;
+
+/** Events of a partition as read after its position (body null: passed over, `onlyType`). */
+type StreamRow = { seq: string; body: EventEnvelope | null };
 
 interface Delivered {
   /** Events read from the stream (a full batch: there may be more). */
@@ -173,12 +180,13 @@ export class InProcessEventBus extends EventBus {
       if (idle) wakeUp.nudge();
     };
     this.wake.on('published', onPublished);
-    const deliver = (part: number) =>
-      this.deliverBatch(durableName, part, attempts, traced, batchHandlers, () => running, options?.onlyType);
-    const work = async (part: number) => {
+    const onlyType = options?.onlyType;
+    const deliver = (part: number, read?: StreamRow[]) =>
+      this.deliverBatch(durableName, part, attempts, traced, batchHandlers, () => running, onlyType, read);
+    const work = async (part: number, firstBatch: StreamRow[]) => {
       let again = false;
       try {
-        await this.workPartition(durableName, part, subscriber, deliver, () => running);
+        await this.workPartition(durableName, part, subscriber, deliver, () => running, firstBatch);
       } catch (err) {
         this.logger.warn({ err, durableName, part }, 'event delivery failed; will retry');
         await new Promise((r) => setTimeout(r, this.retryDelayMs));
@@ -190,15 +198,15 @@ export class InProcessEventBus extends EventBus {
     };
     const loop = (async () => {
       while (running) {
-        const claimed = await this.claimReadyPartitions(durableName, [...busy], subscriber).catch(
+        const claimed = await this.claimReadyPartitions(durableName, [...busy], subscriber, onlyType).catch(
           (err: unknown) => {
             this.logger.warn({ err, durableName }, 'event stream not readable; will retry');
-            return [];
+            return new Map<number, StreamRow[]>();
           },
         );
-        for (const part of claimed) {
+        for (const [part, firstBatch] of claimed) {
           busy.add(part);
-          const worker = work(part);
+          const worker = work(part, firstBatch);
           workers.add(worker);
           void worker.finally(() => workers.delete(worker));
         }
@@ -226,23 +234,37 @@ export class InProcessEventBus extends EventBus {
   /**
    * Claims, in one statement, the partitions with events after their position that are not worked
    * on here nor leased by another subscriber (on Postgres, a concurrent claimer re-reads a row it
-   * waited for, so a partition goes to one of them). Every statement counts in embedded mode: the
-   * embedded database runs them one at a time on the main thread.
+   * waited for, so a partition goes to one of them), with each one's first batch of events read
+   * after the position the claim returned. Every statement counts in embedded mode: the embedded
+   * database runs them one at a time on the main thread.
    */
   private async claimReadyPartitions(
     durableName: string,
     busy: number[],
     subscriber: string,
-  ): Promise<number[]> {
-    const { rows } = await this.pool.query<{ part: number }>(
-      `UPDATE messaging.consumer_partitions c SET leased_by = $3, lease_until = ${LEASE_UNTIL}
-        WHERE c.durable_name = $1 AND NOT (c.part = ANY($2::int[]))
-          AND (c.leased_by IS NULL OR c.leased_by = $3 OR c.lease_until < now())
-          AND EXISTS (SELECT 1 FROM messaging.stream s WHERE s.part = c.part AND s.seq > c.last_seq)
-        RETURNING c.part`,
-      [durableName, busy, subscriber, this.leaseMs],
+    onlyType: string | undefined,
+  ): Promise<Map<number, StreamRow[]>> {
+    const { rows } = await this.pool.query<StreamRow & { part: number }>(
+      `WITH claimed AS (
+         UPDATE messaging.consumer_partitions c SET leased_by = $3, lease_until = ${LEASE_UNTIL}
+          WHERE c.durable_name = $1 AND NOT (c.part = ANY($2::int[]))
+            AND (c.leased_by IS NULL OR c.leased_by = $3 OR c.lease_until < now())
+            AND EXISTS (SELECT 1 FROM messaging.stream s WHERE s.part = c.part AND s.seq > c.last_seq)
+          RETURNING c.part, c.last_seq)
+       SELECT c.part, s.seq, ${bodyUnlessPassedOver(5)}
+         FROM claimed c CROSS JOIN LATERAL (
+           SELECT s.seq, s.type, s.body FROM messaging.stream s
+            WHERE s.part = c.part AND s.seq > c.last_seq ORDER BY s.seq LIMIT ${BATCH}) s
+        ORDER BY c.part, s.seq`,
+      [durableName, busy, subscriber, this.leaseMs, onlyType ?? null],
     );
-    return rows.map((row) => Number(row.part));
+    const claimed = new Map<number, StreamRow[]>();
+    for (const { part, seq, body } of rows) {
+      const batch = claimed.get(Number(part)) ?? [];
+      batch.push({ seq, body });
+      claimed.set(Number(part), batch);
+    }
+    return claimed;
   }
 
   /**
@@ -256,8 +278,9 @@ export class InProcessEventBus extends EventBus {
     durableName: string,
     part: number,
     subscriber: string,
-    deliver: (part: number) => Promise<Delivered>,
+    deliver: (part: number, read?: StreamRow[]) => Promise<Delivered>,
     isRunning: () => boolean,
+    firstBatch: StreamRow[],
   ): Promise<void> {
     const renew = setInterval(
       () => {
@@ -272,9 +295,11 @@ export class InProcessEventBus extends EventBus {
       Math.max(100, Math.floor(this.leaseMs / 3)),
     );
     let handled: string | undefined;
+    let prefetched: StreamRow[] | undefined = firstBatch;
     try {
       while (isRunning()) {
-        const { read, handledUpTo, failed } = await deliver(part);
+        const { read, handledUpTo, failed } = await deliver(part, prefetched);
+        prefetched = undefined;
         handled = handledUpTo ?? handled;
         if (failed) {
           await this.movePosition(durableName, part, subscriber, handled);
@@ -318,7 +343,7 @@ export class InProcessEventBus extends EventBus {
    * consecutive events of a type with a batch handler goes to it in one call). Returns how many
    * were read, the last one handled (the caller moves the position past it) and whether a handler
    * failed (that event comes again). A crash before the move redelivers the batch's handled
-   * events: at least once, as the inboxes expect.
+   * events: at least once, as the inboxes expect. `read`: the batch the claim already read.
    */
   private async deliverBatch(
     durableName: string,
@@ -328,15 +353,19 @@ export class InProcessEventBus extends EventBus {
     batchHandlers: Partial<Record<string, BatchEventHandler>>,
     isRunning: () => boolean,
     onlyType?: string,
+    read?: StreamRow[],
   ): Promise<Delivered> {
-    // With onlyType, other events are passed over without reading their bodies.
-    const { rows } = await this.pool.query<{ seq: string; body: EventEnvelope | null }>(
-      `SELECT s.seq, CASE WHEN $3::text IS NULL OR s.type = $3 THEN s.body END AS body
-         FROM messaging.stream s, messaging.consumer_partitions c
-        WHERE c.durable_name = $1 AND c.part = $2 AND s.part = $2 AND s.seq > c.last_seq
-        ORDER BY s.seq LIMIT ${BATCH}`,
-      [durableName, part, onlyType ?? null],
-    );
+    const rows =
+      read ??
+      (
+        await this.pool.query<StreamRow>(
+          `SELECT s.seq, ${bodyUnlessPassedOver(3)}
+             FROM messaging.stream s, messaging.consumer_partitions c
+            WHERE c.durable_name = $1 AND c.part = $2 AND s.part = $2 AND s.seq > c.last_seq
+            ORDER BY s.seq LIMIT ${BATCH}`,
+          [durableName, part, onlyType ?? null],
+        )
+      ).rows;
     const events = rows.map((row) => row.body);
     let handledUpTo: string | undefined;
     for (let start = 0; start < rows.length;) {
