@@ -238,7 +238,7 @@ async function main(): Promise<void> {
       machine,
       settings: [
         ...settings,
-        'Seeded with generate_series copying one certificate issued through the API, the secondary indexes and the per-row triggers off during the load, indexes built and the counters taken after it (unique serials and ids; commonName host-<i>.example.com; DNS SAN the same; 1,000 client ids; usage Client, every tenth Server; notAfter spread over 730 days; 1% revoked), then VACUUM ANALYZE. The bulk-revocation tenant: its own CA, none revoked, notAfter spread the same way.',
+        'Seeded with generate_series copying one certificate issued through the API, the secondary indexes and the counters’ triggers off during the load, indexes built and the counters taken after it (unique serials and ids; commonName host-<i>.example.com; DNS SAN the same; 1,000 client ids; usage Client, every tenth Server; notAfter spread over 730 days; 1% revoked), then VACUUM ANALYZE. The bulk-revocation tenant: its own CA, none revoked, notAfter spread the same way.',
         `Timed calls one at a time, ${runs} each, p50 and p99 of the whole HTTP exchange (gateway included). The depth page: the cursor reached by walking pages of 1,000, then pages of 100 asked from it. Export and v1 list: the body read and counted as it streams; RSS of the system process sampled every 100 ms, and by the process itself its V8 heap (young generation and large objects apart) and memory outside the heap (bench/lib/memory-samples.ts). Bulk revocation: from the confirmed POST until the job is done, the served CRL lists every revoked serial and sampled serials answer revoked in OCSP.`,
       ],
       tables: [
@@ -534,9 +534,8 @@ async function seed(
       )
     ).rows;
     for (const index of indexes) await client.query(`DROP INDEX issuance.${index.name}`);
-    // The counters' per-row triggers would update one row per certificate in a single
-    // transaction (a version chain that grows with each): they are off for the load and the
-    // counters are taken once after it, as the migrations that made them did.
+    // The counters' triggers are off for the load and the counters taken once after it, as the
+    // migrations that made them did.
     await client.query('ALTER TABLE issuance.certificates DISABLE TRIGGER USER');
     // Revoked: 1 in 100, but none in the bulk-revocation tenant.
     const insert = async (

@@ -11,18 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * `counted_after` and now (an indexed range, only what expired since the tenant's last admission)
  * and moves `counted_after` to now (lockAndReadStandings).
  */
-export class CreateActiveCertificateCounts1766600000000 implements MigrationInterface {
-  name = 'CreateActiveCertificateCounts1766600000000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE issuance.active_certificate_counts (
-      tenant_id uuid PRIMARY KEY,
-      unrevoked bigint NOT NULL CHECK (unrevoked >= 0),
-      counted_after timestamptz NOT NULL
-    )`);
-    // A change that does not move the row across `counted_after` leaves the count alone: the
-    // WHERE is evaluated again on the row as it is after a concurrent admission committed.
-    await queryRunner.query(`CREATE FUNCTION issuance.count_active_certificates() RETURNS trigger
+/** The per-row trigger function (replaced by per-statement ones; kept for their `down`). */
+export const COUNT_ACTIVE_CERTIFICATES = `CREATE FUNCTION issuance.count_active_certificates() RETURNS trigger
       LANGUAGE plpgsql AS $$
       DECLARE
         delta int := 0;
@@ -39,10 +29,25 @@ export class CreateActiveCertificateCounts1766600000000 implements MigrationInte
           WHERE k.counted_after < NEW.not_after;
         RETURN NULL;
       END
-      $$`);
-    await queryRunner.query(`CREATE TRIGGER certificates_count_active
+      $$`;
+
+export const CERTIFICATES_COUNT_ACTIVE = `CREATE TRIGGER certificates_count_active
       AFTER INSERT OR UPDATE OF revoked_at ON issuance.certificates
-      FOR EACH ROW EXECUTE FUNCTION issuance.count_active_certificates()`);
+      FOR EACH ROW EXECUTE FUNCTION issuance.count_active_certificates()`;
+
+export class CreateActiveCertificateCounts1766600000000 implements MigrationInterface {
+  name = 'CreateActiveCertificateCounts1766600000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`CREATE TABLE issuance.active_certificate_counts (
+      tenant_id uuid PRIMARY KEY,
+      unrevoked bigint NOT NULL CHECK (unrevoked >= 0),
+      counted_after timestamptz NOT NULL
+    )`);
+    // A change that does not move the row across `counted_after` leaves the count alone: the
+    // WHERE is evaluated again on the row as it is after a concurrent admission committed.
+    await queryRunner.query(COUNT_ACTIVE_CERTIFICATES);
+    await queryRunner.query(CERTIFICATES_COUNT_ACTIVE);
     // No certificate changes while the counts are taken: they and the trigger start together.
     await queryRunner.query('LOCK TABLE issuance.certificates IN SHARE MODE');
     await queryRunner.query(`INSERT INTO issuance.active_certificate_counts (tenant_id, unrevoked, counted_after)

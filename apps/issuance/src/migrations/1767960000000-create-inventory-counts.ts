@@ -11,22 +11,8 @@ import { MigrationInterface, QueryRunner } from 'typeorm';
  * The counts are taken under a SHARE lock on the certificates (writes wait; reads go on), so the
  * trigger and the first counts start together; on millions of rows that is seconds.
  */
-export class CreateInventoryCounts1767960000000 implements MigrationInterface {
-  name = 'CreateInventoryCounts1767960000000';
-
-  async up(queryRunner: QueryRunner): Promise<void> {
-    await queryRunner.query(`CREATE TABLE issuance.inventory_counts (
-      tenant_id uuid NOT NULL,
-      expiry_day date NOT NULL,
-      unrevoked bigint NOT NULL CHECK (unrevoked >= 0),
-      revoked bigint NOT NULL CHECK (revoked >= 0),
-      PRIMARY KEY (tenant_id, expiry_day)
-    )`);
-    // The old row's day loses it, the new row's day gains it; a change that moves neither the day
-    // nor the revocation state writes nothing. Every writer of a tenant's certificates holds its
-    // plan-limit counter row first (certificates_count_active fires before this trigger, and an
-    // issuance locks it before inserting), so these rows are locked in one order per tenant.
-    await queryRunner.query(`CREATE FUNCTION issuance.count_inventory() RETURNS trigger
+/** The per-row trigger function (replaced by per-statement ones; kept for their `down`). */
+export const COUNT_INVENTORY = `CREATE FUNCTION issuance.count_inventory() RETURNS trigger
       LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP = 'UPDATE' AND OLD.tenant_id = NEW.tenant_id
@@ -49,7 +35,28 @@ export class CreateInventoryCounts1767960000000 implements MigrationInterface {
         END IF;
         RETURN NULL;
       END
-      $$`);
+      $$`;
+
+export const CERTIFICATES_COUNT_INVENTORY = `CREATE TRIGGER certificates_count_inventory
+      AFTER INSERT OR DELETE OR UPDATE OF tenant_id, not_after, revoked_at ON issuance.certificates
+      FOR EACH ROW EXECUTE FUNCTION issuance.count_inventory()`;
+
+export class CreateInventoryCounts1767960000000 implements MigrationInterface {
+  name = 'CreateInventoryCounts1767960000000';
+
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query(`CREATE TABLE issuance.inventory_counts (
+      tenant_id uuid NOT NULL,
+      expiry_day date NOT NULL,
+      unrevoked bigint NOT NULL CHECK (unrevoked >= 0),
+      revoked bigint NOT NULL CHECK (revoked >= 0),
+      PRIMARY KEY (tenant_id, expiry_day)
+    )`);
+    // The old row's day loses it, the new row's day gains it; a change that moves neither the day
+    // nor the revocation state writes nothing. Every writer of a tenant's certificates holds its
+    // plan-limit counter row first (certificates_count_active fires before this trigger, and an
+    // issuance locks it before inserting), so these rows are locked in one order per tenant.
+    await queryRunner.query(COUNT_INVENTORY);
     // Counted again from the certificates: by this migration, and by a bulk load that ran with the
     // triggers off (bench/inventory.ts). Writers wait while it runs.
     await queryRunner.query(`CREATE FUNCTION issuance.recount_inventory() RETURNS void
@@ -63,9 +70,7 @@ export class CreateInventoryCounts1767960000000 implements MigrationInterface {
             FROM issuance.certificates GROUP BY 1, 2;
       END
       $$`);
-    await queryRunner.query(`CREATE TRIGGER certificates_count_inventory
-      AFTER INSERT OR DELETE OR UPDATE OF tenant_id, not_after, revoked_at ON issuance.certificates
-      FOR EACH ROW EXECUTE FUNCTION issuance.count_inventory()`);
+    await queryRunner.query(CERTIFICATES_COUNT_INVENTORY);
     await queryRunner.query('SELECT issuance.recount_inventory()');
   }
 

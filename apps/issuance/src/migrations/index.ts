@@ -30,6 +30,7 @@ import { CreateReplaceLeavesRequests1767950000001 } from './1767950000001-create
 import { CreateInventoryCounts1767960000000 } from './1767960000000-create-inventory-counts';
 import { AddFailureToRevocationJobs1767960000001 } from './1767960000001-add-failure-to-revocation-jobs';
 import { IndexCertificateSearchByTenant1767970000000 } from './1767970000000-index-certificate-search-by-tenant';
+import { CertificateCountersPerStatement1767980000000 } from './1767980000000-certificate-counters-per-statement';
 
 /** In order; each runs once per database (TypeORM's issuance.migrations table). */ import { AddRevocationToCas1766700000000 } from './1766700000000-add-revocation-to-cas';
 
@@ -66,4 +67,5 @@ export const ISSUANCE_MIGRATIONS = [
   CreateInventoryCounts1767960000000,
   AddFailureToRevocationJobs1767960000001,
   IndexCertificateSearchByTenant1767970000000,
+  CertificateCountersPerStatement1767980000000,
 ];
