@@ -68,6 +68,7 @@ export async function startEmbeddedSystem(
       streamRole: 'owner',
       eventRetentionMs: config.eventRetentionMs,
       blobTtlMs: config.blobTtlMs,
+      ownDatabase: embeddedPg !== undefined,
       ...options.messaging,
       ...extra,
     });

@@ -744,6 +744,40 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         expect(delayMs).toBeLessThan(ACK_WAIT_MS + 2_500);
       }, 30_000);
 
+      (kind === 'nats' ? it.skip : it)(
+        'redelivers at once, on a database the process has alone, the event it died on in an earlier run',
+        async () => {
+          const event = await publishNew(messaging, 'in-flight-alone');
+          // An earlier run's claim, as long as the default: it would hold the partition 5 s.
+          const dying = await InProcessEventBus.open(db.url);
+          let received = false;
+          let release = () => undefined as void;
+          const dead = await dying.subscribe('sole-process-consumer', async (e) => {
+            if (e.id !== event.id) return;
+            received = true;
+            await new Promise<void>((r) => (release = r)); // never finishes before the crash
+          });
+          await waitFor(() => received);
+          await dying.pool.end();
+          const crashedAt = Date.now();
+
+          const restarted = await InProcessEventBus.open(db.url, { ownDatabase: true });
+          const seen: string[] = [];
+          const subscription = await restarted.subscribe(
+            'sole-process-consumer',
+            async (e) => void seen.push(e.id),
+          );
+          await waitFor(() => seen.includes(event.id), 10_000);
+          const delayMs = Date.now() - crashedAt;
+          await subscription.stop();
+          await restarted.close();
+          release();
+          await dead.stop();
+          expect(delayMs).toBeLessThan(2_000);
+        },
+        30_000,
+      );
+
       it('does not redeliver an event while its handler works longer than the ack wait', async () => {
         const event = await publishNew(messaging, 'slow');
         const own = await openProcessLikeBus();

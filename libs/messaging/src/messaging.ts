@@ -54,6 +54,11 @@ export interface MessagingOptions {
    * NATS user may not (blobs expire with the store's TTL).
    */
   blobsReadOnly?: boolean;
+  /**
+   * The in-process transport's database is this process's alone (embedded PGlite): no other
+   * process publishes events or holds a claim on them (InProcessEventBus `ownDatabase`).
+   */
+  ownDatabase?: boolean;
 }
 
 /**
@@ -79,7 +84,7 @@ export async function openMessaging(options: MessagingOptions): Promise<Messagin
   if (options.natsUrl) return openNatsMessaging(options.natsUrl, options, timeoutMs);
   if (!options.databaseUrl) throw new Error('in-process messaging needs the embedded database URL');
   const registry = new InProcessRegistry();
-  const events = await InProcessEventBus.open(options.databaseUrl);
+  const events = await InProcessEventBus.open(options.databaseUrl, { ownDatabase: options.ownDatabase });
   const blobs = await InProcessBlobStore.open(events.pool, options.blobTtlMs);
   return {
     kind: 'in-process',

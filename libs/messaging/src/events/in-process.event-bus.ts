@@ -44,11 +44,24 @@ interface Delivered {
  */
 export const DEFAULT_PARTITION_LEASE_MS = 5_000;
 
+/**
+ * How often a subscription looks for events nobody woke it for, when the database is this
+ * process's alone (`ownDatabase`): every publish is this process's and wakes it at once, so the
+ * look is only a safety net (a failed claim). Otherwise events of other processes (replicas on one
+ * Postgres) come at the next look: every second.
+ */
+const OWN_DATABASE_POLL_MS = 10_000;
+
 interface InProcessOptions {
   pollMs?: number;
   retryDelayMs?: number;
   /** See DEFAULT_PARTITION_LEASE_MS. */
   leaseMs?: number;
+  /**
+   * No other process uses the database (the embedded one): claims left by an earlier run are
+   * released at once, and subscriptions look for unannounced events only every 10 s.
+   */
+  ownDatabase?: boolean;
 }
 
 /**
@@ -94,9 +107,14 @@ export class InProcessEventBus extends EventBus {
       durable_name text NOT NULL, part smallint NOT NULL, last_seq bigint NOT NULL DEFAULT 0,
       leased_by uuid, lease_until timestamptz, PRIMARY KEY (durable_name, part))`);
     await InProcessEventBus.partitionStoredEvents(pool);
+    // An earlier run of this process (the only one on its database) holds nothing any more.
+    if (options.ownDatabase)
+      await pool.query(
+        'UPDATE messaging.consumer_partitions SET leased_by = NULL, lease_until = NULL WHERE leased_by IS NOT NULL',
+      );
     return new InProcessEventBus(
       pool,
-      options.pollMs ?? 1_000,
+      options.pollMs ?? (options.ownDatabase ? OWN_DATABASE_POLL_MS : 1_000),
       options.retryDelayMs ?? 1_000,
       options.leaseMs ?? DEFAULT_PARTITION_LEASE_MS,
     );
