@@ -83,9 +83,12 @@ export interface ExportCertificatesQuery {
   format: InventoryExportFormat;
 }
 
-/** Rows already written in the asked format (CSV: without its header row), and where to go on. */
+/**
+ * Rows already written in the asked format (CSV: without its header row), as UTF-8 bytes (they
+ * travel as bytes, not JSON: the bus's binary replies), and where to go on.
+ */
 export interface InventoryChunk {
-  text: string;
+  text: Uint8Array;
   rows: number;
   nextCursor: string | null;
 }
