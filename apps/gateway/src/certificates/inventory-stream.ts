@@ -48,7 +48,7 @@ export async function* inventoryChunks(
  * A chunk as issuance must send it, checked as a request body would be: anything else fails the
  * export (a 500 before the headers, a cut body after) rather than writing what it holds.
  */
-function checkedChunk(chunk: unknown): InventoryChunk {
+function checkedChunk(chunk: unknown): InventoryChunk & { text: Uint8Array } {
   const { text, rows, nextCursor } = (chunk ?? {}) as Partial<Record<keyof InventoryChunk, unknown>>;
   if (
     !(text instanceof Uint8Array) ||

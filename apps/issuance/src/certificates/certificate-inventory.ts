@@ -91,7 +91,8 @@ export class CertificateInventory {
     );
     const more = chunk.matched > EXPORT_CHUNK_ROWS && chunk.last !== undefined;
     return {
-      text: chunk.parts.length === 1 ? chunk.parts[0] : Buffer.concat(chunk.parts),
+      // Joined once, by the bus as it writes the reply.
+      text: chunk.parts.length === 0 ? Buffer.alloc(0) : chunk.parts,
       rows: Math.min(chunk.matched, EXPORT_CHUNK_ROWS),
       nextCursor: more ? await this.cursors.encode(query.tenantId, canonical, chunk.last!) : null,
     };

@@ -88,7 +88,8 @@ export interface ExportCertificatesQuery {
  * travel as bytes, not JSON: the bus's binary replies), and where to go on.
  */
 export interface InventoryChunk {
-  text: Uint8Array;
+  /** Sent as the database's parts, received as one Uint8Array (binary replies join them). */
+  text: Uint8Array | readonly Uint8Array[];
   rows: number;
   nextCursor: string | null;
 }

@@ -57,3 +57,17 @@ describe('replies carrying bytes', () => {
     expect(replyBytes({ n: 1 })).toBe(7);
   });
 });
+
+describe('bytes sent in parts', () => {
+  it('arrive as one Uint8Array, over NATS and in process', () => {
+    const parts = [Buffer.from('{"a":1}\n'), Buffer.from('{"b":2}\n')];
+    const reply = { ok: true, value: { text: parts, rows: 2 } };
+    const { data } = new BinaryReplySerializer().serialize({ id: '9', response: reply, isDisposed: true });
+    const read = new BinaryReplyDeserializer().deserialize(data) as unknown as { response: typeof reply };
+    expect(Buffer.from(read.response.value.text as unknown as Uint8Array).toString()).toBe(
+      '{"a":1}\n{"b":2}\n',
+    );
+    const copied = copyReply(reply) as unknown as { value: { text: Buffer } };
+    expect(copied.value.text.toString()).toBe('{"a":1}\n{"b":2}\n');
+  });
+});

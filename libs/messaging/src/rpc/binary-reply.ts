@@ -1,6 +1,6 @@
 /**
  * Replies that carry bytes (an export chunk's half megabyte of rows) as bytes: a reply value's own
- * top-level fields that are a Uint8Array travel after a small JSON head instead of inside it, so
+ * top-level fields that are Bytes travel after a small JSON head instead of inside it, so
  * that neither service turns them into a string on the V8 heap (docs/architecture.md, "Export").
  *
  * A framed message starts with a zero byte, which no JSON text does (RFC 8259, section 2), then
@@ -14,18 +14,40 @@ const LENGTH_BYTES = 4;
 
 export const MALFORMED_REPLY = 'MALFORMED_REPLY';
 
-/** The Uint8Array fields of `value` (a plain object), or undefined when it has none. */
-function binaryFields(value: unknown): [string, Uint8Array][] | undefined {
+/**
+ * Bytes, or bytes in parts (a non-empty array of them): the sender may hand its parts over as they
+ * are (the database's, say), to be joined once, where they are written to the wire; the receiver
+ * reads one Uint8Array.
+ */
+export type Bytes = Uint8Array | readonly Uint8Array[];
+
+const isParts = (field: unknown): field is readonly Uint8Array[] =>
+  Array.isArray(field) && field.length > 0 && field.every((part) => part instanceof Uint8Array);
+
+const byteLength = (bytes: Bytes) =>
+  bytes instanceof Uint8Array ? bytes.byteLength : bytes.reduce((n, part) => n + part.byteLength, 0);
+
+/** The byte fields of `value` (a plain object), or undefined when it has none. */
+function binaryFields(value: unknown): [string, Bytes][] | undefined {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return undefined;
-  let fields: [string, Uint8Array][] | undefined;
+  let fields: [string, Bytes][] | undefined;
   for (const key of Object.keys(value)) {
     const field = (value as Record<string, unknown>)[key];
-    if (field instanceof Uint8Array) (fields ??= []).push([key, field]);
+    if (field instanceof Uint8Array || isParts(field)) (fields ??= []).push([key, field]);
   }
   return fields;
 }
 
-function withoutFields(value: object, fields: [string, Uint8Array][]): Record<string, unknown> {
+/** Writes `bytes` into `target` at `offset`; the offset after them. */
+function put(target: Uint8Array, offset: number, bytes: Bytes): number {
+  for (const part of bytes instanceof Uint8Array ? [bytes] : bytes) {
+    target.set(part, offset);
+    offset += part.byteLength;
+  }
+  return offset;
+}
+
+function withoutFields(value: object, fields: [string, Bytes][]): Record<string, unknown> {
   const rest: Record<string, unknown> = { ...value };
   for (const [key] of fields) delete rest[key];
   return rest;
@@ -47,20 +69,17 @@ export function encodeMessage<M>(
   const head = Buffer.from(
     JSON.stringify({
       message: withValue(message, withoutFields(value as object, fields)),
-      fields: fields.map(([key, bytes]) => [key, bytes.byteLength]),
+      fields: fields.map(([key, bytes]) => [key, byteLength(bytes)]),
     }),
     'utf8',
   );
-  const total = 1 + LENGTH_BYTES + head.length + fields.reduce((n, [, b]) => n + b.byteLength, 0);
+  const total = 1 + LENGTH_BYTES + head.length + fields.reduce((n, [, b]) => n + byteLength(b), 0);
   const frame = Buffer.allocUnsafe(total);
   frame[0] = FRAME;
   frame.writeUInt32BE(head.length, 1);
   let offset = 1 + LENGTH_BYTES;
   offset += head.copy(frame, offset);
-  for (const [, bytes] of fields) {
-    frame.set(bytes, offset);
-    offset += bytes.byteLength;
-  }
+  for (const [, bytes] of fields) offset = put(frame, offset, bytes);
   return frame;
 }
 
@@ -129,7 +148,11 @@ export function copyReply<T>(reply: T): T {
   ) as {
     value: Record<string, unknown>;
   };
-  for (const [key, bytes] of fields) copied.value[key] = Buffer.from(bytes);
+  for (const [key, bytes] of fields) {
+    const copy = Buffer.allocUnsafe(byteLength(bytes));
+    put(copy, 0, bytes);
+    copied.value[key] = copy;
+  }
   return copied as T;
 }
 
@@ -139,6 +162,6 @@ export function replyBytes(value: unknown): number {
   if (!fields) return Buffer.byteLength(JSON.stringify(value) ?? '', 'utf8');
   return (
     Buffer.byteLength(JSON.stringify(withoutFields(value as object, fields)), 'utf8') +
-    fields.reduce((n, [, bytes]) => n + bytes.byteLength, 0)
+    fields.reduce((n, [, bytes]) => n + byteLength(bytes), 0)
   );
 }
