@@ -1,5 +1,11 @@
+import { CallHandler, ExecutionContext } from '@nestjs/common';
+import { ClientProxy } from '@nestjs/microservices';
+import { firstValueFrom, of } from 'rxjs';
+import { BlobStore } from '../blobs/blob-store';
 import { MALFORMED_REPLY, copyReply, decodeMessage, encodeMessage, replyBytes } from './binary-reply';
 import { BinaryReplyDeserializer, BinaryReplySerializer } from './binary-reply.nats';
+import { RpcClient } from './rpc-client';
+import { MAX_INLINE_REPLY_BYTES, RpcReplyInterceptor } from './rpc-reply.interceptor';
 
 const rows = Buffer.from('{"certificateId":"a","commonName":"é"}\n', 'utf8');
 
@@ -69,5 +75,40 @@ describe('bytes sent in parts', () => {
     );
     const copied = copyReply(reply) as unknown as { value: { text: Buffer } };
     expect(copied.value.text.toString()).toBe('{"a":1}\n{"b":2}\n');
+  });
+});
+
+describe('a reply carrying more bytes than go inline', () => {
+  /** Blobs kept in a map, as the object store would keep them. */
+  class MapBlobs extends BlobStore {
+    readonly blobs = new Map<string, Uint8Array>();
+    async put(bytes: Uint8Array) {
+      const ref = String(this.blobs.size);
+      this.blobs.set(ref, Buffer.from(bytes));
+      return ref;
+    }
+    async get(ref: string) {
+      return this.blobs.get(ref);
+    }
+    async delete(ref: string) {
+      this.blobs.delete(ref);
+    }
+  }
+
+  it('is handed over through the blob store and read back as the same bytes', async () => {
+    const blobs = new MapBlobs();
+    const big = Buffer.alloc(MAX_INLINE_REPLY_BYTES + 1, 'a');
+    const context = { getHandler: () => ({ name: 'handler' }) } as unknown as ExecutionContext;
+    const handler: CallHandler = { handle: () => of({ text: [big, Buffer.from('b')], rows: 2 }) };
+    const reply = await firstValueFrom(new RpcReplyInterceptor(blobs).intercept(context, handler));
+    expect(reply).toEqual({ ok: true, blobRef: expect.any(String) });
+    const proxy = { send: () => of(reply) } as unknown as ClientProxy;
+    const read = await new RpcClient<{ 'x.y': [object, { text: Uint8Array; rows: number }] }>(
+      proxy,
+      1_000,
+      blobs,
+    ).send('x.y', {});
+    expect(read.rows).toBe(2);
+    expect(Buffer.from(read.text).equals(Buffer.concat([big, Buffer.from('b')]))).toBe(true);
   });
 });
