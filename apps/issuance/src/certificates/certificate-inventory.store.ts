@@ -143,7 +143,7 @@ export abstract class CertificateInventoryStore {
     now: Date,
   ): Promise<InventoryRow[]>;
   /**
-   * The first `limit` matches written as export lines and joined in one text value (`text`), how
+   * The first `limit` matches written as export lines, as UTF-8 bytes in a few parts (`parts`), how
    * many matched up to `limit + 1` (`matched`: more than `limit` means the export goes on), and
    * the position of the last one written.
    */
@@ -188,13 +188,13 @@ export class SqlCertificateInventoryStore extends CertificateInventoryStore {
   }
 
   /**
-   * The chunk's lines joined by the database (string_agg, in the order of the page) into parts of
-   * about EXPORT_PART_BYTES, so that the driver makes a few strings per chunk rather than a
-   * thousand strings and row objects, and each one small enough for V8's young generation: a
-   * string over 128 KiB is a large object, which the young generation's collections move to the
-   * old space (or which is made there), where it waits for a full collection as garbage
-   * (docs/benchmarks.md, export memory). They are bytes a moment later
-   * (CertificateInventory.exportChunk).
+   * The chunk's lines joined by the database (string_agg, in the order of the page) into `bytea`
+   * parts of about EXPORT_PART_BYTES. `pg` turns each part into a Buffer as it reads its row, so
+   * no string of the rows outlives its message: a thousand row strings per chunk lived until the
+   * whole result had arrived, long enough to be promoted to V8's old space as garbage, and a
+   * string over 128 KiB (the hex text a part is read as is twice its bytes) is a large object,
+   * made in or moved to the old space (docs/benchmarks.md, export memory). `row_number() OVER ()`
+   * numbers the rows in the order the page returns them (its ORDER BY); `n` keeps that order.
    */
   async exportChunk(
     format: InventoryExportFormat,
