@@ -45,6 +45,9 @@ const USAGE = `bench/inventory.ts: search, summary, export and bulk revocation o
   --depth N          certificates walked to reach the deep page (default --rows - 100)
   --state DIR        keep the seeded store in DIR and reuse it in the next run with the same sizes
   --drop             remove the kept store (and its database) at the end
+  --export-rounds N  exports of each format, in turn (default 1: the first export of a fresh process
+                     also grows its heap to its steady size)
+  --node-args "A B"  flags for the system's node (e.g. --trace-gc, --max-old-space-size=256)
   --quick            smaller
   --no-record        do not append to bench/history`;
 
@@ -79,7 +82,12 @@ async function main(): Promise<void> {
     revoke: { type: 'boolean', default: false },
     only: { type: 'string' },
     depth: { type: 'string' },
+    'node-args': { type: 'string' },
+    'export-rounds': { type: 'string' },
   });
+  const exportRounds = intOption(values['export-rounds'], 'export-rounds', 1);
+  const nodeArgs =
+    typeof values['node-args'] === 'string' ? values['node-args'].split(' ').filter(Boolean) : [];
   const total = intOption(values.rows, 'rows', quick ? 50_000 : 1_000_000);
   const others = values.others === '0' ? 0 : intOption(values.others, 'others', 0);
   const otherTenants = intOption(values['other-tenants'], 'other-tenants', 4);
@@ -120,6 +128,7 @@ async function main(): Promise<void> {
       mode,
       exposeDatabase: mode === 'embedded',
       env: { BENCH_MEMORY_FILE: memoryFile },
+      nodeArgs,
       keep,
       ...(kept ? { readyTimeoutMs: 900_000 } : {}),
     });
@@ -192,11 +201,12 @@ async function main(): Promise<void> {
       }
       if (measure('summary')) row('summary', await repeat(runs, () => get('/v2/certificates/summary')));
       if (measure('export')) {
-        for (const [what, path, accept] of [
+        const formats = [
           ['export, NDJSON', '/v2/certificates/export', 'application/x-ndjson'],
           ['export, CSV', '/v2/certificates/export', 'text/csv'],
           ['`GET /v1/certificates` (streamed)', '/v1/certificates', 'application/json'],
-        ] as const) {
+        ] as const;
+        for (const [what, path, accept] of Array.from({ length: exportRounds }, () => formats).flat()) {
           const result = await streamed(system, token, path, accept);
           rows.push([
             system.description,

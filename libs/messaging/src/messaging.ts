@@ -8,6 +8,7 @@ import { JetStreamEventBus } from './events/jetstream.event-bus';
 import { InProcessClient } from './rpc/in-process.client';
 import { InProcessRegistry } from './rpc/in-process.registry';
 import { InProcessServer } from './rpc/in-process.server';
+import { BinaryReplyDeserializer, BinaryReplySerializer } from './rpc/binary-reply.nats';
 import { NamespacedClientNats, NamespacedServerNats } from './rpc/namespaced-nats';
 import { DEFAULT_RPC_TIMEOUT_MS, RpcApi, RpcClient } from './rpc/rpc-client';
 
@@ -142,11 +143,17 @@ async function openNatsMessaging(
     events,
     blobs,
     serverOptions: (queue) => ({
-      strategy: new NamespacedServerNats({ ...connection, queue, gracePeriod: 2_000 }, rpcPrefix),
+      strategy: new NamespacedServerNats(
+        { ...connection, queue, gracePeriod: 2_000, serializer: new BinaryReplySerializer() },
+        rpcPrefix,
+      ),
     }),
     rpcClient: <Api extends RpcApi>() =>
       new RpcClient<Api>(
-        new NamespacedClientNats(connection, rpcPrefix) as unknown as ClientProxy,
+        new NamespacedClientNats(
+          { ...connection, deserializer: new BinaryReplyDeserializer() },
+          rpcPrefix,
+        ) as unknown as ClientProxy,
         timeoutMs,
         blobs,
       ),

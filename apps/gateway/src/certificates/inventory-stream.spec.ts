@@ -1,10 +1,13 @@
 import { EventEmitter } from 'node:events';
 import type { Response } from 'express';
-import { NDJSON_FORMAT, streamInventory } from './inventory-stream';
+import { IssuanceApi } from '@ca/contracts';
+import { RpcClient } from '@ca/messaging';
+import { NDJSON_FORMAT, V1_LIST_FORMAT, inventoryChunks, streamInventory } from './inventory-stream';
 
 /** A response whose client takes each write a moment later (every write above its buffer). */
 class SlowClientResponse extends EventEmitter {
   destroyed = false;
+  ended = false;
   body = '';
   status() {
     return this;
@@ -12,21 +15,27 @@ class SlowClientResponse extends EventEmitter {
   setHeader() {
     return this;
   }
-  write(text: string): boolean {
-    this.body += text;
+  write(text: string | Uint8Array): boolean {
+    this.body += Buffer.from(text).toString('utf8');
     setImmediate(() => this.emit('drain'));
     return false;
   }
   end(text: string) {
     this.body += text;
+    this.ended = true;
   }
   destroy() {
     this.destroyed = true;
   }
 }
 
-async function* lines(count: number): AsyncGenerator<string> {
-  for (let i = 0; i < count; i++) yield `{"n":${i}}\n`;
+async function* lines(count: number): AsyncGenerator<Uint8Array> {
+  for (let i = 0; i < count; i++) yield Buffer.from(`{"n":${i}}\n`);
+}
+
+/** Issuance as the gateway's RPC client sees it: these replies, one per chunk asked for. */
+function issuanceAnswering(...replies: unknown[]): RpcClient<IssuanceApi> {
+  return { send: async () => replies.shift() } as unknown as RpcClient<IssuanceApi>;
 }
 
 describe('streamInventory', () => {
@@ -48,8 +57,8 @@ describe('streamInventory', () => {
 
   it('stops when the client is gone while it waits for it', async () => {
     const res = new SlowClientResponse();
-    res.write = (text: string) => {
-      res.body += text;
+    res.write = (text: string | Uint8Array) => {
+      res.body += Buffer.from(text).toString('utf8');
       setImmediate(() => {
         res.destroyed = true;
         res.emit('close');
@@ -58,5 +67,49 @@ describe('streamInventory', () => {
     };
     await streamInventory(res as unknown as Response, lines(100), NDJSON_FORMAT);
     expect(res.body.split('\n').filter(Boolean).length).toBeLessThan(100);
+  });
+
+  it('writes the rows issuance sent as bytes, dropping the first separator of a v1 list', async () => {
+    const res = new SlowClientResponse();
+    const chunks = inventoryChunks(
+      issuanceAnswering(
+        { text: Buffer.from(',{"a":1},{"é":2}'), rows: 2, nextCursor: 'c1' },
+        { text: Buffer.from(',{"a":3}'), rows: 1, nextCursor: null },
+      ),
+      '00000000-0000-4000-8000-000000000000',
+      {},
+      'v1',
+    );
+    await streamInventory(res as unknown as Response, chunks, V1_LIST_FORMAT);
+    expect(JSON.parse(res.body)).toEqual({ certificates: [{ a: 1 }, { é: 2 }, { a: 3 }] });
+  });
+
+  it('refuses a malformed first chunk before any header, and cuts the body at a later one', async () => {
+    const tenant = '00000000-0000-4000-8000-000000000000';
+    const early = new SlowClientResponse();
+    const malformed = { text: 'rows as a string', rows: 1, nextCursor: null };
+    await expect(
+      streamInventory(
+        early as unknown as Response,
+        inventoryChunks(issuanceAnswering(malformed), tenant, {}, 'ndjson'),
+        NDJSON_FORMAT,
+      ),
+    ).rejects.toMatchObject({ code: 'INTERNAL_ERROR' });
+    expect(early.body).toBe('');
+
+    const late = new SlowClientResponse();
+    await streamInventory(
+      late as unknown as Response,
+      inventoryChunks(
+        issuanceAnswering({ text: Buffer.from('{"n":1}\n'), rows: 1, nextCursor: 'c1' }, null),
+        tenant,
+        {},
+        'ndjson',
+      ),
+      NDJSON_FORMAT,
+    );
+    expect(late.body).toBe('{"n":1}\n');
+    expect(late.destroyed).toBe(true);
+    expect(late.ended).toBe(false);
   });
 });

@@ -1,4 +1,12 @@
-import { InventoryExportFormat, InventoryItem, IssuanceApi, IssuancePattern } from '@ca/contracts';
+import {
+  CaError,
+  ErrorCode,
+  InventoryChunk,
+  InventoryExportFormat,
+  InventoryItem,
+  IssuanceApi,
+  IssuancePattern,
+} from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import type { Response } from 'express';
 
@@ -6,20 +14,23 @@ import type { Response } from 'express';
  * Every certificate a filter matches, as text in `format`, one chunk of issuance at a time
  * (issuance writes the rows; nothing here makes an object per certificate). The next chunk is
  * asked for while the previous one is written, and no further: at most two chunks in memory,
- * whatever the inventory's size (docs/api.md#export-certificates).
+ * whatever the inventory's size (docs/api.md#export-certificates). The rows stay bytes from
+ * issuance to the socket (docs/architecture.md, "Export").
  */
 export async function* inventoryChunks(
   issuance: RpcClient<IssuanceApi>,
   tenantId: string,
   parameters: Record<string, unknown>,
   format: InventoryExportFormat,
-): AsyncGenerator<string> {
+): AsyncGenerator<Uint8Array> {
   const ask = (cursor?: string) => {
-    const chunk = issuance.send(IssuancePattern.ExportCertificates, {
-      tenantId,
-      parameters: { ...parameters, ...(cursor ? { cursor } : {}) },
-      format,
-    });
+    const chunk = issuance
+      .send(IssuancePattern.ExportCertificates, {
+        tenantId,
+        parameters: { ...parameters, ...(cursor ? { cursor } : {}) },
+        format,
+      })
+      .then(checkedChunk);
     // Read only if the stream goes on; a client gone meanwhile leaves it unread, not unhandled.
     chunk.catch(() => undefined);
     return chunk;
@@ -34,6 +45,22 @@ export async function* inventoryChunks(
 }
 
 /**
+ * A chunk as issuance must send it, checked as a request body would be: anything else fails the
+ * export (a 500 before the headers, a cut body after) rather than writing what it holds.
+ */
+function checkedChunk(chunk: unknown): InventoryChunk & { text: Uint8Array } {
+  const { text, rows, nextCursor } = (chunk ?? {}) as Partial<Record<keyof InventoryChunk, unknown>>;
+  if (
+    !(text instanceof Uint8Array) ||
+    !Number.isSafeInteger(rows) ||
+    (nextCursor !== null && (typeof nextCursor !== 'string' || nextCursor === ''))
+  ) {
+    throw new CaError(ErrorCode.Internal, 'An unexpected error occurred.');
+  }
+  return { text, rows: rows as number, nextCursor };
+}
+
+/**
  * Writes the chunks as they come, waiting for the client to take each write (backpressure). The
  * first chunk is asked for before any header is sent, so a bad parameter is still a 400 Problem;
  * a failure after that can only cut the body short, so the connection is closed mid-stream and the
@@ -41,13 +68,13 @@ export async function* inventoryChunks(
  */
 export async function streamInventory(
   res: Response,
-  chunks: AsyncGenerator<string>,
+  chunks: AsyncGenerator<Uint8Array>,
   format: { contentType: string; head: string; tail: string; separated?: boolean },
 ): Promise<void> {
   const first = await chunks.next();
   res.status(200).setHeader('Content-Type', format.contentType);
   let empty = true;
-  const write = (chunk: string) => (res.write(chunk) ? undefined : drained(res));
+  const write = (chunk: Uint8Array | string) => (res.write(chunk) ? undefined : drained(res));
   try {
     await write(format.head);
     let chunk = first;
@@ -58,8 +85,8 @@ export async function streamInventory(
       }
       let text = chunk.value;
       // `GET /v1/certificates` items come each after a comma: the first one's is dropped.
-      if (format.separated && empty && text.startsWith(',')) text = text.slice(1);
-      if (text) {
+      if (format.separated && empty && text[0] === COMMA) text = text.subarray(1);
+      if (text.byteLength > 0) {
         empty = false;
         await write(text);
       }
@@ -70,6 +97,8 @@ export async function streamInventory(
     res.destroy(error as Error);
   }
 }
+
+const COMMA = 0x2c;
 
 /**
  * Until the client has taken what was written, or is gone. Both listeners go when either comes:

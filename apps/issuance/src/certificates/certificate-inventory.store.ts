@@ -19,6 +19,9 @@ export interface InventoryRow {
   sort_key: string;
 }
 
+/** The size of the strings an export chunk is read in (exportChunk): well under V8's 128 KiB. */
+const EXPORT_PART_BYTES = 32 * 1024;
+
 /** Certificates a `q` search filters in the order before it turns to the trigram index. */
 const Q_PROBE_ROWS = 5000;
 
@@ -109,6 +112,14 @@ export function filterConditions(
   return { where: conditions.join(' AND '), params };
 }
 
+/** An export chunk as the database wrote it (CertificateInventoryStore.exportChunk). */
+export interface ExportChunkRow {
+  /** The lines, in order, as UTF-8 in parts of about EXPORT_PART_BYTES. */
+  parts: Buffer[];
+  matched: number;
+  last: KeysetPosition | undefined;
+}
+
 /** Unrevoked and revoked certificates, and the unrevoked ones whose notAfter is after each bound. */
 export interface InventoryCounts {
   unrevoked: number;
@@ -131,8 +142,12 @@ export abstract class CertificateInventoryStore {
     after: KeysetPosition | undefined,
     now: Date,
   ): Promise<InventoryRow[]>;
-  /** The same, each as one line of the export format (its `line`). */
-  abstract exportLines(
+  /**
+   * The first `limit` matches written as export lines, as UTF-8 bytes in a few parts (`parts`), how
+   * many matched up to `limit + 1` (`matched`: more than `limit` means the export goes on), and
+   * the position of the last one written.
+   */
+  abstract exportChunk(
     format: InventoryExportFormat,
     tenantId: string,
     filter: InventoryFilter,
@@ -140,7 +155,7 @@ export abstract class CertificateInventoryStore {
     limit: number,
     after: KeysetPosition | undefined,
     now: Date,
-  ): Promise<{ line: string; id: string; sort_key: string }[]>;
+  ): Promise<ExportChunkRow>;
   /** The counts at `bounds` (the first is now), in one statement. */
   abstract counts(tenantId: string, bounds: readonly Date[]): Promise<InventoryCounts>;
 }
@@ -172,7 +187,16 @@ export class SqlCertificateInventoryStore extends CertificateInventoryStore {
     );
   }
 
-  exportLines(
+  /**
+   * The chunk's lines joined by the database (string_agg, in the order of the page) into `bytea`
+   * parts of about EXPORT_PART_BYTES. `pg` turns each part into a Buffer as it reads its row, so
+   * no string of the rows outlives its message: a thousand row strings per chunk lived until the
+   * whole result had arrived, long enough to be promoted to V8's old space as garbage, and a
+   * string over 128 KiB (the hex text a part is read as is twice its bytes) is a large object,
+   * made in or moved to the old space (docs/benchmarks.md, export memory). `row_number() OVER ()`
+   * numbers the rows in the order the page returns them (its ORDER BY); `n` keeps that order.
+   */
+  async exportChunk(
     format: InventoryExportFormat,
     tenantId: string,
     filter: InventoryFilter,
@@ -180,16 +204,40 @@ export class SqlCertificateInventoryStore extends CertificateInventoryStore {
     limit: number,
     after: KeysetPosition | undefined,
     now: Date,
-  ): Promise<{ line: string; id: string; sort_key: string }[]> {
-    return this.ordered<{ line: string; id: string; sort_key: string }>(
+  ): Promise<ExportChunkRow> {
+    const parts = await this.ordered<{
+      text: Buffer;
+      matched: number;
+      id: string | null;
+      sort_key: string | null;
+    }>(
       (p) => `${EXPORT_LINES[format](p(now))} AS line, id`,
       tenantId,
       filter,
       sort,
-      limit,
+      limit + 1,
       after,
       now,
+      (page, p) => {
+        const last = p(limit);
+        return `WITH numbered AS MATERIALIZED (SELECT page.*, row_number() OVER () AS n FROM (${page}) page),
+             kept AS (
+               SELECT line, n, (sum(octet_length(line)) OVER (ORDER BY n) - octet_length(line)) / ${p(EXPORT_PART_BYTES)} AS part
+                 FROM numbered WHERE n <= ${last})
+           SELECT convert_to(string_agg(line, '' ORDER BY n), 'UTF8') AS text,
+                  (SELECT count(*) FROM numbered)::int AS matched,
+                  (SELECT id::text FROM numbered WHERE n = ${last}) AS id,
+                  (SELECT sort_key FROM numbered WHERE n = ${last}) AS sort_key
+             FROM kept GROUP BY part ORDER BY part`;
+      },
+      (rows) => (rows[0]?.matched ?? 0) > limit,
     );
+    const first = parts[0];
+    return {
+      parts: parts.map((part) => part.text),
+      matched: first?.matched ?? 0,
+      last: first?.id && first.sort_key ? { key: first.sort_key, id: first.id } : undefined,
+    };
   }
 
   /**
@@ -204,7 +252,7 @@ export class SqlCertificateInventoryStore extends CertificateInventoryStore {
    * out of the plan), which costs what the matches cost when they are sparse. Without `q` the
    * planner chooses, from statistics it has.
    */
-  private async ordered<T extends { sort_key: string }>(
+  private async ordered<T>(
     select: (p: (value: unknown) => string) => string,
     tenantId: string,
     filter: InventoryFilter,
@@ -212,6 +260,8 @@ export class SqlCertificateInventoryStore extends CertificateInventoryStore {
     limit: number,
     after: KeysetPosition | undefined,
     now: Date,
+    wrap: (page: string, p: (value: unknown) => string) => string = (page) => page,
+    filled: (rows: T[]) => boolean = (rows) => rows.length >= limit,
   ): Promise<T[]> {
     const { column, descending } = ORDERS[sort];
     const direction = descending ? 'DESC' : 'ASC';
@@ -238,10 +288,10 @@ export class SqlCertificateInventoryStore extends CertificateInventoryStore {
              SELECT * FROM issuance.certificates WHERE tenant_id = $1${keyset} ${order} LIMIT ${p(Q_PROBE_ROWS)}
            ) certificates
           WHERE ${where} ${order} LIMIT ${p(limit)}`;
-        return { text, params };
+        return { text: wrap(text, p), params };
       }
       const text = `SELECT ${columns} FROM issuance.certificates WHERE ${where}${keyset} ${order} LIMIT ${p(limit)}`;
-      return { text, params };
+      return { text: wrap(text, p), params };
     };
     if (filter.q === undefined) {
       const { text, params } = sql('plain');
@@ -249,7 +299,7 @@ export class SqlCertificateInventoryStore extends CertificateInventoryStore {
     }
     const probe = sql('probe');
     const dense: T[] = await this.db.query(probe.text, probe.params);
-    if (dense.length >= limit) return dense;
+    if (filled(dense)) return dense;
     const tenantInIndex = await this.searchIndexHasTenant();
     return this.db.transaction(async (manager) => {
       await manager.query('SET LOCAL enable_seqscan = off');

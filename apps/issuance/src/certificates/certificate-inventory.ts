@@ -59,7 +59,8 @@ export class CertificateInventory {
    * docs/api.md#export-certificates: the next EXPORT_CHUNK_ROWS matches, written by the database
    * itself as NDJSON, CSV rows or `GET /v1/certificates` items (one text value per row, the same
    * fields and values as a search item), so that neither this service nor the gateway makes an
-   * object per certificate. Keyset-paged like a search; its cursor is a search cursor.
+   * object per certificate. Keyset-paged like a search; its cursor is a search cursor. The rows
+   * travel as bytes (docs/architecture.md, "Export"): no copy of them stays on the V8 heap.
    */
   async exportChunk(query: ExportCertificatesQuery): Promise<InventoryChunk> {
     assertCommandFields(query, { tenantId: 'uuid' });
@@ -79,26 +80,21 @@ export class CertificateInventory {
     const after =
       cursor === undefined ? undefined : await this.cursors.decode(query.tenantId, canonical, cursor);
     const now = new Date();
-    const rows = await this.store.exportLines(
+    const chunk = await this.store.exportChunk(
       query.format,
       query.tenantId,
       filter,
       sort,
-      EXPORT_CHUNK_ROWS + 1,
+      EXPORT_CHUNK_ROWS,
       after,
       now,
     );
-    const more = rows.length > EXPORT_CHUNK_ROWS;
-    if (more) rows.pop();
-    let text = '';
-    for (const row of rows) text += row.line;
-    const last = rows[rows.length - 1];
+    const more = chunk.matched > EXPORT_CHUNK_ROWS && chunk.last !== undefined;
     return {
-      text,
-      rows: rows.length,
-      nextCursor: more
-        ? await this.cursors.encode(query.tenantId, canonical, { key: last.sort_key, id: last.id })
-        : null,
+      // Joined once, by the bus as it writes the reply.
+      text: chunk.parts.length === 0 ? Buffer.alloc(0) : chunk.parts,
+      rows: Math.min(chunk.matched, EXPORT_CHUNK_ROWS),
+      nextCursor: more ? await this.cursors.encode(query.tenantId, canonical, chunk.last!) : null,
     };
   }
 

@@ -83,9 +83,13 @@ export interface ExportCertificatesQuery {
   format: InventoryExportFormat;
 }
 
-/** Rows already written in the asked format (CSV: without its header row), and where to go on. */
+/**
+ * Rows already written in the asked format (CSV: without its header row), as UTF-8 bytes (they
+ * travel as bytes, not JSON: the bus's binary replies), and where to go on.
+ */
 export interface InventoryChunk {
-  text: string;
+  /** Sent as the database's parts, received as one Uint8Array (binary replies join them). */
+  text: Uint8Array | readonly Uint8Array[];
   rows: number;
   nextCursor: string | null;
 }

@@ -1,4 +1,5 @@
 import { ClientProxy, ReadPacket, WritePacket } from '@nestjs/microservices';
+import { copyReply } from './binary-reply';
 import { InProcessRegistry } from './in-process.registry';
 import { unwrapRecord } from './rpc-headers';
 
@@ -7,7 +8,8 @@ export const NO_RESPONDERS = 'NO_RESPONDERS';
 
 /**
  * The client half of the in-process transport. Payloads and replies are copied through JSON
- * so that embedded mode has exactly the wire semantics of NATS (no shared objects, dates as strings).
+ * so that embedded mode has exactly the wire semantics of NATS (no shared objects, dates as strings,
+ * a reply value's byte fields as bytes: binary-reply.ts).
  */
 export class InProcessClient extends ClientProxy {
   constructor(private readonly registry: InProcessRegistry) {
@@ -35,7 +37,7 @@ export class InProcessClient extends ClientProxy {
     // Headers (trace context, request id) travel beside the payload, as on NATS.
     const { payload, headers } = unwrapRecord(packet.data);
     handler(copy(payload), { ...headers }).then(
-      (response) => callback({ response: copy(response), isDisposed: true }),
+      (response) => callback({ response: copyReply(response), isDisposed: true }),
       (err: unknown) =>
         callback({ err: copy(err instanceof Error ? { message: err.message } : err), isDisposed: true }),
     );

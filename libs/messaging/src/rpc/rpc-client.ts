@@ -2,6 +2,7 @@ import { ClientProxy } from '@nestjs/microservices';
 import { CaError, ErrorCode, RpcReply } from '@ca/contracts';
 import { TimeoutError, firstValueFrom, timeout } from 'rxjs';
 import { BlobStore } from '../blobs/blob-store';
+import { decodeMessage } from './binary-reply';
 import { NO_RESPONDERS } from './in-process.client';
 import { withRpcHeaders } from './rpc-headers';
 
@@ -23,11 +24,13 @@ export class RpcClient<Api extends RpcApi> {
   ) {}
 
   private async fetchLargeReply<T>(ref: string): Promise<T> {
-    const json = await this.blobs?.get(ref);
-    if (!json)
+    const stored = await this.blobs?.get(ref);
+    if (!stored)
       throw new CaError(ErrorCode.ServiceUnavailable, 'The answer could not be retrieved; retry shortly.');
     await this.blobs?.delete(ref);
-    return JSON.parse(Buffer.from(json).toString('utf8')) as T;
+    const decoded = decodeMessage(stored);
+    if ('error' in decoded) throw CaError.fromWire(decoded.error);
+    return decoded.message as T;
   }
 
   /** `timeoutMs` overrides the client's wait for a request known to take longer (key generation). */

@@ -3,6 +3,7 @@ import { CaError, ErrorCode, RpcReply } from '@ca/contracts';
 import { isDatabaseUnavailable } from '@ca/persistence';
 import { Observable, catchError, from, mergeMap, of } from 'rxjs';
 import { BlobStore } from '../blobs/blob-store';
+import { encodeMessage, replyBytes } from './binary-reply';
 
 /** NATS refuses messages over 1 MiB by default; larger replies travel through the BlobStore. */
 export const MAX_INLINE_REPLY_BYTES = 768 * 1024;
@@ -42,10 +43,9 @@ export class RpcReplyInterceptor implements NestInterceptor {
   /** A large value (a list of 100,000 certificates) is handed over by reference, not inline. */
   private async reply(value: unknown): Promise<RpcReply<unknown>> {
     if (!this.blobs || value === undefined) return { ok: true, value };
-    // Measured, not copied: most replies go inline, and a copy of each (an export's half megabyte
-    // of rows, many times a second) would only be more for the garbage collector.
-    const json = JSON.stringify(value);
-    if (Buffer.byteLength(json, 'utf8') <= MAX_INLINE_REPLY_BYTES) return { ok: true, value };
-    return { ok: true, blobRef: await this.blobs.put(Buffer.from(json, 'utf8')) };
+    // Measured, not copied: most replies go inline. Byte fields (an export chunk's rows) count as
+    // their length, and travel as bytes in the blob too (binary-reply.ts).
+    if (replyBytes(value) <= MAX_INLINE_REPLY_BYTES) return { ok: true, value };
+    return { ok: true, blobRef: await this.blobs.put(encodeMessage(value)) };
   }
 }
