@@ -31,15 +31,17 @@ const BENCHMARKS = {
   inventory: 'inventory.ts',
   acme: 'acme.ts',
   'acme-request': 'acme-request.ts',
+  'issuance-ab': 'issuance-ab.ts',
 };
 // Run only when named: the soak alone takes 10 minutes (`npm run bench -- soak`); floods load the
 // machine on purpose (`npm run bench -- floods`, `exhaustion`); replicas needs DATABASE_URL, events-scaling real
 // NATS (`npm run bench -- replicas events-scaling`); acme answers http-01 on port 80 (root) and wants step-ca
-// (STEP_CA_BIN or PATH) as its peer (`npm run bench -- acme`); acme-request compares two checkouts of ours (`--against DIR`); csr-issuance runs step-ca beside ours in
+// (STEP_CA_BIN or PATH) as its peer (`npm run bench -- acme`); acme-request and issuance-ab compare two checkouts of ours (`--against DIR`); csr-issuance runs step-ca beside ours in
 // several rounds (`npm run bench -- csr-issuance`); sql-statement measures the database per statement.
 const OPT_IN = [
   'acme',
   'acme-request',
+  'issuance-ab',
   'csr-issuance',
   'sql-statement',
   'soak',

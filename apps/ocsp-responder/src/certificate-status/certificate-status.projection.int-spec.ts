@@ -387,6 +387,40 @@ describe.each(databaseKinds())('CertificateStatusProjection (%s database)', (kin
       expect(await inboxed(run.map((e) => e.id))).toBe(3);
     });
 
+    it('takes the stream copy of issues stored through the direct path into the inbox, so they can no longer be withdrawn', async () => {
+      const serials = [serial(), serial()];
+      const run = serials.map(issued);
+      expect(await replicaA.applyIssuedDirect(run)).toEqual([]);
+      expect(await inboxed(run.map((e) => e.id))).toBe(0);
+      await replicaA.applyIssuedBatch(run);
+      expect(await inboxed(run.map((e) => e.id))).toBe(2);
+      // The certificates were committed (their events came through the stream): a late
+      // withdrawal of them takes nothing away.
+      expect(await replicaA.withdrawIssued(run)).toBe(0);
+      expect([...(await replicaB.find(tenantId, serials)).keys()].sort()).toEqual([...serials].sort());
+    });
+
+    it('withdraws an issue stored through the direct path whose certificate was never committed: unknown again', async () => {
+      const lost = issued(serial());
+      await replicaA.applyIssuedDirect([lost]);
+      await lookUntilRemembered(replicaA, [lost.payload.serialNumber]);
+      expect(await replicaA.withdrawIssued([lost])).toBe(1);
+      expect(replicaA.remembered(tenantId, [lost.payload.serialNumber])).toBeUndefined();
+      expect((await replicaB.find(tenantId, [lost.payload.serialNumber])).size).toBe(0);
+    });
+
+    it('applies in full a stream run of which only some issues came through the direct path', async () => {
+      const [direct, streamOnly] = [issued(serial()), issued(serial())];
+      await replicaA.applyIssuedDirect([direct]);
+      await replicaA.applyIssuedBatch([direct, streamOnly]);
+      expect(await inboxed([direct.id, streamOnly.id])).toBe(2);
+      const found = await replicaB.find(tenantId, [
+        direct.payload.serialNumber,
+        streamOnly.payload.serialNumber,
+      ]);
+      expect(found.size).toBe(2);
+    });
+
     it('refuses a forged event of the run on its own and applies the others', async () => {
       const [ok1, ok2] = [serial(), serial()];
       const forgedEnvelope = { ...issued(serial()), tenantId: randomUUID() };

@@ -39,6 +39,8 @@ export interface CertificateStatusRow {
 
 /** Rows kept in memory per replica; the oldest go first beyond this. */
 const REMEMBERED_ROWS = 100_000;
+/** Direct-path issues remembered until their stream copy comes; the oldest go first beyond this. */
+const STORED_DIRECTLY = 10_000;
 /** How often a replica looks for revocations that another replica applied. */
 const CHANGE_POLL_MS = 250;
 /** Changes are read again this far back: a transaction can commit after a later-stamped one. */
@@ -60,6 +62,8 @@ const CHANGE_OVERLAP_MS = 5_000;
 export class CertificateStatusProjection {
   private readonly logger = new Logger('CertificateStatusProjection');
   private readonly rows = new Map<string, CertificateStatusRow>();
+  /** Ids of issues stored through the direct path whose stream copy has not come yet. */
+  private readonly storedDirectly = new Set<string>();
   /** Bumped by every forget: a lookup that overlapped one does not remember what it read. */
   private forgets = 0;
   private polledUpTo: Date | undefined;
@@ -84,6 +88,14 @@ export class CertificateStatusProjection {
    * issue never changes a row already there: its sequence (1) is the lowest a certificate has.
    */
   async applyIssuedBatch(events: readonly EventEnvelope<CertificateIssuedPayload>[]): Promise<void> {
+    // The stream's copy of issues this replica stored through the direct path a moment ago (the
+    // same envelopes: issuance's outbox is the only writer of the stream) has nothing left to
+    // store; it only enters the inbox, which tells a withdrawal that the certificate exists.
+    if (events.length > 0 && events.every((event) => this.storedDirectly.has(event.id))) {
+      await this.store.recordInInbox(events);
+      for (const event of events) this.storedDirectly.delete(event.id);
+      return;
+    }
     await this.store.applyOnceEach(events, async (store, fresh) => {
       const accepted = await this.tenantCaEvents(store, fresh);
       if (accepted.length === 0) return;
@@ -101,6 +113,8 @@ export class CertificateStatusProjection {
     const refused = await this.store.addIssuedOfHeldCas(events.map(issuedStatus));
     if (refused.length > 0)
       this.logger.warn({ events: refused }, 'status of a CA not published here refused');
+    const left = new Set(refused);
+    for (const event of events) if (!left.has(event.id)) this.rememberStoredDirectly(event.id);
     return refused;
   }
 
@@ -314,6 +328,12 @@ export class CertificateStatusProjection {
       if (!remembered || !sameStatus(remembered, row)) this.forget(row.tenant_id, row.serial_number);
       if (row.status_changed_at > this.polledUpTo) this.polledUpTo = row.status_changed_at;
     }
+  }
+
+  private rememberStoredDirectly(eventId: string): void {
+    this.storedDirectly.add(eventId);
+    if (this.storedDirectly.size > STORED_DIRECTLY)
+      this.storedDirectly.delete(this.storedDirectly.values().next().value as string);
   }
 
   private remember(key: string, row: CertificateStatusRow): void {

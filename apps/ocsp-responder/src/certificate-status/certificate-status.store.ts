@@ -71,6 +71,8 @@ export abstract class CertificateStatusStore {
    * and returns the event ids of the others.
    */
   abstract addIssuedOfHeldCas(rows: readonly IssuedStatusEvent[]): Promise<string[]>;
+  /** Records events as applied (the inbox), in one statement of their own. */
+  abstract recordInInbox(events: readonly EventEnvelope[]): Promise<void>;
   /** Deletes the rows still as issued whose event is not in the inbox; returns those deleted. */
   abstract withdrawIssued(rows: readonly IssuedStatusEvent[]): Promise<StatusKey[]>;
   /** Upserts a revocation if newer than the row's status; returns whether the row changed. */
@@ -134,6 +136,14 @@ export class SqlCertificateStatusStore extends CertificateStatusStore {
     );
   }
 
+  async recordInInbox(events: readonly EventEnvelope[]): Promise<void> {
+    await this.on.query(
+      `INSERT INTO ocsp.inbox (event_id, type) SELECT * FROM unnest($1::uuid[], $2::text[])
+       ON CONFLICT (event_id) DO NOTHING`,
+      [events.map((event) => event.id), events.map((event) => event.type)],
+    );
+  }
+
   async addIssued(rows: readonly IssuedStatus[]): Promise<void> {
     await this.on.query(
       `INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id, sequence)
@@ -176,15 +186,18 @@ export class SqlCertificateStatusStore extends CertificateStatusStore {
   }
 
   async withdrawIssued(rows: readonly IssuedStatusEvent[]): Promise<StatusKey[]> {
+    // The DELETE in a CTE: TypeORM answers a top-level DELETE … RETURNING as [rows, count].
     return this.on.query(
       `WITH given AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::uuid[], $5::timestamptz[])
-           AS g(event_id, tenant_id, serial_number, ca_id, not_after))
-       DELETE FROM ocsp.certificate_status s USING given g
-        WHERE s.tenant_id = g.tenant_id AND s.serial_number = g.serial_number AND s.ca_id = g.ca_id
-          AND s.not_after = g.not_after AND s.revoked_at IS NULL AND s.status_changed_at IS NULL
-          AND NOT EXISTS (SELECT 1 FROM ocsp.inbox i WHERE i.event_id = g.event_id)
-        RETURNING s.tenant_id::text, s.serial_number`,
+           AS g(event_id, tenant_id, serial_number, ca_id, not_after)),
+       gone AS (
+         DELETE FROM ocsp.certificate_status s USING given g
+          WHERE s.tenant_id = g.tenant_id AND s.serial_number = g.serial_number AND s.ca_id = g.ca_id
+            AND s.not_after = g.not_after AND s.revoked_at IS NULL AND s.status_changed_at IS NULL
+            AND NOT EXISTS (SELECT 1 FROM ocsp.inbox i WHERE i.event_id = g.event_id)
+          RETURNING s.tenant_id::text, s.serial_number)
+       SELECT * FROM gone`,
       [
         rows.map((row) => row.eventId),
         rows.map((row) => row.tenantId),
