@@ -1,5 +1,5 @@
 import { EventEnvelope, RevocationReasonCodes } from '@ca/contracts';
-import { applyOnce, applyOnceEach } from '@ca/messaging';
+import { applyOnce, applyOnceEach, recordApplied } from '@ca/messaging';
 import type { DataSource, EntityManager } from 'typeorm';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 import { STATUS_CHANGED_CHANNEL } from './status-change-channel.store';
@@ -136,12 +136,8 @@ export class SqlCertificateStatusStore extends CertificateStatusStore {
     );
   }
 
-  async recordInInbox(events: readonly EventEnvelope[]): Promise<void> {
-    await this.on.query(
-      `INSERT INTO ocsp.inbox (event_id, type) SELECT * FROM unnest($1::uuid[], $2::text[])
-       ON CONFLICT (event_id) DO NOTHING`,
-      [events.map((event) => event.id), events.map((event) => event.type)],
-    );
+  recordInInbox(events: readonly EventEnvelope[]): Promise<void> {
+    return recordApplied(this.dataSource, OCSP_SCHEMA, events);
   }
 
   async addIssued(rows: readonly IssuedStatus[]): Promise<void> {

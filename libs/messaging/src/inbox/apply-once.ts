@@ -54,6 +54,25 @@ export async function applyOnceEach<T extends EventEnvelope>(
 }
 
 /**
+ * Enters events in the consumer's inbox with no effect, in one statement: their effect is already
+ * in place (a direct path stored it, committed), and the inbox row is what says they came through
+ * the stream. A redelivery of them is then skipped like any applied event.
+ */
+export async function recordApplied(
+  dataSource: DataSource,
+  schema: string,
+  events: readonly EventEnvelope[],
+): Promise<void> {
+  if (events.length === 0) return;
+  await dataSource.query(
+    `INSERT INTO ${schema}.inbox (event_id, type) SELECT * FROM unnest($1::uuid[], $2::text[])
+     ON CONFLICT (event_id) DO NOTHING`,
+    [events.map((event) => event.id), events.map((event) => event.type)],
+  );
+  recentlyApplied(dataSource).add(schema, events);
+}
+
+/**
  * Ids this process has seen committed in an inbox lately: the stream's copy of an event a direct
  * path applied a moment before (read-your-writes, the webhooks early path) is then skipped without
  * a transaction, which in embedded mode is three turns of the one database session. Only ever a
