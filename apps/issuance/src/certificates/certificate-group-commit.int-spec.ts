@@ -4,6 +4,7 @@ import { isUniqueViolation, openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
+import { insertPlaceholderCa } from '../testing/placeholder-ca.store';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
 import { SqlIssuanceDatabase } from '../issuance-database.store';
@@ -33,23 +34,7 @@ describe.each(databaseKinds())('certificate group commit (%s)', (kind) => {
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     dataSource = await open();
-    caId = randomUUID();
-    await dataSource.getRepository(CertificateAuthorityEntity).insert({
-      id: caId,
-      tenantId: randomUUID(),
-      commonName: 'Root',
-      organization: 'Acme',
-      country: 'US',
-      serialNumber: '01',
-      certificateDer: Buffer.of(0x30, 0x00),
-      notBefore: new Date(),
-      notAfter: new Date(Date.now() + 86_400_000),
-      keyCustody: 'local',
-      keyAlgorithm: 'ECDSA-P256',
-      publicKeySpki: Buffer.of(0x30, 0x00),
-      wrappedKey: Buffer.of(0),
-      createdAt: new Date(),
-    });
+    caId = await insertPlaceholderCa(dataSource);
   });
   afterAll(async () => {
     await dataSource?.destroy();

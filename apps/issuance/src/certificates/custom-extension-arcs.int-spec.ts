@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { openSchemaDataSource } from '@ca/persistence';
 import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence/testing';
 import { DataSource } from 'typeorm';
+import { insertPlaceholderCa } from '../testing/placeholder-ca.store';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
@@ -72,23 +73,7 @@ describe.each(databaseKinds())('custom extension arcs (%s)', (kind) => {
   it('numbers the keys of existing certificates in the order they first appeared', async () => {
     const dataSource = await open();
     const tenant = randomUUID();
-    const caId = randomUUID();
-    await dataSource.getRepository(CertificateAuthorityEntity).insert({
-      id: caId,
-      tenantId: tenant,
-      commonName: 'Root',
-      organization: 'Acme',
-      country: 'US',
-      serialNumber: '01',
-      certificateDer: Buffer.of(0x30, 0x00),
-      notBefore: new Date(),
-      notAfter: new Date(Date.now() + 86_400_000),
-      keyCustody: 'local',
-      keyAlgorithm: 'ECDSA-P256',
-      publicKeySpki: Buffer.of(0x30, 0x00),
-      wrappedKey: Buffer.of(0),
-      createdAt: new Date(),
-    });
+    const caId = await insertPlaceholderCa(dataSource, { tenantId: tenant });
     const insert = (serial: string, issuedAt: string, keys: string[]) =>
       dataSource.query(
         `INSERT INTO issuance.certificates (id, tenant_id, ca_id, serial_number, client_id, common_name,

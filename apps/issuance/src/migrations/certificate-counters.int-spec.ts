@@ -4,6 +4,7 @@ import { TestDatabase, createTestDatabase, databaseKinds } from '@ca/persistence
 import { DataSource } from 'typeorm';
 import { CertificateAuthorityEntity } from '../certificate-authority/certificate-authority.entity';
 import { CertificateEntity } from '../certificates/certificate.entity';
+import { insertPlaceholderCa } from '../testing/placeholder-ca.store';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '.';
 
@@ -29,23 +30,7 @@ describe.each(databaseKinds())('certificate counters (%s)', (kind) => {
   beforeAll(async () => {
     database = await createTestDatabase(kind);
     dataSource = await open();
-    caId = randomUUID();
-    await dataSource.getRepository(CertificateAuthorityEntity).insert({
-      id: caId,
-      tenantId: randomUUID(),
-      commonName: 'Root',
-      organization: 'Acme',
-      country: 'US',
-      serialNumber: '01',
-      certificateDer: Buffer.of(0x30, 0x00),
-      notBefore: new Date(),
-      notAfter: new Date(Date.now() + 400 * 86_400_000),
-      keyCustody: 'local',
-      keyAlgorithm: 'ECDSA-P256',
-      publicKeySpki: Buffer.of(0x30, 0x00),
-      wrappedKey: Buffer.of(0),
-      createdAt: new Date(),
-    });
+    caId = await insertPlaceholderCa(dataSource, { validForMs: 400 * 86_400_000 });
   });
 
   afterAll(async () => {
