@@ -337,6 +337,30 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
     await context.close();
   });
 
+  it('keeps a keystroke typed while the page applies the search paused on', async () => {
+    const { context, page } = await openPage();
+    await signInByFragment(page, a, 'certificates');
+    await page.getByTestId('search').waitFor();
+    // The pause's search goes into the URL, and the next keystroke lands before the page has caught up.
+    await page.evaluate(() => {
+      const input = document.querySelector<HTMLInputElement>('[data-testid=search]')!;
+      const type = (value: string) => {
+        input.value = value;
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+      };
+      const replaceState = history.replaceState.bind(history);
+      history.replaceState = (...args: Parameters<History['replaceState']>) => {
+        replaceState(...args);
+        history.replaceState = replaceState;
+        type('needle-');
+      };
+      type('needle');
+    });
+    await page.waitForURL(/q=needle-(&|$)/);
+    expect(await page.getByTestId('search').inputValue()).toBe('needle-');
+    await context.close();
+  });
+
   it('walks a few thousand certificates by scrolling, each once, in the order asked, one row per listed certificate (a window past ten thousand)', async () => {
     const { context, page } = await openPage();
     const cursors: string[] = [];

@@ -243,10 +243,15 @@ export function CertificatesPage({ session, search }: { session: Session; search
   const setFilter = (change: Partial<InventoryFilter>) =>
     navigate(`${BASE}/certificates${searchOfFilter({ ...filter, ...change })}`, true);
 
-  useEffect(() => setTyped(filter.q), [filter.q]);
+  // The box follows the URL only when someone else changed its `q` (a link, back, a reload): the `q`
+  // this page wrote after a pause must not take back keystrokes typed since.
+  const wroteQ = useRef(filter.q);
+  useEffect(() => {
+    if (filter.q !== wroteQ.current) setTyped((wroteQ.current = filter.q));
+  }, [filter.q]);
   useEffect(() => {
     if (typed === filter.q) return;
-    const timer = setTimeout(() => setFilter({ q: typed }), TYPING_PAUSE_MS);
+    const timer = setTimeout(() => setFilter({ q: (wroteQ.current = typed) }), TYPING_PAUSE_MS);
     return () => clearTimeout(timer);
   }, [typed]);
 
