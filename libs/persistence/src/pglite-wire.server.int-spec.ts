@@ -45,6 +45,56 @@ describe('embedded Postgres over the wire protocol', () => {
     expect(results.reduce((a, b) => a + b, 0)).toBe(0);
   }, 60_000);
 
+  it('shares named statements between connections: each prepares one, all use it, and a name means its own text on each', async () => {
+    const clients = await Promise.all(Array.from({ length: 4 }, () => pool.connect()));
+    try {
+      // The same name and text from every connection (what PreparingClient sends): no "already exists".
+      const same = await Promise.all(
+        clients.map(async (client, worker) => {
+          const answers: number[] = [];
+          for (let i = 0; i < 5; i++) {
+            const r = await client.query({
+              name: 'add',
+              text: 'SELECT $1::int + $2::int AS n',
+              values: [worker, i],
+            });
+            answers.push(r.rows[0].n);
+          }
+          return answers;
+        }),
+      );
+      expect(same).toEqual(clients.map((_, worker) => [0, 1, 2, 3, 4].map((i) => worker + i)));
+      // One client name, different texts on different connections: each gets its own.
+      const [first, second] = clients;
+      await first.query({ name: 'what', text: "SELECT 'first' AS w" });
+      await second.query({ name: 'what', text: "SELECT 'second' AS w" });
+      expect((await first.query({ name: 'what', text: "SELECT 'first' AS w" })).rows[0].w).toBe('first');
+      expect((await second.query({ name: 'what', text: "SELECT 'second' AS w" })).rows[0].w).toBe('second');
+      // A statement that fails to prepare is prepared when it is sent again, fixed table and all.
+      await expect(first.query({ name: 'later', text: 'SELECT n FROM later_table' })).rejects.toThrow(
+        /later_table/,
+      );
+      await pool.query('CREATE TABLE later_table (n int)');
+      await pool.query('INSERT INTO later_table VALUES (7)');
+      expect((await second.query({ name: 'later', text: 'SELECT n FROM later_table' })).rows).toEqual([
+        { n: 7 },
+      ]);
+      expect((await first.query({ name: 'later', text: 'SELECT n FROM later_table' })).rows).toEqual([
+        { n: 7 },
+      ]);
+      // A failed Parse inside a transaction, then the same statement after its rollback.
+      await first.query('BEGIN');
+      await expect(first.query('SELECT 1/0')).rejects.toThrow(/division by zero/);
+      await expect(first.query({ name: 'after', text: 'SELECT 2 AS n' })).rejects.toThrow(/aborted/);
+      await first.query('ROLLBACK');
+      expect((await first.query({ name: 'after', text: 'SELECT 2 AS n' })).rows).toEqual([{ n: 2 }]);
+      expect((await second.query({ name: 'after', text: 'SELECT 2 AS n' })).rows).toEqual([{ n: 2 }]);
+    } finally {
+      for (const client of clients) client.release();
+      await pool.query('DROP TABLE IF EXISTS later_table');
+    }
+  }, 60_000);
+
   it('runs concurrent transactions one at a time, each seeing only its own work until commit, and rolls back only its own', async () => {
     await Promise.all(
       Array.from({ length: 8 }, async (_, worker) => {

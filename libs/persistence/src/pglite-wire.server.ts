@@ -1,6 +1,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { Server, Socket, createServer } from 'node:net';
 import type { PGlite } from '@electric-sql/pglite';
+import { EMPTY_PARSE, ParseCompleteCounter, SharedMessage, shareStatement } from './shared-statements';
 
 const SSL_REQUEST = 80877103;
 const CANCEL_REQUEST = 80877102;
@@ -16,8 +17,10 @@ const INVALID_PASSWORD = '28P01';
 interface Connection {
   socket: Socket;
   buffer: Buffer;
-  pending: Buffer[];
+  pending: SharedMessage[];
   started: boolean;
+  /** Its named statements: the client's name to the session-wide one (shared-statements.ts). */
+  names: Map<string, string>;
   /** The startup message, held until the password is checked. */
   startup?: Buffer;
   /** Refused (wrong password): nothing more it sends reaches the database. */
@@ -26,7 +29,7 @@ interface Connection {
 
 interface Batch {
   connection: Connection;
-  bytes: Uint8Array;
+  messages: SharedMessage[];
 }
 
 /**
@@ -40,11 +43,18 @@ interface Batch {
  * PGlite trusts every session as a superuser, so with a `password` the server asks each client for
  * it (cleartext password authentication, which `pg` supports; the bytes never leave the loopback)
  * and passes the startup message on only when it matches: other local processes cannot connect.
+ *
+ * Named prepared statements are shared by every connection (shared-statements.ts): a statement is
+ * parsed and planned once for the session, and a later Parse of it by any connection is answered
+ * without preparing it again. Nothing here deallocates them; their number is that of the distinct
+ * statements clients name, which `prepared()` in this library bounds.
  */
 export class PgliteWireServer {
   private readonly server: Server;
   private readonly queue: Batch[] = [];
   private readonly connections = new Set<Connection>();
+  /** Session-wide names of the statements the session holds. */
+  private readonly prepared = new Set<string>();
   private owner?: Connection;
   private draining = false;
 
@@ -72,7 +82,13 @@ export class PgliteWireServer {
 
   private accept(socket: Socket): void {
     socket.setNoDelay(true);
-    const connection: Connection = { socket, buffer: Buffer.alloc(0), pending: [], started: false };
+    const connection: Connection = {
+      socket,
+      buffer: Buffer.alloc(0),
+      pending: [],
+      started: false,
+      names: new Map(),
+    };
     this.connections.add(connection);
     socket.on('data', (chunk) => this.receive(connection, chunk));
     socket.on('error', () => socket.destroy());
@@ -98,7 +114,7 @@ export class PgliteWireServer {
         if (code === CANCEL_REQUEST) continue;
         connection.started = true;
         if (this.password === undefined) {
-          this.enqueue(connection, buffer.subarray(0, length));
+          this.enqueue(connection, [{ message: buffer.subarray(0, length) }]);
         } else {
           connection.startup = Buffer.from(buffer.subarray(0, length));
           connection.socket.write(ASK_CLEARTEXT_PASSWORD);
@@ -118,9 +134,9 @@ export class PgliteWireServer {
         if (!this.authenticate(connection, message)) return;
         continue;
       }
-      connection.pending.push(message);
+      connection.pending.push(shareStatement(message, connection.names));
       if (BATCH_END.has(message[0])) {
-        this.enqueue(connection, Buffer.concat(connection.pending));
+        this.enqueue(connection, connection.pending);
         connection.pending = [];
       }
     }
@@ -138,13 +154,28 @@ export class PgliteWireServer {
       connection.socket.end(errorResponse(INVALID_PASSWORD, 'password authentication failed'));
       return false;
     }
-    this.enqueue(connection, startup);
+    this.enqueue(connection, [{ message: startup }]);
     return true;
   }
 
-  private enqueue(connection: Connection, bytes: Uint8Array): void {
-    this.queue.push({ connection, bytes: new Uint8Array(bytes) });
+  private enqueue(connection: Connection, messages: SharedMessage[]): void {
+    this.queue.push({ connection, messages });
     void this.drain();
+  }
+
+  /**
+   * The batch's bytes, with a Parse of a statement the session already holds made empty, and the
+   * session-wide name each Parse prepares (undefined for the others), in order.
+   */
+  private bytesOf(batch: Batch): { bytes: Uint8Array; parses: (string | undefined)[] } {
+    const parses: (string | undefined)[] = [];
+    const parts = batch.messages.map(({ message, prepares }) => {
+      if (message[0] !== EMPTY_PARSE[0]) return message;
+      const fresh = prepares !== undefined && !this.prepared.has(prepares) && !parses.includes(prepares);
+      parses.push(fresh ? prepares : undefined);
+      return prepares !== undefined && !fresh ? EMPTY_PARSE : message;
+    });
+    return { bytes: new Uint8Array(Buffer.concat(parts)), parses };
   }
 
   private async drain(): Promise<void> {
@@ -156,14 +187,19 @@ export class PgliteWireServer {
         if (index < 0 || this.queue.length === 0) return;
         const [batch] = this.queue.splice(index, 1);
         const { socket } = batch.connection;
+        const { bytes, parses } = this.bytesOf(batch);
+        // Only a batch that prepares a statement has its answer read: which Parse succeeded.
+        const completed = parses.some((name) => name !== undefined) ? new ParseCompleteCounter() : undefined;
         try {
           await this.db.runExclusive(() =>
-            this.db.execProtocolRawStream(batch.bytes, {
+            this.db.execProtocolRawStream(bytes, {
               onRawData: (data) => {
+                completed?.take(data);
                 if (!socket.destroyed) socket.write(Buffer.from(data));
               },
             }),
           );
+          for (const name of parses.slice(0, completed?.count ?? 0)) if (name) this.prepared.add(name);
         } catch {
           // The backend could not process this connection's bytes: drop that client, serve the others.
           socket.destroy();

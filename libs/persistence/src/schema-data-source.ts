@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { DataSource, EntitySchema, MixedList } from 'typeorm';
 import { isUniqueViolation } from './is-unique-violation';
+import { PreparingClient } from './prepared-statements';
 
 export interface SchemaDataSourceOptions {
   url: string;
@@ -32,7 +33,8 @@ export async function openSchemaDataSource(options: SchemaDataSourceOptions): Pr
     synchronize: false,
     logging: false,
     // No search_path: PGlite serves every connection from one session, so SQL names its schema.
-    extra: { max: options.poolSize ?? 5 },
+    // Statements marked with prepared() run as named statements (prepared-statements.ts).
+    extra: { max: options.poolSize ?? 5, Client: PreparingClient },
   });
   await dataSource.initialize();
   try {

@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 import {
   AuditChainState,
   AuditChainVerifier,
@@ -61,7 +62,24 @@ export interface DeadLetterSummary {
 
 const COLUMNS =
   'id, occurred_at, tenant_id, principal, action, resource, result, code, request_id, prev_hash, hash, occurrences, chain_seq';
-const COLUMN_COUNT = 13;
+/**
+ * A batch of entries and their chains' new heads: one text for any number of them (arrays, not a
+ * VALUES row each), so it is prepared once (prepared-statements.ts), like the chains' lock.
+ */
+const INSERT_ENTRIES_AND_HEADS = prepared(
+  `WITH heads AS (
+     UPDATE gateway.audit_chains c SET head_id = h.id, head_hash = h.hash
+       FROM unnest($14::text[], $15::bigint[], $16::text[]) AS h(key, id, hash)
+      WHERE c.chain_key = h.key)
+   INSERT INTO gateway.audit_events (${COLUMNS})
+   SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::uuid[], $4::text[], $5::text[], $6::text[],
+                        $7::smallint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[], $13::bigint[])`,
+);
+const LOCK_CHAINS = prepared(
+  `SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains
+    WHERE chain_key = ANY($1::text[]) ORDER BY chain_key FOR UPDATE`,
+);
+const NEXT_IDS = prepared(`SELECT nextval('gateway.audit_event_ids') AS id FROM generate_series(1, $1::int)`);
 /** The chain key of entries without a tenant (failed authentications and the like). */
 const NO_TENANT_CHAIN = '-';
 /** The chain an entry belongs to, as SQL over gateway.audit_events (matches its index). */
@@ -103,10 +121,7 @@ export class AuditStore {
       const keys = [...new Set(inputs.map((input) => chainKeyOf(input.tenantId)))].sort();
       const heads = await this.lockedChains(manager, keys);
       // Allocated under the chains' locks: within a chain, ids grow with positions.
-      const idRows: { id: string }[] = await manager.query(
-        `SELECT nextval('gateway.audit_event_ids') AS id FROM generate_series(1, $1::int)`,
-        [inputs.length],
-      );
+      const idRows: { id: string }[] = await manager.query(NEXT_IDS, [inputs.length]);
       const ids = idRows.map((row) => Number(row.id)).sort((a, b) => a - b);
       const sealed = new Map<number, AuditEntry>();
       const newHeads: { key: string; id: number | undefined; hash: string }[] = [];
@@ -123,41 +138,26 @@ export class AuditStore {
         newHeads.push({ key, id: last.chainSeq, hash: last.hash });
       }
       const entries = inputs.map((_, i) => sealed.get(i)!);
-      const values: unknown[] = [];
-      const rows = entries.map((e) => {
-        const at = values.length;
-        values.push(
-          e.id,
-          e.occurredAt,
-          e.tenantId,
-          e.principal,
-          e.action,
-          e.resource,
-          e.result,
-          e.code,
-          e.requestId,
-          e.prevHash,
-          e.hash,
-          e.occurrences ?? null,
-          e.chainSeq,
-        );
-        return `(${Array.from({ length: COLUMN_COUNT }, (_, i) => `$${at + i + 1}`).join(', ')})`;
-      });
       // The entries and the chains' new heads in one statement (one turn of the embedded database).
-      const at = values.length;
-      values.push(
+      const column = <T>(value: (e: AuditEntry) => T) => entries.map(value);
+      await manager.query(INSERT_ENTRIES_AND_HEADS, [
+        column((e) => e.id),
+        column((e) => e.occurredAt),
+        column((e) => e.tenantId),
+        column((e) => e.principal),
+        column((e) => e.action),
+        column((e) => e.resource),
+        column((e) => e.result),
+        column((e) => e.code),
+        column((e) => e.requestId),
+        column((e) => e.prevHash),
+        column((e) => e.hash),
+        column((e) => e.occurrences ?? null),
+        column((e) => e.chainSeq),
         newHeads.map((head) => head.key),
         newHeads.map((head) => head.id),
         newHeads.map((head) => head.hash),
-      );
-      await manager.query(
-        `WITH heads AS (
-           UPDATE gateway.audit_chains c SET head_id = h.id, head_hash = h.hash
-             FROM unnest($${at + 1}::text[], $${at + 2}::bigint[], $${at + 3}::text[]) AS h(key, id, hash)
-            WHERE c.chain_key = h.key)
-         INSERT INTO gateway.audit_events (${COLUMNS}) VALUES ${rows.join(', ')}`,
-        values,
-      );
+      ]);
       return entries;
     }
   }
@@ -192,11 +192,7 @@ export class AuditStore {
   }
 
   private lockChains(manager: EntityManager, keys: string[]): Promise<ChainRow[]> {
-    return manager.query(
-      `SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains
-        WHERE chain_key = ANY($1::text[]) ORDER BY chain_key FOR UPDATE`,
-      [keys],
-    );
+    return manager.query(LOCK_CHAINS, [keys]);
   }
 
   /**

@@ -1,4 +1,5 @@
 import { EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 import { CertificateEntity } from './certificate.entity';
 
 /** A certificate row to insert (its revocation and replacement columns start empty). */
@@ -33,29 +34,23 @@ const SUMMARY_COLUMNS =
 const COLUMNS = `id, tenant_id, ca_id, serial_number, client_id, common_name, organization,
   organizational_unit, country, certificate_der, usage, dns_names, must_staple, custom_extensions,
   not_before, not_after, issued_at, renewed_from, issued_by, key_from_csr, source`;
-const CASTS = [
-  'uuid',
-  'uuid',
-  'uuid',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'text',
-  'bytea',
-  'text',
-  'text[]',
-  'boolean',
-  'jsonb',
-  'timestamptz',
-  'timestamptz',
-  'timestamptz',
-  'uuid',
-  'text',
-  'boolean',
-  'text',
-];
+
+/**
+ * One text for a batch of any size (an array per column, not a VALUES row per certificate), so it
+ * is prepared once (prepared-statements.ts). The DNS names travel as a JSON array each: an array
+ * of arrays has no unnest that keeps the rows apart.
+ */
+const INSERT_CERTIFICATES = prepared(
+  `INSERT INTO issuance.certificates (${COLUMNS})
+   SELECT id, tenant_id, ca_id, serial_number, client_id, common_name, organization,
+          organizational_unit, country, certificate_der, usage,
+          ARRAY(SELECT jsonb_array_elements_text(dns_names)), must_staple, custom_extensions,
+          not_before, not_after, issued_at, renewed_from, issued_by, key_from_csr, source
+     FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::text[],
+                 $8::text[], $9::text[], $10::bytea[], $11::text[], $12::jsonb[], $13::boolean[],
+                 $14::jsonb[], $15::timestamptz[], $16::timestamptz[], $17::timestamptz[], $18::uuid[],
+                 $19::text[], $20::boolean[], $21::text[]) AS c(${COLUMNS})`,
+);
 
 /** `issuance.certificates`: every certificate issued, with its revocation. */
 export abstract class CertificateStore {
@@ -89,36 +84,30 @@ export class SqlCertificateStore extends CertificateStore {
 
   async insert(certificates: readonly NewCertificate[]): Promise<void> {
     if (certificates.length === 0) return;
-    const rows = certificates.map(
-      (_, row) =>
-        `(${CASTS.map((cast, column) => `$${row * CASTS.length + column + 1}::${cast}`).join(', ')})`,
-    );
-    await this.db.query(
-      `INSERT INTO issuance.certificates (${COLUMNS}) VALUES ${rows.join(', ')}`,
-      certificates.flatMap((c) => [
-        c.id,
-        c.tenantId,
-        c.caId,
-        c.serialNumber,
-        c.clientId,
-        c.commonName,
-        c.organization,
-        c.organizationalUnit,
-        c.country,
-        c.certificateDer,
-        c.usage,
-        c.dnsNames,
-        c.mustStaple,
-        JSON.stringify(c.customExtensions), // not a PostgreSQL array: jsonb text
-        c.notBefore,
-        c.notAfter,
-        c.issuedAt,
-        c.renewedFrom,
-        c.issuedBy,
-        c.keyFromCsr,
-        c.source,
-      ]),
-    );
+    const column = <T>(value: (c: NewCertificate) => T) => certificates.map(value);
+    await this.db.query(INSERT_CERTIFICATES, [
+      column((c) => c.id),
+      column((c) => c.tenantId),
+      column((c) => c.caId),
+      column((c) => c.serialNumber),
+      column((c) => c.clientId),
+      column((c) => c.commonName),
+      column((c) => c.organization),
+      column((c) => c.organizationalUnit),
+      column((c) => c.country),
+      column((c) => c.certificateDer),
+      column((c) => c.usage),
+      column((c) => JSON.stringify(c.dnsNames)),
+      column((c) => c.mustStaple),
+      column((c) => JSON.stringify(c.customExtensions)),
+      column((c) => c.notBefore),
+      column((c) => c.notAfter),
+      column((c) => c.issuedAt),
+      column((c) => c.renewedFrom),
+      column((c) => c.issuedBy),
+      column((c) => c.keyFromCsr),
+      column((c) => c.source),
+    ]);
   }
 
   async nextStatusSequence(certificateId: string): Promise<number> {

@@ -1,7 +1,25 @@
 import { PolicyUsage } from '@ca/contracts';
 import { normalizedPolicyUsages } from '@ca/domain';
+import { prepared } from '@ca/persistence';
 import { EntityManager } from 'typeorm';
 import type { TenantPolicy } from '../policy/issuance-policy.store';
+
+/**
+ * The predicates of IssuancePolicyStore.policyOf and CaStore.signingLeaves, and the blocked key's
+ * primary key: each an indexed lookup whatever the tenant, so one generic plan serves them all.
+ */
+const MINT_FACTS = prepared(
+  `SELECT p.tenant_id IS NOT NULL AS has_policy, p.allowed_dns_suffixes, p.allowed_usages,
+          EXISTS (SELECT 1 FROM issuance.blocked_keys b WHERE b.tenant_id = t.id AND b.spki_sha256 = $2)
+            AS key_blocked,
+          ca.id AS ca_id, ca.revoked_at AS ca_revoked_at
+     FROM (SELECT $1::uuid AS id) t
+     LEFT JOIN issuance.issuance_policies p ON p.tenant_id = t.id
+     LEFT JOIN LATERAL (
+       SELECT id, revoked_at FROM issuance.certificate_authorities
+        WHERE tenant_id = t.id AND retired_at IS NULL ORDER BY (role = 'issuing') DESC LIMIT 1
+     ) ca ON true`,
+);
 
 /** The CA that signs a tenant's leaves now, as `CaStore.signingLeaves` reads it. */
 export interface SigningCaRow {
@@ -36,8 +54,6 @@ export class SqlMintFactsStore extends MintFactsStore {
   }
 
   async factsFor(tenantId: string, spkiSha256: Buffer): Promise<MintFacts> {
-    // The predicates of IssuancePolicyStore.policyOf and CaStore.signingLeaves, and the blocked
-    // key's primary key: each an indexed lookup.
     const rows: {
       has_policy: boolean;
       allowed_dns_suffixes: string[] | null;
@@ -45,19 +61,7 @@ export class SqlMintFactsStore extends MintFactsStore {
       key_blocked: boolean;
       ca_id: string | null;
       ca_revoked_at: Date | null;
-    }[] = await this.db.query(
-      `SELECT p.tenant_id IS NOT NULL AS has_policy, p.allowed_dns_suffixes, p.allowed_usages,
-              EXISTS (SELECT 1 FROM issuance.blocked_keys b WHERE b.tenant_id = t.id AND b.spki_sha256 = $2)
-                AS key_blocked,
-              ca.id AS ca_id, ca.revoked_at AS ca_revoked_at
-         FROM (SELECT $1::uuid AS id) t
-         LEFT JOIN issuance.issuance_policies p ON p.tenant_id = t.id
-         LEFT JOIN LATERAL (
-           SELECT id, revoked_at FROM issuance.certificate_authorities
-            WHERE tenant_id = t.id AND retired_at IS NULL ORDER BY (role = 'issuing') DESC LIMIT 1
-         ) ca ON true`,
-      [tenantId, spkiSha256],
-    );
+    }[] = await this.db.query(MINT_FACTS, [tenantId, spkiSha256]);
     const row = rows[0];
     return {
       policy: row.has_policy

@@ -1,5 +1,6 @@
 import { TenantUpdatedPayload } from '@ca/contracts';
 import { EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 
 /**
  * A tenant as issuance itself knows it when it stores certificates: status and plan limit from its
@@ -48,6 +49,28 @@ export abstract class TenantStandingStore {
   ): Promise<Map<string, TenantStanding>>;
 }
 
+/** The statements of every issuance batch, prepared (prepared-statements.ts): keyed by tenant. */
+const ENSURE_COUNTS = prepared(
+  `INSERT INTO issuance.active_certificate_counts AS k (tenant_id, unrevoked, counted_after)
+     SELECT tenant_id, 0, '-infinity' FROM unnest($1::uuid[]) AS u(tenant_id)
+     ON CONFLICT (tenant_id) DO UPDATE SET unrevoked = k.unrevoked`,
+);
+const SWEEP_AND_READ = prepared(
+  `WITH swept AS (
+       UPDATE issuance.active_certificate_counts k
+          SET unrevoked = k.unrevoked - (SELECT count(*) FROM issuance.certificates c
+                WHERE c.tenant_id = k.tenant_id AND c.revoked_at IS NULL
+                  AND c.not_after > k.counted_after AND c.not_after <= s.at),
+              counted_after = GREATEST(k.counted_after, s.at)
+         FROM (SELECT clock_timestamp() AS at) s
+        WHERE k.tenant_id = ANY($1::uuid[])
+        RETURNING k.tenant_id, k.unrevoked)
+     SELECT u.tenant_id::text AS tenant_id, p.status, p.certificate_limit, swept.unrevoked AS active
+       FROM unnest($1::uuid[]) AS u(tenant_id)
+       LEFT JOIN issuance.tenants p ON p.tenant_id = u.tenant_id
+       LEFT JOIN swept ON swept.tenant_id = u.tenant_id`,
+);
+
 export class SqlTenantStandingStore extends TenantStandingStore {
   constructor(private readonly db: EntityManager) {
     super();
@@ -76,33 +99,13 @@ export class SqlTenantStandingStore extends TenantStandingStore {
     const standings = new Map<string, TenantStanding>();
     if (tenants.length === 0) return standings;
     // A tenant with certificates always has its row (migration, trigger): a new row counts none.
-    await this.db.query(
-      `INSERT INTO issuance.active_certificate_counts AS k (tenant_id, unrevoked, counted_after)
-     SELECT tenant_id, 0, '-infinity' FROM unnest($1::uuid[]) AS u(tenant_id)
-     ON CONFLICT (tenant_id) DO UPDATE SET unrevoked = k.unrevoked`,
-      [tenants],
-    );
+    await this.db.query(ENSURE_COUNTS, [tenants]);
     const rows: {
       tenant_id: string;
       status: string | null;
       certificate_limit: number | null;
       active: string;
-    }[] = await this.db.query(
-      `WITH swept AS (
-       UPDATE issuance.active_certificate_counts k
-          SET unrevoked = k.unrevoked - (SELECT count(*) FROM issuance.certificates c
-                WHERE c.tenant_id = k.tenant_id AND c.revoked_at IS NULL
-                  AND c.not_after > k.counted_after AND c.not_after <= s.at),
-              counted_after = GREATEST(k.counted_after, s.at)
-         FROM (SELECT clock_timestamp() AS at) s
-        WHERE k.tenant_id = ANY($1::uuid[])
-        RETURNING k.tenant_id, k.unrevoked)
-     SELECT u.tenant_id::text AS tenant_id, p.status, p.certificate_limit, swept.unrevoked AS active
-       FROM unnest($1::uuid[]) AS u(tenant_id)
-       LEFT JOIN issuance.tenants p ON p.tenant_id = u.tenant_id
-       LEFT JOIN swept ON swept.tenant_id = u.tenant_id`,
-      [tenants],
-    );
+    }[] = await this.db.query(SWEEP_AND_READ, [tenants]);
     for (const row of rows) {
       standings.set(row.tenant_id.toLowerCase(), {
         suspended: row.status === 'suspended',

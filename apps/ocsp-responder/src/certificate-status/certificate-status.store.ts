@@ -1,6 +1,7 @@
 import { EventEnvelope, RevocationReasonCodes } from '@ca/contracts';
 import { applyOnce, applyOnceEach, recordApplied } from '@ca/messaging';
 import type { DataSource, EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 import { OCSP_SCHEMA } from '../ocsp.schema';
 import { STATUS_CHANGED_CHANNEL } from './status-change-channel.store';
 
@@ -157,7 +158,8 @@ export class SqlCertificateStatusStore extends CertificateStatusStore {
 
   async addIssuedOfHeldCas(rows: readonly IssuedStatusEvent[]): Promise<string[]> {
     const refused: { id: string }[] = await this.on.query(
-      `WITH given AS (
+      // Prepared: every issuance batch runs it (prepared-statements.ts).
+      prepared(`WITH given AS (
          SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::uuid[], $6::int[])
            AS g(event_id, tenant_id, serial_number, not_after, ca_id, sequence)),
        ours AS (
@@ -168,7 +170,7 @@ export class SqlCertificateStatusStore extends CertificateStatusStore {
          INSERT INTO ocsp.certificate_status (tenant_id, serial_number, not_after, ca_id, sequence)
          SELECT tenant_id, serial_number, not_after, ca_id, sequence FROM ours
          ON CONFLICT (tenant_id, serial_number) DO NOTHING)
-       SELECT event_id::text AS id FROM given WHERE event_id NOT IN (SELECT event_id FROM ours)`,
+       SELECT event_id::text AS id FROM given WHERE event_id NOT IN (SELECT event_id FROM ours)`),
       [
         rows.map((row) => row.eventId),
         rows.map((row) => row.tenantId),

@@ -1,4 +1,5 @@
 import { DataSource } from 'typeorm';
+import { prepared } from '@ca/persistence';
 import { SendOutcome } from '../delivery/http-sender';
 import { ClaimedMessage, DeliveryQueue, Settlement } from '../delivery/delivery-queue';
 
@@ -18,7 +19,8 @@ export class MessageStore implements DeliveryQueue {
 
   async claim(limit: number, perSubscription: number, exclude: readonly string[]): Promise<ClaimedMessage[]> {
     const rows = (await this.dataSource.query(
-      `WITH due AS (
+      // Prepared: the scheduler runs it on every tick (prepared-statements.ts).
+      prepared(`WITH due AS (
          SELECT m.id, row_number() OVER (PARTITION BY m.subscription_id ORDER BY m.next_attempt_at, m.seq) AS rank
          FROM webhooks.messages m
          JOIN webhooks.subscriptions s ON s.id = m.subscription_id AND s.deleted_at IS NULL
@@ -42,7 +44,7 @@ export class MessageStore implements DeliveryQueue {
        FROM picked, webhooks.subscriptions s
        WHERE m.id = picked.id AND s.id = m.subscription_id
        RETURNING m.id, m.subscription_id, m.tenant_id, s.url, s.sealed_secret, m.type, m.body,
-                 m.attempts, m.created_at, m.seq`,
+                 m.attempts, m.created_at, m.seq`),
       [limit, perSubscription, exclude, this.replicaId],
     )) as [MessageRow[], number];
     return rows[0]

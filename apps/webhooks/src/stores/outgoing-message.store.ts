@@ -1,4 +1,5 @@
 import { DataSource, EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 import { OutgoingEvent, webhookBody } from '../events/outgoing-event';
 
 /** `webhooks.messages` as the events fill it: one message per interested subscription, or none left pending. */
@@ -41,14 +42,15 @@ export class SqlOutgoingMessageStore extends OutgoingMessageStore {
   async enqueueAll(events: readonly OutgoingEvent[]): Promise<number> {
     if (events.length === 0) return 0;
     const rows = (await this.db.query(
-      `INSERT INTO webhooks.messages (id, subscription_id, tenant_id, type, order_key, body)
+      // Prepared: every event batch runs it (prepared-statements.ts).
+      prepared(`INSERT INTO webhooks.messages (id, subscription_id, tenant_id, type, order_key, body)
        SELECT gen_random_uuid(), s.id, s.tenant_id, e.type, e.order_key, e.body
        FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[])
               WITH ORDINALITY AS e(tenant_id, type, order_key, body, n)
        JOIN webhooks.subscriptions s
          ON s.tenant_id = e.tenant_id AND s.deleted_at IS NULL AND e.type = ANY(s.events)
        ORDER BY e.n, s.created_at, s.id
-       RETURNING id`,
+       RETURNING id`),
       [
         events.map((event) => event.tenantId),
         events.map((event) => event.type),

@@ -3,6 +3,7 @@ import { EventEmitter } from 'node:events';
 import { Logger } from '@nestjs/common';
 import { EventEnvelope } from '@ca/contracts';
 import { Pool } from 'pg';
+import { PreparingClient, prepared } from '@ca/persistence';
 import {
   BatchEventHandler,
   EventBus,
@@ -25,6 +26,50 @@ const bodyUnlessPassedOver = (n: number) =>
 
 /** A claim's end, from the database clock shared by every subscriber ($4: the lease in ms). */
 const LEASE_UNTIL = `now() + make_interval(secs => $4::double precision / 1000)`;
+
+/**
+ * The statements every event batch runs, prepared once per connection (prepared-statements.ts):
+ * their plans are keyed lookups whatever the parameters.
+ */
+const INSERT_EVENTS = prepared(
+  `INSERT INTO messaging.stream (id, type, body, part)
+   SELECT id, type, body, part
+     FROM unnest($1::uuid[], $2::text[], $3::jsonb[], $4::smallint[]) WITH ORDINALITY AS e(id, type, body, part, n)
+    ORDER BY n
+   ON CONFLICT (id) DO NOTHING`,
+);
+const CLAIM_AND_READ = prepared(
+  `WITH claimed AS (
+     UPDATE messaging.consumer_partitions c SET leased_by = $3, lease_until = ${LEASE_UNTIL}
+      WHERE c.durable_name = $1 AND NOT (c.part = ANY($2::int[]))
+        AND (c.leased_by IS NULL OR c.leased_by = $3 OR c.lease_until < now())
+        AND EXISTS (SELECT 1 FROM messaging.stream s WHERE s.part = c.part AND s.seq > c.last_seq)
+      RETURNING c.part, c.last_seq)
+   SELECT c.part, s.seq, ${bodyUnlessPassedOver(5)}
+     FROM claimed c CROSS JOIN LATERAL (
+       SELECT s.seq, s.type, s.body FROM messaging.stream s
+        WHERE s.part = c.part AND s.seq > c.last_seq ORDER BY s.seq LIMIT ${BATCH}) s
+    ORDER BY c.part, s.seq`,
+);
+const READ_PARTITION = prepared(
+  `SELECT s.seq, ${bodyUnlessPassedOver(3)}
+     FROM messaging.stream s, messaging.consumer_partitions c
+    WHERE c.durable_name = $1 AND c.part = $2 AND s.part = $2 AND s.seq > c.last_seq
+    ORDER BY s.seq LIMIT ${BATCH}`,
+);
+const RENEW_CLAIM = prepared(
+  `UPDATE messaging.consumer_partitions SET lease_until = ${LEASE_UNTIL}
+    WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
+);
+const MOVE_POSITION = prepared(
+  `UPDATE messaging.consumer_partitions SET last_seq = $4
+    WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
+);
+const MOVE_AND_RELEASE = prepared(
+  `UPDATE messaging.consumer_partitions
+      SET last_seq = coalesce($4::bigint, last_seq), leased_by = NULL, lease_until = NULL
+    WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
+);
 
 /** Events of a partition as read after its position (body null: passed over, `onlyType`). */
 type StreamRow = { seq: string; body: EventEnvelope | null };
@@ -90,7 +135,7 @@ export class InProcessEventBus extends EventBus {
   }
 
   static async open(databaseUrl: string, options: InProcessOptions = {}): Promise<InProcessEventBus> {
-    const pool = new Pool({ connectionString: databaseUrl, max: 4 });
+    const pool = new Pool({ connectionString: databaseUrl, max: 4, Client: PreparingClient });
     // An idle connection dropped by the server (restart, failover) must not crash the process;
     // the pool replaces it on the next query.
     pool.on('error', (err) => new Logger('InProcessEventBus').warn({ err }, 'idle database connection lost'));
@@ -142,18 +187,17 @@ export class InProcessEventBus extends EventBus {
   /** One transaction and one INSERT for the whole batch; its events' seq follow the batch's order. */
   async publishBatch(events: readonly EventEnvelope[]): Promise<void> {
     if (events.length === 0) return;
-    const rows = events.map(
-      (_, i) => `($${i * 4 + 1}::uuid, $${i * 4 + 2}, $${i * 4 + 3}::jsonb, $${i * 4 + 4}::smallint)`,
-    );
     const client = await this.pool.connect();
     try {
       // The lock makes commit order equal sequence order, so no consumer skips a late commit.
       await client.query('BEGIN');
       await client.query('LOCK TABLE messaging.stream IN EXCLUSIVE MODE');
-      await client.query(
-        `INSERT INTO messaging.stream (id, type, body, part) VALUES ${rows.join(', ')} ON CONFLICT (id) DO NOTHING`,
-        events.flatMap((event) => [event.id, event.type, JSON.stringify(event), partitionOf(event.tenantId)]),
-      );
+      await client.query(INSERT_EVENTS, [
+        events.map((event) => event.id),
+        events.map((event) => event.type),
+        events.map((event) => JSON.stringify(event)),
+        events.map((event) => partitionOf(event.tenantId)),
+      ]);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -262,20 +306,13 @@ export class InProcessEventBus extends EventBus {
     subscriber: string,
     onlyType: string | undefined,
   ): Promise<Map<number, StreamRow[]>> {
-    const { rows } = await this.pool.query<StreamRow & { part: number }>(
-      `WITH claimed AS (
-         UPDATE messaging.consumer_partitions c SET leased_by = $3, lease_until = ${LEASE_UNTIL}
-          WHERE c.durable_name = $1 AND NOT (c.part = ANY($2::int[]))
-            AND (c.leased_by IS NULL OR c.leased_by = $3 OR c.lease_until < now())
-            AND EXISTS (SELECT 1 FROM messaging.stream s WHERE s.part = c.part AND s.seq > c.last_seq)
-          RETURNING c.part, c.last_seq)
-       SELECT c.part, s.seq, ${bodyUnlessPassedOver(5)}
-         FROM claimed c CROSS JOIN LATERAL (
-           SELECT s.seq, s.type, s.body FROM messaging.stream s
-            WHERE s.part = c.part AND s.seq > c.last_seq ORDER BY s.seq LIMIT ${BATCH}) s
-        ORDER BY c.part, s.seq`,
-      [durableName, busy, subscriber, this.leaseMs, onlyType ?? null],
-    );
+    const { rows } = await this.pool.query<StreamRow & { part: number }>(CLAIM_AND_READ, [
+      durableName,
+      busy,
+      subscriber,
+      this.leaseMs,
+      onlyType ?? null,
+    ]);
     const claimed = new Map<number, StreamRow[]>();
     for (const { part, seq, body } of rows) {
       const batch = claimed.get(Number(part)) ?? [];
@@ -302,13 +339,7 @@ export class InProcessEventBus extends EventBus {
   ): Promise<void> {
     const renew = setInterval(
       () => {
-        this.pool
-          .query(
-            `UPDATE messaging.consumer_partitions SET lease_until = ${LEASE_UNTIL}
-            WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
-            [durableName, part, subscriber, this.leaseMs],
-          )
-          .catch(() => undefined); // a lapsed claim only means another subscriber may take over
+        this.pool.query(RENEW_CLAIM, [durableName, part, subscriber, this.leaseMs]).catch(() => undefined); // a lapsed claim only means another subscriber may take over
       },
       Math.max(100, Math.floor(this.leaseMs / 3)),
     );
@@ -333,12 +364,7 @@ export class InProcessEventBus extends EventBus {
       clearInterval(renew);
       // The position (what was handled, also when a handler failed or the subscription stopped
       // midway) and the release in one statement, if this subscriber still holds the partition.
-      await this.pool.query(
-        `UPDATE messaging.consumer_partitions
-            SET last_seq = coalesce($4::bigint, last_seq), leased_by = NULL, lease_until = NULL
-          WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
-        [durableName, part, subscriber, handled ?? null],
-      );
+      await this.pool.query(MOVE_AND_RELEASE, [durableName, part, subscriber, handled ?? null]);
     }
   }
 
@@ -349,11 +375,7 @@ export class InProcessEventBus extends EventBus {
     handled: string | undefined,
   ): Promise<void> {
     if (handled === undefined) return;
-    await this.pool.query(
-      `UPDATE messaging.consumer_partitions SET last_seq = $4
-        WHERE durable_name = $1 AND part = $2 AND leased_by = $3`,
-      [durableName, part, subscriber, handled],
-    );
+    await this.pool.query(MOVE_POSITION, [durableName, part, subscriber, handled]);
   }
 
   /**
@@ -374,16 +396,7 @@ export class InProcessEventBus extends EventBus {
     read?: StreamRow[],
   ): Promise<Delivered> {
     const rows =
-      read ??
-      (
-        await this.pool.query<StreamRow>(
-          `SELECT s.seq, ${bodyUnlessPassedOver(3)}
-             FROM messaging.stream s, messaging.consumer_partitions c
-            WHERE c.durable_name = $1 AND c.part = $2 AND s.part = $2 AND s.seq > c.last_seq
-            ORDER BY s.seq LIMIT ${BATCH}`,
-          [durableName, part, onlyType ?? null],
-        )
-      ).rows;
+      read ?? (await this.pool.query<StreamRow>(READ_PARTITION, [durableName, part, onlyType ?? null])).rows;
     const events = rows.map((row) => row.body);
     let handledUpTo: string | undefined;
     for (let start = 0; start < rows.length;) {

@@ -1,5 +1,6 @@
 import { EventEnvelope } from '@ca/contracts';
 import { DataSource, EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 
 /**
  * Applies an event's effect at most once per consumer: the event id goes into the consumer's
@@ -15,7 +16,9 @@ export async function applyOnce(
   if (recentlyApplied(dataSource).hasAll(schema, [event])) return false;
   const applied = await dataSource.transaction(async (manager) => {
     const inserted: unknown[] = await manager.query(
-      `INSERT INTO ${schema}.inbox (event_id, type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+      prepared(
+        `INSERT INTO ${schema}.inbox (event_id, type) VALUES ($1, $2) ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+      ),
       [event.id, event.type],
     );
     if (inserted.length === 0) return false;
@@ -40,8 +43,8 @@ export async function applyOnceEach<T extends EventEnvelope>(
   if (events.length === 0 || recentlyApplied(dataSource).hasAll(schema, events)) return [];
   const applied = await dataSource.transaction(async (manager) => {
     const inserted: { event_id: string }[] = await manager.query(
-      `INSERT INTO ${schema}.inbox (event_id, type) SELECT * FROM unnest($1::uuid[], $2::text[])
-       ON CONFLICT (event_id) DO NOTHING RETURNING event_id`,
+      prepared(`INSERT INTO ${schema}.inbox (event_id, type) SELECT * FROM unnest($1::uuid[], $2::text[])
+       ON CONFLICT (event_id) DO NOTHING RETURNING event_id`),
       [events.map((event) => event.id), events.map((event) => event.type)],
     );
     const ids = new Set(inserted.map((row) => row.event_id.toLowerCase()));
@@ -65,8 +68,8 @@ export async function recordApplied(
 ): Promise<void> {
   if (events.length === 0) return;
   await dataSource.query(
-    `INSERT INTO ${schema}.inbox (event_id, type) SELECT * FROM unnest($1::uuid[], $2::text[])
-     ON CONFLICT (event_id) DO NOTHING`,
+    prepared(`INSERT INTO ${schema}.inbox (event_id, type) SELECT * FROM unnest($1::uuid[], $2::text[])
+     ON CONFLICT (event_id) DO NOTHING`),
     [events.map((event) => event.id), events.map((event) => event.type)],
   );
   recentlyApplied(dataSource).add(schema, events);

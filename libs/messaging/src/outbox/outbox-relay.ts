@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Logger } from '@nestjs/common';
 import { EventEnvelope } from '@ca/contracts';
 import { DataSource } from 'typeorm';
+import { prepared } from '@ca/persistence';
 import { metricsRegistry } from '@ca/observability';
 import { Counter } from 'prom-client';
 import { EventBus } from '../events/event-bus';
@@ -48,6 +49,7 @@ export class OutboxRelay {
   private stopped = false;
   /** This relay in `claimed_by`. */
   private readonly relayId = randomUUID();
+  private readonly sql: ReturnType<typeof relayStatements>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -55,7 +57,9 @@ export class OutboxRelay {
     private readonly bus: EventBus,
     private readonly pollMs = 1_000,
     private readonly claimMs = OUTBOX_CLAIM_MS,
-  ) {}
+  ) {
+    this.sql = relayStatements(schema);
+  }
 
   start(): void {
     this.stopped = false;
@@ -140,11 +144,7 @@ export class OutboxRelay {
   }
 
   private async markPublished(seqs: string[]): Promise<void> {
-    await this.dataSource.query(
-      `UPDATE ${this.schema}.outbox SET published_at = now(), claimed_by = NULL, claimed_until = NULL
-        WHERE seq = ANY($1::bigint[])`,
-      [seqs],
-    );
+    await this.dataSource.query(this.sql.markPublished, [seqs]);
   }
 
   private async setAside(row: OutboxRow, error: unknown): Promise<void> {
@@ -167,7 +167,7 @@ export class OutboxRelay {
   private ensureSetAsideColumns(): Promise<void> {
     this.columnsReady ??= this.dataSource
       .transaction(async (manager) => {
-        await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${this.schema} migrations`]);
+        await manager.query(ADVISORY_LOCK, [`${this.schema} migrations`]);
         await manager.query(outboxSetAsideSql(this.schema));
       })
       .catch((error: unknown) => {
@@ -183,27 +183,15 @@ export class OutboxRelay {
    * both see the head free; the lease times come from the database clock, shared by all replicas.
    */
   private async claimHead(look: boolean): Promise<OutboxRow[]> {
-    const outbox = `${this.schema}.outbox`;
     // Most polls find the outbox empty: one plain statement says so, where the claim is a
     // transaction of three (each a turn of the embedded database). Not after a nudge.
     if (look) {
-      const [pending]: { any: boolean }[] = await this.dataSource.query(
-        `SELECT EXISTS (SELECT 1 FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL) AS any`,
-      );
+      const [pending]: { any: boolean }[] = await this.dataSource.query(this.sql.anyPending);
       if (!pending?.any) return [];
     }
     const rows: OutboxRow[] = await this.dataSource.transaction(async (manager) => {
-      await manager.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`${outbox} relay claim`]);
-      return manager.query(
-        `UPDATE ${outbox} o SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond'
-           FROM (SELECT seq FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL
-                  ORDER BY seq LIMIT ${BATCH}) head
-          WHERE o.seq = head.seq AND NOT EXISTS (
-            SELECT 1 FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL
-              AND claimed_by <> $1 AND claimed_until > now())
-          RETURNING o.seq, o.id, o.type, o.tenant_id, o.payload, o.occurred_at, o.trace_context`,
-        [this.relayId, this.claimMs],
-      );
+      await manager.query(ADVISORY_LOCK, [`${this.schema}.outbox relay claim`]);
+      return manager.query(this.sql.claimHead, [this.relayId, this.claimMs]);
     });
     // UPDATE … RETURNING has no order; the stream gets the outbox order.
     return normaliseRows(rows).sort((a, b) => compareSeq(a.seq, b.seq));
@@ -298,5 +286,30 @@ function toEnvelope(row: OutboxRow): EventEnvelope {
     occurredAt: new Date(row.occurred_at).toISOString(),
     payload: row.payload,
     ...(row.trace_context ? { traceContext: row.trace_context } : {}),
+  };
+}
+
+const ADVISORY_LOCK = prepared('SELECT pg_advisory_xact_lock(hashtext($1))');
+
+/** The statements a relay runs on every poll and batch, prepared (keyed by the outbox's indexes). */
+function relayStatements(schema: string) {
+  const outbox = `${schema}.outbox`;
+  return {
+    anyPending: prepared(
+      `SELECT EXISTS (SELECT 1 FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL) AS any`,
+    ),
+    claimHead: prepared(
+      `UPDATE ${outbox} o SET claimed_by = $1, claimed_until = now() + $2 * interval '1 millisecond'
+         FROM (SELECT seq FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL
+                ORDER BY seq LIMIT ${BATCH}) head
+        WHERE o.seq = head.seq AND NOT EXISTS (
+          SELECT 1 FROM ${outbox} WHERE published_at IS NULL AND set_aside_at IS NULL
+            AND claimed_by <> $1 AND claimed_until > now())
+        RETURNING o.seq, o.id, o.type, o.tenant_id, o.payload, o.occurred_at, o.trace_context`,
+    ),
+    markPublished: prepared(
+      `UPDATE ${outbox} SET published_at = now(), claimed_by = NULL, claimed_until = NULL
+        WHERE seq = ANY($1::bigint[])`,
+    ),
   };
 }

@@ -3,6 +3,7 @@ import { context, propagation } from '@opentelemetry/api';
 import { REQUEST_ID_HEADER, currentRequestId } from '@ca/observability';
 import { EventEnvelope } from '@ca/contracts';
 import { EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 
 /**
  * A new event with the trace and request id of the request in progress (outboxTraceContextSql),
@@ -35,20 +36,14 @@ export async function insertEvents(
   events: readonly EventEnvelope[],
 ): Promise<void> {
   if (events.length === 0) return;
-  const rows = events.map(
-    (_, i) => `($${i * 6 + 1}, $${i * 6 + 2}, $${i * 6 + 3}, $${i * 6 + 4}, $${i * 6 + 5}, $${i * 6 + 6})`,
-  );
-  await manager.query(
-    `INSERT INTO ${schema}.outbox (id, type, tenant_id, payload, occurred_at, trace_context) VALUES ${rows.join(', ')}`,
-    events.flatMap((event) => [
-      event.id,
-      event.type,
-      event.tenantId,
-      JSON.stringify(event.payload),
-      event.occurredAt,
-      event.traceContext ? JSON.stringify(event.traceContext) : null,
-    ]),
-  );
+  await manager.query(insertEventsSql(schema), [
+    events.map((event) => event.id),
+    events.map((event) => event.type),
+    events.map((event) => event.tenantId),
+    events.map((event) => JSON.stringify(event.payload)),
+    events.map((event) => event.occurredAt),
+    events.map((event) => (event.traceContext ? JSON.stringify(event.traceContext) : null)),
+  ]);
 }
 
 /** Records one event in the outbox inside the caller's transaction (newEvent, then insertEvents). */
@@ -61,4 +56,22 @@ export async function recordEvent<T extends { tenantId: string }>(
   const event = newEvent(type, payload);
   await insertEvents(manager, schema, [event]);
   return event;
+}
+
+const insertEventsSqlBySchema = new Map<string, string>();
+
+/** One text for any number of events (arrays, not a VALUES row each), so it is prepared once. */
+function insertEventsSql(schema: string): string {
+  let sql = insertEventsSqlBySchema.get(schema);
+  if (sql === undefined) {
+    sql = prepared(
+      `INSERT INTO ${schema}.outbox (id, type, tenant_id, payload, occurred_at, trace_context)
+       SELECT id, type, tenant_id, payload, occurred_at, trace_context
+         FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[], $5::timestamptz[], $6::jsonb[])
+              WITH ORDINALITY AS e(id, type, tenant_id, payload, occurred_at, trace_context, n)
+        ORDER BY n`,
+    );
+    insertEventsSqlBySchema.set(schema, sql);
+  }
+  return sql;
 }

@@ -1,4 +1,5 @@
 import type { DataSource, EntityManager } from 'typeorm';
+import { prepared } from '../prepared-statements';
 import { RATE_LIMIT_WINDOW_MS, windowStartOf } from './rate-limit-window';
 
 /** Windows older than this (from the current one's start) are deleted by the housekeeping. */
@@ -39,10 +40,11 @@ export class SqlRateLimitWindowStore extends RateLimitWindowStore {
 
   async add(key: string, windowStart: Date, amount: number): Promise<number> {
     const { table, keyColumn } = this.where;
+    // Prepared: every counted request runs it (prepared-statements.ts).
     const [{ count }]: { count: number }[] = await this.db.query(
-      `INSERT INTO ${table} AS w (${keyColumn}, window_start, count) VALUES ($1, $2, $3)
+      prepared(`INSERT INTO ${table} AS w (${keyColumn}, window_start, count) VALUES ($1, $2, $3)
        ON CONFLICT (${keyColumn}, window_start) DO UPDATE SET count = w.count + $3
-       RETURNING w.count`,
+       RETURNING w.count`),
       [key, windowStart, amount],
     );
     return Number(count);
