@@ -19,8 +19,10 @@ export interface CertificationRequestInfo {
   /**
    * Whether the signature over certificationRequestInfo verifies with the CSR's own key (RFC 2986
    * section 3, proof of possession). False, never a throw, for an algorithm it cannot verify.
+   * `publicKey`: that key already made from `subjectPublicKeyInfo` (making one costs more than the
+   * verification itself), instead of making it again.
    */
-  verifySignature(): Promise<boolean>;
+  verifySignature(publicKey?: KeyObject): Promise<boolean>;
 }
 
 const SEQUENCE = 0x30;
@@ -98,13 +100,14 @@ export function parseCertificationRequest(der: Uint8Array): CertificationRequest
   return {
     keyAlgorithm: key.algorithm,
     subjectPublicKeyInfo,
-    verifySignature: async () => {
+    verifySignature: async (made?: KeyObject) => {
       const native = NATIVE_SIGNATURES[algorithm.oid];
       if (!native) return verifyWithPkijs(der);
       if (native.keyOid !== key.oid || !algorithm.plainParams) return false;
       let publicKey: KeyObject;
       try {
-        publicKey = createPublicKey({ key: Buffer.from(subjectPublicKeyInfo), format: 'der', type: 'spki' });
+        publicKey =
+          made ?? createPublicKey({ key: Buffer.from(subjectPublicKeyInfo), format: 'der', type: 'spki' });
       } catch {
         return false;
       }

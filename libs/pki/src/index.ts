@@ -65,7 +65,12 @@ export {
   parseOcspResponse,
 } from './ocsp-response.parser';
 export { derToPem, pemToDer } from './pem';
-export { importLeafPublicKey, type LeafKeyAlgorithm, leafKeyAlgorithmOfSpki } from './leaf-public-key';
+export {
+  importLeafPublicKey,
+  type LeafKeyAlgorithm,
+  leafKeyAlgorithmOfSpki,
+  spkiOfPublicKey,
+} from './leaf-public-key';
 export { PkiFormatError } from './pki-format.error';
 export { buildPkcs12, type Pkcs12Contents, type Pkcs12Encryption } from './pkcs12.builder';
 export { exportPrivateKeyPem, generateLeafKeyPair } from './private-key';

@@ -1,5 +1,6 @@
 import { KeyObject, X509Certificate, createHash, type webcrypto } from 'node:crypto';
 import { CaError, ErrorCode, RevocationReasonCodes } from '@ca/contracts';
+import { spkiOfPublicKey } from '@ca/pki';
 import type { BlockedKeyStore } from './blocked-key.store';
 import { SubjectKey } from './subject-public-key';
 
@@ -34,8 +35,10 @@ export async function blockKeyIfCompromised(
 }
 
 /** The hash a subject key is blocked by (spkiSha256), for MintFactsStore.factsFor. */
-export function subjectKeySha256(subjectKey: SubjectKey): Buffer {
-  return spkiSha256(KeyObject.from(subjectKey.publicKey as webcrypto.CryptoKey));
+export async function subjectKeySha256(subjectKey: SubjectKey): Promise<Buffer> {
+  // As imported when that is the canonical encoding (no export: it costs a key's parse).
+  const spki = await spkiOfPublicKey(subjectKey.publicKey as webcrypto.CryptoKey);
+  return createHash('sha256').update(spki).digest();
 }
 
 /**

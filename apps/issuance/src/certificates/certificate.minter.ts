@@ -58,7 +58,7 @@ export class CertificateMinter {
   }
 
   private async mintAnnounced(request: MintRequest, arrived: () => void): Promise<IssuedCertificate> {
-    const facts = await this.facts.factsFor(request.tenantId, subjectKeySha256(request.subjectKey));
+    const facts = await this.facts.factsFor(request.tenantId, await subjectKeySha256(request.subjectKey));
     // Before the CA key is touched: a name outside the tenant's policy, or a key blocked, is never signed.
     assertPolicyAllows(facts.policy, request.profile);
     assertKeyNotBlocked(facts.keyBlocked);

@@ -1,4 +1,4 @@
-import type { webcrypto } from 'node:crypto';
+import { KeyObject, type webcrypto } from 'node:crypto';
 import { CaError, ErrorCode, KeyAlgorithm, MAX_CSR_PEM_LENGTH } from '@ca/contracts';
 import { DEFAULT_DEPLOYMENT_KEY_ALGORITHM, keyAlgorithmsOf } from '@ca/domain';
 import { PkiFormatError, importLeafPublicKey, parseCertificationRequest } from '@ca/pki';
@@ -64,17 +64,17 @@ async function keyOfCsr(
     throw csrError(ErrorCode.CsrInvalid, `is not a valid PKCS#10 certificate request (${error.message})`);
   }
   if (!allowed.includes(request.keyAlgorithm)) throw csrKeyNotAllowed(request.keyAlgorithm, allowed);
-  if (!(await request.verifySignature())) {
+  // The key is made once, for the certificate and for the signature's check (each making costs
+  // more than the verification); a key that cannot be made is checked as before by the request.
+  const imported = await importLeafPublicKey(request.subjectPublicKeyInfo, allowed).catch(() => undefined);
+  if (!(await request.verifySignature(imported && KeyObject.from(imported.publicKey)))) {
     throw csrError(
       ErrorCode.CsrSignatureInvalid,
       'has a signature that does not verify with its own public key (RFC 2986 section 3)',
     );
   }
-  try {
-    return await importLeafPublicKey(request.subjectPublicKeyInfo, allowed);
-  } catch {
-    throw csrError(ErrorCode.CsrInvalid, 'has a public key that is not a valid key of its type');
-  }
+  if (!imported) throw csrError(ErrorCode.CsrInvalid, 'has a public key that is not a valid key of its type');
+  return imported;
 }
 
 /** CSR_KEY_NOT_ALLOWED: the request's key is not one this CA certifies (here). */
