@@ -17,14 +17,17 @@ import { cpuMsWhenQuiet, idleCpuMsPerSecond, processCpuMs } from './lib/process-
 import { runMain } from './lib/proc';
 import { report } from './lib/report';
 import { int, median, ratio } from './lib/stats';
+import { freshCsrPem } from './lib/csr';
 import { adminApi, initializeCa, ISSUE_BODY, RunningSystem, startSystem, SystemMode } from './lib/system';
 
-const USAGE = `bench/issuance-ab.ts: POST /v1/certificates, this checkout against another, in alternated bursts.
+const USAGE = `bench/issuance-ab.ts: POST /v1/certificates (or a CSR's v2 issuance), this checkout against another, in alternated bursts.
   --against DIR     the other checkout (node_modules beside it), required
   --rounds N        pairs of bursts (default 8; --quick: 3)
   --burst S         seconds per burst (default 4)
   --concurrency N   clients (default 8)
   --mode M          embedded (default) or postgres (DATABASE_URL, and NATS_URL when set)
+  --csr             POST /v2/certificates with a fresh P-256 key's CSR per request (made before
+                    each burst) instead of POST /v1/certificates
   --no-record       do not append to bench/history`;
 
 const WARMUP_MS = 500;
@@ -46,6 +49,7 @@ async function main(): Promise<void> {
     burst: { type: 'string' },
     concurrency: { type: 'string' },
     mode: { type: 'string' },
+    csr: { type: 'boolean' },
   });
   if (typeof values.against !== 'string') throw new Error('--against DIR is required');
   const rounds = intOption(values.rounds, 'rounds', quick ? 3 : 8);
@@ -71,8 +75,17 @@ async function main(): Promise<void> {
     for (const side of sides) side.idleMsPerSecond = (await idleCpuMsPerSecond(side.system.pid)) ?? 0;
 
     const body = Buffer.from(JSON.stringify(ISSUE_BODY));
+    let burstNumber = 0;
     const burst = async (side: Side) => {
       let sent = 0;
+      // More CSRs than the fastest side has issued in a burst so far (1,000/s at first).
+      const best = Math.max(1_000, ...sides.flatMap((s) => s.rates)) * 1.5;
+      const csrBodies = values.csr
+        ? Array.from({ length: Math.ceil((best * (burstMs + WARMUP_MS)) / 1000) }, (_, i) =>
+            csrBody(`b${burstNumber}-${i}.bench.example.com`),
+          )
+        : [];
+      burstNumber++;
       const before = processCpuMs(side.system.pid);
       const result = await runLoad({
         host: '127.0.0.1',
@@ -81,13 +94,15 @@ async function main(): Promise<void> {
         durationMs: burstMs,
         warmupMs: WARMUP_MS,
         keepAlive: true,
-        next: () => {
+        okStatus: (status) => status === 201 || status === 200,
+        next: (i) => {
           sent++;
+          if (values.csr && i >= csrBodies.length) throw new Error(`more than ${csrBodies.length} requests`);
           return {
             method: 'POST',
-            path: '/v1/certificates',
+            path: values.csr ? '/v2/certificates' : '/v1/certificates',
             headers: { Authorization: `Bearer ${side.token}`, 'Content-Type': 'application/json' },
-            body,
+            body: values.csr ? csrBodies[i] : body,
           };
         },
       });
@@ -126,7 +141,7 @@ async function main(): Promise<void> {
     process.stdout.write(`\n${summary}\n`);
     report(
       {
-        title: `issuance, this checkout against ${values.against}, alternated bursts`,
+        title: `issuance${values.csr ? ' from a CSR' : ''}, this checkout against ${values.against}, alternated bursts`,
         command: `npm run bench -- issuance-ab --against ${values.against}`,
         machine,
         settings: [
@@ -143,3 +158,20 @@ async function main(): Promise<void> {
 }
 
 runMain(main);
+
+/** A v2 issuance from a fresh P-256 key's CSR for `name` (as bench/csr-issuance.ts sends it). */
+function csrBody(name: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      clientId: 'bench',
+      commonName: name,
+      organization: 'Bench',
+      organizationalUnit: 'Performance',
+      country: 'US',
+      validityDays: 90,
+      usage: 'Server',
+      subjectAlternativeNames: [name],
+      csrPem: freshCsrPem(name),
+    }),
+  );
+}
