@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { JWK } from 'jose';
 import { DataSource } from 'typeorm';
+import { prepared } from '@ca/persistence';
 import { isUuid } from '@ca/contracts';
 
 export type AccountStatus = 'valid' | 'deactivated' | 'revoked';
@@ -27,6 +28,9 @@ const toAccount = (r: any): Account => ({
 });
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
+/** Prepared (prepared-statements.ts), with its columns named: no `*` in a prepared result. */
+const ACCOUNT_COLUMNS = `id, tenant_id, jwk, thumbprint, status, contact, eab_key_id, created_at`;
+
 /**
  * `acme.accounts` (RFC 8555 7.1.2), and the EAB key an account binds when it is created; every
  * lookup names the tenant.
@@ -36,7 +40,7 @@ export class AccountStore {
 
   async findByThumbprint(tenantId: string, thumbprint: string): Promise<Account | undefined> {
     const [row] = await this.dataSource.query(
-      'SELECT * FROM acme.accounts WHERE tenant_id = $1 AND thumbprint = $2',
+      prepared(`SELECT ${ACCOUNT_COLUMNS} FROM acme.accounts WHERE tenant_id = $1 AND thumbprint = $2`),
       [tenantId, thumbprint],
     );
     return row ? toAccount(row) : undefined;
@@ -45,7 +49,7 @@ export class AccountStore {
   async find(tenantId: string, id: string): Promise<Account | undefined> {
     if (!isUuid(id)) return undefined;
     const [row] = await this.dataSource.query(
-      'SELECT * FROM acme.accounts WHERE tenant_id = $1 AND id = $2',
+      prepared(`SELECT ${ACCOUNT_COLUMNS} FROM acme.accounts WHERE tenant_id = $1 AND id = $2`),
       [tenantId, id],
     );
     return row ? toAccount(row) : undefined;
@@ -59,15 +63,15 @@ export class AccountStore {
     return this.dataSource.transaction(async (tx) => {
       const id = randomUUID();
       const [rows] = (await tx.query(
-        `UPDATE acme.eab_keys SET bound_account_id = $1
+        prepared(`UPDATE acme.eab_keys SET bound_account_id = $1
          WHERE key_id = $2 AND tenant_id = $3 AND bound_account_id IS NULL AND disabled_at IS NULL
-         RETURNING key_id`,
+         RETURNING key_id`),
         [id, account.eabKeyId, account.tenantId],
       )) as [unknown[], number];
       if (rows.length !== 1) return undefined;
       const [row] = await tx.query(
-        `INSERT INTO acme.accounts (id, tenant_id, jwk, thumbprint, status, contact, eab_key_id)
-         VALUES ($1, $2, $3, $4, 'valid', $5, $6) RETURNING *`,
+        prepared(`INSERT INTO acme.accounts (id, tenant_id, jwk, thumbprint, status, contact, eab_key_id)
+         VALUES ($1, $2, $3, $4, 'valid', $5, $6) RETURNING ${ACCOUNT_COLUMNS}`),
         [
           id,
           account.tenantId,
@@ -83,7 +87,9 @@ export class AccountStore {
 
   async update(account: Account): Promise<void> {
     await this.dataSource.query(
-      'UPDATE acme.accounts SET status = $3, contact = $4, jwk = $5, thumbprint = $6 WHERE tenant_id = $1 AND id = $2',
+      prepared(
+        'UPDATE acme.accounts SET status = $3, contact = $4, jwk = $5, thumbprint = $6 WHERE tenant_id = $1 AND id = $2',
+      ),
       [
         account.tenantId,
         account.id,

@@ -1,5 +1,6 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { DataSource, EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 import { isUuid } from '@ca/contracts';
 
 export type OrderStatus = 'pending' | 'ready' | 'processing' | 'valid' | 'invalid';
@@ -44,6 +45,16 @@ export interface Authorization {
   expiresAt: Date;
   challenges: Challenge[];
 }
+
+/**
+ * Every statement here is prepared (prepared-statements.ts): each ACME request runs several. Their
+ * results name their columns (no `*`), so a column a later migration adds cannot change a result
+ * a running replica has prepared.
+ */
+const ORDER_COLUMNS = `id, tenant_id, account_id, status, identifiers, expires_at, error, certificate_id, certificate_sha256, certificate_pem, created_at, replaces, profile`;
+const ORDER_COLUMNS_OF_O = ORDER_COLUMNS.split(', ')
+  .map((column) => `o.${column}`)
+  .join(', ');
 
 /** RFC 8555 7.1.3/7.1.4: how long a client has to complete an order and its authorizations. */
 export const ORDER_LIFETIME_MS = 7 * 24 * 3600 * 1000;
@@ -106,9 +117,9 @@ export class OrderStore {
     );
     // One statement (atomic without a transaction): the order, its authorizations, their challenges.
     const [row] = await this.dataSource.query(
-      `WITH o AS (
+      prepared(`WITH o AS (
          INSERT INTO acme.orders (id, tenant_id, account_id, status, identifiers, expires_at, replaces, profile)
-         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7) RETURNING *
+         VALUES ($1, $2, $3, 'pending', $4, $5, $6, $7) RETURNING ${ORDER_COLUMNS}
        ), a AS (
          INSERT INTO acme.authorizations (id, order_id, identifier, status, expires_at)
          SELECT unnest($8::uuid[]), $1, unnest($9::text[]), 'pending', $5
@@ -116,7 +127,7 @@ export class OrderStore {
          INSERT INTO acme.challenges (id, authorization_id, type, token, status)
          SELECT unnest($10::uuid[]), unnest($11::uuid[]), unnest($12::text[]), unnest($13::text[]), 'pending'
        )
-       SELECT * FROM o`,
+       SELECT ${ORDER_COLUMNS} FROM o`),
       [
         id,
         tenantId,
@@ -142,9 +153,9 @@ export class OrderStore {
   async findOrder(tenantId: string, id: string): Promise<Order | undefined> {
     if (!isUuid(id)) return undefined;
     const [row] = await this.dataSource.query(
-      `SELECT o.*, ARRAY(SELECT a.id FROM acme.authorizations a WHERE a.order_id = o.id ORDER BY a.identifier COLLATE "C")
+      prepared(`SELECT ${ORDER_COLUMNS_OF_O}, ARRAY(SELECT a.id FROM acme.authorizations a WHERE a.order_id = o.id ORDER BY a.identifier COLLATE "C")
          AS authorization_ids
-       FROM acme.orders o WHERE o.tenant_id = $1 AND o.id = $2`,
+       FROM acme.orders o WHERE o.tenant_id = $1 AND o.id = $2`),
       [tenantId, id],
     );
     return row ? toOrder(row) : undefined;
@@ -152,7 +163,7 @@ export class OrderStore {
 
   async findOrderByCertificate(tenantId: string, sha256: string): Promise<Order | undefined> {
     const [row] = await this.dataSource.query(
-      'SELECT * FROM acme.orders WHERE tenant_id = $1 AND certificate_sha256 = $2',
+      prepared(`SELECT ${ORDER_COLUMNS} FROM acme.orders WHERE tenant_id = $1 AND certificate_sha256 = $2`),
       [tenantId, sha256],
     );
     return row ? toOrder(row) : undefined;
@@ -164,9 +175,9 @@ export class OrderStore {
    */
   async orderIdsOf(accountId: string): Promise<string[]> {
     const rows = await this.dataSource.query(
-      `SELECT id FROM acme.orders WHERE account_id = $1 AND status <> 'invalid'
+      prepared(`SELECT id FROM acme.orders WHERE account_id = $1 AND status <> 'invalid'
        AND NOT (status IN ('pending', 'ready') AND expires_at <= now())
-       ORDER BY created_at DESC LIMIT 1000`,
+       ORDER BY created_at DESC LIMIT 1000`),
       [accountId],
     );
     return rows.map((r: { id: string }) => r.id);
@@ -175,8 +186,8 @@ export class OrderStore {
   /** RFC 8555 7.1.6: an unfinished order past its expiry is invalid; recorded when a client acts on it. */
   async expireOrder(orderId: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE acme.orders SET status = 'invalid' WHERE id = $1 AND status IN ('pending', 'ready')
-       AND expires_at <= now()`,
+      prepared(`UPDATE acme.orders SET status = 'invalid' WHERE id = $1 AND status IN ('pending', 'ready')
+       AND expires_at <= now()`),
       [orderId],
     );
   }
@@ -188,13 +199,15 @@ export class OrderStore {
   async deactivateAuthorization(authorization: Authorization): Promise<boolean> {
     return this.dataSource.transaction(async (tx) => {
       const [rows] = (await tx.query(
-        `UPDATE acme.authorizations SET status = 'deactivated'
-         WHERE id = $1 AND status IN ('pending', 'valid') AND expires_at > now() RETURNING id`,
+        prepared(`UPDATE acme.authorizations SET status = 'deactivated'
+         WHERE id = $1 AND status IN ('pending', 'valid') AND expires_at > now() RETURNING id`),
         [authorization.id],
       )) as [unknown[], number];
       if (rows.length !== 1) return false;
       await tx.query(
-        `UPDATE acme.orders SET status = 'invalid' WHERE id = $1 AND status IN ('pending', 'ready')`,
+        prepared(
+          `UPDATE acme.orders SET status = 'invalid' WHERE id = $1 AND status IN ('pending', 'ready')`,
+        ),
         [authorization.orderId],
       );
       return true;
@@ -207,9 +220,9 @@ export class OrderStore {
    */
   async authorizedIdentifiers(tenantId: string, accountId: string, identifiers: string[]): Promise<string[]> {
     const rows = await this.dataSource.query(
-      `SELECT DISTINCT a.identifier FROM acme.authorizations a JOIN acme.orders o ON o.id = a.order_id
+      prepared(`SELECT DISTINCT a.identifier FROM acme.authorizations a JOIN acme.orders o ON o.id = a.order_id
        WHERE o.tenant_id = $1 AND o.account_id = $2 AND a.status = 'valid' AND a.expires_at > now()
-       AND a.identifier = ANY($3)`,
+       AND a.identifier = ANY($3)`),
       [tenantId, accountId, identifiers],
     );
     return rows.map((r: { identifier: string }) => r.identifier);
@@ -218,14 +231,14 @@ export class OrderStore {
   /** A finalize that issuance refused for a reason the client can fix, or a transient failure: ready again. */
   async reopenOrder(orderId: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE acme.orders SET status = 'ready' WHERE id = $1 AND status = 'processing'`,
+      prepared(`UPDATE acme.orders SET status = 'ready' WHERE id = $1 AND status = 'processing'`),
       [orderId],
     );
   }
 
   async authorizationIds(orderId: string): Promise<string[]> {
     const rows = await this.dataSource.query(
-      'SELECT id FROM acme.authorizations WHERE order_id = $1 ORDER BY identifier COLLATE "C"',
+      prepared('SELECT id FROM acme.authorizations WHERE order_id = $1 ORDER BY identifier COLLATE "C"'),
       [orderId],
     );
     return rows.map((r: { id: string }) => r.id);
@@ -252,10 +265,10 @@ export class OrderStore {
   /** One authorization of the tenant with its challenges, in one statement. */
   private async authorization(condition: string, parameters: unknown[]): Promise<Authorization | undefined> {
     const [row] = await this.dataSource.query(
-      `SELECT a.*, o.account_id, o.tenant_id,
+      prepared(`SELECT a.id, a.order_id, a.identifier, a.status, a.expires_at, o.account_id, o.tenant_id,
          (SELECT json_agg(c ORDER BY c.type) FROM acme.challenges c WHERE c.authorization_id = a.id) AS challenges
        FROM acme.authorizations a JOIN acme.orders o ON o.id = a.order_id
-       WHERE o.tenant_id = $1 AND ${condition}`,
+       WHERE o.tenant_id = $1 AND ${condition}`),
       parameters,
     );
     if (!row) return undefined;
@@ -282,7 +295,9 @@ export class OrderStore {
   /** pending → processing, once: a second POST does not start a second validation. */
   async startValidation(challengeId: string): Promise<boolean> {
     const [rows] = (await this.dataSource.query(
-      `UPDATE acme.challenges SET status = 'processing' WHERE id = $1 AND status = 'pending' RETURNING id`,
+      prepared(
+        `UPDATE acme.challenges SET status = 'processing' WHERE id = $1 AND status = 'pending' RETURNING id`,
+      ),
       [challengeId],
     )) as [unknown[], number];
     return rows.length === 1;
@@ -291,7 +306,7 @@ export class OrderStore {
   /** processing → pending: a validation that was queued but never run (the service stopped). */
   async abandonValidation(challengeId: string): Promise<void> {
     await this.dataSource.query(
-      `UPDATE acme.challenges SET status = 'pending' WHERE id = $1 AND status = 'processing'`,
+      prepared(`UPDATE acme.challenges SET status = 'pending' WHERE id = $1 AND status = 'processing'`),
       [challengeId],
     );
   }
@@ -309,27 +324,30 @@ export class OrderStore {
   ): Promise<void> {
     await this.dataSource.transaction(async (tx) => {
       if (error) {
-        await tx.query(`UPDATE acme.challenges SET status = 'invalid', error = $2 WHERE id = $1`, [
+        await tx.query(prepared(`UPDATE acme.challenges SET status = 'invalid', error = $2 WHERE id = $1`), [
           challenge.id,
           error,
         ]);
         await tx.query(
-          `UPDATE acme.authorizations SET status = 'invalid' WHERE id = $1 AND status = 'pending'`,
+          prepared(`UPDATE acme.authorizations SET status = 'invalid' WHERE id = $1 AND status = 'pending'`),
           [authorization.id],
         );
         await tx.query(
-          `UPDATE acme.orders SET status = 'invalid', error = $2 WHERE id = $1 AND status = 'pending'`,
+          prepared(
+            `UPDATE acme.orders SET status = 'invalid', error = $2 WHERE id = $1 AND status = 'pending'`,
+          ),
           [authorization.orderId, error],
         );
         return;
       }
-      await tx.query(`UPDATE acme.challenges SET status = 'valid', validated_at = $2 WHERE id = $1`, [
-        challenge.id,
-        validatedAt,
-      ]);
-      await tx.query(`UPDATE acme.authorizations SET status = 'valid' WHERE id = $1 AND status = 'pending'`, [
-        authorization.id,
-      ]);
+      await tx.query(
+        prepared(`UPDATE acme.challenges SET status = 'valid', validated_at = $2 WHERE id = $1`),
+        [challenge.id, validatedAt],
+      );
+      await tx.query(
+        prepared(`UPDATE acme.authorizations SET status = 'valid' WHERE id = $1 AND status = 'pending'`),
+        [authorization.id],
+      );
       await readyWhenAllValid(tx, authorization.orderId);
     });
   }
@@ -340,8 +358,8 @@ export class OrderStore {
    */
   async startFinalizing(orderId: string): Promise<boolean> {
     const [rows] = (await this.dataSource.query(
-      `UPDATE acme.orders SET status = 'processing'
-       WHERE id = $1 AND status = 'ready' AND expires_at > now() RETURNING id`,
+      prepared(`UPDATE acme.orders SET status = 'processing'
+       WHERE id = $1 AND status = 'ready' AND expires_at > now() RETURNING id`),
       [orderId],
     )) as [unknown[], number];
     return rows.length === 1;
@@ -352,15 +370,15 @@ export class OrderStore {
     outcome: { certificateId: string; certificatePem: string; sha256: string } | { error: object },
   ): Promise<void> {
     if ('error' in outcome) {
-      await this.dataSource.query(`UPDATE acme.orders SET status = 'invalid', error = $2 WHERE id = $1`, [
-        orderId,
-        outcome.error,
-      ]);
+      await this.dataSource.query(
+        prepared(`UPDATE acme.orders SET status = 'invalid', error = $2 WHERE id = $1`),
+        [orderId, outcome.error],
+      );
       return;
     }
     await this.dataSource.query(
-      `UPDATE acme.orders SET status = 'valid', certificate_id = $2, certificate_pem = $3, certificate_sha256 = $4
-       WHERE id = $1`,
+      prepared(`UPDATE acme.orders SET status = 'valid', certificate_id = $2, certificate_pem = $3, certificate_sha256 = $4
+       WHERE id = $1`),
       [orderId, outcome.certificateId, outcome.certificatePem, outcome.sha256],
     );
   }
@@ -368,7 +386,9 @@ export class OrderStore {
   /** Housekeeping: spent nonces, and orders that expired unfinished a day ago (with their authorizations). */
   async pruneExpiredOrders(now = new Date()): Promise<number> {
     const [, count] = (await this.dataSource.query(
-      `DELETE FROM acme.orders WHERE status <> 'valid' AND expires_at < $1::timestamptz - interval '1 day'`,
+      prepared(
+        `DELETE FROM acme.orders WHERE status <> 'valid' AND expires_at < $1::timestamptz - interval '1 day'`,
+      ),
       [now],
     )) as [unknown[], number];
     return count;
@@ -377,8 +397,8 @@ export class OrderStore {
 
 async function readyWhenAllValid(tx: EntityManager, orderId: string): Promise<void> {
   await tx.query(
-    `UPDATE acme.orders SET status = 'ready' WHERE id = $1 AND status = 'pending'
-     AND NOT EXISTS (SELECT 1 FROM acme.authorizations WHERE order_id = $1 AND status <> 'valid')`,
+    prepared(`UPDATE acme.orders SET status = 'ready' WHERE id = $1 AND status = 'pending'
+     AND NOT EXISTS (SELECT 1 FROM acme.authorizations WHERE order_id = $1 AND status <> 'valid')`),
     [orderId],
   );
 }

@@ -1,6 +1,7 @@
 import { PolicyUsage } from '@ca/contracts';
 import { normalizedPolicyUsages } from '@ca/domain';
 import { EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 
 /** A tenant's issuance policy as stored (docs/api.md#issuance-policy), already normalized. */
 export interface TenantPolicy {
@@ -25,7 +26,10 @@ export class SqlIssuancePolicyStore extends IssuancePolicyStore {
   async policyOf(tenantId: string): Promise<TenantPolicy | null> {
     const rows: { allowed_dns_suffixes: string[]; allowed_usages: PolicyUsage[] | null }[] =
       await this.db.query(
-        'SELECT allowed_dns_suffixes, allowed_usages FROM issuance.issuance_policies WHERE tenant_id = $1',
+        // Prepared: ACME asks it twice per order (prepared-statements.ts).
+        prepared(
+          'SELECT allowed_dns_suffixes, allowed_usages FROM issuance.issuance_policies WHERE tenant_id = $1',
+        ),
         [tenantId],
       );
     if (rows.length === 0) return null;
