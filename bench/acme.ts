@@ -109,7 +109,7 @@ async function main(): Promise<void> {
         ACME_RATE_LIMIT_PER_TENANT: '10000000',
         ACME_RATE_LIMIT_PER_SOURCE: '10000000',
         ACME_RATE_LIMIT_PER_ACCOUNT: '10000000',
-        ACME_RATE_LIMIT_NEW_ORDERS_PER_ACCOUNT: '10000000',
+        ACME_NEW_ORDERS_PER_ACCOUNT: '10000000',
       },
     });
     process.stdout.write(`ready in ${int(system.readyMs)} ms\n`);
