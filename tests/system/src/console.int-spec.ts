@@ -7,7 +7,7 @@ import { Browser, BrowserContext, Page, chromium } from 'playwright-core';
 import { TestTenant, createTenant, issueBody } from './support/admin-api';
 import { eventually } from './support/http';
 import { expectAccessible } from './support/axe';
-import { InPage, InPageElement } from './support/in-page';
+import { InPage, InPageElement, InPageInput } from './support/in-page';
 import { ocspStatus } from './support/pki';
 import { describeIfPrograms, programPath } from './support/programs';
 import { Mode, SystemUnderTest, startSystemUnderTest } from './support/system-under-test';
@@ -343,14 +343,15 @@ describeIfPrograms(['chromium'], 'operator console in Chromium', () => {
     await page.getByTestId('search').waitFor();
     // The pause's search goes into the URL, and the next keystroke lands before the page has caught up.
     await page.evaluate(() => {
-      const input = document.querySelector<HTMLInputElement>('[data-testid=search]')!;
+      const { document, history, Event } = globalThis as unknown as InPage;
+      const input = document.querySelector('[data-testid=search]') as InPageInput;
       const type = (value: string) => {
         input.value = value;
         input.dispatchEvent(new Event('input', { bubbles: true }));
       };
       const replaceState = history.replaceState.bind(history);
-      history.replaceState = (...args: Parameters<History['replaceState']>) => {
-        replaceState(...args);
+      history.replaceState = (data, unused, url) => {
+        replaceState(data, unused, url);
         history.replaceState = replaceState;
         type('needle-');
       };

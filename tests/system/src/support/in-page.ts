@@ -10,6 +10,12 @@ export interface InPageElement {
   getBoundingClientRect(): { top: number; bottom: number };
 }
 
+/** A text input, as a test types into it. */
+export interface InPageInput extends InPageElement {
+  value: string;
+  dispatchEvent(event: unknown): boolean;
+}
+
 export interface InPage {
   window: {
     scrollY: number;
@@ -22,10 +28,14 @@ export interface InPage {
     querySelectorAll(selector: string): ArrayLike<InPageElement>;
     documentElement: { scrollHeight: number };
   };
-  history: { pushState(data: unknown, unused: string, url: string): void };
+  history: {
+    pushState(data: unknown, unused: string, url: string): void;
+    replaceState(data: unknown, unused: string, url?: string | null): void;
+  };
   sessionStorage: { getItem(key: string): string | null };
   requestAnimationFrame(callback: () => void): number;
   setTimeout(callback: () => void, ms: number): number;
   dispatchEvent(event: unknown): boolean;
   PopStateEvent: new (type: string) => unknown;
+  Event: new (type: string, init?: { bubbles?: boolean }) => unknown;
 }
