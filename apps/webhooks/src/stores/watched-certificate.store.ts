@@ -1,5 +1,6 @@
 import { CertificateIssuedPayload } from '@ca/contracts';
 import { DataSource, EntityManager } from 'typeorm';
+import { prepared } from '@ca/persistence';
 
 /** A `webhooks.certificates` row: the read model of a certificate watched for expiry. */
 export interface WatchedCertificate {
@@ -51,6 +52,25 @@ export abstract class WatchedCertificateStore {
   abstract claimExpired(now: Date, limit: number): Promise<WatchedCertificate[]>;
 }
 
+/** WatchedCertificate's columns, named: a prepared result never holds a table's `*`. */
+const COLUMNS = `certificate_id, tenant_id, serial_number, common_name, client_id, subject_alternative_names,
+  not_after, revoked_at`;
+
+/**
+ * Every event batch's issues in one prepared text (prepared-statements.ts), whatever their number:
+ * arrays, the names each as a JSON array (an array of arrays has no unnest keeping rows apart).
+ */
+const ISSUED_MANY = prepared(
+  `INSERT INTO webhooks.certificates
+     (certificate_id, tenant_id, serial_number, common_name, client_id, subject_alternative_names, not_after)
+   SELECT certificate_id, tenant_id, serial_number, common_name, client_id,
+          ARRAY(SELECT jsonb_array_elements_text(names)), not_after
+     FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::text[], $6::jsonb[], $7::timestamptz[])
+          AS c(certificate_id, tenant_id, serial_number, common_name, client_id, names, not_after)
+   ON CONFLICT (certificate_id) DO UPDATE SET not_after = EXCLUDED.not_after
+   RETURNING ${COLUMNS}`,
+);
+
 export class SqlWatchedCertificateStore extends WatchedCertificateStore {
   constructor(private readonly db: DataSource | EntityManager) {
     super();
@@ -64,29 +84,16 @@ export class SqlWatchedCertificateStore extends WatchedCertificateStore {
   async issuedMany(payloads: readonly CertificateIssuedPayload[]): Promise<WatchedCertificate[]> {
     if (payloads.length === 0) return [];
     // One row per certificate: an upsert may not touch a row twice in one statement.
-    const latest = new Map(payloads.map((p) => [p.certificateId.toLowerCase(), p]));
-    const values: unknown[] = [];
-    const tuples = [...latest.values()].map((p) => {
-      const at = values.length;
-      values.push(
-        p.certificateId,
-        p.tenantId,
-        p.serialNumber,
-        p.commonName ?? null,
-        p.clientId ?? null,
-        p.subjectAlternativeNames ?? [],
-        p.notAfter,
-      );
-      return `($${at + 1}::uuid, $${at + 2}::uuid, $${at + 3}, $${at + 4}, $${at + 5}, $${at + 6}::text[], $${at + 7}::timestamptz)`;
-    });
-    const rows = (await this.db.query(
-      `INSERT INTO webhooks.certificates
-         (certificate_id, tenant_id, serial_number, common_name, client_id, subject_alternative_names, not_after)
-       VALUES ${tuples.join(', ')}
-       ON CONFLICT (certificate_id) DO UPDATE SET not_after = EXCLUDED.not_after
-       RETURNING *`,
-      values,
-    )) as WatchedCertificate[];
+    const latest = [...new Map(payloads.map((p) => [p.certificateId.toLowerCase(), p])).values()];
+    const rows = (await this.db.query(ISSUED_MANY, [
+      latest.map((p) => p.certificateId),
+      latest.map((p) => p.tenantId),
+      latest.map((p) => p.serialNumber),
+      latest.map((p) => p.commonName ?? null),
+      latest.map((p) => p.clientId ?? null),
+      latest.map((p) => JSON.stringify(p.subjectAlternativeNames ?? [])),
+      latest.map((p) => p.notAfter),
+    ])) as WatchedCertificate[];
     const byId = new Map(rows.map((row) => [row.certificate_id.toLowerCase(), row]));
     return payloads.map((p) => byId.get(p.certificateId.toLowerCase())!);
   }
