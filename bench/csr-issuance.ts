@@ -17,7 +17,7 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import { join, resolve } from 'node:path';
 import { benchArgs, intOption } from './lib/args';
-import { freshCsrPem, jwkProvisionerKey, stepSignToken } from './lib/csr';
+import { csrIssueBody, freshCsrPem, jwkProvisionerKey, stepSignToken } from './lib/csr';
 import { httpCall, LoadResult, runLoad } from './lib/http-load';
 import { machineInfo } from './lib/machine';
 import { makeOpensslCa } from './lib/openssl-ca';
@@ -204,24 +204,10 @@ async function ours(mode: SystemMode, profileDir: string | undefined): Promise<S
   const token = await system.token(tenantId);
   await initializeCa(system, adminApi(system, token), tenantId);
   const port = Number(new URL(system.adminUrl).port);
-  const body = (name: string) =>
-    Buffer.from(
-      JSON.stringify({
-        clientId: 'bench',
-        commonName: name,
-        organization: 'Bench',
-        organizationalUnit: 'Performance',
-        country: 'US',
-        validityDays: 90,
-        usage: 'Server',
-        subjectAlternativeNames: [name],
-        csrPem: freshCsrPem(name),
-      }),
-    );
   const probe = await httpCall(`${system.adminUrl}/v2/certificates`, {
     method: 'POST',
     headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
-    body: body('probe.bench.example.com'),
+    body: csrIssueBody('probe.bench.example.com'),
   });
   if (probe.status !== 200 && probe.status !== 201)
     throw new Error(`CSR issuance: ${probe.status} ${probe.body.toString()}`);
@@ -230,7 +216,9 @@ async function ours(mode: SystemMode, profileDir: string | undefined): Promise<S
     what: `ours, ${system.description}`,
     async round(count, concurrency, durationMs) {
       batch++;
-      const bodies = Array.from({ length: count }, (_, i) => body(`b${batch}-${i}.bench.example.com`));
+      const bodies = Array.from({ length: count }, (_, i) =>
+        csrIssueBody(`b${batch}-${i}.bench.example.com`),
+      );
       const idle = (await idleCpuMsPerSecond(system.pid, 2_000)) ?? 0;
       const before = await serverCpuMs(system);
       const mainBefore = mainThreadCpuMs(system.pid);

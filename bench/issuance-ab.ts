@@ -17,7 +17,7 @@ import { cpuMsWhenQuiet, idleCpuMsPerSecond, processCpuMs } from './lib/process-
 import { runMain } from './lib/proc';
 import { report } from './lib/report';
 import { int, median, ratio } from './lib/stats';
-import { freshCsrPem } from './lib/csr';
+import { csrIssueBody } from './lib/csr';
 import { adminApi, initializeCa, ISSUE_BODY, RunningSystem, startSystem, SystemMode } from './lib/system';
 
 const USAGE = `bench/issuance-ab.ts: POST /v1/certificates (or a CSR's v2 issuance), this checkout against another, in alternated bursts.
@@ -82,7 +82,7 @@ async function main(): Promise<void> {
       const best = Math.max(1_000, ...sides.flatMap((s) => s.rates)) * 1.5;
       const csrBodies = values.csr
         ? Array.from({ length: Math.ceil((best * (burstMs + WARMUP_MS)) / 1000) }, (_, i) =>
-            csrBody(`b${burstNumber}-${i}.bench.example.com`),
+            csrIssueBody(`b${burstNumber}-${i}.bench.example.com`),
           )
         : [];
       burstNumber++;
@@ -158,20 +158,3 @@ async function main(): Promise<void> {
 }
 
 runMain(main);
-
-/** A v2 issuance from a fresh P-256 key's CSR for `name` (as bench/csr-issuance.ts sends it). */
-function csrBody(name: string): Buffer {
-  return Buffer.from(
-    JSON.stringify({
-      clientId: 'bench',
-      commonName: name,
-      organization: 'Bench',
-      organizationalUnit: 'Performance',
-      country: 'US',
-      validityDays: 90,
-      usage: 'Server',
-      subjectAlternativeNames: [name],
-      csrPem: freshCsrPem(name),
-    }),
-  );
-}

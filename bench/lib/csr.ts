@@ -56,6 +56,23 @@ export function freshCsrPem(name: string): string {
   return `-----BEGIN CERTIFICATE REQUEST-----\n${base64}\n-----END CERTIFICATE REQUEST-----\n`;
 }
 
+/** Our v2 issuance request for `name` from a fresh P-256 key's CSR (CN and the one DNS SAN). */
+export function csrIssueBody(name: string): Buffer {
+  return Buffer.from(
+    JSON.stringify({
+      clientId: 'bench',
+      commonName: name,
+      organization: 'Bench',
+      organizationalUnit: 'Performance',
+      country: 'US',
+      validityDays: 90,
+      usage: 'Server',
+      subjectAlternativeNames: [name],
+      csrPem: freshCsrPem(name),
+    }),
+  );
+}
+
 /** A step JWK provisioner's key: the private half signs tokens, the public JWK goes into ca.json. */
 export interface JwkProvisionerKey {
   privateKey: KeyObject;

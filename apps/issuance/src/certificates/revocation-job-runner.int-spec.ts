@@ -6,6 +6,7 @@ import { CertificateAuthorityEntity } from '../certificate-authority/certificate
 import { IssuanceTables, SqlIssuanceDatabase } from '../issuance-database.store';
 import { ISSUANCE_SCHEMA } from '../issuance.schema';
 import { ISSUANCE_MIGRATIONS } from '../migrations';
+import { insertPlaceholderCa } from '../testing/placeholder-ca.store';
 import { SqlCertificateStore } from './certificate.store';
 import { CertificateEntity } from './certificate.entity';
 import { MAX_FAILED_ROUNDS, RevocationJobRunner } from './revocation-job-runner';
@@ -106,23 +107,7 @@ describe.each(databaseKinds())('revocation job runner (%s)', (kind) => {
     });
     issuance = new SqlIssuanceDatabase(dataSource);
     const now = new Date();
-    const caId = randomUUID();
-    await dataSource.getRepository(CertificateAuthorityEntity).insert({
-      id: caId,
-      tenantId,
-      commonName: 'Root',
-      organization: 'Acme',
-      country: 'US',
-      serialNumber: '01',
-      certificateDer: Buffer.of(0x30, 0x00),
-      notBefore: now,
-      notAfter: new Date(now.getTime() + 86_400_000),
-      keyCustody: 'local',
-      keyAlgorithm: 'ECDSA-P256',
-      publicKeySpki: Buffer.of(0x30, 0x00),
-      wrappedKey: Buffer.of(0),
-      createdAt: now,
-    });
+    const caId = await insertPlaceholderCa(dataSource, { tenantId });
     await insertTestCertificates(dataSource, {
       tenantId,
       caId,

@@ -58,20 +58,13 @@ export async function recordEvent<T extends { tenantId: string }>(
   return event;
 }
 
-const insertEventsSqlBySchema = new Map<string, string>();
-
 /** One text for any number of events (arrays, not a VALUES row each), so it is prepared once. */
 function insertEventsSql(schema: string): string {
-  let sql = insertEventsSqlBySchema.get(schema);
-  if (sql === undefined) {
-    sql = prepared(
-      `INSERT INTO ${schema}.outbox (id, type, tenant_id, payload, occurred_at, trace_context)
-       SELECT id, type, tenant_id, payload, occurred_at, trace_context
-         FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[], $5::timestamptz[], $6::jsonb[])
-              WITH ORDINALITY AS e(id, type, tenant_id, payload, occurred_at, trace_context, n)
-        ORDER BY n`,
-    );
-    insertEventsSqlBySchema.set(schema, sql);
-  }
-  return sql;
+  return prepared(
+    `INSERT INTO ${schema}.outbox (id, type, tenant_id, payload, occurred_at, trace_context)
+     SELECT id, type, tenant_id, payload, occurred_at, trace_context
+       FROM unnest($1::uuid[], $2::text[], $3::uuid[], $4::jsonb[], $5::timestamptz[], $6::jsonb[])
+            WITH ORDINALITY AS e(id, type, tenant_id, payload, occurred_at, trace_context, n)
+      ORDER BY n`,
+  );
 }
