@@ -7,3 +7,4 @@ export * from './once';
 export * from './http-limits';
 export * from './client-fairness';
 export * from './client-address';
+export * from './byte-stream-collector';

@@ -8,6 +8,7 @@ import {
   IssuancePattern,
 } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
+import { handedOn } from '@ca/runtime';
 import type { Response } from 'express';
 
 /**
@@ -89,6 +90,7 @@ export async function streamInventory(
       if (text.byteLength > 0) {
         empty = false;
         await write(text);
+        handedOn(text.byteLength);
       }
       chunk = await chunks.next();
     }

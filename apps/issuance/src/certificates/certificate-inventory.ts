@@ -16,6 +16,7 @@ import { addDays, daysUntilExpiration, statusOf } from './certificate-lifecycle'
 import { CertificateInventoryStore, InventoryRow } from './certificate-inventory.store';
 import { InventoryCursorKeyStore } from './inventory-cursor-key.store';
 import { InventoryCursors } from './inventory-cursor';
+import { handedOn } from '@ca/runtime';
 
 /** Rows per export chunk: about half a megabyte of NDJSON, under the bus's inline reply size. */
 export const EXPORT_CHUNK_ROWS = 1000;
@@ -90,6 +91,7 @@ export class CertificateInventory {
       now,
     );
     const more = chunk.matched > EXPORT_CHUNK_ROWS && chunk.last !== undefined;
+    handedOn(chunk.parts.reduce((bytes, part) => bytes + part.byteLength, 0));
     return {
       // Joined once, by the bus as it writes the reply.
       text: chunk.parts.length === 0 ? Buffer.alloc(0) : chunk.parts,
