@@ -3,7 +3,8 @@ import {
   CaError,
   FieldError,
   IssueCertificateV2Request,
-  IssueCertificateWithoutCnRequest,
+  AcmeCertificateRequest,
+  AcmeCertificateWithoutCnRequest,
 } from '@ca/contracts';
 import { validateDto } from './validate-request';
 
@@ -106,15 +107,32 @@ describe('a server certificate without CN (acme, names longer than 64 characters
   it('is refused as an admin API body, and taken as the acme request that has no CN', async () => {
     expect(await errorsOf(withoutCn)).toEqual([expect.objectContaining({ field: 'commonName' })]);
     const sans = { ...withoutCn, subjectAlternativeNames: [long] };
-    expect(await errorsOf(sans, IssueCertificateWithoutCnRequest)).toEqual([]);
+    expect(await errorsOf(sans, AcmeCertificateWithoutCnRequest)).toEqual([]);
   });
 
   it('still has no CN, and is for a server', async () => {
-    expect(await errorsOf(server, IssueCertificateWithoutCnRequest)).toEqual([
+    expect(await errorsOf(server, AcmeCertificateWithoutCnRequest)).toEqual([
       { field: 'commonName', message: 'must be absent: this certificate has no CN' },
     ]);
-    expect(await errorsOf({ ...withoutCn, usage: 'Client' }, IssueCertificateWithoutCnRequest)).toEqual([
+    expect(await errorsOf({ ...withoutCn, usage: 'Client' }, AcmeCertificateWithoutCnRequest)).toEqual([
       expect.objectContaining({ field: 'usage' }),
+    ]);
+  });
+});
+
+describe("acme's request (O and C are the signing CA's, set by issuance)", () => {
+  const { organization: _o, country: _c, ...withoutOrganization } = server;
+  it('may leave out O and C, which an admin API body may not', async () => {
+    expect(await errorsOf(withoutOrganization, AcmeCertificateRequest)).toEqual([]);
+    expect([...new Set((await errorsOf(withoutOrganization)).map((e) => e.field))].sort()).toEqual([
+      'country',
+      'organization',
+    ]);
+  });
+
+  it('still checks O and C when they are sent (by an acme older than issuance)', async () => {
+    expect(await errorsOf({ ...server, country: 'USA' }, AcmeCertificateRequest)).toEqual([
+      expect.objectContaining({ field: 'country' }),
     ]);
   });
 });

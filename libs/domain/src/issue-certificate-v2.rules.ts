@@ -89,7 +89,7 @@ function customExtensionErrors(extensions: Record<string, unknown> | undefined):
 }
 
 /**
- * An IssueCertificateWithoutCnRequest (acme's, docs/api.md#acme-certificate-profile): the v2 rules,
+ * An AcmeCertificateWithoutCnRequest (acme's, docs/api.md#acme-certificate-profile): the v2 rules,
  * and a certificate named by its SANs alone must be for a server.
  */
 export function withoutCommonNameRuleErrors(request: IssueCertificateV2Request): FieldError[] {

@@ -3,7 +3,7 @@ import {
   FieldError,
   IssuancePolicyRequest,
   IssueCertificateV2Request,
-  IssueCertificateWithoutCnRequest,
+  AcmeCertificateWithoutCnRequest,
   RenewCertificateV2Request,
   validateWireDto,
 } from '@ca/contracts';
@@ -16,7 +16,7 @@ type RequestRules = (request: never) => FieldError[];
 /** The rules across a request's fields, by DTO class; a subclass without its own has its parent's. */
 const REQUEST_RULES = new Map<abstract new () => object, RequestRules>([
   [IssueCertificateV2Request, v2IssuanceRuleErrors],
-  [IssueCertificateWithoutCnRequest, withoutCommonNameRuleErrors],
+  [AcmeCertificateWithoutCnRequest, withoutCommonNameRuleErrors],
   [RenewCertificateV2Request, csrDeliveryErrors],
   [IssuancePolicyRequest, issuancePolicyRequestErrors],
 ]);

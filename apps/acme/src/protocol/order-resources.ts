@@ -8,7 +8,7 @@ import { json } from './acme-reply';
 import { AcmeResource, asProblem } from './acme-server';
 import { AccountStore } from '../stores/account.store';
 import { Order, OrderStore } from '../stores/order.store';
-import { acmeSubject } from './certificate-subject';
+import { ACME_ORGANIZATIONAL_UNIT, acmeCommonName } from './certificate-subject';
 import { AcmeUrls, authorizationView, challengeView, isExpiredUnfinished, orderView } from './acme-views';
 import { PolicyLookup, nameAllowed, readIdentifiers } from './identifier-policy';
 import { jsonPayload, postAsGet, spkiThumbprint, thumbprint } from './jws-request';
@@ -236,22 +236,20 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
       try {
         // The profile may have been deleted since: the order then gets today's certificate.
         const profile = order.profile ? await deps.profiles.forOrder(ctx.tenantId, order.profile) : undefined;
-        const subject = await acmeSubject(
-          deps.issuance,
-          { tenantId: ctx.tenantId, principal: `acme:${account.id}` },
-          order.identifiers,
-        );
+        const commonName = acmeCommonName(order.identifiers);
         const issued = await deps.issuance.send(IssuancePattern.IssueAcmeCertificate, {
           tenantId: ctx.tenantId,
           principal: `acme:${account.id}`,
           subjectPublicKey: { format: 'spki', der: subjectPublicKey.toString('base64') },
           // No identifier fits in a CN: the subject has none (docs/api.md#acme-certificate-profile).
-          ...(subject.commonName === undefined ? { withoutCommonName: true } : {}),
+          ...(commonName === undefined ? { withoutCommonName: true } : {}),
           // RFC 9773 5: issuance records the succession (and refuses a second successor).
           ...(order.replaces ? { replaces: order.replaces } : {}),
           request: {
             clientId: `acme:${account.id}`,
-            ...subject,
+            // O and C: the signing CA's, set by issuance as it signs.
+            ...(commonName === undefined ? {} : { commonName }),
+            organizationalUnit: ACME_ORGANIZATIONAL_UNIT,
             validityDays: profile?.validityDays ?? ACME_VALIDITY_DAYS,
             usage: profile?.usage ?? 'Server',
             subjectAlternativeNames: order.identifiers,

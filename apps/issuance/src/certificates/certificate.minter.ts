@@ -25,6 +25,8 @@ export interface MintRequest {
   principal: string;
   /** An ACME order's certificate (only the acme service's subject says so); else by its key. */
   viaAcme?: boolean;
+  /** The subject's O and C are those of the CA that signs it (the ACME profile), not the profile's. */
+  subjectOfSigningCa?: boolean;
 }
 
 /** A random 128-bit serial colliding is astronomically unlikely; a few retries make it impossible to store twice. */
@@ -85,7 +87,9 @@ export class CertificateMinter {
     // Tenant status and plan limit are checked once, locked, inside the transaction below: an
     // unlocked read up front as well would cost every issuance a query to spare a refused one a signature.
     const urls = leafDistributionPointsFor(this.pkiPublicUrl, authority);
-    const { profile } = request;
+    const profile = request.subjectOfSigningCa
+      ? { ...request.profile, organization: authority.organization, country: authority.country }
+      : request.profile;
     const customExtensions = customExtensionsOf(
       profile,
       await this.customExtensionArcs.arcsFor(

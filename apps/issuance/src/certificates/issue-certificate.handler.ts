@@ -5,7 +5,8 @@ import {
   IssueCertificateRequest,
   IssueCertificateV2Command,
   IssueCertificateV2Request,
-  IssueCertificateWithoutCnRequest,
+  AcmeCertificateRequest,
+  AcmeCertificateWithoutCnRequest,
   IssuedCertificate,
   assertCommandFields,
   CaError,
@@ -56,10 +57,7 @@ export class IssueCertificateHandler {
     // `withoutCommonName` and `replaces` are acme's, honoured only on its own subject (which only
     // acme's NATS user may publish): an admin API caller can set neither.
     const withoutCn = viaAcme && command.withoutCommonName === true;
-    const request = await validateDto(
-      withoutCn ? IssueCertificateWithoutCnRequest : IssueCertificateV2Request,
-      command.request,
-    );
+    const request = await validateDto(requestShape(viaAcme, withoutCn), command.request);
     if (withoutCn) request.commonName = '';
     const renewedFrom = viaAcme ? await this.predecessor(command) : undefined;
     const imported = await importSubjectPublicKey(command.subjectPublicKey, this.deploymentKeyAlgorithm);
@@ -79,6 +77,8 @@ export class IssueCertificateHandler {
       subjectKey,
       principal: command.principal,
       viaAcme,
+      // docs/api.md#acme-certificate-profile: O and C of the CA that signs it, set as it is signed.
+      subjectOfSigningCa: viaAcme,
       ...(renewedFrom ? { renewedFrom } : {}),
     });
   }
@@ -95,6 +95,12 @@ export class IssueCertificateHandler {
       throw CaError.conflict('This certificate has been replaced already.');
     return replaced.id;
   }
+}
+
+/** The admin API's request; acme's, without O and C (and without CN when no name fits in one). */
+function requestShape(viaAcme: boolean, withoutCn: boolean): typeof IssueCertificateV2Request {
+  if (!viaAcme) return IssueCertificateV2Request;
+  return withoutCn ? AcmeCertificateWithoutCnRequest : AcmeCertificateRequest;
 }
 
 function subjectOf(

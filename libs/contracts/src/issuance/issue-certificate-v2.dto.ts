@@ -64,11 +64,11 @@ export class IssueCertificateV2Request extends IssueCertificateRequest {
 }
 
 export interface IssueCertificateV2Command extends TenantCommand, KeyedCommand {
-  request: IssueCertificateV2Request | Omit<IssueCertificateV2Request, 'commonName'>;
+  request: IssueCertificateV2Request | AcmeIssueRequest;
   /**
    * Sent by acme only (docs/api.md#acme-certificate-profile): the subject has no CN because none of
    * the names fits in one (RFC 5280 ub-common-name, 64); `request` is then an
-   * IssueCertificateWithoutCnRequest. The admin API always names a CN.
+   * AcmeCertificateWithoutCnRequest. The admin API always names a CN.
    */
   withoutCommonName?: boolean;
   /**
@@ -79,15 +79,27 @@ export interface IssueCertificateV2Command extends TenantCommand, KeyedCommand {
 }
 
 /**
- * A v2 request without `commonName`, for a server certificate named by its SANs alone. Not a body
- * of the admin API (whose issue requests require a CN): only `withoutCommonName` commands carry it.
- * Its usage must then be Server or ClientAndServer (a rule of libs/domain).
+ * acme's request (docs/api.md#acme-certificate-profile): O and C are the signing CA's, which
+ * issuance sets when it signs (it reads that CA anyway), so acme need not ask for the tenant's
+ * CAs on every order. Values sent all the same (by an acme older than this) are checked, then
+ * replaced by the CA's.
  */
-export class IssueCertificateWithoutCnRequest extends IssueCertificateV2Request {}
-// commonName must be absent. Applied to the inherited property rather than redeclaring it;
-// IsOptional lets the parent's CN rules pass when it is absent (it covers every rule of the property).
-IsOptional()(IssueCertificateWithoutCnRequest.prototype, 'commonName');
+export class AcmeCertificateRequest extends IssueCertificateV2Request {}
+/** What acme sends: AcmeCertificateRequest's fields, or AcmeCertificateWithoutCnRequest's. */
+export type AcmeIssueRequest = Omit<IssueCertificateV2Request, 'organization' | 'country' | 'commonName'> &
+  Partial<Pick<IssueCertificateV2Request, 'organization' | 'country' | 'commonName'>>;
+IsOptional()(AcmeCertificateRequest.prototype, 'organization');
+IsOptional()(AcmeCertificateRequest.prototype, 'country');
+
+/**
+ * acme's request for names that do not fit in a CN (RFC 5280 ub-common-name, 64): a server
+ * certificate named by its SANs alone, O and C the signing CA's. Not a body of the admin API
+ * (whose issue requests require a CN): only `withoutCommonName` commands carry it. Its usage must
+ * then be Server or ClientAndServer (a rule of libs/domain).
+ */
+export class AcmeCertificateWithoutCnRequest extends AcmeCertificateRequest {}
+IsOptional()(AcmeCertificateWithoutCnRequest.prototype, 'commonName');
 IsEmpty({ message: 'must be absent: this certificate has no CN' })(
-  IssueCertificateWithoutCnRequest.prototype,
+  AcmeCertificateWithoutCnRequest.prototype,
   'commonName',
 );
