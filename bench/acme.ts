@@ -43,6 +43,7 @@ const USAGE = `bench/acme.ts: ACME orders (http-01, finalize, download), ours ag
   --concurrency C   clients, one account each (default 8)
   --timeline N      orders timed request by request, one at a time (default 30; --quick: 10)
   --modes LIST      ours: embedded,postgres (default: both when DATABASE_URL is set)
+  --node-args "A B" flags for our system's node (e.g. "--cpu-prof --cpu-prof-dir=DIR")
   --no-record       do not append to bench/history`;
 
 /** Where the loader answers http-01: a loopback address of its own, on the port RFC 8555 8.3 names. */
@@ -80,7 +81,10 @@ async function main(): Promise<void> {
     concurrency: { type: 'string' },
     timeline: { type: 'string' },
     modes: { type: 'string' },
+    'node-args': { type: 'string' },
   });
+  const nodeArgs =
+    typeof values['node-args'] === 'string' ? values['node-args'].split(' ').filter(Boolean) : [];
   const durationMs = intOption(values.duration, 'duration', quick ? 4 : 10) * 1000;
   const rounds = intOption(values.rounds, 'rounds', quick ? 2 : 3);
   const concurrency = intOption(values.concurrency, 'concurrency', 8);
@@ -102,6 +106,7 @@ async function main(): Promise<void> {
     process.stdout.write(`starting ours (${mode})… `);
     const system = await startSystem({
       mode,
+      nodeArgs,
       env: {
         ACME_HTTP01_PORT: String(HTTP01_PORT),
         ACME_RESOLVE: `*.${DOMAIN}=${HTTP01_HOST}`,
