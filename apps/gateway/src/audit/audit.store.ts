@@ -164,31 +164,35 @@ export class AuditStore {
 
   /** The head rows of `keys` (sorted: two writers cannot deadlock), made at first use, locked. */
   private async lockedChains(manager: EntityManager, keys: string[]): Promise<Map<string, AuditChainState>> {
-    // A chain row is never deleted (a trigger refuses it), so a key seen once needs no insert:
-    // one statement less per append. Seen in a transaction that then rolled back, it is missing
-    // from the lock's answer, and made then.
+    // A chain row is never deleted (a trigger refuses it), so a key whose row was there before
+    // this transaction needs no insert again: one statement less per append.
     const unseen = keys.filter((key) => !this.seenChains.has(key));
-    if (unseen.length > 0) await this.insertChains(manager, unseen);
+    const made = unseen.length > 0 ? await this.insertChains(manager, unseen) : new Set<string>();
     let rows = await this.lockChains(manager, keys);
     if (rows.length < keys.length) {
       await this.insertChains(manager, keys);
       rows = await this.lockChains(manager, keys);
     }
-    for (const row of rows) this.seenChains.add(row.chain_key);
+    // A row this transaction made is not remembered: until it commits, another append of this
+    // gateway that skipped its insert would not see it, lock the other chains, then wait for it
+    // and lock it out of order, which deadlocked two gateways on Postgres. Its next use remembers it.
+    for (const row of rows) if (!made.has(row.chain_key)) this.seenChains.add(row.chain_key);
     return new Map(rows.map((row) => [row.chain_key, toState(row)]));
   }
 
   /**
    * Every key inserted before any is locked (no lock on a row that exists): locking the existing
    * rows before inserting the missing ones deadlocked two writers on Postgres (each held a row the
-   * other's second lock wanted).
+   * other's second lock wanted). Answers the keys this transaction made.
    */
-  private async insertChains(manager: EntityManager, keys: string[]): Promise<void> {
-    await manager.query(
+  private async insertChains(manager: EntityManager, keys: string[]): Promise<Set<string>> {
+    const made: { chain_key: string }[] = await manager.query(
       `INSERT INTO gateway.audit_chains (chain_key, head_id, head_hash, anchor_id, anchor_hash)
-       SELECT k, 0, $2, 0, $2 FROM unnest($1::text[]) AS k ON CONFLICT (chain_key) DO NOTHING`,
+       SELECT k, 0, $2, 0, $2 FROM unnest($1::text[]) AS k ON CONFLICT (chain_key) DO NOTHING
+       RETURNING chain_key`,
       [keys, GENESIS_HASH],
     );
+    return new Set(made.map((row) => row.chain_key));
   }
 
   private lockChains(manager: EntityManager, keys: string[]): Promise<ChainRow[]> {
