@@ -120,6 +120,32 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
     }
   });
 
+  // Two sessions at once: PGlite has one, so only on Postgres.
+  (kind === 'postgres' ? it : it.skip)(
+    'locks chains in order while a chain this gateway made is not committed yet',
+    async () => {
+      const [made, other] = [randomUUID(), randomUUID()];
+      await audit.append([entry({ tenantId: other })]);
+      const open = first.createQueryRunner();
+      await open.connect();
+      await open.startTransaction();
+      try {
+        // An append that makes a chain and stays open; a second append of this gateway for both.
+        await audit.appendIn(open.manager, [entry({ tenantId: made })]);
+        const both = audit.append([entry({ tenantId: made }), entry({ tenantId: other })]);
+        await new Promise((resolve) => setTimeout(resolve, 300));
+        // The open one now wants the other chain: had the second locked it before waiting for
+        // the made chain's row, Postgres would end one of them as a deadlock.
+        await audit.appendIn(open.manager, [entry({ tenantId: other })]);
+        await open.commitTransaction();
+        await expect(both).resolves.toHaveLength(2);
+      } finally {
+        if (open.isTransactionActive) await open.rollbackTransaction();
+        await open.release();
+      }
+      await expect(audit.verify()).resolves.toMatchObject({ ok: true });
+    },
+  );
 
   it('starts a tenant’s chain again after the transaction that first wrote to it rolled back', async () => {
     const tenantId = randomUUID();
