@@ -5,7 +5,7 @@ import { runInNewContext } from 'node:vm';
  * Bytes handed on between two collections a byte stream asks for. A chunk of the inventory export
  * is copied about seven times outside V8's heap on its way (socket reads, the driver, the reply,
  * NATS both ways), so this keeps the garbage of some forty chunks, not of a hundred and more.
- * Measured (docs/benchmarks.md): 8 MiB cost a quarter of the export's rate, 24 MiB about a tenth.
+ * Measured (docs/benchmarks.md): 8 MiB cost 30% of the export's rate, 24 MiB 15 to 20%.
  */
 export const COLLECT_AFTER_BYTES = 24 * 1024 * 1024;
 

@@ -169,6 +169,8 @@ export class AuditStore {
     const unseen = keys.filter((key) => !this.seenChains.has(key));
     const made = unseen.length > 0 ? await this.insertChains(manager, unseen) : new Set<string>();
     let rows = await this.lockChains(manager, keys);
+    // Only if a remembered row has gone since (a database restored from an older backup): made
+    // again. Its lock then comes after the others', but no other append can be holding it.
     if (rows.length < keys.length) {
       await this.insertChains(manager, keys);
       rows = await this.lockChains(manager, keys);
