@@ -170,7 +170,7 @@ export class AuditStore {
     const made = unseen.length > 0 ? await this.insertChains(manager, unseen) : new Set<string>();
     let rows = await this.lockChains(manager, keys);
     // Only if a remembered row has gone since (a database restored from an older backup): made
-    // again. Its lock then comes after the others', but no other append can be holding it.
+    // again, and locked after the others' (out of order, in this rare case only).
     if (rows.length < keys.length) {
       await this.insertChains(manager, keys);
       rows = await this.lockChains(manager, keys);
