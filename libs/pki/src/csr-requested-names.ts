@@ -1,10 +1,19 @@
-import * as pkijs from 'pkijs';
-import { EXTENSION_ID, GENERAL_NAME_TYPE } from './extensions';
+import { DerElement, DerReader, decodeObjectIdentifier, readSingleElement } from './der-reader';
+import { EXTENSION_ID } from './extensions';
 import { PkiFormatError } from './pki-format.error';
 
 /** PKCS#9 extensionRequest (RFC 2985 5.4.2): where a CSR asks for extensions such as SANs. */
 const EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
 const COMMON_NAME = '2.5.4.3';
+
+const SEQUENCE = 0x30;
+const SET = 0x31;
+const OBJECT_IDENTIFIER = 0x06;
+const BOOLEAN = 0x01;
+const OCTET_STRING = 0x04;
+const ATTRIBUTES = 0xa0;
+/** GeneralName dNSName [2] IMPLICIT IA5String (RFC 5280 4.2.1.6). */
+const DNS_NAME = 0x82;
 
 /** The names a CSR asks for: its subject CN and the dNSNames of a requested subjectAltName. */
 export interface CsrRequestedNames {
@@ -16,38 +25,106 @@ export interface CsrRequestedNames {
 
 /**
  * Reads the names of a DER PKCS#10 request (RFC 2986), for a protocol that must compare them with
- * what was authorized (ACME finalize, RFC 8555 7.4). Use `parseCertificationRequest` for the key
- * and the signature. Throws `PkiFormatError` when the request or its extension request is unreadable.
+ * what was authorized (ACME finalize, RFC 8555 7.4): the first CN of the subject, and the entries
+ * of the subjectAltName in its extensionRequest. Walked with the strict DER reader, as
+ * `parseCertificationRequest` walks the rest (a PKI.js object graph cost more than the finalize's
+ * signature check). Use `parseCertificationRequest` for the key and the signature. Throws
+ * `PkiFormatError` when the request or its extension request is unreadable.
  */
 export function csrRequestedNames(der: Uint8Array): CsrRequestedNames {
-  let request: pkijs.CertificationRequest;
+  let fields: DerReader;
+  let subject: DerElement;
   try {
-    request = pkijs.CertificationRequest.fromBER(der);
+    const outer = readSingleElement(der, 'CertificationRequest', SEQUENCE);
+    const request = new DerReader(der, outer.contentStart, outer.end);
+    fields = request.inside(request.read('certificationRequestInfo', SEQUENCE));
+    fields.read('version');
+    subject = fields.read('subject', SEQUENCE);
+    fields.read('subjectPKInfo', SEQUENCE);
   } catch {
     throw new PkiFormatError('CertificationRequest: not DER');
   }
-  const cn = request.subject.typesAndValues.find((tv) => tv.type === COMMON_NAME)?.value.valueBlock
-    .value as unknown;
   const result: CsrRequestedNames = {
-    commonName: typeof cn === 'string' ? cn : undefined,
+    commonName: commonNameOf(fields, subject),
     dnsNames: [],
     otherNames: 0,
   };
   try {
-    for (const attribute of request.attributes ?? []) {
-      if (attribute.type !== EXTENSION_REQUEST) continue;
-      for (const value of attribute.values) {
-        for (const extension of new pkijs.Extensions({ schema: value }).extensions) {
-          if (extension.extnID !== EXTENSION_ID.subjectAltName) continue;
-          for (const name of pkijs.GeneralNames.fromBER(extension.extnValue.valueBlock.valueHexView).names) {
-            if (name.type === GENERAL_NAME_TYPE.dNSName) result.dnsNames.push(String(name.value));
-            else result.otherNames++;
-          }
-        }
-      }
-    }
+    const attributes = fields.readOptional('attributes', ATTRIBUTES);
+    if (attributes) readExtensionRequests(fields.inside(attributes), result);
   } catch {
     throw new PkiFormatError('CertificationRequest: unreadable extension request');
   }
   return result;
+}
+
+/** The first CN of a Name (RFC 5280 4.1.2.4), if it is a string type; else undefined. */
+function commonNameOf(parent: DerReader, name: DerElement): string | undefined {
+  try {
+    const rdns = parent.inside(name);
+    while (!rdns.atEnd) {
+      const rdn = rdns.inside(rdns.read('RelativeDistinguishedName', SET));
+      while (!rdn.atEnd) {
+        const pair = rdn.inside(rdn.read('AttributeTypeAndValue', SEQUENCE));
+        const type = decodeObjectIdentifier(pair.contents(pair.read('type', OBJECT_IDENTIFIER)));
+        const value = pair.read('value');
+        if (type === COMMON_NAME) return decodeDirectoryString(value.tag, pair.contents(value));
+      }
+    }
+  } catch {
+    throw new PkiFormatError('CertificationRequest: unreadable subject');
+  }
+  return undefined;
+}
+
+/** DirectoryString and IA5String contents as text (X.680 41); undefined for any other type. */
+function decodeDirectoryString(tag: number, contents: Uint8Array): string | undefined {
+  const bytes = Buffer.from(contents.buffer, contents.byteOffset, contents.byteLength);
+  switch (tag) {
+    case 0x0c: // UTF8String
+      return bytes.toString('utf8');
+    case 0x13: // PrintableString
+    case 0x14: // TeletexString
+    case 0x16: // IA5String
+      return bytes.toString('latin1');
+    case 0x1e: // BMPString: UCS-2, big-endian
+      return Buffer.from(bytes).swap16().toString('utf16le');
+    case 0x1c: {
+      // UniversalString: UCS-4, big-endian
+      let text = '';
+      for (let i = 0; i + 4 <= bytes.length; i += 4) text += String.fromCodePoint(bytes.readUInt32BE(i));
+      return text;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** The subjectAltName entries of every extensionRequest attribute (RFC 2985 5.4.2). */
+function readExtensionRequests(attributes: DerReader, result: CsrRequestedNames): void {
+  while (!attributes.atEnd) {
+    const attribute = attributes.inside(attributes.read('Attribute', SEQUENCE));
+    const type = decodeObjectIdentifier(attribute.contents(attribute.read('type', OBJECT_IDENTIFIER)));
+    const values = attribute.inside(attribute.read('values', SET));
+    if (type !== EXTENSION_REQUEST) continue;
+    while (!values.atEnd) {
+      const extensions = values.inside(values.read('Extensions', SEQUENCE));
+      while (!extensions.atEnd) {
+        const extension = extensions.inside(extensions.read('Extension', SEQUENCE));
+        const id = decodeObjectIdentifier(extension.contents(extension.read('extnID', OBJECT_IDENTIFIER)));
+        extension.readOptional('critical', BOOLEAN);
+        const value = extension.read('extnValue', OCTET_STRING);
+        if (id !== EXTENSION_ID.subjectAltName) continue;
+        const names = new DerReader(extension.bytes, value.contentStart, value.end);
+        const generalNames = names.inside(names.read('GeneralNames', SEQUENCE));
+        names.expectEnd('extnValue');
+        while (!generalNames.atEnd) {
+          const name = generalNames.read('GeneralName');
+          if (name.tag === DNS_NAME)
+            result.dnsNames.push(Buffer.from(generalNames.contents(name)).toString('latin1'));
+          else result.otherNames++;
+        }
+      }
+    }
+  }
 }

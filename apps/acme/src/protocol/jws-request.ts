@@ -1,4 +1,4 @@
-import { createPublicKey } from 'node:crypto';
+import { type KeyObject, createPublicKey } from 'node:crypto';
 import { FlattenedJWSInput, JWK, calculateJwkThumbprint, flattenedVerify, importJWK } from 'jose';
 import { AcmeProblem, malformed } from './acme-problem';
 
@@ -181,13 +181,12 @@ export function postAsGet(payload: string): void {
 }
 
 /**
- * The RFC 7638 thumbprint of a DER SubjectPublicKeyInfo, as an account key of the same key would
- * have; undefined for a key no account could hold.
+ * The RFC 7638 thumbprint of a certificate key (as made from a CSR's SubjectPublicKeyInfo), as an
+ * account key of the same key would have; undefined for a key no account could hold.
  */
-export async function spkiThumbprint(spki: Buffer): Promise<string | undefined> {
+export async function keyThumbprint(key: KeyObject): Promise<string | undefined> {
   try {
-    const jwk = createPublicKey({ key: spki, format: 'der', type: 'spki' }).export({ format: 'jwk' });
-    return await thumbprint(jwk as JWK);
+    return await thumbprint(key.export({ format: 'jwk' }) as JWK);
   } catch {
     return undefined;
   }

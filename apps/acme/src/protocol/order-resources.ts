@@ -1,4 +1,4 @@
-import { createHash, createPublicKey, X509Certificate } from 'node:crypto';
+import { createHash, createPublicKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { IssuanceApi, IssuancePattern, RevocationReasonCode } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
 import { csrRequestedNames, parseCertificationRequest, pemToDer } from '@ca/pki';
@@ -11,7 +11,7 @@ import { Order, OrderStore } from '../stores/order.store';
 import { ACME_ORGANIZATIONAL_UNIT, acmeCommonName } from './certificate-subject';
 import { AcmeUrls, authorizationView, challengeView, isExpiredUnfinished, orderView } from './acme-views';
 import { PolicyLookup, nameAllowed, readIdentifiers } from './identifier-policy';
-import { jsonPayload, postAsGet, spkiThumbprint, thumbprint } from './jws-request';
+import { jsonPayload, keyThumbprint, postAsGet, thumbprint } from './jws-request';
 import { ValidationRunner } from '../validation/validation-runner';
 import { replacedCertificate } from './renewal-info';
 import { AcmeProfiles } from '../profiles/acme-profiles';
@@ -224,10 +224,11 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
       if (typeof payload.csr !== 'string' || !/^[A-Za-z0-9_-]+$/.test(payload.csr)) {
         throw malformed('csr must be the base64url DER of a PKCS#10 request');
       }
-      const subjectPublicKey = await checkedCsr(Buffer.from(payload.csr, 'base64url'), order.identifiers);
+      const csr = await checkedCsr(Buffer.from(payload.csr, 'base64url'), order.identifiers);
+      const subjectPublicKey = csr.spki;
       // RFC 8555 11.1: the certificate key must not be an account key (this one's or another's).
-      const keyThumbprint = await spkiThumbprint(subjectPublicKey);
-      if (keyThumbprint && (await deps.accounts.findByThumbprint(ctx.tenantId, keyThumbprint))) {
+      const csrThumbprint = csr.key && (await keyThumbprint(csr.key));
+      if (csrThumbprint && (await deps.accounts.findByThumbprint(ctx.tenantId, csrThumbprint))) {
         throw new AcmeProblem('badCSR', "the CSR's key is an ACME account key; use a key of its own");
       }
       if (!(await deps.orders.startFinalizing(order.id))) {
@@ -280,7 +281,12 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
   };
 }
 
-async function checkedCsr(der: Buffer, identifiers: string[]): Promise<Buffer> {
+/**
+ * The CSR's key, once it is read, its signature verifies and it names exactly the order's
+ * identifiers: its SubjectPublicKeyInfo, and the key made from it once for the signature and the
+ * thumbprint (undefined when OpenSSL cannot make it; the signature then does not verify natively).
+ */
+async function checkedCsr(der: Buffer, identifiers: string[]): Promise<{ spki: Buffer; key?: KeyObject }> {
   let csr;
   let names;
   try {
@@ -289,7 +295,14 @@ async function checkedCsr(der: Buffer, identifiers: string[]): Promise<Buffer> {
   } catch (error) {
     throw new AcmeProblem('badCSR', `the CSR cannot be read: ${(error as Error).message}`);
   }
-  if (!(await csr.verifySignature())) throw new AcmeProblem('badCSR', 'the CSR signature does not verify');
+  const spki = Buffer.from(csr.subjectPublicKeyInfo);
+  let key: KeyObject | undefined;
+  try {
+    key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+  } catch {
+    key = undefined;
+  }
+  if (!(await csr.verifySignature(key))) throw new AcmeProblem('badCSR', 'the CSR signature does not verify');
   if (names.otherNames > 0) throw new AcmeProblem('badCSR', 'the CSR may ask for DNS names only');
   const requested = new Set(names.dnsNames.map((n) => n.toLowerCase()));
   if (names.commonName) requested.add(names.commonName.toLowerCase());
@@ -300,7 +313,7 @@ async function checkedCsr(der: Buffer, identifiers: string[]): Promise<Buffer> {
       `the CSR must name exactly the order's identifiers: ${identifiers.join(', ')}`,
     );
   }
-  return Buffer.from(csr.subjectPublicKeyInfo);
+  return { spki, key };
 }
 
 /** RFC 8555 7.1.3: the certificate chain, leaf first. */
