@@ -67,6 +67,7 @@ export {
 export { derToPem, pemToDer } from './pem';
 export {
   importLeafPublicKey,
+  publicKeyObjectOfSpki,
   type LeafKeyAlgorithm,
   leafKeyAlgorithmOfSpki,
   spkiOfPublicKey,

@@ -1,5 +1,10 @@
-import { generateKeyPairSync, type webcrypto } from 'node:crypto';
-import { importLeafPublicKey, leafKeyAlgorithmOfSpki, spkiOfPublicKey } from './leaf-public-key';
+import { createPublicKey, generateKeyPairSync, type webcrypto } from 'node:crypto';
+import {
+  importLeafPublicKey,
+  leafKeyAlgorithmOfSpki,
+  publicKeyObjectOfSpki,
+  spkiOfPublicKey,
+} from './leaf-public-key';
 import { PkiFormatError } from './pki-format.error';
 
 const ALLOWED = ['P-256', 'P-384', 'RSA-3072', 'RSA-4096'];
@@ -61,5 +66,29 @@ describe('importLeafPublicKey', () => {
     expect(
       leafKeyAlgorithmOfSpki(new Uint8Array(rsa.export({ type: 'spki', format: 'der' }))),
     ).toBeUndefined();
+  });
+});
+
+describe('publicKeyObjectOfSpki', () => {
+  it('makes the same key as OpenSSL decodes from the SubjectPublicKeyInfo, P-256 and others', () => {
+    for (const spki of [
+      p256Spki(),
+      new Uint8Array(
+        generateKeyPairSync('ec', { namedCurve: 'secp384r1' }).publicKey.export({
+          type: 'spki',
+          format: 'der',
+        }),
+      ),
+    ]) {
+      const key = publicKeyObjectOfSpki(spki);
+      expect(new Uint8Array(key.export({ type: 'spki', format: 'der' }))).toEqual(spki);
+    }
+  });
+
+  it('refuses a P-256 point that is not on the curve, as the decoder does', () => {
+    const spki = p256Spki();
+    spki[spki.length - 1] ^= 1;
+    expect(() => publicKeyObjectOfSpki(spki)).toThrow();
+    expect(() => createPublicKey({ key: Buffer.from(spki), format: 'der', type: 'spki' })).toThrow();
   });
 });

@@ -1,7 +1,7 @@
 import { createHash, createPublicKey, type KeyObject, X509Certificate } from 'node:crypto';
 import { IssuanceApi, IssuancePattern, RevocationReasonCode } from '@ca/contracts';
 import { RpcClient } from '@ca/messaging';
-import { csrRequestedNames, parseCertificationRequest, pemToDer } from '@ca/pki';
+import { csrRequestedNames, parseCertificationRequest, pemToDer, publicKeyObjectOfSpki } from '@ca/pki';
 import { AcmeProblem, malformed, unauthorized } from './acme-problem';
 import { AcmeRateLimiter } from './acme-rate-limiter';
 import { json } from './acme-reply';
@@ -298,7 +298,7 @@ async function checkedCsr(der: Buffer, identifiers: string[]): Promise<{ spki: B
   const spki = Buffer.from(csr.subjectPublicKeyInfo);
   let key: KeyObject | undefined;
   try {
-    key = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+    key = publicKeyObjectOfSpki(spki);
   } catch {
     key = undefined;
   }
