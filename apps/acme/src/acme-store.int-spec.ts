@@ -106,6 +106,55 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
     expect(await nonces.consume(TENANT, nonce)).toBe(true);
   });
 
+  it('moves an order to ready only once every authorization is valid, and to invalid with a failed one', async () => {
+    const store = new OrderStore(dataSource);
+    const accountId = randomUUID();
+    await dataSource.query(
+      `INSERT INTO acme.accounts (id, tenant_id, jwk, thumbprint, status, eab_key_id)
+       VALUES ($1, $2, '{}', $3, 'valid', 'k')`,
+      [accountId, TENANT, `thumbprint-${accountId}`],
+    );
+    const http01Of = async (orderId: string, identifier: string) => {
+      const order = (await store.findOrder(TENANT, orderId))!;
+      for (const id of order.authorizationIds!) {
+        const authorization = (await store.findAuthorization(TENANT, id))!;
+        if (authorization.identifier === identifier)
+          return { authorization, challenge: authorization.challenges.find((c) => c.type === 'http-01')! };
+      }
+      throw new Error(`no authorization for ${identifier}`);
+    };
+
+    const order = await store.createOrder(TENANT, accountId, ['a.example', 'b.example']);
+    const first = await http01Of(order.id, 'a.example');
+    await store.finishValidation(first.challenge, first.authorization);
+    expect((await store.findOrder(TENANT, order.id))!.status).toBe('pending');
+    const firstNow = await http01Of(order.id, 'a.example');
+    expect([firstNow.authorization.status, firstNow.challenge.status]).toEqual(['valid', 'valid']);
+    expect(firstNow.challenge.validatedAt).toBeInstanceOf(Date);
+    const second = await http01Of(order.id, 'b.example');
+    await store.finishValidation(second.challenge, second.authorization);
+    expect((await store.findOrder(TENANT, order.id))!.status).toBe('ready');
+    // A second outcome for an authorization already valid changes nothing.
+    await store.finishValidation(second.challenge, second.authorization);
+    expect((await store.findOrder(TENANT, order.id))!.status).toBe('ready');
+
+    const failing = await store.createOrder(TENANT, accountId, ['c.example', 'd.example']);
+    const c = await http01Of(failing.id, 'c.example');
+    await store.finishValidation(c.challenge, c.authorization);
+    const d = await http01Of(failing.id, 'd.example');
+    const problem = { type: 'urn:ietf:params:acme:error:connection', detail: 'refused' };
+    await store.finishValidation(d.challenge, d.authorization, problem);
+    const failed = (await store.findOrder(TENANT, failing.id))!;
+    expect([failed.status, failed.error]).toEqual(['invalid', problem]);
+    const dNow = await http01Of(failing.id, 'd.example');
+    expect([dNow.authorization.status, dNow.challenge.status, dNow.challenge.error]).toEqual([
+      'invalid',
+      'invalid',
+      problem,
+    ]);
+    expect((await http01Of(failing.id, 'c.example')).authorization.status).toBe('valid');
+  });
+
   it('prunes orders a day past their expiry with their authorizations, unless valid; keeps younger ones', async () => {
     const store = new OrderStore(dataSource);
     const now = new Date(Date.UTC(2031, 0, 10));

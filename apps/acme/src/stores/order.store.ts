@@ -1,5 +1,5 @@
 import { randomBytes, randomUUID } from 'node:crypto';
-import { DataSource, EntityManager } from 'typeorm';
+import { DataSource } from 'typeorm';
 import { prepared } from '@ca/persistence';
 import { isUuid } from '@ca/contracts';
 
@@ -322,34 +322,32 @@ export class OrderStore {
     error?: object,
     validatedAt = new Date(),
   ): Promise<void> {
-    await this.dataSource.transaction(async (tx) => {
-      if (error) {
-        await tx.query(prepared(`UPDATE acme.challenges SET status = 'invalid', error = $2 WHERE id = $1`), [
-          challenge.id,
-          error,
-        ]);
-        await tx.query(
-          prepared(`UPDATE acme.authorizations SET status = 'invalid' WHERE id = $1 AND status = 'pending'`),
-          [authorization.id],
-        );
-        await tx.query(
-          prepared(
-            `UPDATE acme.orders SET status = 'invalid', error = $2 WHERE id = $1 AND status = 'pending'`,
-          ),
-          [authorization.orderId, error],
-        );
-        return;
-      }
-      await tx.query(
-        prepared(`UPDATE acme.challenges SET status = 'valid', validated_at = $2 WHERE id = $1`),
-        [challenge.id, validatedAt],
+    // One statement each way (atomic without a transaction, a quarter of the round trips): its
+    // parts all see the rows as they were before it, so the order's check leaves out the
+    // authorization this statement makes valid.
+    if (error) {
+      await this.dataSource.query(
+        prepared(`WITH c AS (
+           UPDATE acme.challenges SET status = 'invalid', error = $2 WHERE id = $1
+         ), a AS (
+           UPDATE acme.authorizations SET status = 'invalid' WHERE id = $3 AND status = 'pending'
+         )
+         UPDATE acme.orders SET status = 'invalid', error = $2 WHERE id = $4 AND status = 'pending'`),
+        [challenge.id, error, authorization.id, authorization.orderId],
       );
-      await tx.query(
-        prepared(`UPDATE acme.authorizations SET status = 'valid' WHERE id = $1 AND status = 'pending'`),
-        [authorization.id],
-      );
-      await readyWhenAllValid(tx, authorization.orderId);
-    });
+      return;
+    }
+    await this.dataSource.query(
+      prepared(`WITH c AS (
+         UPDATE acme.challenges SET status = 'valid', validated_at = $2 WHERE id = $1
+       ), a AS (
+         UPDATE acme.authorizations SET status = 'valid' WHERE id = $3 AND status = 'pending' RETURNING id
+       )
+       UPDATE acme.orders SET status = 'ready' WHERE id = $4 AND status = 'pending'
+         AND NOT EXISTS (SELECT 1 FROM acme.authorizations x WHERE x.order_id = $4 AND x.status <> 'valid'
+                           AND x.id NOT IN (SELECT id FROM a))`),
+      [challenge.id, validatedAt, authorization.id, authorization.orderId],
+    );
   }
 
   /**
@@ -393,12 +391,4 @@ export class OrderStore {
     )) as [unknown[], number];
     return count;
   }
-}
-
-async function readyWhenAllValid(tx: EntityManager, orderId: string): Promise<void> {
-  await tx.query(
-    prepared(`UPDATE acme.orders SET status = 'ready' WHERE id = $1 AND status = 'pending'
-     AND NOT EXISTS (SELECT 1 FROM acme.authorizations WHERE order_id = $1 AND status <> 'valid')`),
-    [orderId],
-  );
 }
