@@ -1,4 +1,5 @@
 import { DerElement, DerReader, decodeObjectIdentifier, readSingleElement } from './der-reader';
+import { contextConstructed, contextPrimitive, TAG } from './der-writer';
 import { EXTENSION_ID } from './extensions';
 import { PkiFormatError } from './pki-format.error';
 
@@ -6,14 +7,11 @@ import { PkiFormatError } from './pki-format.error';
 const EXTENSION_REQUEST = '1.2.840.113549.1.9.14';
 const COMMON_NAME = '2.5.4.3';
 
-const SEQUENCE = 0x30;
-const SET = 0x31;
-const OBJECT_IDENTIFIER = 0x06;
-const BOOLEAN = 0x01;
-const OCTET_STRING = 0x04;
-const ATTRIBUTES = 0xa0;
+const { sequence: SEQUENCE, set: SET, objectIdentifier: OBJECT_IDENTIFIER, boolean: BOOLEAN } = TAG;
+/** CertificationRequestInfo attributes [0] IMPLICIT SET OF (RFC 2986 4.1). */
+const ATTRIBUTES = contextConstructed(0);
 /** GeneralName dNSName [2] IMPLICIT IA5String (RFC 5280 4.2.1.6). */
-const DNS_NAME = 0x82;
+const DNS_NAME = contextPrimitive(2);
 
 /** The names a CSR asks for: its subject CN and the dNSNames of a requested subjectAltName. */
 export interface CsrRequestedNames {
@@ -113,7 +111,7 @@ function readExtensionRequests(attributes: DerReader, result: CsrRequestedNames)
         const extension = extensions.inside(extensions.read('Extension', SEQUENCE));
         const id = decodeObjectIdentifier(extension.contents(extension.read('extnID', OBJECT_IDENTIFIER)));
         extension.readOptional('critical', BOOLEAN);
-        const value = extension.read('extnValue', OCTET_STRING);
+        const value = extension.read('extnValue', TAG.octetString);
         if (id !== EXTENSION_ID.subjectAltName) continue;
         const names = new DerReader(extension.bytes, value.contentStart, value.end);
         const generalNames = names.inside(names.read('GeneralNames', SEQUENCE));

@@ -284,7 +284,7 @@ export function finalizeResource(deps: OrderResourceDeps): AcmeResource {
 /**
  * The CSR's key, once it is read, its signature verifies and it names exactly the order's
  * identifiers: its SubjectPublicKeyInfo, and the key made from it once for the signature and the
- * thumbprint (undefined when OpenSSL cannot make it; the signature then does not verify natively).
+ * thumbprint (undefined when it cannot be made: the signature's check then goes its own way).
  */
 async function checkedCsr(der: Buffer, identifiers: string[]): Promise<{ spki: Buffer; key?: KeyObject }> {
   let csr;
