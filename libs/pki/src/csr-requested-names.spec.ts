@@ -4,30 +4,11 @@ import { join } from 'node:path';
 import * as pkijs from 'pkijs';
 import { csrRequestedNames } from './csr-requested-names';
 import { EXTENSION_ID, GENERAL_NAME_TYPE } from './extensions';
-import { pemToDer } from './pem';
 import { PkiFormatError } from './pki-format.error';
-import { describeIfOpenssl, runOpenssl } from './testing';
+import { describeIfOpenssl, OPENSSL_NEW_P256_KEY, opensslCsr } from './testing';
 
 /** `openssl req -new` with a fresh P-256 key, the subject and any extra arguments (DER). */
-const csrOf = (subject: string, ...extra: string[]) =>
-  pemToDer(
-    runOpenssl([
-      'req',
-      '-new',
-      '-newkey',
-      'ec',
-      '-pkeyopt',
-      'ec_paramgen_curve:P-256',
-      '-nodes',
-      '-keyout',
-      '/dev/null',
-      '-subj',
-      subject,
-      ...extra,
-      '-outform',
-      'PEM',
-    ]),
-  );
+const csrOf = (subject: string, ...extra: string[]) => opensslCsr(OPENSSL_NEW_P256_KEY, subject, extra);
 
 /** The same names as PKI.js reads them: the reader this one replaced, as a reference. */
 function namesByPkijs(der: Uint8Array) {

@@ -4,9 +4,8 @@ import * as pkijs from 'pkijs';
 import { pkiCrypto } from './crypto-engine';
 import { parseCertificationRequest } from './csr.parser';
 import { generateEcKeyPair } from './ec-key-pair';
-import { pemToDer } from './pem';
 import { PkiFormatError } from './pki-format.error';
-import { buildTestCsr, describeIfOpenssl, runOpenssl, withBrokenSignature } from './testing';
+import { buildTestCsr, describeIfOpenssl, opensslCsr, withBrokenSignature } from './testing';
 
 const spkiOf = (publicKey: webcrypto.CryptoKey) => globalThis.crypto.subtle.exportKey('spki', publicKey);
 
@@ -56,22 +55,7 @@ describe('parseCertificationRequest', () => {
 });
 
 describeIfOpenssl('requests made by the openssl CLI', () => {
-  /** `openssl req -new -newkey …`: a fresh key of that kind and its request (PEM on stdout). */
-  const csrOf = (newkey: string[]) =>
-    pemToDer(
-      runOpenssl([
-        'req',
-        '-new',
-        ...newkey,
-        '-nodes',
-        '-keyout',
-        '/dev/null',
-        '-subj',
-        '/CN=cli',
-        '-outform',
-        'PEM',
-      ]),
-    );
+  const csrOf = (newkey: string[]) => opensslCsr(newkey);
 
   it.each([
     ['P-256', ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256']],

@@ -1,8 +1,9 @@
-import { KeyObject, createPublicKey, verify as verifySignature } from 'node:crypto';
+import { KeyObject, verify as verifySignature } from 'node:crypto';
 import * as asn1js from 'asn1js';
 import * as pkijs from 'pkijs';
 import { pkiCrypto } from './crypto-engine';
 import { DerElement, DerReader, decodeObjectIdentifier, readSingleElement } from './der-reader';
+import { publicKeyObjectOfSpki } from './leaf-public-key';
 import { PkiFormatError } from './pki-format.error';
 
 /**
@@ -106,8 +107,7 @@ export function parseCertificationRequest(der: Uint8Array): CertificationRequest
       if (native.keyOid !== key.oid || !algorithm.plainParams) return false;
       let publicKey: KeyObject;
       try {
-        publicKey =
-          made ?? createPublicKey({ key: Buffer.from(subjectPublicKeyInfo), format: 'der', type: 'spki' });
+        publicKey = made ?? publicKeyObjectOfSpki(subjectPublicKeyInfo);
       } catch {
         return false;
       }

@@ -1,4 +1,5 @@
 import { spawnSync } from 'node:child_process';
+import { pemToDer } from '../pem';
 
 let available: boolean | undefined;
 
@@ -38,4 +39,21 @@ export function spawnOpenssl(
   const result = spawnSync('openssl', args, { input, encoding: 'utf8' });
   if (result.error) throw result.error;
   return { status: result.status, stdout: result.stdout, stderr: result.stderr };
+}
+
+/** `openssl req -newkey` arguments for a fresh P-256 key. */
+export const OPENSSL_NEW_P256_KEY = ['-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256'] as const;
+
+/**
+ * A PKCS#10 request made by `openssl req -new` with a fresh key (`newkey`: the -newkey arguments),
+ * the subject and any further arguments (-addext, -config, -utf8, -sha1…), as DER.
+ */
+export function opensslCsr(
+  newkey: readonly string[] = OPENSSL_NEW_P256_KEY,
+  subject = '/CN=cli',
+  extra: readonly string[] = [],
+): Uint8Array {
+  return pemToDer(
+    runOpenssl(['req', '-new', ...newkey, '-nodes', '-keyout', '/dev/null', '-subj', subject, ...extra]),
+  );
 }
