@@ -53,6 +53,12 @@ interface ChainRow {
   anchor_hash: string;
 }
 
+/** A head row locked for an append, with the entry ids taken under the lock (every row has them all). */
+interface LockedChainRow extends ChainRow {
+  /** NULL when none were asked for. */
+  ids: string[] | null;
+}
+
 /** What `audit verify` says about entries that could not be stored. */
 export interface DeadLetterSummary {
   count: number;
@@ -75,11 +81,20 @@ const INSERT_ENTRIES_AND_HEADS = prepared(
    SELECT * FROM unnest($1::bigint[], $2::timestamptz[], $3::uuid[], $4::text[], $5::text[], $6::text[],
                         $7::smallint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[], $13::bigint[])`,
 );
-const LOCK_CHAINS = prepared(
-  `SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains
-    WHERE chain_key = ANY($1::text[]) ORDER BY chain_key FOR UPDATE`,
+/**
+ * The chains' head rows locked (sorted by key: two writers cannot deadlock) and, in the same
+ * statement, the ids of the entries to append. The ids are taken only after every lock is held (the
+ * count reads all the locked rows first), so within a chain ids grow with positions.
+ */
+const LOCK_CHAINS_AND_TAKE_IDS = prepared(
+  `WITH locked AS (
+     SELECT chain_key, head_id, head_hash, anchor_id, anchor_hash FROM gateway.audit_chains
+      WHERE chain_key = ANY($1::text[]) ORDER BY chain_key FOR UPDATE),
+   taken AS (
+     SELECT array_agg(nextval('gateway.audit_event_ids')) AS ids
+       FROM generate_series(1, $2::int) WHERE (SELECT count(*) FROM locked) > 0)
+   SELECT locked.*, taken.ids FROM locked, taken ORDER BY chain_key`,
 );
-const NEXT_IDS = prepared(`SELECT nextval('gateway.audit_event_ids') AS id FROM generate_series(1, $1::int)`);
 /** The chain key of entries without a tenant (failed authentications and the like). */
 const NO_TENANT_CHAIN = '-';
 /** The chain an entry belongs to, as SQL over gateway.audit_events (matches its index). */
@@ -119,10 +134,7 @@ export class AuditStore {
     if (inputs.length === 0) return [];
     {
       const keys = [...new Set(inputs.map((input) => chainKeyOf(input.tenantId)))].sort();
-      const heads = await this.lockedChains(manager, keys);
-      // Allocated under the chains' locks: within a chain, ids grow with positions.
-      const idRows: { id: string }[] = await manager.query(NEXT_IDS, [inputs.length]);
-      const ids = idRows.map((row) => Number(row.id)).sort((a, b) => a - b);
+      const { heads, ids } = await this.lockedChains(manager, keys, inputs.length);
       const sealed = new Map<number, AuditEntry>();
       const newHeads: { key: string; id: number | undefined; hash: string }[] = [];
       for (const key of keys) {
@@ -162,24 +174,33 @@ export class AuditStore {
     }
   }
 
-  /** The head rows of `keys` (sorted: two writers cannot deadlock), made at first use, locked. */
-  private async lockedChains(manager: EntityManager, keys: string[]): Promise<Map<string, AuditChainState>> {
+  /**
+   * The head rows of `keys`, made at first use, locked, and `count` entry ids taken under the
+   * locks (ascending).
+   */
+  private async lockedChains(
+    manager: EntityManager,
+    keys: string[],
+    count: number,
+  ): Promise<{ heads: Map<string, AuditChainState>; ids: number[] }> {
     // A chain row is never deleted (a trigger refuses it), so a key whose row was there before
     // this transaction needs no insert again: one statement less per append.
     const unseen = keys.filter((key) => !this.seenChains.has(key));
     const made = unseen.length > 0 ? await this.insertChains(manager, unseen) : new Set<string>();
-    let rows = await this.lockChains(manager, keys);
+    let rows = await this.lockChains(manager, keys, count);
     // Only if a remembered row has gone since (a database restored from an older backup): made
-    // again, and locked after the others' (out of order, in this rare case only).
+    // again, and locked after the others' (out of order, in this rare case only). The ids the first
+    // lock took are left unused: a sequence has gaps anyway (a rolled-back append leaves them too).
     if (rows.length < keys.length) {
       await this.insertChains(manager, keys);
-      rows = await this.lockChains(manager, keys);
+      rows = await this.lockChains(manager, keys, count);
     }
     // A row this transaction made is not remembered: until it commits, another append of this
     // gateway that skipped its insert would not see it, lock the other chains, then wait for it
     // and lock it out of order, which deadlocked two gateways on Postgres. Its next use remembers it.
     for (const row of rows) if (!made.has(row.chain_key)) this.seenChains.add(row.chain_key);
-    return new Map(rows.map((row) => [row.chain_key, toState(row)]));
+    const ids = (rows[0]?.ids ?? []).map(Number).sort((a, b) => a - b);
+    return { heads: new Map(rows.map((row) => [row.chain_key, toState(row)])), ids };
   }
 
   /**
@@ -197,8 +218,8 @@ export class AuditStore {
     return new Set(made.map((row) => row.chain_key));
   }
 
-  private lockChains(manager: EntityManager, keys: string[]): Promise<ChainRow[]> {
-    return manager.query(LOCK_CHAINS, [keys]);
+  private lockChains(manager: EntityManager, keys: string[], count: number): Promise<LockedChainRow[]> {
+    return manager.query(LOCK_CHAINS_AND_TAKE_IDS, [keys, count]);
   }
 
   /**
@@ -404,7 +425,7 @@ export class AuditStore {
     let deleted = 0;
     for (;;) {
       const batch = await this.dataSource.transaction(async (manager) => {
-        const state = (await this.lockedChains(manager, [key])).get(key)!;
+        const state = (await this.lockedChains(manager, [key], 0)).heads.get(key)!;
         const [retention] = await manager.query(
           'SELECT audit_retention_days FROM gateway.tenants WHERE tenant_id::text = $1',
           [key],
