@@ -68,7 +68,10 @@ export async function startGateway(
   // tenant.updated (creation, suspension, plan limit) goes out through the gateway's own outbox.
   // Polled often: `npm run ops` records it from another process (or another connection), which
   // cannot nudge this relay, and issuance enforces nothing newer than what it has received.
-  const relay = new OutboxRelay(dataSource, GATEWAY_SCHEMA, messaging.events, GATEWAY_OUTBOX_POLL_MS);
+  const relay = new OutboxRelay(dataSource, GATEWAY_SCHEMA, messaging.events, {
+    pollMs: GATEWAY_OUTBOX_POLL_MS,
+    oneStatementAtATime: config.embedded,
+  });
   const tenantStore = new TenantStore(dataSource, {
     defaultCertificateLimit: config.defaultCertificateLimit,
     onEventsRecorded: () => relay.nudge(),

@@ -56,7 +56,9 @@ export async function startIssuance(runtime: ServiceRuntime): Promise<IssuanceSe
   const database = new SqlIssuanceDatabase(dataSource);
   const finished = await finishInterruptedKekRotation(config, database, custodies.main);
   if (finished) runtime.logger.warn(finished, 'finished a KEK rotation that had been interrupted');
-  const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events);
+  const relay = new OutboxRelay(dataSource, ISSUANCE_SCHEMA, messaging.events, {
+    oneStatementAtATime: config.embedded,
+  });
   // Read-your-writes: what a command records reaches the responder before the command answers.
   const responder = messaging.rpcClient<ResponderApi>();
   const publication = new ResponderPublication(responder, database.tables.outbox);

@@ -37,7 +37,9 @@ export async function startRevocation(runtime: ServiceRuntime): Promise<RunningS
     entities: [],
     migrations: REVOCATION_MIGRATIONS,
   });
-  const relay = new OutboxRelay(dataSource, REVOCATION_SCHEMA, messaging.events);
+  const relay = new OutboxRelay(dataSource, REVOCATION_SCHEMA, messaging.events, {
+    oneStatementAtATime: config.embedded,
+  });
   const issuance = messaging.rpcClient<IssuanceApi>();
   const responder = messaging.rpcClient<ResponderApi>();
   let app;

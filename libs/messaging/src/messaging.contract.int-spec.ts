@@ -247,7 +247,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       const event = await dataSource.transaction((m) =>
         recordEvent(m, 'producer', 'thing.happened', { tenantId, n: 1 }),
       );
-      const relay = new OutboxRelay(dataSource, 'producer', messaging.events, 100);
+      const relay = new OutboxRelay(dataSource, 'producer', messaging.events, { pollMs: 100 });
       await relay.drain();
 
       const seen: EventEnvelope[] = [];
@@ -325,6 +325,42 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
       expect(seen).toEqual([a.id, b.id, c.id, d.id]);
     }, 20_000);
 
+    // The embedded database runs one statement at a time: a bus that owns it appends a batch with
+    // its INSERT alone, no transaction and no table lock.
+    (kind === 'nats' ? it.skip : it)(
+      'appends batches published at once on a database it owns each whole, in its order, every event once',
+      async () => {
+        const own = await InProcessEventBus.open(db.url, { ownDatabase: true });
+        const tenantId = randomUUID();
+        const batches = Array.from({ length: 12 }, (_, b) =>
+          Array.from({ length: 8 }, (_, i) => newEvent(`${b}.${i}`, tenantId)),
+        );
+        await Promise.all(batches.map((batch) => own.publishBatch(batch)));
+        const ours = new Set(batches.flat().map((e) => e.id));
+        const seen: string[] = [];
+        const subscription = await own.subscribe('own-database-consumer', async (e) => {
+          if (ours.has(e.id)) seen.push((e.payload as { label: string }).label);
+        });
+        await waitFor(() => seen.length >= ours.size);
+        await new Promise((r) => setTimeout(r, 200)); // a duplicate would come right after
+        await subscription.stop();
+        await own.close();
+        expect(seen).toHaveLength(ours.size);
+        // Each batch whole (its events next to each other) and in its order.
+        const byBatch = new Map<string, string[]>();
+        for (const label of seen)
+          byBatch.set(label.split('.')[0], [...(byBatch.get(label.split('.')[0]) ?? []), label]);
+        for (const [b, labels] of byBatch)
+          expect(labels).toEqual(Array.from({ length: 8 }, (_, i) => `${b}.${i}`));
+        const firstOf = [...byBatch.keys()].map((b) => seen.indexOf(`${b}.0`));
+        for (const start of firstOf)
+          expect(
+            seen.slice(start, start + 8).every((l) => l.startsWith(seen[start].split('.')[0] + '.')),
+          ).toBe(true);
+      },
+      20_000,
+    );
+
     it('relays an outbox of several events in one drain, in order, and leaves nothing pending', async () => {
       const tenantId = randomUUID();
       const recorded = await dataSource.transaction(async (m) => [
@@ -332,7 +368,7 @@ describe.each(kinds)('messaging contract on %s', (kind) => {
         await recordEvent(m, 'producer', 'thing.happened', { tenantId, n: 2 }),
         await recordEvent(m, 'producer', 'thing.happened', { tenantId, n: 3 }),
       ]);
-      const relay = new OutboxRelay(dataSource, 'producer', messaging.events, 100);
+      const relay = new OutboxRelay(dataSource, 'producer', messaging.events, { pollMs: 100 });
       expect(await relay.drain()).toBeGreaterThanOrEqual(3);
       expect(await relay.backlog()).toBe(0);
       const seen: string[] = [];

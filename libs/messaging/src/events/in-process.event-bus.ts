@@ -130,6 +130,8 @@ export class InProcessEventBus extends EventBus {
     private readonly pollMs: number,
     private readonly retryDelayMs: number,
     private readonly leaseMs: number,
+    /** The embedded database (`ownDatabase`): it runs one statement at a time, every session's. */
+    private readonly oneStatementAtATime: boolean,
   ) {
     super();
   }
@@ -162,6 +164,7 @@ export class InProcessEventBus extends EventBus {
       options.pollMs ?? (options.ownDatabase ? OWN_DATABASE_POLL_MS : 1_000),
       options.retryDelayMs ?? 1_000,
       options.leaseMs ?? DEFAULT_PARTITION_LEASE_MS,
+      options.ownDatabase ?? false,
     );
   }
 
@@ -184,20 +187,29 @@ export class InProcessEventBus extends EventBus {
     return this.publishBatch([event]);
   }
 
-  /** One transaction and one INSERT for the whole batch; its events' seq follow the batch's order. */
+  /** One INSERT for the whole batch; its events' seq follow the batch's order. */
   async publishBatch(events: readonly EventEnvelope[]): Promise<void> {
     if (events.length === 0) return;
+    const rows = [
+      events.map((event) => event.id),
+      events.map((event) => event.type),
+      events.map((event) => JSON.stringify(event)),
+      events.map((event) => partitionOf(event.tenantId)),
+    ];
+    // No consumer may skip a late commit: commit order must equal sequence order. The embedded
+    // database commits each statement before it runs the next, so the INSERT alone is enough.
+    if (this.oneStatementAtATime) await this.pool.query(INSERT_EVENTS, rows);
+    else await this.publishLocked(rows);
+    this.wake.emit('published', new Set(events.map((event) => partitionOf(event.tenantId))));
+  }
+
+  /** On Postgres, the table's lock makes commit order equal sequence order. */
+  private async publishLocked(rows: unknown[][]): Promise<void> {
     const client = await this.pool.connect();
     try {
-      // The lock makes commit order equal sequence order, so no consumer skips a late commit.
       await client.query('BEGIN');
       await client.query('LOCK TABLE messaging.stream IN EXCLUSIVE MODE');
-      await client.query(INSERT_EVENTS, [
-        events.map((event) => event.id),
-        events.map((event) => event.type),
-        events.map((event) => JSON.stringify(event)),
-        events.map((event) => partitionOf(event.tenantId)),
-      ]);
+      await client.query(INSERT_EVENTS, rows);
       await client.query('COMMIT');
     } catch (error) {
       await client.query('ROLLBACK').catch(() => undefined);
@@ -205,7 +217,6 @@ export class InProcessEventBus extends EventBus {
     } finally {
       client.release();
     }
-    this.wake.emit('published', new Set(events.map((event) => partitionOf(event.tenantId))));
   }
 
   async subscribe(

@@ -20,6 +20,19 @@ interface OutboxRow {
 
 const BATCH = 100;
 
+export interface OutboxRelayOptions {
+  /** The safety net's period between drains (a commit nudges a drain at once). */
+  pollMs?: number;
+  /** See OUTBOX_CLAIM_MS. */
+  claimMs?: number;
+  /**
+   * The database runs one statement at a time, every session's (the embedded PGlite): a claim
+   * is then one statement, with no transaction and no advisory lock around it, since no other
+   * claim can run between its reading the head and its writing the claim.
+   */
+  oneStatementAtATime?: boolean;
+}
+
 /**
  * How long a claim keeps other relays off the head of the outbox: a batch publishes in
  * milliseconds, and a JetStream publish gives up after 5 s. A replica killed mid-publish delays
@@ -50,15 +63,20 @@ export class OutboxRelay {
   /** This relay in `claimed_by`. */
   private readonly relayId = randomUUID();
   private readonly sql: ReturnType<typeof relayStatements>;
+  private readonly pollMs: number;
+  private readonly claimMs: number;
+  private readonly oneStatementAtATime: boolean;
 
   constructor(
     private readonly dataSource: DataSource,
     private readonly schema: string,
     private readonly bus: EventBus,
-    private readonly pollMs = 1_000,
-    private readonly claimMs = OUTBOX_CLAIM_MS,
+    options: OutboxRelayOptions = {},
   ) {
     this.sql = relayStatements(schema);
+    this.pollMs = options.pollMs ?? 1_000;
+    this.claimMs = options.claimMs ?? OUTBOX_CLAIM_MS;
+    this.oneStatementAtATime = options.oneStatementAtATime ?? false;
   }
 
   start(): void {
@@ -179,20 +197,24 @@ export class OutboxRelay {
 
   /**
    * Claims the next batch unless another relay's claim is live. Claims are taken one at a time per
-   * schema (a transaction-scoped advisory lock, held for the one statement), so two relays never
-   * both see the head free; the lease times come from the database clock, shared by all replicas.
+   * schema (a transaction-scoped advisory lock held for the one statement, or the embedded
+   * database's one statement at a time), so two relays never both see the head free; the lease
+   * times come from the database clock, shared by all replicas.
    */
   private async claimHead(look: boolean): Promise<OutboxRow[]> {
     // Most polls find the outbox empty: one plain statement says so, where the claim is a
-    // transaction of three (each a turn of the embedded database). Not after a nudge.
+    // transaction of three on Postgres. Not after a nudge.
     if (look) {
       const [pending]: { any: boolean }[] = await this.dataSource.query(this.sql.anyPending);
       if (!pending?.any) return [];
     }
-    const rows: OutboxRow[] = await this.dataSource.transaction(async (manager) => {
-      await manager.query(ADVISORY_LOCK, [`${this.schema}.outbox relay claim`]);
-      return manager.query(this.sql.claimHead, [this.relayId, this.claimMs]);
-    });
+    const claim = [this.relayId, this.claimMs];
+    const rows: OutboxRow[] = this.oneStatementAtATime
+      ? await this.dataSource.query(this.sql.claimHead, claim)
+      : await this.dataSource.transaction(async (manager) => {
+          await manager.query(ADVISORY_LOCK, [`${this.schema}.outbox relay claim`]);
+          return manager.query(this.sql.claimHead, claim);
+        });
     // UPDATE … RETURNING has no order; the stream gets the outbox order.
     return normaliseRows(rows).sort((a, b) => compareSeq(a.seq, b.seq));
   }
