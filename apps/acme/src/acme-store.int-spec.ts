@@ -221,6 +221,36 @@ describe.each(databaseKinds())('acme schema (%s database)', (kind) => {
     ).toBeUndefined();
   });
 
+  it('as the only replica, reads an account once, and again after changing it (a deactivation refuses at once)', async () => {
+    const eabKeys = new EabKeys(new SqlEabKeyStore(dataSource), sealer);
+    const { keyId } = await eabKeys.create('tenant-a', createSealRecipient().publicKey);
+    const accounts = new AccountStore(dataSource, { onlyReplica: true });
+    const created = await accounts.createBound({
+      tenantId: 'tenant-a',
+      jwk: { kty: 'EC' },
+      contact: ['mailto:a@example.test'],
+      eabKeyId: keyId,
+      thumbprint: `only-${keyId}`,
+    });
+    const queries = jest.spyOn(dataSource, 'query');
+    try {
+      const read = (await accounts.find('tenant-a', created!.id))!;
+      read.contact.push('mailto:changed-in-memory@example.test'); // as a handler does before update()
+      read.status = 'deactivated';
+      expect(await accounts.find('tenant-a', created!.id)).toMatchObject({
+        status: 'valid',
+        contact: ['mailto:a@example.test'],
+      });
+      expect(queries).toHaveBeenCalledTimes(1);
+      await accounts.update(read);
+      expect(await accounts.find('tenant-a', created!.id)).toMatchObject({ status: 'deactivated' });
+      expect(queries).toHaveBeenCalledTimes(3);
+    } finally {
+      queries.mockRestore();
+    }
+    expect(await accounts.find('tenant-b', created!.id)).toBeUndefined();
+  });
+
   it('stores EAB keys only sealed: a key written in clear before is sealed, a moved row does not open', async () => {
     const unopenable: string[] = [];
     const eabKeys = new EabKeys(new SqlEabKeyStore(dataSource), sealer, (keyId) => unopenable.push(keyId));

@@ -56,7 +56,7 @@ export async function startAcme(runtime: ServiceRuntime): Promise<RunningService
     entities: [],
     migrations: acmeMigrations(sealer),
   });
-  const database = new AcmeDatabase(dataSource);
+  const database = new AcmeDatabase(dataSource, { onlyReplica: config.embedded });
   const { accounts, orders } = database;
   // Embedded mode is one process (the database is in it): nonces are checked in its memory, under a
   // key that dies with it. Replicas on a database share the spent ones there, under a key from the KEK.

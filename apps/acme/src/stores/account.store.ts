@@ -28,15 +28,31 @@ const toAccount = (r: any): Account => ({
 });
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
+const copyOf = (account: Account): Account => ({ ...account, contact: [...account.contact] });
+
 /** Prepared (prepared-statements.ts), with its columns named: no `*` in a prepared result. */
 const ACCOUNT_COLUMNS = `id, tenant_id, jwk, thumbprint, status, contact, eab_key_id, created_at`;
+
+/** Accounts kept in memory by the only replica, at most (the oldest read first out). */
+const REMEMBERED_ACCOUNTS = 10_000;
 
 /**
  * `acme.accounts` (RFC 8555 7.1.2), and the EAB key an account binds when it is created; every
  * lookup names the tenant.
+ *
+ * Every signed request reads its account, so that a deactivated account is refused at once by
+ * every replica (RFC 8555 7.3.6). The only replica (the embedded database is one process's alone)
+ * is the only writer too: it keeps the accounts it read and forgets one when it changes it.
  */
 export class AccountStore {
-  constructor(private readonly dataSource: DataSource) {}
+  private readonly remembered = new Map<string, Account>();
+  /** Bumped by every change: a read that began before one is not remembered. */
+  private changes = 0;
+
+  constructor(
+    private readonly dataSource: DataSource,
+    private readonly options: { onlyReplica?: boolean } = {},
+  ) {}
 
   async findByThumbprint(tenantId: string, thumbprint: string): Promise<Account | undefined> {
     const [row] = await this.dataSource.query(
@@ -48,11 +64,22 @@ export class AccountStore {
 
   async find(tenantId: string, id: string): Promise<Account | undefined> {
     if (!isUuid(id)) return undefined;
+    const key = `${tenantId} ${id}`;
+    const known = this.remembered.get(key);
+    if (known) return copyOf(known); // callers change what they get, then update()
+    const changes = this.changes;
     const [row] = await this.dataSource.query(
       prepared(`SELECT ${ACCOUNT_COLUMNS} FROM acme.accounts WHERE tenant_id = $1 AND id = $2`),
       [tenantId, id],
     );
-    return row ? toAccount(row) : undefined;
+    if (!row) return undefined;
+    const account = toAccount(row);
+    if (this.options.onlyReplica && changes === this.changes) {
+      if (this.remembered.size >= REMEMBERED_ACCOUNTS)
+        this.remembered.delete(this.remembered.keys().next().value!);
+      this.remembered.set(key, copyOf(account));
+    }
+    return account;
   }
 
   /**
@@ -86,6 +113,16 @@ export class AccountStore {
   }
 
   async update(account: Account): Promise<void> {
+    try {
+      await this.write(account);
+    } finally {
+      // Read again next time, once the change is in (or failed).
+      this.changes++;
+      this.remembered.delete(`${account.tenantId} ${account.id}`);
+    }
+  }
+
+  private async write(account: Account): Promise<void> {
     await this.dataSource.query(
       prepared(
         'UPDATE acme.accounts SET status = $3, contact = $4, jwk = $5, thumbprint = $6 WHERE tenant_id = $1 AND id = $2',

@@ -23,8 +23,12 @@ export class AcmeDatabase {
   readonly spentNonces: SharedSpentNonces;
   readonly rateLimitWindows: RateLimitWindowStore;
 
-  constructor(private readonly dataSource: DataSource) {
-    this.accounts = new AccountStore(dataSource);
+  /** `onlyReplica`: this process is the only acme on the database (the embedded one). */
+  constructor(
+    private readonly dataSource: DataSource,
+    options: { onlyReplica?: boolean } = {},
+  ) {
+    this.accounts = new AccountStore(dataSource, options);
     this.orders = new OrderStore(dataSource);
     this.eabKeys = new SqlEabKeyStore(dataSource);
     this.profiles = new SqlAcmeProfileStore(dataSource);

@@ -10,6 +10,7 @@ import {
   sealChainEntries,
 } from './audit-chain';
 import { storableText } from '../text/text-rules';
+import { AuditAppendCache, ChainHead } from './audit-append-cache';
 
 /** docs/api.md#limits: retention depends on the tier, from 30 days to 1 year; 30 days unless set per tenant. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 30;
@@ -82,6 +83,34 @@ const INSERT_ENTRIES_AND_HEADS = prepared(
                         $7::smallint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[], $13::bigint[])`,
 );
 /**
+ * An append without the chains' locks: each chain's head moves only if it is still the one this
+ * store remembers (`$17`, `$18`), and a chain's entries go in only if its head moved, in one
+ * statement (atomic on its own). Answers the chains written; the others are appended again under
+ * their locks.
+ */
+const APPEND_IF_HEADS_UNCHANGED = prepared(
+  `WITH heads AS (
+     UPDATE gateway.audit_chains c SET head_id = h.id, head_hash = h.hash
+       FROM unnest($14::text[], $15::bigint[], $16::text[], $17::bigint[], $18::text[])
+            AS h(key, id, hash, was_id, was_hash)
+      WHERE c.chain_key = h.key AND c.head_id = h.was_id AND c.head_hash = h.was_hash
+      RETURNING c.chain_key),
+   entries AS (
+     INSERT INTO gateway.audit_events (${COLUMNS})
+     SELECT id, occurred_at, tenant_id, principal, action, resource, result, code, request_id, prev_hash,
+            hash, occurrences, chain_seq
+       FROM unnest($1::bigint[], $2::timestamptz[], $3::uuid[], $4::text[], $5::text[], $6::text[],
+                   $7::smallint[], $8::text[], $9::text[], $10::text[], $11::text[], $12::int[], $13::bigint[],
+                   $19::text[])
+            AS e(id, occurred_at, tenant_id, principal, action, resource, result, code, request_id, prev_hash,
+                 hash, occurrences, chain_seq, key)
+      WHERE e.key IN (SELECT chain_key FROM heads))
+   SELECT chain_key FROM heads`,
+);
+/** Entry ids taken ahead of time (AuditAppendCache), a block at a time. */
+const TAKE_IDS = prepared(`SELECT nextval('gateway.audit_event_ids') AS id FROM generate_series(1, $1::int)`);
+const ID_BLOCK = 64;
+/**
  * The chains' head rows locked (sorted by key: two writers cannot deadlock) and, in the same
  * statement, the ids of the entries to append. The ids are taken only after every lock is held (the
  * count reads all the locked rows first), so within a chain ids grow with positions.
@@ -121,57 +150,105 @@ const PRUNE_BATCH = 5000;
 export class AuditStore {
   /** Chain keys whose head row exists (bounded by the number of tenants). */
   private readonly seenChains = new Set<string>();
+  private readonly cache = new AuditAppendCache();
 
   constructor(private readonly dataSource: DataSource) {}
 
+  /**
+   * Appends in one statement when this store knows every chain's head (it wrote the last entry of
+   * each): the common case of one gateway, where a locked append is a transaction of four round
+   * trips. A chain whose head moved meanwhile (another gateway) is appended under its lock.
+   */
   async append(inputs: AuditEntryInput[]): Promise<AuditEntry[]> {
     if (inputs.length === 0) return [];
-    return this.dataSource.transaction((manager) => this.appendIn(manager, inputs));
+    try {
+      const written = await this.appendUnlocked(inputs);
+      const rest = inputs.flatMap((_, i) => (written[i] ? [] : [i]));
+      if (rest.length > 0) {
+        const entries = await this.dataSource.transaction((manager) =>
+          this.appendLocked(
+            manager,
+            rest.map((i) => inputs[i]),
+          ),
+        );
+        entries.forEach((entry, n) => (written[rest[n]] = entry));
+        this.rememberHeads(entries); // committed
+      }
+      return written as AuditEntry[];
+    } catch (error) {
+      this.cache.clear();
+      throw error;
+    }
   }
 
   /** append, in the caller's transaction (with more that must commit with the entries). */
   async appendIn(manager: EntityManager, inputs: AuditEntryInput[]): Promise<AuditEntry[]> {
     if (inputs.length === 0) return [];
-    {
-      const keys = [...new Set(inputs.map((input) => chainKeyOf(input.tenantId)))].sort();
-      const { heads, ids } = await this.lockedChains(manager, keys, inputs.length);
-      const sealed = new Map<number, AuditEntry>();
-      const newHeads: { key: string; id: number | undefined; hash: string }[] = [];
-      for (const key of keys) {
-        const positions = inputs.flatMap((input, i) => (chainKeyOf(input.tenantId) === key ? [i] : []));
-        const head = heads.get(key)!;
-        const entries = sealChainEntries(
-          { id: head.headId, hash: head.headHash },
-          positions.map((i) => ids[i]),
-          positions.map((i) => inputs[i]),
-        );
-        entries.forEach((entry, n) => sealed.set(positions[n], entry));
-        const last = entries[entries.length - 1];
-        newHeads.push({ key, id: last.chainSeq, hash: last.hash });
-      }
-      const entries = inputs.map((_, i) => sealed.get(i)!);
-      // The entries and the chains' new heads in one statement (one turn of the embedded database).
-      const column = <T>(value: (e: AuditEntry) => T) => entries.map(value);
-      await manager.query(INSERT_ENTRIES_AND_HEADS, [
-        column((e) => e.id),
-        column((e) => e.occurredAt),
-        column((e) => e.tenantId),
-        column((e) => e.principal),
-        column((e) => e.action),
-        column((e) => e.resource),
-        column((e) => e.result),
-        column((e) => e.code),
-        column((e) => e.requestId),
-        column((e) => e.prevHash),
-        column((e) => e.hash),
-        column((e) => e.occurrences ?? null),
-        column((e) => e.chainSeq),
-        newHeads.map((head) => head.key),
-        newHeads.map((head) => head.id),
-        newHeads.map((head) => head.hash),
-      ]);
-      return entries;
+    try {
+      return await this.appendLocked(manager, inputs);
+    } finally {
+      // Whether the caller's transaction commits is not known here.
+      this.cache.forget(inputs.map((input) => chainKeyOf(input.tenantId)));
     }
+  }
+
+  /** The entries appended without locks, by position; none when a chain's head is not known. */
+  private async appendUnlocked(inputs: AuditEntryInput[]): Promise<(AuditEntry | undefined)[]> {
+    const written = new Array<AuditEntry | undefined>(inputs.length);
+    const keys = [...new Set(inputs.map((input) => chainKeyOf(input.tenantId)))];
+    const heads = keys.map((key) => this.cache.headOf(key));
+    if (heads.some((head) => head === undefined)) return written;
+    const ids = await this.takeIds(inputs.length);
+    if (!ids) return written;
+    const { entries, newHeads } = sealByChain(inputs, ids, (key) => heads[keys.indexOf(key)]!);
+    const moved: { chain_key: string }[] = await this.dataSource.query(APPEND_IF_HEADS_UNCHANGED, [
+      ...entryColumns(entries),
+      ...headColumns(newHeads),
+      newHeads.map((head) => head.was.id),
+      newHeads.map((head) => head.was.hash),
+      entries.map((entry) => chainKeyOf(entry.tenantId)),
+    ]);
+    const movedKeys = new Set(moved.map((row) => row.chain_key));
+    for (const head of newHeads) {
+      if (movedKeys.has(head.key)) this.cache.remember(head.key, head);
+      else this.cache.forget([head.key]);
+    }
+    entries.forEach((entry, i) => {
+      if (movedKeys.has(chainKeyOf(entry.tenantId))) written[i] = entry;
+    });
+    return written;
+  }
+
+  /** `count` ids from the block, taking a new block from the sequence when it runs short. */
+  private async takeIds(count: number): Promise<number[] | undefined> {
+    const ids = this.cache.take(count);
+    if (ids) return ids;
+    const generation = this.cache.refillStarts();
+    const rows: { id: string }[] = await this.dataSource.query(TAKE_IDS, [Math.max(count, ID_BLOCK)]);
+    this.cache.refilled(
+      generation,
+      rows.map((row) => Number(row.id)).sort((a, b) => a - b),
+    );
+    return this.cache.take(count);
+  }
+
+  private rememberHeads(entries: AuditEntry[]): void {
+    for (const entry of entries)
+      this.cache.remember(chainKeyOf(entry.tenantId), { id: entry.chainSeq!, hash: entry.hash });
+  }
+
+  /** Appends under the chains' locks: the head rows locked, ids taken, entries and heads written. */
+  private async appendLocked(manager: EntityManager, inputs: AuditEntryInput[]): Promise<AuditEntry[]> {
+    const keys = [...new Set(inputs.map((input) => chainKeyOf(input.tenantId)))].sort();
+    const { heads, ids } = await this.lockedChains(manager, keys, inputs.length);
+    this.cache.lockedIdsTaken();
+    const { entries, newHeads } = sealByChain(inputs, ids, (key) => {
+      const head = heads.get(key)!;
+      return { id: head.headId, hash: head.headHash };
+    });
+    // The entries and the chains' new heads in one statement (one turn of the embedded database).
+    await manager.query(INSERT_ENTRIES_AND_HEADS, [...entryColumns(entries), ...headColumns(newHeads)]);
+    return entries;
   }
 
   /**
@@ -558,4 +635,59 @@ function mergeVerified(a: AuditVerification, b: AuditVerification): AuditVerific
 /** TypeORM's postgres driver returns [rows, affected] for DELETE. */
 function affectedRows(result: unknown, fallback: number): number {
   return Array.isArray(result) && typeof result[1] === 'number' ? result[1] : fallback;
+}
+
+interface NewHead extends ChainHead {
+  key: string;
+  /** The head the chain's first new entry links to. */
+  was: ChainHead;
+}
+
+/** Seals each chain's entries after its head; entries by input position, and each chain's new head. */
+function sealByChain(
+  inputs: AuditEntryInput[],
+  ids: number[],
+  headOf: (key: string) => ChainHead,
+): { entries: AuditEntry[]; newHeads: NewHead[] } {
+  const keys = [...new Set(inputs.map((input) => chainKeyOf(input.tenantId)))].sort();
+  const sealed = new Map<number, AuditEntry>();
+  const newHeads: NewHead[] = [];
+  for (const key of keys) {
+    const positions = inputs.flatMap((input, i) => (chainKeyOf(input.tenantId) === key ? [i] : []));
+    const was = headOf(key);
+    const entries = sealChainEntries(
+      was,
+      positions.map((i) => ids[i]),
+      positions.map((i) => inputs[i]),
+    );
+    entries.forEach((entry, n) => sealed.set(positions[n], entry));
+    const last = entries[entries.length - 1];
+    newHeads.push({ key, id: last.chainSeq!, hash: last.hash, was });
+  }
+  return { entries: inputs.map((_, i) => sealed.get(i)!), newHeads };
+}
+
+/** The thirteen entry columns of INSERT_ENTRIES_AND_HEADS and APPEND_IF_HEADS_UNCHANGED ($1 to $13). */
+function entryColumns(entries: AuditEntry[]): unknown[][] {
+  const column = <T>(value: (e: AuditEntry) => T) => entries.map(value);
+  return [
+    column((e) => e.id),
+    column((e) => e.occurredAt),
+    column((e) => e.tenantId),
+    column((e) => e.principal),
+    column((e) => e.action),
+    column((e) => e.resource),
+    column((e) => e.result),
+    column((e) => e.code),
+    column((e) => e.requestId),
+    column((e) => e.prevHash),
+    column((e) => e.hash),
+    column((e) => e.occurrences ?? null),
+    column((e) => e.chainSeq),
+  ];
+}
+
+/** The chains' new heads ($14 to $16). */
+function headColumns(heads: NewHead[]): unknown[][] {
+  return [heads.map((head) => head.key), heads.map((head) => head.id), heads.map((head) => head.hash)];
 }

@@ -120,6 +120,46 @@ describe.each(databaseKinds())('gateway schema (%s)', (kind) => {
     }
   });
 
+  it('appends in one statement to a chain whose last entry it wrote, and under the lock after another gateway', async () => {
+    const tenantId = randomUUID();
+    const [one, other] = [new AuditStore(first), new AuditStore(second)];
+    await one.append([entry({ tenantId })]); // the chain is new to it: locked
+    const queries = jest.spyOn(first, 'query');
+    const transactions = jest.spyOn(first, 'transaction');
+    try {
+      await one.append([entry({ tenantId }), entry({ tenantId })]);
+      await one.append([entry({ tenantId })]); // the block of ids is taken: one statement alone
+      expect(transactions).not.toHaveBeenCalled();
+      expect(queries.mock.calls.length).toBeLessThanOrEqual(3);
+      await other.append([entry({ tenantId })]);
+      // Its head is no longer the one it wrote: the guard refuses, and the lock takes it.
+      await one.append([entry({ tenantId })]);
+      expect(transactions).toHaveBeenCalledTimes(1);
+    } finally {
+      queries.mockRestore();
+      transactions.mockRestore();
+    }
+    await one.append([entry({ tenantId })]);
+    await expect(audit.verify()).resolves.toMatchObject({ ok: true });
+    const positions = [];
+    for await (const e of audit.entries({ tenantId })) positions.push(e.chainSeq);
+    expect(positions).toEqual([1, 2, 3, 4, 5, 6, 7]); // in id order: ids grow with positions
+  });
+
+  it('appends under the lock again after a transaction with its entry rolled back', async () => {
+    const tenantId = randomUUID();
+    await audit.append([entry({ tenantId })]);
+    await first
+      .transaction(async (manager) => {
+        await audit.appendIn(manager, [entry({ tenantId })]);
+        throw new Error('the command failed after its audit entry');
+      })
+      .catch(() => undefined);
+    const [written] = await audit.append([entry({ tenantId })]);
+    expect(written.chainSeq).toBe(2);
+    await expect(audit.verify()).resolves.toMatchObject({ ok: true });
+  });
+
   // Two sessions at once: PGlite has one, so only on Postgres.
   (kind === 'postgres' ? it : it.skip)(
     'locks chains in order while a chain this gateway made is not committed yet',
