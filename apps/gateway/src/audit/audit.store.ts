@@ -142,8 +142,9 @@ const PRUNE_BATCH = 5000;
 /**
  * The gateway.audit_events table and its chains (docs/architecture.md#audit-chain). Each tenant's
  * entries form a chain of their own, and so do the entries without a tenant: its head row in
- * gateway.audit_chains is locked to append, so replicas writing for different tenants do not wait
- * for each other, and each chain stays linear. Entries written before the split keep the legacy
+ * gateway.audit_chains is locked to append (or moved by one guarded statement when this store wrote
+ * the chain's last entry), so replicas writing for different tenants do not wait for each other,
+ * and each chain stays linear. Entries written before the split keep the legacy
  * chain (gateway.audit_chain), whose head is frozen at the cut-over. Pruning removes the oldest
  * entries of a chain under its lock and moves its anchor, so what remains still verifies.
  */

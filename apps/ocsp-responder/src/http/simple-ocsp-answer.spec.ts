@@ -11,6 +11,20 @@ const CACHE = {
 const text = (bytes: Buffer) => bytes.toString('latin1');
 
 describe('simpleOcspAnswer', () => {
+  it('writes the bytes it made for an answer again within the same second, and makes new ones after', () => {
+    const answer = { der: DER, cache: { ...CACHE } };
+    const options = { method: 'POST' as const, keepAlive: false, keepAliveTimeoutMs: 5_000, now: NOW };
+    const first = simpleOcspAnswer(answer, options);
+    // Another request for the same cached answer (a new answer object around the same entry).
+    expect(simpleOcspAnswer({ der: DER, cache: answer.cache }, { ...options, now: NOW + 200 })).toBe(first);
+    const kept = simpleOcspAnswer(answer, { ...options, keepAlive: true });
+    expect(text(kept)).toContain('Connection: keep-alive');
+    expect(text(first)).toContain('Connection: close');
+    const later = simpleOcspAnswer(answer, { ...options, now: NOW + 1_000 });
+    expect(text(later)).toContain('Date: Wed, 02 Jan 2030 03:04:06 GMT');
+    expect(text(later)).toContain('max-age=3353,');
+  });
+
   it('sends a POST answer as cacheable as a GET one (RFC 5019 6.2), with the body after the head', () => {
     const bytes = simpleOcspAnswer(
       { der: DER, cache: CACHE },

@@ -22,12 +22,45 @@ export interface SimpleAnswerOptions {
   now: number;
 }
 
+/** The bytes last made for a cached answer, by connection kind, and what they depend on. */
+interface Made {
+  second: number;
+  maxAge: number;
+  keepAliveTimeoutMs: number;
+  close?: Buffer;
+  keepAlive?: Buffer;
+}
+const made = new WeakMap<object, Made>();
+
 /**
  * The whole HTTP answer (status line, headers, body) in one buffer, with the bytes Node's server
  * and `OcspHttp` send for the same answer: the same headers in the same order, caching headers
  * from `ocspCacheHeaders` (RFC 5019 6.2) for POST and GET alike.
+ *
+ * A cached answer's bytes change only with the second (Date, max-age): they are made once per
+ * second and connection kind, and written again as they are (a socket write never changes them).
  */
 export function simpleOcspAnswer(answer: OcspAnswer, options: SimpleAnswerOptions): Buffer {
+  const cache = answer.cache;
+  if (!cache) return answerBytes(answer, options);
+  const second = Math.floor(options.now / 1000);
+  const maxAge = Math.floor((cache.nextUpdate.getTime() - options.now) / 1000);
+  let last = made.get(cache);
+  if (
+    !last ||
+    last.second !== second ||
+    last.maxAge !== maxAge ||
+    last.keepAliveTimeoutMs !== options.keepAliveTimeoutMs
+  ) {
+    last = { second, maxAge, keepAliveTimeoutMs: options.keepAliveTimeoutMs };
+    made.set(cache, last);
+  }
+  return options.keepAlive
+    ? (last.keepAlive ??= answerBytes(answer, options))
+    : (last.close ??= answerBytes(answer, options));
+}
+
+function answerBytes(answer: OcspAnswer, options: SimpleAnswerOptions): Buffer {
   let head = 'HTTP/1.1 200 OK\r\n';
   for (const [name, value] of ocspCacheHeaders(answer, options.now)) head += `${name}: ${value}\r\n`;
   head +=
