@@ -29,6 +29,7 @@ const toAccount = (r: any): Account => ({
 /* eslint-enable @typescript-eslint/no-explicit-any */
 
 const copyOf = (account: Account): Account => ({ ...account, contact: [...account.contact] });
+const keyOf = (tenantId: string, id: string) => `${tenantId} ${id}`;
 
 /** Prepared (prepared-statements.ts), with its columns named: no `*` in a prepared result. */
 const ACCOUNT_COLUMNS = `id, tenant_id, jwk, thumbprint, status, contact, eab_key_id, created_at`;
@@ -64,7 +65,7 @@ export class AccountStore {
 
   async find(tenantId: string, id: string): Promise<Account | undefined> {
     if (!isUuid(id)) return undefined;
-    const key = `${tenantId} ${id}`;
+    const key = keyOf(tenantId, id);
     const known = this.remembered.get(key);
     if (known) return copyOf(known); // callers change what they get, then update()
     const changes = this.changes;
@@ -118,7 +119,7 @@ export class AccountStore {
     } finally {
       // Read again next time, once the change is in (or failed).
       this.changes++;
-      this.remembered.delete(`${account.tenantId} ${account.id}`);
+      this.remembered.delete(keyOf(account.tenantId, account.id));
     }
   }
 

@@ -196,12 +196,13 @@ export class AuditStore {
   /** The entries appended without locks, by position; none when a chain's head is not known. */
   private async appendUnlocked(inputs: AuditEntryInput[]): Promise<(AuditEntry | undefined)[]> {
     const written = new Array<AuditEntry | undefined>(inputs.length);
-    const keys = [...new Set(inputs.map((input) => chainKeyOf(input.tenantId)))];
-    const heads = keys.map((key) => this.cache.headOf(key));
-    if (heads.some((head) => head === undefined)) return written;
+    const heads = new Map(
+      inputs.map((input) => chainKeyOf(input.tenantId)).map((key) => [key, this.cache.headOf(key)]),
+    );
+    if ([...heads.values()].some((head) => head === undefined)) return written;
     const ids = await this.takeIds(inputs.length);
     if (!ids) return written;
-    const { entries, newHeads } = sealByChain(inputs, ids, (key) => heads[keys.indexOf(key)]!);
+    const { entries, newHeads } = sealByChain(inputs, ids, (key) => heads.get(key)!);
     const moved: { chain_key: string }[] = await this.dataSource.query(APPEND_IF_HEADS_UNCHANGED, [
       ...entryColumns(entries),
       ...headColumns(newHeads),
